@@ -1,0 +1,105 @@
+// Readers of the two video file formats vmafx takes: raw planar YUV (.yuv) and YUV4MPEG2 (.y4m).
+//
+// Behaviour follows upstream libvmaf 3.2.0's tools/yuv_input.c and tools/y4m_input.c (the readers
+// of the `vmaf` tool) where it reads files, with these deliberate differences, each documented
+// where it applies: the file's first bytes (not the presence of -w/-h/-p/-b) decide between y4m
+// and raw; y4m colour spaces are those of ffmpeg's yuv4mpegpipe muxer (8-bit 4:2:2 and the
+// 9/14/16-bit forms included; upstream's direct-read path refuses 8-bit 4:2:2 and 420paldv and
+// does not know p9/p14/p16); errors are exceptions naming the file and the frame.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "picture/picture.hpp"
+
+namespace vmafx {
+
+/// Largest width or height (in luma samples) a video may have; anything larger is refused as
+/// absurd. Together with kMaxVideoArea this keeps one frame below 1.5 GiB.
+inline constexpr int kMaxVideoSide = 32768;
+/// Largest luma area (width x height, in samples) a video may have (16384 x 16384).
+inline constexpr long long kMaxVideoArea = 16384LL * 16384LL;
+
+/// Checks that `format` is one vmafx can read: width and height 1..kMaxVideoSide with area at
+/// most kMaxVideoArea, bit depth 8..16. Throws vmafx::Error "<path>: <problem>" otherwise.
+void validate_video_format(const VideoFormat& format, const std::string& path);
+
+/// A source of frames of one video file, read sequentially from its first frame.
+///
+/// Frames are numbered from 0 in error messages (as upstream numbers frames in its output).
+/// After a read() or skip() has thrown, the reader is in an unspecified position and should
+/// be discarded.
+class VideoReader {
+public:
+    virtual ~VideoReader() = default;
+    VideoReader(const VideoReader&) = delete;
+    VideoReader& operator=(const VideoReader&) = delete;
+
+    /// Geometry (luma width x height in samples), bit depth (8..16) and chroma subsampling
+    /// (4:2:0, 4:2:2 or 4:4:4) of every frame of the file.
+    const VideoFormat& format() const { return format_; }
+    /// The path the file was opened with.
+    const std::string& path() const { return path_; }
+
+    /// Reads the next frame into `pic`: its three planes (Y, Cb, Cr; chroma of 4:2:0 is
+    /// ceil(w/2) x ceil(h/2), of 4:2:2 ceil(w/2) x h) receive the file's samples unchanged
+    /// (uint8_t at 8 bits, uint16_t above). `pic` is re-allocated to format() when its format
+    /// differs, else its planes (and strides) are reused, so a caller reading into the same
+    /// Picture allocates once.
+    /// Returns false at a clean end of file (no byte after the last whole frame).
+    /// Throws vmafx::Error naming the file and the frame on a truncated frame (saying how many
+    /// bytes of how many it got), a malformed y4m frame header or an I/O error.
+    virtual bool read(Picture& pic) = 0;
+
+    /// Skips the next `n` frames without reading their samples (seeks).
+    /// Throws vmafx::Error naming the file, the count asked for and how many frames the file
+    /// has when fewer than `n` frames remain; on a y4m file also on a malformed or truncated
+    /// frame among those skipped.
+    virtual void skip(unsigned n) = 0;
+
+    /// Number of frames in the file. Raw: file size / frame size (exact, checked at open).
+    /// Y4M: counted on first call by walking the frame headers with seeks, without reading the
+    /// samples (a few microseconds per frame), then cached; throws vmafx::Error as read() would
+    /// if a frame header is malformed or the last frame is truncated. Does not move the
+    /// position of read()/skip().
+    virtual unsigned frame_count() const = 0;
+
+protected:
+    VideoReader(std::string path, const VideoFormat& format) : path_(std::move(path)), format_(format) {}
+
+private:
+    std::string path_;
+    VideoFormat format_;
+};
+
+/// Opens the video file `path` (a regular file; pipes are not supported, since frame_count()
+/// and skip() seek).
+///
+/// A file starting with "YUV4MPEG2" followed by a space or newline is read as y4m: its header
+/// gives the format and `raw`, if given, is ignored (upstream's tool instead reads every file as
+/// raw when -w/-h/-p/-b are given, which would take the y4m header for samples; vmafx trusts the
+/// header).
+///
+/// Y4M header: "YUV4MPEG2" then space-separated fields in any order, ended by "\n" within
+/// 64 KiB: W<width> and H<height> (required), C<colour space> (default 420jpeg), I<interlacing>
+/// (p or ? accepted; t, b and m refused as upstream does), F, A, X<anything> and unknown tags
+/// ignored. Colour spaces: 420jpeg, 420mpeg2, 420paldv, 420 (4:2:0 8-bit; the chroma siting
+/// they name is not resampled), 422, 444 (8-bit), and 420pN, 422pN, 444pN for N = 9..16
+/// (N-bit samples in 16-bit little-endian words). Refused with the list of supported ones:
+/// mono*, 411, 444alpha and any other. Each frame is "FRAME", optional space-separated
+/// parameters (ignored), "\n" (within 64 KiB), then the three planes as in a raw file.
+///
+/// Raw planar YUV (any other file) needs `raw`: planes Y, Cb, Cr one after the other with no
+/// padding, 8-bit samples as bytes, 9..16-bit ones as 16-bit little-endian words.
+///
+/// Throws vmafx::Error "<path>: <problem>" on: a missing or unreadable file (with the system's
+/// reason), a file that is not a regular file, an empty file or a y4m file with no frame, a raw
+/// file without `raw` ("<path>: raw YUV needs -w, -h, -p and -b"), a raw size that is not a
+/// whole number of frames (giving the size and the frame size), a malformed y4m header (naming
+/// the field), an unsupported y4m colour space, a bit depth outside 8..16, a zero or absurd
+/// width/height (see validate_video_format).
+std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw);
+
+}  // namespace vmafx

@@ -1,0 +1,513 @@
+// Tests of the video readers (src/io): y4m and raw YUV files written to a temporary directory,
+// and the unpacked fixtures' .y4m against their .yuv.
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <initializer_list>
+#include <random>
+#include <string>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "feature/feature_extractor.hpp"
+#include "io/video_reader.hpp"
+#include "test_support.hpp"
+
+namespace vmafx {
+namespace {
+
+namespace fs = std::filesystem;
+
+VideoFormat make_format(int width, int height, Subsampling s, int bit_depth) {
+    VideoFormat f;
+    f.width = width;
+    f.height = height;
+    f.subsampling = s;
+    f.bit_depth = bit_depth;
+    return f;
+}
+
+/// A picture of `format` filled with pseudo-random samples of its bit depth (seeded).
+Picture random_picture(const VideoFormat& format, unsigned seed) {
+    Picture pic(format);
+    std::mt19937 rng(seed);
+    const std::uint32_t mask = (1u << format.bit_depth) - 1;
+    for (Plane& plane : pic.planes) {
+        for (int y = 0; y < plane.height(); ++y) {
+            for (int x = 0; x < plane.width(); ++x) {
+                const std::uint32_t v = rng() & mask;
+                if (plane.bytes_per_sample() == 1) plane.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(v);
+                else plane.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(v);
+            }
+        }
+    }
+    return pic;
+}
+
+/// The samples of `pic` as a raw planar file holds them (16-bit little-endian above 8 bits).
+std::string raw_bytes(const Picture& pic) {
+    std::string out;
+    for (const Plane& plane : pic.planes) {
+        for (int y = 0; y < plane.height(); ++y) {
+            for (int x = 0; x < plane.width(); ++x) {
+                const std::uint32_t v = plane.at(x, y);
+                out += static_cast<char>(v & 0xff);
+                if (plane.bytes_per_sample() == 2) out += static_cast<char>(v >> 8);
+            }
+        }
+    }
+    return out;
+}
+
+/// Checks that `a` and `b` have the same format and the same samples in every plane.
+void expect_same_samples(const Picture& a, const Picture& b, const std::string& what) {
+    ASSERT_EQ(a.format, b.format) << what;
+    for (int p = 0; p < 3; ++p) {
+        const Plane& pa = a.planes[p];
+        const Plane& pb = b.planes[p];
+        ASSERT_EQ(pa.width(), pb.width()) << what;
+        ASSERT_EQ(pa.height(), pb.height()) << what;
+        const std::size_t row_bytes = static_cast<std::size_t>(pa.width()) * pa.bytes_per_sample();
+        for (int y = 0; y < pa.height(); ++y)
+            ASSERT_EQ(std::memcmp(pa.row<std::uint8_t>(y), pb.row<std::uint8_t>(y), row_bytes), 0)
+                << what << ": plane " << p << " row " << y << " differs";
+    }
+}
+
+/// The message of the vmafx::Error `fn` throws; fails the test if it throws none.
+std::string error_of(const std::function<void()>& fn) {
+    try {
+        fn();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no vmafx::Error thrown";
+    return {};
+}
+
+/// Checks that `fn` throws a vmafx::Error whose message contains every one of `parts`.
+void expect_error(const std::function<void()>& fn, std::initializer_list<std::string> parts) {
+    const std::string message = error_of(fn);
+    for (const std::string& part : parts)
+        EXPECT_NE(message.find(part), std::string::npos) << "message \"" << message << "\" lacks \"" << part << "\"";
+}
+
+/// Base of the Io suites: a fresh temporary directory per test.
+class IoTempDir : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+        dir_ = fs::temp_directory_path() /
+               ("vmafx_test_io_" + std::to_string(::getpid()) + "_" + std::to_string(stamp));
+        fs::create_directories(dir_);
+    }
+    void TearDown() override {
+        std::error_code ec;
+        fs::remove_all(dir_, ec);
+    }
+
+    /// Writes `bytes` to file `name` in the temporary directory; returns its path.
+    std::string write(const std::string& name, const std::string& bytes) const {
+        const fs::path path = dir_ / name;
+        std::ofstream out(path, std::ios::binary);
+        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        EXPECT_TRUE(out.good()) << path;
+        return path.string();
+    }
+
+    fs::path dir_;
+};
+
+/// A y4m file: `header_fields` after "YUV4MPEG2 ", then each picture after `frame_header`.
+std::string y4m_bytes(const std::string& header_fields, const std::vector<Picture>& pics,
+                      const std::string& frame_header = "FRAME\n") {
+    std::string out = "YUV4MPEG2 " + header_fields + "\n";
+    for (const Picture& pic : pics) out += frame_header + raw_bytes(pic);
+    return out;
+}
+
+std::vector<Picture> random_pictures(const VideoFormat& format, unsigned count, unsigned seed) {
+    std::vector<Picture> pics;
+    for (unsigned i = 0; i < count; ++i) pics.push_back(random_picture(format, seed + i));
+    return pics;
+}
+
+/// Reads every frame of `reader` and checks them against `expected`, then the clean end.
+void expect_frames(VideoReader& reader, const std::vector<Picture>& expected, const std::string& what) {
+    EXPECT_EQ(reader.frame_count(), expected.size()) << what;
+    Picture pic;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_TRUE(reader.read(pic)) << what << ": frame " << i;
+        expect_same_samples(pic, expected[i], what + ": frame " + std::to_string(i));
+    }
+    EXPECT_FALSE(reader.read(pic)) << what << ": read past the last frame";
+    EXPECT_FALSE(reader.read(pic)) << what << ": second read past the last frame";
+}
+
+using IoY4m = IoTempDir;
+using IoRaw = IoTempDir;
+using IoOpen = IoTempDir;
+
+TEST_F(IoY4m, EveryColourSpace) {
+    struct Case {
+        const char* tag;
+        Subsampling subsampling;
+        int bit_depth;
+    };
+    const Case cases[] = {
+        {"420jpeg", Subsampling::k420, 8},  {"420mpeg2", Subsampling::k420, 8}, {"420paldv", Subsampling::k420, 8},
+        {"420", Subsampling::k420, 8},      {"422", Subsampling::k422, 8},      {"444", Subsampling::k444, 8},
+        {"420p9", Subsampling::k420, 9},    {"420p10", Subsampling::k420, 10},  {"420p12", Subsampling::k420, 12},
+        {"420p14", Subsampling::k420, 14},  {"420p16", Subsampling::k420, 16},  {"422p9", Subsampling::k422, 9},
+        {"422p10", Subsampling::k422, 10},  {"422p12", Subsampling::k422, 12},  {"422p16", Subsampling::k422, 16},
+        {"444p10", Subsampling::k444, 10},  {"444p12", Subsampling::k444, 12},  {"444p16", Subsampling::k444, 16},
+    };
+    for (const Case& c : cases) {
+        const VideoFormat format = make_format(17, 9, c.subsampling, c.bit_depth);
+        const auto pics = random_pictures(format, 3, 7);
+        const std::string path = write(std::string("cs_") + c.tag + ".y4m",
+                                       y4m_bytes(std::string("W17 H9 F25:1 Ip A1:1 C") + c.tag, pics));
+        auto reader = open_video(path, std::nullopt);
+        EXPECT_EQ(reader->format(), format) << c.tag;
+        EXPECT_EQ(reader->path(), path);
+        expect_frames(*reader, pics, c.tag);
+    }
+}
+
+TEST_F(IoY4m, MissingColourSpaceIs420jpeg) {
+    const VideoFormat format = make_format(6, 4, Subsampling::k420, 8);
+    const auto pics = random_pictures(format, 2, 1);
+    auto reader = open_video(write("noc.y4m", y4m_bytes("W6 H4 F30:1", pics)), std::nullopt);
+    EXPECT_EQ(reader->format(), format);
+    expect_frames(*reader, pics, "no C field");
+}
+
+TEST_F(IoY4m, FieldsInAnyOrderUnknownTagsAndLongXParameters) {
+    const VideoFormat format = make_format(31, 7, Subsampling::k422, 10);
+    const auto pics = random_pictures(format, 2, 3);
+    const std::string long_x = "XLONG=" + std::string(20000, 'x');
+    const std::string fields = "C422p10 XYSCSS=422P10 " + long_x + " Ip  H7 Zunknown A1:1 F30000:1001 W31 ";
+    auto reader = open_video(write("order.y4m", y4m_bytes(fields, pics)), std::nullopt);
+    EXPECT_EQ(reader->format(), format);
+    expect_frames(*reader, pics, "odd field order");
+}
+
+TEST_F(IoY4m, FrameHeadersWithParameters) {
+    const VideoFormat format = make_format(9, 5, Subsampling::k420, 8);
+    const auto pics = random_pictures(format, 4, 11);
+    const std::string frame_headers[] = {"FRAME Ip\n", "FRAME\n", "FRAME XA=1 XB=" + std::string(3000, 'b') + "\n",
+                                         "FRAME \n"};
+    std::string bytes = "YUV4MPEG2 W9 H5 C420jpeg\n";
+    for (std::size_t i = 0; i < pics.size(); ++i) bytes += frame_headers[i] + raw_bytes(pics[i]);
+    const std::string path = write("frameparams.y4m", bytes);
+    {
+        auto reader = open_video(path, std::nullopt);
+        expect_frames(*reader, pics, "FRAME parameters");
+    }
+    {
+        auto reader = open_video(path, std::nullopt);
+        reader->skip(2);
+        Picture pic;
+        ASSERT_TRUE(reader->read(pic));
+        expect_same_samples(pic, pics[2], "frame 2 after skip(2)");
+    }
+}
+
+TEST_F(IoY4m, OddSizesMatchRaw) {
+    for (const Subsampling s : {Subsampling::k420, Subsampling::k422, Subsampling::k444}) {
+        for (const int bits : {8, 10, 12, 16}) {
+            const VideoFormat format = make_format(853, 481, s, bits);
+            // The chroma of odd sizes rounds up, as ffmpeg writes it.
+            if (s != Subsampling::k444) {
+                EXPECT_EQ(format.plane_width(1), 427);
+                EXPECT_EQ(format.plane_height(1), s == Subsampling::k420 ? 241 : 481);
+            }
+            const auto pics = random_pictures(format, 3, 100 + bits);
+            const std::string name = std::string("odd_") + subsampling_name(s) + "_" + std::to_string(bits);
+            std::string tag = subsampling_name(s);
+            if (bits > 8) tag.append("p").append(std::to_string(bits));
+            auto y4m = open_video(write(name + ".y4m", y4m_bytes("W853 H481 F25:1 C" + tag, pics)), std::nullopt);
+            std::string yuv_bytes;
+            for (const Picture& pic : pics) yuv_bytes += raw_bytes(pic);
+            EXPECT_EQ(yuv_bytes.size(), 3 * format.frame_bytes());
+            auto yuv = open_video(write(name + ".yuv", yuv_bytes), format);
+            ASSERT_EQ(y4m->format(), format) << name;
+            ASSERT_EQ(yuv->format(), format) << name;
+            ASSERT_EQ(y4m->frame_count(), 3u) << name;
+            ASSERT_EQ(yuv->frame_count(), 3u) << name;
+            Picture a, b;
+            for (std::size_t i = 0; i < pics.size(); ++i) {
+                ASSERT_TRUE(y4m->read(a));
+                ASSERT_TRUE(yuv->read(b));
+                expect_same_samples(a, b, name + " y4m vs yuv frame " + std::to_string(i));
+                expect_same_samples(a, pics[i], name + " y4m vs written frame " + std::to_string(i));
+            }
+            EXPECT_FALSE(y4m->read(a));
+            EXPECT_FALSE(yuv->read(b));
+        }
+    }
+}
+
+TEST_F(IoY4m, TruncatedLastFrame) {
+    const VideoFormat format = make_format(16, 8, Subsampling::k420, 10);
+    const auto pics = random_pictures(format, 3, 5);
+    std::string bytes = y4m_bytes("W16 H8 C420p10", pics);
+    bytes.resize(bytes.size() - 100);
+    const std::string path = write("trunc.y4m", bytes);
+    auto reader = open_video(path, std::nullopt);
+    expect_error([&] { reader->frame_count(); }, {path, "frame 2", "truncated", "284 of its 384 bytes"});
+    Picture pic;
+    ASSERT_TRUE(reader->read(pic));
+    expect_same_samples(pic, pics[0], "frame 0");
+    ASSERT_TRUE(reader->read(pic));
+    expect_same_samples(pic, pics[1], "frame 1");
+    expect_error([&] { reader->read(pic); }, {path, "frame 2", "truncated", "284 of its 384 bytes"});
+
+    auto skipper = open_video(path, std::nullopt);
+    expect_error([&] { skipper->skip(3); }, {path, "frame 2", "truncated"});
+}
+
+TEST_F(IoY4m, TruncatedOrMalformedFrameHeader) {
+    const VideoFormat format = make_format(4, 4, Subsampling::k444, 8);
+    const auto pics = random_pictures(format, 1, 9);
+    {
+        const std::string path = write("trunc_header.y4m", y4m_bytes("W4 H4 C444", pics) + "FRA");
+        auto reader = open_video(path, std::nullopt);
+        Picture pic;
+        ASSERT_TRUE(reader->read(pic));
+        expect_error([&] { reader->read(pic); }, {path, "frame 1", "truncated"});
+    }
+    {
+        const std::string path = write("no_samples.y4m", y4m_bytes("W4 H4 C444", pics) + "FRAME\n");
+        auto reader = open_video(path, std::nullopt);
+        Picture pic;
+        ASSERT_TRUE(reader->read(pic));
+        expect_error([&] { reader->read(pic); }, {path, "frame 1", "truncated", "0 of its 48 bytes"});
+    }
+    {
+        const std::string path =
+            write("bad_header.y4m", y4m_bytes("W4 H4 C444", pics) + "FRAMX\n" + raw_bytes(pics[0]));
+        auto reader = open_video(path, std::nullopt);
+        expect_error([&] { reader->frame_count(); }, {path, "frame 1", "malformed y4m frame header", "FRAMX"});
+        Picture pic;
+        ASSERT_TRUE(reader->read(pic));
+        expect_error([&] { reader->read(pic); }, {path, "frame 1", "malformed y4m frame header", "FRAMX"});
+    }
+    {
+        const std::string path =
+            write("long_header.y4m", y4m_bytes("W4 H4 C444", pics) + "FRAME " + std::string(70000, 'x') + "\n");
+        auto reader = open_video(path, std::nullopt);
+        reader->skip(1);
+        expect_error([&] { reader->skip(1); }, {path, "frame 1", "longer than 65536"});
+    }
+}
+
+TEST_F(IoY4m, MalformedHeaders) {
+    struct Case {
+        std::string fields;
+        std::string expected;
+    };
+    const Case cases[] = {
+        {"H4 F25:1 C420jpeg", "no width field"},
+        {"W4 F25:1", "no height field"},
+        {"W0 H4", "width 0 is out of range"},
+        {"W4 H0", "height 0 is out of range"},
+        {"W-4 H4", "width -4 is out of range"},
+        {"Wabc H4", "malformed y4m header field \"Wabc\""},
+        {"W12x H4", "malformed y4m header field \"W12x\""},
+        {"W H4", "malformed y4m header field \"W\""},
+        {"W99999999999 H4", "\"W99999999999\": value out of range"},
+        {"W40000 H4", "width 40000 is out of range 1..32768"},
+        {"W20000 H20000", "size 20000x20000 is too large"},
+        {"W4 H4 C411", "unsupported y4m colour space \"C411\""},
+        {"W4 H4 Cmono", "unsupported y4m colour space \"Cmono\""},
+        {"W4 H4 Cmono16", "unsupported y4m colour space \"Cmono16\""},
+        {"W4 H4 C444alpha", "unsupported y4m colour space \"C444alpha\""},
+        {"W4 H4 Cfoo", "unsupported y4m colour space \"Cfoo\""},
+        {"W4 H4 C", "unsupported y4m colour space \"C\""},
+        {"W4 H4 C420p", "unsupported y4m colour space \"C420p\""},
+        {"W4 H4 C420p7", "bit depth 7 is outside 8..16"},
+        {"W4 H4 C444p17", "bit depth 17 is outside 8..16"},
+        {"W4 H4 It", "interlacing \"It\" is not supported"},
+        {"W4 H4 Ib", "interlacing \"Ib\" is not supported"},
+    };
+    int i = 0;
+    for (const Case& c : cases) {
+        // Followed by enough bytes for a frame, so that only the header can be at fault.
+        const std::string path = write("bad" + std::to_string(i++) + ".y4m",
+                                       "YUV4MPEG2 " + c.fields + "\nFRAME\n" + std::string(24, '\x10'));
+        expect_error([&] { open_video(path, std::nullopt); }, {path, c.expected});
+    }
+    const std::string no_newline = write("no_newline.y4m", "YUV4MPEG2 W4 H4 C420jpeg");
+    expect_error([&] { open_video(no_newline, std::nullopt); }, {no_newline, "not ended by a newline"});
+    const std::string too_long = write("too_long.y4m", "YUV4MPEG2 W4 H4 X" + std::string(70000, 'x') + "\n");
+    expect_error([&] { open_video(too_long, std::nullopt); }, {too_long, "longer than 65536 bytes"});
+    const std::string no_frames = write("no_frames.y4m", "YUV4MPEG2 W4 H4\n");
+    expect_error([&] { open_video(no_frames, std::nullopt); }, {no_frames, "no frames"});
+}
+
+TEST_F(IoY4m, RawFormatIsIgnored) {
+    const VideoFormat format = make_format(10, 6, Subsampling::k444, 12);
+    const auto pics = random_pictures(format, 2, 21);
+    const std::string path = write("ignored.y4m", y4m_bytes("W10 H6 C444p12", pics));
+    auto reader = open_video(path, make_format(1920, 1080, Subsampling::k420, 8));
+    EXPECT_EQ(reader->format(), format);
+    expect_frames(*reader, pics, "raw format given for a y4m file");
+}
+
+TEST_F(IoY4m, Skip) {
+    const VideoFormat format = make_format(5, 3, Subsampling::k420, 16);
+    const auto pics = random_pictures(format, 5, 31);
+    const std::string path = write("skip.y4m", y4m_bytes("W5 H3 C420p16", pics, "FRAME Ixx\n"));
+    auto reader = open_video(path, std::nullopt);
+    Picture pic;
+    reader->skip(0);
+    ASSERT_TRUE(reader->read(pic));
+    expect_same_samples(pic, pics[0], "frame 0");
+    reader->skip(2);
+    EXPECT_EQ(reader->frame_count(), 5u);  // does not move the read position
+    ASSERT_TRUE(reader->read(pic));
+    expect_same_samples(pic, pics[3], "frame 3");
+    expect_error([&] { reader->skip(2); }, {path, "cannot skip 2 frames from frame 4", "the file has 5 frames"});
+
+    auto to_end = open_video(path, std::nullopt);
+    to_end->skip(5);
+    EXPECT_FALSE(to_end->read(pic));
+    auto past = open_video(path, std::nullopt);
+    expect_error([&] { past->skip(6); }, {path, "cannot skip 6 frames from frame 0", "the file has 5 frames"});
+}
+
+TEST_F(IoRaw, EveryFormat) {
+    for (const Subsampling s : {Subsampling::k420, Subsampling::k422, Subsampling::k444}) {
+        for (const int bits : {8, 9, 10, 12, 14, 16}) {
+            for (const auto& [w, h] : {std::pair{64, 36}, std::pair{33, 17}, std::pair{1, 1}}) {
+                const VideoFormat format = make_format(w, h, s, bits);
+                const auto pics = random_pictures(format, 3, 41);
+                std::string bytes;
+                for (const Picture& pic : pics) bytes += raw_bytes(pic);
+                const std::string name = std::to_string(w) + "x" + std::to_string(h) + "_" + subsampling_name(s) +
+                                         "_" + std::to_string(bits) + ".yuv";
+                auto reader = open_video(write(name, bytes), format);
+                EXPECT_EQ(reader->format(), format);
+                expect_frames(*reader, pics, name);
+            }
+        }
+    }
+}
+
+TEST_F(IoRaw, ReallocatesOnlyWhenFormatDiffers) {
+    const VideoFormat format = make_format(40, 20, Subsampling::k420, 10);
+    const auto pics = random_pictures(format, 2, 51);
+    auto reader = open_video(write("realloc.yuv", raw_bytes(pics[0]) + raw_bytes(pics[1])), format);
+    Picture pic(make_format(8, 8, Subsampling::k444, 8));
+    ASSERT_TRUE(reader->read(pic));
+    expect_same_samples(pic, pics[0], "frame 0 into a picture of another format");
+    const std::uint8_t* luma = pic.planes[0].data();
+    ASSERT_TRUE(reader->read(pic));
+    expect_same_samples(pic, pics[1], "frame 1");
+    EXPECT_EQ(pic.planes[0].data(), luma) << "planes of the right format are reused";
+}
+
+TEST_F(IoRaw, SizeNotWholeFrames) {
+    const VideoFormat format = make_format(853, 481, Subsampling::k420, 8);
+    const std::size_t frame_bytes = 853 * 481 + 2 * 427 * 241;
+    ASSERT_EQ(format.frame_bytes(), frame_bytes);
+    const std::string path = write("partial.yuv", std::string(frame_bytes * 2 + 1000, '\x20'));
+    expect_error([&] { open_video(path, format); },
+                 {path,
+                  "size " + std::to_string(frame_bytes * 2 + 1000) + " bytes is not a whole number of frames of " +
+                      std::to_string(frame_bytes) + " bytes",
+                  "853x481 4:2:0 8-bit"});
+    const std::string small = write("small.yuv", std::string(100, '\x20'));
+    expect_error([&] { open_video(small, format); }, {small, "size 100 bytes", std::to_string(frame_bytes) + " bytes"});
+}
+
+TEST_F(IoRaw, NeedsFormat) {
+    const std::string path = write("noformat.yuv", std::string(96, '\x20'));
+    expect_error([&] { open_video(path, std::nullopt); }, {path + ": raw YUV needs -w, -h, -p and -b"});
+    // Starts like y4m but is not ("YUV4MPEG2" must be followed by a space).
+    const std::string almost = write("almost.yuv", "YUV4MPEG2X W4 H4\n");
+    expect_error([&] { open_video(almost, std::nullopt); }, {almost + ": raw YUV needs -w, -h, -p and -b"});
+}
+
+TEST_F(IoRaw, BadFormat) {
+    const std::string path = write("any.yuv", std::string(6000, '\x20'));
+    expect_error([&] { open_video(path, make_format(20, 20, Subsampling::k420, 7)); }, {path, "bit depth 7"});
+    expect_error([&] { open_video(path, make_format(20, 20, Subsampling::k420, 17)); }, {path, "bit depth 17"});
+    expect_error([&] { open_video(path, make_format(0, 20, Subsampling::k420, 8)); }, {path, "width 0"});
+    expect_error([&] { open_video(path, make_format(20, -1, Subsampling::k420, 8)); }, {path, "height -1"});
+    expect_error([&] { open_video(path, make_format(40000, 2, Subsampling::k420, 8)); }, {path, "width 40000"});
+}
+
+TEST_F(IoRaw, Skip) {
+    const VideoFormat format = make_format(7, 3, Subsampling::k422, 12);
+    const auto pics = random_pictures(format, 4, 61);
+    std::string bytes;
+    for (const Picture& pic : pics) bytes += raw_bytes(pic);
+    const std::string path = write("skip.yuv", bytes);
+    auto reader = open_video(path, format);
+    EXPECT_EQ(reader->frame_count(), 4u);
+    reader->skip(1);
+    Picture pic;
+    ASSERT_TRUE(reader->read(pic));
+    expect_same_samples(pic, pics[1], "frame 1");
+    expect_error([&] { reader->skip(3); }, {path, "cannot skip 3 frames from frame 2", "the file has 4 frames"});
+    reader->skip(2);
+    EXPECT_FALSE(reader->read(pic));
+}
+
+TEST_F(IoOpen, MissingEmptyOrDirectory) {
+    const std::string missing = (dir_ / "missing.y4m").string();
+    expect_error([&] { open_video(missing, std::nullopt); }, {missing, "cannot open", "No such file"});
+    const std::string empty = write("empty.yuv", "");
+    expect_error([&] { open_video(empty, std::nullopt); }, {empty, "empty file"});
+    expect_error([&] { open_video(empty, make_format(4, 4, Subsampling::k420, 8)); }, {empty, "empty file"});
+    expect_error([&] { open_video(dir_.string(), std::nullopt); }, {dir_.string(), "not a regular file"});
+}
+
+/// Every unpacked fixture's .y4m gives the samples of its .yuv (first and last frame, and the
+/// frame counts agree).
+TEST(IoFixtures, Y4mMatchesYuv) {
+    const fs::path fixtures = test::fixtures_dir();
+    if (fixtures.empty()) GTEST_SKIP() << "skipped: fixtures not unpacked (run ../shared/fixtures/prepare.py --out .fixtures --y4m)";
+    int checked = 0;
+    for (const auto& entry : fs::directory_iterator(fixtures)) {
+        if (!fs::exists(entry.path() / "fixture.ini")) continue;
+        const std::string name = entry.path().filename().string();
+        const VideoFormat format = test::fixture_format(name);
+        for (const std::string which : {"ref", "dist"}) {
+            const fs::path y4m_path = entry.path() / (which + ".y4m");
+            if (!fs::exists(y4m_path)) GTEST_SKIP() << "skipped: " << y4m_path << " absent (prepare.py --y4m)";
+            const std::string what = name + "/" + which;
+            auto y4m = open_video(y4m_path.string(), std::nullopt);
+            auto yuv = open_video((entry.path() / (which + ".yuv")).string(), format);
+            ASSERT_EQ(y4m->format(), format) << what;
+            const unsigned frames = yuv->frame_count();
+            ASSERT_EQ(y4m->frame_count(), frames) << what;
+            ASSERT_EQ(frames, test::fixture_frames(name)) << what;
+            Picture a, b;
+            ASSERT_TRUE(y4m->read(a));
+            ASSERT_TRUE(yuv->read(b));
+            expect_same_samples(a, b, what + " frame 0");
+            expect_same_samples(a, test::fixture_frame(name, which, 0), what + " frame 0 vs fixture_frame");
+            ASSERT_GE(frames, 2u) << what;
+            y4m->skip(frames - 2);
+            yuv->skip(frames - 2);
+            ASSERT_TRUE(y4m->read(a));
+            ASSERT_TRUE(yuv->read(b));
+            expect_same_samples(a, b, what + " last frame");
+            expect_same_samples(a, test::fixture_frame(name, which, frames - 1), what + " last frame vs fixture_frame");
+            EXPECT_FALSE(y4m->read(a)) << what;
+            EXPECT_FALSE(yuv->read(b)) << what;
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 0) << "no fixture found in " << fixtures;
+}
+
+}  // namespace
+}  // namespace vmafx
