@@ -1,2 +1,156 @@
+// vmafx: score a distorted video against its reference, with upstream libvmaf's `vmaf` flags.
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
-int main() { std::puts("vmafx: CLI not built yet"); return 1; }
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "engine/engine.hpp"
+#include "output/writers.hpp"
+
+namespace {
+
+int run_cli(int argc, char** argv) {
+    using namespace vmafx;
+    CLI::App app{"vmafx: perceptual video quality (VMAF), bit-identical to libvmaf 3.2.0", "vmafx"};
+    app.set_help_flag("--help", "print this help and exit");
+
+    std::string ref, dist, pix_fmt, output, precision, aom_ctc, nflx_ctc;
+    unsigned width = 0, height = 0, bit_depth = 0, cpumask = 0;
+    std::vector<std::string> model_args, feature_args;
+    RunConfig cfg;
+    bool xml = false, json = false, csv = false, sub = false, quiet = false, version = false;
+
+    app.add_option("-r,--reference", ref, "reference video (.y4m, or raw .yuv with -w -h -p -b)");
+    app.add_option("-d,--distorted", dist, "distorted video (.y4m, or raw .yuv with -w -h -p -b)");
+    app.add_option("-w,--width", width, "width of raw .yuv input, in luma samples");
+    app.add_option("-h,--height", height, "height of raw .yuv input, in luma samples");
+    app.add_option("-p,--pixel_format", pix_fmt, "chroma subsampling of raw .yuv input: 420, 422 or 444");
+    app.add_option("-b,--bitdepth", bit_depth, "bits per sample of raw .yuv input: 8, 10, 12 or 16 "
+                                               "(little-endian 16-bit words above 8)");
+    app.add_option("-m,--model", model_args,
+                   "model: version=NAME (built-in) or path=FILE.json, then :name=ALIAS, :disable_clip, "
+                   ":enable_transform, :EXTRACTOR.OPTION=VALUE; repeatable (default: version=vmaf_v0.6.1)");
+    app.add_option("--feature", feature_args, "extra feature extractor: NAME or NAME=opt=val:opt=val; repeatable");
+    app.add_option("-o,--output", output, "output file (written whole or not at all)");
+    app.add_flag("--xml", xml, "write the output file as XML (default)");
+    app.add_flag("--json", json, "write the output file as JSON");
+    app.add_flag("--csv", csv, "write the output file as CSV");
+    app.add_flag("--sub", sub, "write the output file as subtitles");
+    app.add_option("--precision", precision,
+                   "decimals of printed scores: N, or max (%.17g: parses back to the same double); "
+                   "default: as libvmaf (6 decimals, 16 for tiny values)");
+    app.add_option("--threads", cfg.threads, "worker threads (default: all cores); output does not depend on it");
+    app.add_option("--cpumask", cpumask, "accepted for libvmaf compatibility: vmafx's output does not depend "
+                                         "on the CPU's instruction sets");
+    app.add_option("--frame_cnt", cfg.frame_count, "score at most N frames (the common prefix of both videos)");
+    app.add_option("--frame_skip_ref", cfg.frame_skip_ref, "skip the first N frames of the reference");
+    app.add_option("--frame_skip_dist", cfg.frame_skip_dist, "skip the first N frames of the distorted video");
+    app.add_option("--subsample", cfg.subsample, "score every N-th frame only");
+    app.add_option("--aom_ctc", aom_ctc, "AOM CTC preset (needs metrics vmafx does not have yet)");
+    app.add_option("--nflx_ctc", nflx_ctc, "Netflix CTC preset (needs metrics vmafx does not have yet)");
+    app.add_flag("-n,--no_prediction", cfg.no_prediction, "extract features only, no model");
+    app.add_flag("-q,--quiet", quiet, "no progress line");
+    app.add_flag("-v,--version", version, "print the version and exit");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    if (version) {
+        std::printf("vmafx %s (scores of libvmaf 3.2.0)\n", VMAFX_VERSION);
+        return 0;
+    }
+    if (!aom_ctc.empty() || !nflx_ctc.empty())
+        throw Error("--aom_ctc/--nflx_ctc need psnr, ssim, ms_ssim, ciede and cambi, which vmafx does not have yet");
+    if (ref.empty()) throw Error("the reference video (-r/--reference) is required");
+    if (dist.empty()) throw Error("the distorted video (-d/--distorted) is required");
+    if (app.count("--subsample") && cfg.subsample == 0) throw Error("--subsample must be at least 1");
+
+    const bool raw_given = width || height || !pix_fmt.empty() || bit_depth;
+    if (raw_given) {
+        if (!(width && height && !pix_fmt.empty() && bit_depth))
+            throw Error("raw .yuv input needs all of --width/-w, --height/-h, --pixel_format/-p, --bitdepth/-b");
+        VideoFormat f;
+        f.width = static_cast<int>(width);
+        f.height = static_cast<int>(height);
+        if (!parse_subsampling(pix_fmt, f.subsampling))
+            throw Error(fmt::format("unknown pixel format \"{}\" (-p takes 420, 422 or 444)", pix_fmt));
+        if (bit_depth < 8 || bit_depth > 16)
+            throw Error(fmt::format("unsupported bit depth {} (-b takes 8 to 16)", bit_depth));
+        f.bit_depth = static_cast<int>(bit_depth);
+        cfg.raw_format = f;
+    }
+    NumberFormat nf;
+    if (precision == "max") {
+        nf.max_precision = true;
+    } else if (!precision.empty()) {
+        try {
+            std::size_t used = 0;
+            nf.digits = std::stoi(precision, &used);
+            if (used != precision.size() || nf.digits < 0 || nf.digits > 17) throw std::invalid_argument("");
+        } catch (const std::exception&) {
+            throw Error(fmt::format("--precision \"{}\": expected a number of decimals 0..17 or max", precision));
+        }
+    }
+    if (xml + json + csv + sub > 1) throw Error("choose one of --xml, --json, --csv, --sub");
+    const OutputFormat out_format = json  ? OutputFormat::kJson
+                                    : csv ? OutputFormat::kCsv
+                                    : sub ? OutputFormat::kSub
+                                          : OutputFormat::kXml;
+
+    cfg.reference_path = ref;
+    cfg.distorted_path = dist;
+    if (!cfg.no_prediction) {
+        if (model_args.empty()) model_args.push_back("version=vmaf_v0.6.1");
+        for (const auto& m : model_args) cfg.models.push_back(parse_model_spec(m));
+        for (std::size_t i = 0; i < cfg.models.size(); ++i)
+            for (std::size_t j = 0; j < i; ++j)
+                if (cfg.models[i].name == cfg.models[j].name)
+                    throw Error(fmt::format("two models are named \"{}\": give each a unique :name=",
+                                            cfg.models[i].name));
+    }
+    for (const auto& f : feature_args) cfg.features.push_back(parse_feature_spec(f));
+
+    const bool live = !quiet && isatty(STDERR_FILENO);
+    if (live) {
+        cfg.progress = [start = std::chrono::steady_clock::now()](unsigned n) {
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::fprintf(stderr, "\r%u frame%s %.2f FPS\033[K", n, n == 1 ? " " : "s", s > 0 ? n / s : 0.0);
+            std::fflush(stderr);
+        };
+    }
+    const RunResult result = run(cfg);
+    if (live) std::fprintf(stderr, "\n");
+
+    if (!output.empty()) write_output(result, output, out_format, nf);
+    if (!quiet || output.empty()) {
+        for (const auto& m : result.models) {
+            std::printf("%s: %s\n", m.label.c_str(), format_number(m.mean, nf).c_str());
+            if (m.bootstrap)
+                std::printf("%s: bagging %s, ci.p95: [%s, %s], stddev: %s\n", m.label.c_str(),
+                            format_number(m.bagging, nf).c_str(), format_number(m.ci_lo, nf).c_str(),
+                            format_number(m.ci_hi, nf).c_str(), format_number(m.stddev, nf).c_str());
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run_cli(argc, argv);
+    } catch (const vmafx::Error& e) {
+        std::fprintf(stderr, "\nvmafx: error: %s\n", e.what());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "\nvmafx: internal error: %s\n", e.what());
+    }
+    return 1;
+}

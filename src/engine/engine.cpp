@@ -1,0 +1,245 @@
+#include "engine/engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_pipeline.h>
+
+#include "engine/pooling.hpp"
+#include "io/video_reader.hpp"
+
+namespace vmafx {
+
+namespace {
+
+std::string describe(const VideoFormat& f) {
+    return fmt::format("{}x{} {} {}-bit", f.width, f.height, subsampling_name(f.subsampling), f.bit_depth);
+}
+
+/// Recycles pictures so that a run allocates only as many as it has in flight.
+class PicturePool {
+public:
+    explicit PicturePool(const VideoFormat& format) : format_(format) {}
+    std::shared_ptr<Picture> get() {
+        std::unique_ptr<Picture> pic;
+        {
+            std::lock_guard lock(mutex_);
+            if (!free_.empty()) {
+                pic = std::move(free_.back());
+                free_.pop_back();
+            }
+        }
+        if (!pic) pic = std::make_unique<Picture>(format_);
+        return {pic.release(), [this](Picture* p) {
+                    std::lock_guard lock(mutex_);
+                    free_.emplace_back(p);
+                }};
+    }
+
+private:
+    VideoFormat format_;
+    std::mutex mutex_;
+    std::vector<std::unique_ptr<Picture>> free_;
+};
+
+/// One frame pair travelling through the pipeline.
+struct Token {
+    unsigned index = 0;
+    std::shared_ptr<Picture> ref, dist, prev_ref, prev_prev_ref;
+    FrameScores scores;
+};
+
+/// One extractor instance of the run, with what it is for.
+struct ActiveExtractor {
+    std::string key;  // name + options: instances with equal keys are one
+    std::unique_ptr<FeatureExtractor> extractor;
+};
+
+void add_extractor(std::vector<ActiveExtractor>& active, const ExtractorInfo& info,
+                   const std::vector<std::pair<std::string, std::string>>& options, const VideoFormat& format) {
+    Options opts(info.name, info.options, options);
+    std::string key = std::string(info.name) + ":" + opts.key();
+    for (const auto& a : active)
+        if (a.key == key) return;
+    active.push_back({std::move(key), info.create(opts, format)});
+}
+
+}  // namespace
+
+FeatureSpec parse_feature_spec(const std::string& text) {
+    FeatureSpec spec;
+    const auto eq = text.find('=');
+    spec.name = text.substr(0, eq);
+    if (spec.name.empty()) throw Error(fmt::format("--feature \"{}\": no feature name", text));
+    if (eq == std::string::npos) return spec;
+    std::string rest = text.substr(eq + 1);
+    std::size_t start = 0;
+    while (start <= rest.size()) {
+        const auto colon = rest.find(':', start);
+        const std::string kv = rest.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+        const auto e = kv.find('=');
+        if (kv.empty() || e == std::string::npos || e == 0 || e + 1 == kv.size())
+            throw Error(fmt::format("--feature \"{}\": bad option string \"{}\" (expected opt=value)", text, kv));
+        // Upstream stores option values normalized (numbers as %g of a float), then parses them.
+        spec.options.emplace_back(kv.substr(0, e), normalize_option_value(kv.substr(e + 1)));
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+    }
+    return spec;
+}
+
+RunResult run(const RunConfig& config) {
+    auto ref_reader = open_video(config.reference_path, config.raw_format);
+    auto dist_reader = open_video(config.distorted_path, config.raw_format);
+    const VideoFormat format = ref_reader->format();
+    if (!(dist_reader->format() == format))
+        throw Error(fmt::format("reference \"{}\" is {} but distorted \"{}\" is {}: they must match",
+                                config.reference_path, describe(format), config.distorted_path,
+                                describe(dist_reader->format())));
+
+    // Frame counts: the same in both unless the user bounded the run with --frame_cnt.
+    const unsigned ref_total = ref_reader->frame_count();
+    const unsigned dist_total = dist_reader->frame_count();
+    if (config.frame_skip_ref > ref_total)
+        throw Error(fmt::format("{}: cannot skip {} frames, it has {}", config.reference_path,
+                                config.frame_skip_ref, ref_total));
+    if (config.frame_skip_dist > dist_total)
+        throw Error(fmt::format("{}: cannot skip {} frames, it has {}", config.distorted_path,
+                                config.frame_skip_dist, dist_total));
+    const unsigned ref_frames = ref_total - config.frame_skip_ref;
+    const unsigned dist_frames = dist_total - config.frame_skip_dist;
+    if (ref_frames != dist_frames && config.frame_count == 0)
+        throw Error(fmt::format("reference \"{}\" has {} frames but distorted \"{}\" has {}{}; "
+                                "use --frame_cnt N to score the first N frames of both",
+                                config.reference_path, ref_frames, config.distorted_path, dist_frames,
+                                config.frame_skip_ref || config.frame_skip_dist ? " (after skipping)" : ""));
+    unsigned frames = std::min(ref_frames, dist_frames);
+    if (config.frame_count) frames = std::min(frames, config.frame_count);
+    if (frames == 0)
+        throw Error(fmt::format("no frames to score in \"{}\" and \"{}\"", config.reference_path,
+                                config.distorted_path));
+    ref_reader->skip(config.frame_skip_ref);
+    dist_reader->skip(config.frame_skip_dist);
+
+    // Models first (their features), then the extra features; equal instances are shared.
+    std::vector<std::unique_ptr<Model>> models;
+    std::vector<ActiveExtractor> active;
+    if (!config.no_prediction) {
+        for (const auto& spec : config.models) {
+            models.push_back(std::make_unique<Model>(spec));
+            for (const auto& req : models.back()->required_features())
+                add_extractor(active, *req.extractor, req.options, format);
+        }
+    }
+    for (const auto& f : config.features) {
+        const ExtractorInfo* info = find_extractor(f.name);
+        if (!info) {
+            std::string known;
+            for (const auto& e : extractor_registry()) known += std::string(known.empty() ? "" : ", ") + e.name;
+            throw Error(fmt::format("unknown feature \"{}\" (available: {})", f.name, known));
+        }
+        add_extractor(active, *info, f.options, format);
+    }
+    unsigned history = 0;
+    for (const auto& a : active) history = std::max(history, a.extractor->previous_refs());
+
+    const unsigned threads = config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned subsample = std::max(1u, config.subsample);
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+
+    RunResult result;
+    result.format = format;
+    result.frames = frames;
+    result.subsample = subsample;
+    PicturePool pool(format);
+    std::shared_ptr<Picture> last_ref, last_last_ref;
+    unsigned next = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+
+    tbb::parallel_pipeline(
+        std::max(2u, 2 * threads),
+        tbb::make_filter<void, Token*>(tbb::filter_mode::serial_in_order,
+                                       [&](tbb::flow_control& fc) -> Token* {
+                                           if (next == frames) {
+                                               fc.stop();
+                                               return nullptr;
+                                           }
+                                           auto t = std::make_unique<Token>();
+                                           t->index = next;
+                                           t->ref = pool.get();
+                                           t->dist = pool.get();
+                                           if (!ref_reader->read(*t->ref))
+                                               throw Error(fmt::format("{}: ended after {} frames",
+                                                                       config.reference_path, next));
+                                           if (!dist_reader->read(*t->dist))
+                                               throw Error(fmt::format("{}: ended after {} frames",
+                                                                       config.distorted_path, next));
+                                           if (history >= 1) t->prev_ref = last_ref;
+                                           if (history >= 2) t->prev_prev_ref = last_last_ref;
+                                           if (history >= 2) last_last_ref = last_ref;
+                                           if (history >= 1) last_ref = t->ref;
+                                           ++next;
+                                           if (config.progress) config.progress(next);
+                                           return t.release();
+                                       }) &
+            tbb::make_filter<Token*, Token*>(tbb::filter_mode::parallel,
+                                             [&](Token* t) -> Token* {
+                                                 std::unique_ptr<Token> guard(t);
+                                                 FrameInput in;
+                                                 in.index = t->index;
+                                                 in.ref = t->ref.get();
+                                                 in.dist = t->dist.get();
+                                                 in.prev_ref = t->prev_ref.get();
+                                                 in.prev_prev_ref = t->prev_prev_ref.get();
+                                                 for (const auto& a : active) {
+                                                     const bool temporal = a.extractor->previous_refs() > 0;
+                                                     if (!temporal && subsample > 1 && t->index % subsample) continue;
+                                                     a.extractor->extract(in, t->scores);
+                                                 }
+                                                 // Pictures go back to the pool as soon as possible.
+                                                 t->ref.reset();
+                                                 t->dist.reset();
+                                                 t->prev_ref.reset();
+                                                 t->prev_prev_ref.reset();
+                                                 return guard.release();
+                                             }) &
+            tbb::make_filter<Token*, void>(tbb::filter_mode::serial_in_order, [&](Token* t) {
+                std::unique_ptr<Token> guard(t);
+                for (const auto& [name, value] : t->scores) result.scores.set(name, t->index, value);
+            }));
+    last_ref.reset();
+    last_last_ref.reset();
+
+    for (const auto& a : active) a.extractor->flush(result.scores);
+
+    for (unsigned i = 0; i < frames; i += subsample)
+        for (const auto& m : models) m->predict(result.scores, i);
+
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.fps = seconds > 0 ? frames / seconds : 0.0;
+
+    for (std::size_t i = 0; i < models.size(); ++i) {
+        ModelSummary s;
+        s.label = config.models[i].label();
+        s.name = config.models[i].name;
+        const auto pooled = [&](const std::string& n) {
+            return pool_score(result.scores, n, PoolMethod::kMean, frames, subsample).value_or(0.0);
+        };
+        s.mean = pooled(s.name);
+        if (result.scores.frames(s.name + "_bagging")) {
+            s.bootstrap = true;
+            s.bagging = pooled(s.name + "_bagging");
+            s.ci_lo = pooled(s.name + "_ci_p95_lo");
+            s.ci_hi = pooled(s.name + "_ci_p95_hi");
+            s.stddev = pooled(s.name + "_stddev");
+        }
+        result.models.push_back(s);
+    }
+    return result;
+}
+
+}  // namespace vmafx

@@ -1,0 +1,71 @@
+// The frame pipeline: reads reference/distorted frame pairs, runs every feature extractor on
+// them (frames in parallel, a bounded number in flight), then models and pooling.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "feature/feature_extractor.hpp"
+#include "model/model.hpp"
+
+namespace vmafx {
+
+/// An extra feature extractor asked for by name, with its options as text
+/// (upstream's `--feature NAME=opt=val:opt=val`).
+struct FeatureSpec {
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> options;
+};
+
+/// Parses upstream's `--feature` syntax "NAME" or "NAME=opt=val:opt=val". Throws Error on a
+/// malformed option string (the extractor and its options are checked when the run starts).
+FeatureSpec parse_feature_spec(const std::string& text);
+
+/// Everything one scoring run needs.
+struct RunConfig {
+    std::string reference_path;
+    std::string distorted_path;
+    std::optional<VideoFormat> raw_format;  ///< required for raw .yuv input
+    std::vector<ModelSpec> models;          ///< empty with no_prediction
+    std::vector<FeatureSpec> features;
+    unsigned threads = 0;          ///< 0: all cores
+    unsigned frame_count = 0;      ///< 0: all frames (ref and dist must then have the same count)
+    unsigned frame_skip_ref = 0;   ///< frames skipped at the start of the reference
+    unsigned frame_skip_dist = 0;  ///< frames skipped at the start of the distorted video
+    unsigned subsample = 1;        ///< score every N-th frame (temporal extractors see all)
+    bool no_prediction = false;
+    /// Called from the reading thread after each frame pair is read (frames read so far).
+    std::function<void(unsigned)> progress;
+};
+
+/// A model's pooled score, for the summary line (upstream prints "NAME: score").
+struct ModelSummary {
+    std::string label;  ///< the version or path the model came from
+    std::string name;   ///< its output name
+    double mean = 0.0;   ///< pooled mean of the model's score
+    bool bootstrap = false;
+    double bagging = 0.0, ci_lo = 0.0, ci_hi = 0.0, stddev = 0.0;  ///< bootstrap collections only (pooled means)
+};
+
+/// Result of a run: every per-frame score by output name, the frame count, the format.
+struct RunResult {
+    ScoreTable scores;
+    unsigned frames = 0;
+    unsigned subsample = 1;
+    VideoFormat format;
+    std::vector<ModelSummary> models;
+    double fps = 0.0;  ///< frames scored per second of wall time
+};
+
+/// Runs the whole pipeline. Output is identical for every thread count. Memory holds at most a
+/// fixed number of frames in flight (about twice the thread count), whatever the video length.
+/// Throws Error naming the file and the problem: unreadable input, mismatched reference and
+/// distorted formats, different frame counts (unless frame_count is set: then the common
+/// prefix, up to frame_count, is scored), zero frames, unknown feature or model.
+RunResult run(const RunConfig& config);
+
+}  // namespace vmafx

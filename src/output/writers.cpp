@@ -1,0 +1,171 @@
+#include "output/writers.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <fmt/format.h>
+#include <fmt/printf.h>
+
+#include "engine/pooling.hpp"
+
+namespace vmafx {
+
+namespace {
+
+// Upstream's count_leading_zeros_d (output.c): zeros between the decimal point and the first
+// significant digit of |x|'s fractional part; it picks between 6 and 16 printed decimals.
+int leading_zeros(double x) {
+    x = std::fabs(x);
+    if (!(x < 2147483648.0)) return 0;  // upstream's (int) cast is undefined there; no zeros
+    double fraction = x - static_cast<int>(x);
+    int zeros = 0;
+    while (fraction < 1.0 && fraction != 0) {
+        fraction *= 10;
+        ++zeros;
+    }
+    return zeros;
+}
+
+constexpr PoolMethod kPools[] = {PoolMethod::kMin, PoolMethod::kMax, PoolMethod::kMean,
+                                 PoolMethod::kHarmonicMean};
+
+/// The frames that appear in the output: every subsample-th frame with at least one score.
+std::vector<unsigned> output_frames(const RunResult& r) {
+    std::vector<unsigned> out;
+    for (unsigned i = 0; i < r.frames; i += r.subsample) {
+        for (const auto& name : r.scores.names())
+            if (r.scores.get(name, i)) {
+                out.push_back(i);
+                break;
+            }
+    }
+    return out;
+}
+
+std::string version_string() { return fmt::format("vmafx {}", VMAFX_VERSION); }
+
+void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
+    o << fmt::format("<VMAF version=\"{}\">\n", version_string());
+    o << fmt::format("  <params qualityWidth=\"{}\" qualityHeight=\"{}\" />\n", r.format.width, r.format.height);
+    o << fmt::format("  <fyi fps=\"{:.2f}\" />\n", r.fps);
+    o << "  <frames>\n";
+    for (unsigned i : output_frames(r)) {
+        o << fmt::format("    <frame frameNum=\"{}\" ", i);
+        for (const auto& name : r.scores.names())
+            if (auto v = r.scores.get(name, i))
+                o << fmt::format("{}=\"{}\" ", feature_alias(name), format_number(*v, nf));
+        o << "/>\n";
+    }
+    o << "  </frames>\n  <pooled_metrics>\n";
+    for (const auto& name : r.scores.names()) {
+        o << fmt::format("    <metric name=\"{}\" ", feature_alias(name));
+        for (PoolMethod m : kPools)
+            if (auto v = pool_score(r.scores, name, m, r.frames, r.subsample))
+                o << fmt::format("{}=\"{}\" ", pool_method_name(m), format_number(*v, nf));
+        o << "/>\n";
+    }
+    o << "  </pooled_metrics>\n  <aggregate_metrics />\n</VMAF>\n";
+}
+
+void write_json(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
+    o << "{\n";
+    o << fmt::format("  \"version\": \"{}\",\n", version_string());
+    o << fmt::format("  \"fps\": {:.2f},\n", r.fps);
+    o << "  \"frames\": [";
+    bool first_frame = true;
+    for (unsigned i : output_frames(r)) {
+        o << (first_frame ? "\n" : ",\n");
+        first_frame = false;
+        o << fmt::format("    {{\n      \"frameNum\": {},\n      \"metrics\": {{", i);
+        bool first = true;
+        for (const auto& name : r.scores.names())
+            if (auto v = r.scores.get(name, i)) {
+                o << (first ? "\n" : ",\n");
+                first = false;
+                o << fmt::format("        \"{}\": {}", feature_alias(name), format_number(*v, nf));
+            }
+        o << "\n      }\n    }";
+    }
+    o << "\n  ],\n  \"pooled_metrics\": {";
+    bool first_metric = true;
+    for (const auto& name : r.scores.names()) {
+        o << (first_metric ? "\n" : ",\n");
+        first_metric = false;
+        o << fmt::format("    \"{}\": {{", feature_alias(name));
+        bool first = true;
+        for (PoolMethod m : kPools)
+            if (auto v = pool_score(r.scores, name, m, r.frames, r.subsample)) {
+                o << (first ? "\n" : ",\n");
+                first = false;
+                o << fmt::format("      \"{}\": {}", pool_method_name(m), format_number(*v, nf));
+            }
+        o << "\n    }";
+    }
+    o << "\n  },\n  \"aggregate_metrics\": {\n  }\n}\n";
+}
+
+void write_csv(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
+    o << "Frame,";
+    for (const auto& name : r.scores.names()) o << feature_alias(name) << ",";
+    o << "\n";
+    for (unsigned i : output_frames(r)) {
+        o << i << ",";
+        for (const auto& name : r.scores.names())
+            if (auto v = r.scores.get(name, i)) o << format_number(*v, nf) << ",";
+        o << "\n";
+    }
+}
+
+void write_sub(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
+    for (unsigned i : output_frames(r)) {
+        o << fmt::format("{{{}}}{{{}}}frame: {}|", i, i + 1, i);
+        for (const auto& name : r.scores.names())
+            if (auto v = r.scores.get(name, i)) o << fmt::format("{}: {}|", feature_alias(name), format_number(*v, nf));
+        o << "\n";
+    }
+}
+
+}  // namespace
+
+std::string format_number(double v, const NumberFormat& nf) {
+    if (!std::isfinite(v)) return "null";
+    if (nf.max_precision) return fmt::sprintf("%.17g", v);
+    if (nf.digits >= 0) return fmt::sprintf("%.*f", nf.digits, v);
+    return fmt::sprintf(leading_zeros(v) <= 6 ? "%.6f" : "%.16f", v);
+}
+
+void write_output(const RunResult& result, const std::string& path, OutputFormat format,
+                  const NumberFormat& nf) {
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    fs::path tmp = target;
+    tmp += fmt::format(".vmafx-tmp-{:x}", std::random_device{}());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw Error(fmt::format("{}: cannot write the output file (cannot create {})", path, tmp.string()));
+        switch (format) {
+        case OutputFormat::kXml: write_xml(out, result, nf); break;
+        case OutputFormat::kJson: write_json(out, result, nf); break;
+        case OutputFormat::kCsv: write_csv(out, result, nf); break;
+        case OutputFormat::kSub: write_sub(out, result, nf); break;
+        }
+        out.flush();
+        if (!out) {
+            out.close();
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            throw Error(fmt::format("{}: cannot write the output file (disk full?)", path));
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw Error(fmt::format("{}: cannot write the output file ({})", path, ec.message()));
+    }
+}
+
+}  // namespace vmafx

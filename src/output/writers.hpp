@@ -1,0 +1,32 @@
+// Result files in upstream libvmaf's layouts (libvmaf src/output.c): XML, JSON, CSV, SUB.
+#pragma once
+
+#include <string>
+
+#include "engine/engine.hpp"
+
+namespace vmafx {
+
+/// Output file layouts, as upstream's --xml/--json/--csv/--sub.
+enum class OutputFormat { kXml, kJson, kCsv, kSub };
+
+/// How numbers are printed. Default (`digits` < 0): as upstream, "%.6f", or "%.16f" for values
+/// with more than six leading zeros after the decimal point. `digits` >= 0: "%.<digits>f".
+/// `max_precision`: "%.17g", which parses back to the same double.
+struct NumberFormat {
+    int digits = -1;
+    bool max_precision = false;
+};
+
+/// Formats one score as NumberFormat says (NaN and infinities print as "null" for JSON callers
+/// to use; other layouts never receive them from vmafx's metrics).
+std::string format_number(double value, const NumberFormat& nf);
+
+/// Writes `result` to `path` in `format`: per-frame scores (every `result.subsample`-th frame),
+/// pooled min/max/mean/harmonic_mean of every score, and (empty) aggregate metrics. The file
+/// is written to a temporary name beside `path` and renamed into place, so no partial file is
+/// ever left at `path`. Throws Error naming the file when it cannot be written.
+void write_output(const RunResult& result, const std::string& path, OutputFormat format,
+                  const NumberFormat& nf);
+
+}  // namespace vmafx

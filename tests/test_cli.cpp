@@ -1,0 +1,216 @@
+// The vmafx CLI end to end: bad input gets one clear message naming the file and the problem, a
+// non-zero exit and no output file; good input gets scores, and frame counts are honoured.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliResult {
+    int exit_code = -1;
+    bool signaled = false;
+    std::string out, err;
+};
+
+std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+class CliTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("vmafx_cli_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    fs::path path(const std::string& name) const { return dir_ / name; }
+
+    /// Writes `frames` frames of random 8-bit 4:2:0 w x h video (seeded) to `name`.
+    fs::path write_yuv(const std::string& name, int w, int h, int frames, unsigned seed, std::size_t extra = 0) {
+        std::mt19937 rng(seed);
+        const std::size_t frame = static_cast<std::size_t>(w) * h + 2 * static_cast<std::size_t>((w + 1) / 2) * ((h + 1) / 2);
+        std::string data(frame * frames + extra, '\0');
+        for (auto& c : data) c = static_cast<char>(rng() & 0xff);
+        std::ofstream(path(name), std::ios::binary) << data;
+        return path(name);
+    }
+
+    CliResult run(const std::string& args) const {
+        const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+        const std::string cmd = std::string(VMAFX_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
+        const int status = std::system(cmd.c_str());
+        CliResult r;
+        r.signaled = WIFSIGNALED(status);
+        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        r.out = read_file(out);
+        r.err = read_file(err);
+        return r;
+    }
+
+    /// Runs `args` expecting a clean failure whose message contains every one of `words`,
+    /// and no output file.
+    void expect_failure(const std::string& args, const std::vector<std::string>& words) {
+        const fs::path output = path("out.json");
+        const CliResult r = run(args + " --json -o " + output.string());
+        EXPECT_FALSE(r.signaled) << args;
+        EXPECT_GT(r.exit_code, 0) << args;
+        for (const auto& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << "message lacks \"" << w << "\": " << r.err;
+        EXPECT_FALSE(fs::exists(output)) << "a failed run left " << output;
+        for (const auto& e : fs::directory_iterator(dir_))
+            EXPECT_EQ(e.path().string().find(".vmafx-tmp"), std::string::npos) << "temporary file left: " << e.path();
+    }
+
+    fs::path dir_;
+};
+
+const char* kRaw = " -w 64 -h 48 -p 420 -b 8";
+
+TEST_F(CliTest, ScoresRandomPairAndWritesJson) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 3, 1), dist = write_yuv("dist.yuv", 64, 48, 3, 2);
+    const CliResult r = run("-r " + ref.string() + " -d " + dist.string() + kRaw + " --json -o " +
+                            path("out.json").string() + " -q --precision max");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(read_file(path("out.json")));
+    ASSERT_EQ(j.at("frames").size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(j["frames"][i]["frameNum"], i);
+        const double v = j["frames"][i]["metrics"].at("vmaf");
+        EXPECT_GE(v, 0.0);
+        EXPECT_LE(v, 100.0);
+    }
+    EXPECT_TRUE(j["pooled_metrics"].contains("vmaf"));
+    EXPECT_TRUE(j["pooled_metrics"]["vmaf"].contains("harmonic_mean"));
+}
+
+TEST_F(CliTest, MissingFile) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1);
+    expect_failure("-r " + ref.string() + " -d " + path("nope.yuv").string() + kRaw, {"nope.yuv"});
+}
+
+TEST_F(CliTest, SizeNotWholeFrames) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2, 100);
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw, {"dist.yuv"});
+}
+
+TEST_F(CliTest, UnknownPixelFormat) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 411 -b 8", {"411"});
+}
+
+TEST_F(CliTest, UnsupportedBitDepth) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 420 -b 7", {"bit depth"});
+}
+
+TEST_F(CliTest, MismatchedGeometry) {
+    // A y4m reference of another size against a raw distorted video of 64x48.
+    std::ofstream y4m(path("ref.y4m"), std::ios::binary);
+    y4m << "YUV4MPEG2 W32 H32 F25:1 C420jpeg\n";
+    for (int f = 0; f < 2; ++f) y4m << "FRAME\n" << std::string(32 * 32 * 3 / 2, '\x40');
+    y4m.close();
+    std::ofstream d(path("dist.y4m"), std::ios::binary);
+    d << "YUV4MPEG2 W64 H48 F25:1 C420jpeg\n";
+    for (int f = 0; f < 2; ++f) d << "FRAME\n" << std::string(64 * 48 * 3 / 2, '\x40');
+    d.close();
+    expect_failure("-r " + path("ref.y4m").string() + " -d " + path("dist.y4m").string(), {"ref.y4m", "dist.y4m", "32x32", "64x48"});
+}
+
+TEST_F(CliTest, ZeroFrames) {
+    std::ofstream(path("empty.yuv")).close();
+    const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1);
+    expect_failure("-r " + ref.string() + " -d " + path("empty.yuv").string() + kRaw, {"empty.yuv"});
+}
+
+TEST_F(CliTest, UnknownModel) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " -m version=vmaf_v9", {"vmaf_v9"});
+}
+
+TEST_F(CliTest, ModelFileMissing) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " -m path=" + path("m.json").string(), {"m.json"});
+}
+
+TEST_F(CliTest, UnknownFeature) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature nosuch", {"nosuch"});
+}
+
+TEST_F(CliTest, BadFeatureOption) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature vif=nosuch=1", {"vif", "nosuch"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature vif=vif_enhn_gain_limit=0.5",
+                   {"vif_enhn_gain_limit"});
+}
+
+TEST_F(CliTest, MalformedY4mHeader) {
+    std::ofstream(path("bad.y4m"), std::ios::binary) << "YUV4MPEG2 W64 Hx F25:1\nFRAME\n";
+    expect_failure("-r " + path("bad.y4m").string() + " -d " + path("bad.y4m").string(), {"bad.y4m"});
+}
+
+TEST_F(CliTest, DifferentFrameCountsNameBothCounts) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 3, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw, {"ref.yuv", "dist.yuv", "3", "2", "--frame_cnt"});
+}
+
+TEST_F(CliTest, FrameCountScoresCommonPrefix) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 3, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
+    const CliResult r = run("-r " + ref.string() + " -d " + dist.string() + kRaw + " --frame_cnt 5 --json -o " +
+                            path("out.json").string() + " -q");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(read_file(path("out.json"))).at("frames").size(), 2u);
+}
+
+TEST_F(CliTest, FrameSkipsAndSubsample) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 5, 1), dist = write_yuv("dist.yuv", 64, 48, 4, 2);
+    const CliResult r = run("-r " + ref.string() + " -d " + dist.string() + kRaw +
+                            " --frame_skip_ref 1 --subsample 2 --json -o " + path("out.json").string() + " -q");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(read_file(path("out.json")));
+    ASSERT_EQ(j.at("frames").size(), 2u);
+    EXPECT_EQ(j["frames"][0]["frameNum"], 0);
+    EXPECT_EQ(j["frames"][1]["frameNum"], 2);
+}
+
+TEST_F(CliTest, UnwritableOutputFails) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
+    const CliResult r = run("-r " + ref.string() + " -d " + dist.string() + kRaw + " -o " +
+                            (dir_ / "no_such_dir" / "out.xml").string() + " -q");
+    EXPECT_GT(r.exit_code, 0);
+    EXPECT_NE(r.err.find("out.xml"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, VersionAndHelp) {
+    CliResult r = run("--version");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("vmafx"), std::string::npos);
+    r = run("--help");
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_NE(r.out.find("--frame_cnt"), std::string::npos);
+}
+
+TEST_F(CliTest, UnknownFlagFails) {
+    const CliResult r = run("--no-such-flag");
+    EXPECT_GT(r.exit_code, 0);
+    EXPECT_FALSE(r.signaled);
+}
+
+}  // namespace
