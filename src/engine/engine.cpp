@@ -1,6 +1,7 @@
 #include "engine/engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -33,15 +34,22 @@ public:
                 free_.pop_back();
             }
         }
-        if (!pic) pic = std::make_unique<Picture>(format_);
+        if (!pic) {
+            pic = std::make_unique<Picture>(format_);
+            ++created_;
+        }
         return {pic.release(), [this](Picture* p) {
                     std::lock_guard lock(mutex_);
                     free_.emplace_back(p);
                 }};
     }
 
+    /// Pictures allocated so far (the most ever alive at once).
+    unsigned created() const { return created_; }
+
 private:
     VideoFormat format_;
+    std::atomic<unsigned> created_{0};
     std::mutex mutex_;
     std::vector<std::unique_ptr<Picture>> free_;
 };
@@ -213,6 +221,7 @@ RunResult run(const RunConfig& config) {
             }));
     last_ref.reset();
     last_last_ref.reset();
+    result.pictures_allocated = pool.created();
 
     for (const auto& a : active) a.extractor->flush(result.scores);
 

@@ -59,6 +59,8 @@ struct RunResult {
     VideoFormat format;
     std::vector<ModelSummary> models;
     double fps = 0.0;  ///< frames scored per second of wall time
+    /// Pictures the run allocated: bounded by the frames in flight, not by the video's length.
+    unsigned pictures_allocated = 0;
 };
 
 /// Runs the whole pipeline. Output is identical for every thread count. Memory holds at most a

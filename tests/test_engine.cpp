@@ -1,0 +1,136 @@
+// The frame pipeline: same bits for every thread count, memory bounded by frames in flight.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "engine/engine.hpp"
+
+namespace vmafx {
+namespace {
+
+namespace fs = std::filesystem;
+
+class EngineTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() /
+               ("vmafx_engine_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    /// Writes a random-content raw video of `format` with `frames` frames (samples within the
+    /// bit depth; the distorted one is the reference plus noise so scores are not trivial).
+    fs::path write_video(const std::string& name, const VideoFormat& f, int frames, unsigned seed, int noise) {
+        std::mt19937 rng(seed);
+        std::mt19937 base_rng(7);  // same base content for ref and dist
+        const int max = (1 << f.bit_depth) - 1;
+        std::ofstream out(dir_ / name, std::ios::binary);
+        for (int i = 0; i < frames; ++i)
+            for (int p = 0; p < 3; ++p)
+                for (int y = 0; y < f.plane_height(p); ++y)
+                    for (int x = 0; x < f.plane_width(p); ++x) {
+                        const int smooth = (x * 7 + y * 3 + i * 5) % (max + 1);
+                        int v = smooth + static_cast<int>(base_rng() % 9) - 4;
+                        if (noise) v += static_cast<int>(rng() % (2 * noise + 1)) - noise;
+                        v = std::clamp(v, 0, max);
+                        if (f.bit_depth > 8) {
+                            const unsigned char le[2] = {static_cast<unsigned char>(v & 0xff),
+                                                         static_cast<unsigned char>(v >> 8)};
+                            out.write(reinterpret_cast<const char*>(le), 2);
+                        } else {
+                            out.put(static_cast<char>(v));
+                        }
+                    }
+        return dir_ / name;
+    }
+
+    RunConfig config(const VideoFormat& f, int frames) {
+        RunConfig c;
+        c.reference_path = write_video("ref.yuv", f, frames, 1, 0).string();
+        c.distorted_path = write_video("dist.yuv", f, frames, 2, 6).string();
+        c.raw_format = f;
+        c.models.push_back(parse_model_spec("version=vmaf_v0.6.1"));
+        c.models.push_back(parse_model_spec("version=vmaf_v0.6.1neg:name=vmaf_neg"));
+        return c;
+    }
+
+    fs::path dir_;
+};
+
+bool same_bits(const RunResult& a, const RunResult& b) {
+    if (a.scores.names() != b.scores.names() || a.frames != b.frames) return false;
+    for (const auto& n : a.scores.names())
+        for (unsigned i = 0; i < a.frames; ++i) {
+            const auto x = a.scores.get(n, i), y = b.scores.get(n, i);
+            if (x.has_value() != y.has_value()) return false;
+            if (x && std::memcmp(&*x, &*y, sizeof(double)) != 0) return false;
+        }
+    return true;
+}
+
+TEST_F(EngineTest, SameBitsForEveryThreadCount) {
+    VideoFormat f;
+    f.width = 67;  // odd sizes, 10-bit
+    f.height = 45;
+    f.bit_depth = 10;
+    RunConfig c = config(f, 7);
+    c.threads = 1;
+    const RunResult one = run(c);
+    ASSERT_EQ(one.frames, 7u);
+    ASSERT_TRUE(one.scores.get("vmaf", 6).has_value());
+    ASSERT_TRUE(one.scores.get("vmaf_neg", 6).has_value());
+    for (unsigned t : {2u, 3u, 8u}) {
+        c.threads = t;
+        EXPECT_TRUE(same_bits(one, run(c))) << t << " threads";
+    }
+}
+
+TEST_F(EngineTest, PicturesBoundedByFramesInFlight) {
+    VideoFormat f;
+    f.width = 48;
+    f.height = 32;
+    RunConfig c = config(f, 48);
+    c.threads = 2;
+    const RunResult long_run = run(c);
+    EXPECT_EQ(long_run.frames, 48u);
+    // 2 x threads tokens, two pictures each, plus the previous reference motion keeps.
+    EXPECT_LE(long_run.pictures_allocated, 2u * (2u * c.threads) + 2u);
+    c.frame_count = 6;
+    const RunResult short_run = run(c);
+    EXPECT_EQ(short_run.frames, 6u);
+    EXPECT_LE(long_run.pictures_allocated, short_run.pictures_allocated + 2u);
+}
+
+TEST_F(EngineTest, SubsampleScoresEveryNthFrame) {
+    VideoFormat f;
+    f.width = 48;
+    f.height = 32;
+    RunConfig c = config(f, 5);
+    c.subsample = 2;
+    const RunResult r = run(c);
+    EXPECT_TRUE(r.scores.get("vmaf", 0).has_value());
+    EXPECT_FALSE(r.scores.get("vmaf", 1).has_value());
+    EXPECT_TRUE(r.scores.get("vmaf", 4).has_value());
+    // motion sees every frame (it needs each previous reference), as upstream
+    EXPECT_TRUE(r.scores.get("VMAF_integer_feature_motion_sad_score", 1).has_value());
+}
+
+TEST_F(EngineTest, FeatureSpecSyntax) {
+    const FeatureSpec s = parse_feature_spec("adm=adm_enhn_gain_limit=1.0:debug=true");
+    EXPECT_EQ(s.name, "adm");
+    ASSERT_EQ(s.options.size(), 2u);
+    EXPECT_EQ(s.options[0].first, "adm_enhn_gain_limit");
+    EXPECT_EQ(s.options[0].second, "1");  // upstream normalizes numbers (%g of a float)
+    EXPECT_EQ(s.options[1].second, "true");
+    EXPECT_THROW(parse_feature_spec("vif=egl"), Error);
+    EXPECT_THROW(parse_feature_spec("=x=1"), Error);
+    EXPECT_THROW(parse_feature_spec("vif=a=1::b=2"), Error);
+}
+
+}  // namespace
+}  // namespace vmafx
