@@ -1,0 +1,131 @@
+// VMAF models: the `-m` option, loading model files (single models and bootstrap
+// collections), the features a model needs, and its per-frame prediction.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "feature/feature_extractor.hpp"
+
+namespace vmafx {
+
+/// An extractor option set for a model's features from the `-m` option, written
+/// "EXTRACTOR.OPTION=VALUE" (e.g. "vif.vif_enhn_gain_limit=1.0"); upstream: the feature
+/// overloads of libvmaf tools/cli_parse.c parse_model_config.
+struct FeatureOverload {
+    std::string extractor;  ///< extractor name, e.g. "vif"
+    std::string option;     ///< option name, e.g. "vif_enhn_gain_limit"
+    std::string value;      ///< value as typed (normalized when applied, see normalize_option_value)
+};
+
+/// What upstream's `-m`/`--model` option says (libvmaf tools/cli_parse.c parse_model_config).
+struct ModelSpec {
+    std::string version;  ///< built-in model version ("vmaf_v0.6.1"), or empty when `path` is set
+    std::string path;     ///< model file (.json), or empty when `version` is set
+    std::string name = "vmaf";      ///< output name of the score (upstream default "vmaf")
+    bool disable_clip = false;      ///< ignore the file's score_clip
+    bool enable_transform = false;  ///< apply the file's score_transform even when not enabled there
+    std::vector<FeatureOverload> overloads;  ///< in the order given
+
+    /// What identifies the model in messages: the version, or the path.
+    const std::string& label() const { return version.empty() ? path : version; }
+};
+
+/// Parses a `-m` argument: ":"-separated entries "version=NAME" or "path=FILE" (exactly one
+/// of them), "name=ALIAS", "disable_clip" and "enable_transform" (alone or "=true"/"=false"),
+/// and feature overloads "EXTRACTOR.OPTION=VALUE". Throws Error for an empty entry, an
+/// unknown key without "=VALUE", a key given twice, an empty value of version/path/name,
+/// a flag value other than true/false, an overload not of the form EXTRACTOR.OPTION, and
+/// when neither or both of version and path are given.
+ModelSpec parse_model_spec(const std::string& text);
+
+/// The text an option value has once upstream stores it in an options dictionary
+/// (libvmaf src/dict.c vmaf_feature_dictionary_set with VMAF_DICT_NORMALIZE_NUMERICAL_VALUES):
+/// a number (as sscanf "%f" reads it, nothing but whitespace after) becomes float-rounded
+/// and printed as "%g" ("1.0" -> "1", "0.123456789" -> "0.123457"); other text is unchanged.
+/// Applies to `-m` overload values and `--feature NAME=OPT=VALUE` option values alike.
+std::string normalize_option_value(const std::string& text);
+
+/// One extractor instance a model needs: the registered extractor and its option values
+/// (name, text), ready for Options(extractor->name, extractor->options, options).
+struct FeatureRequest {
+    const ExtractorInfo* extractor = nullptr;
+    std::vector<std::pair<std::string, std::string>> options;
+};
+
+/// A loaded VMAF model: a single libsvm regression model (model_type LIBSVMNUSVR), or a
+/// bootstrap collection (BOOTSTRAP_LIBSVMNUSVR / RESIDUEBOOTSTRAP_LIBSVMNUSVR, e.g.
+/// "vmaf_b_v0.6.3": members "0".."N" of the file, member 0 scoring under NAME, members
+/// 1..N under NAME_0001..NAME_000N, as upstream's read_json_model.c model_collection_parse).
+/// Immutable once loaded; copies share the loaded data; const members are thread-safe.
+///
+/// Each model_dict holds: feature_names (upstream feature names, e.g.
+/// "VMAF_integer_feature_adm2_score"), norm_type ("linear_rescale": feature x goes to the
+/// SVM as slope_i*x+intercept_i and the prediction y comes back as (y-intercept_0)/slope_0;
+/// "none"), slopes/intercepts (entry 0 for the score, entry i for feature i), the libsvm
+/// text ("model"), optional score_clip [min, max], score_transform (p0/p1/p2 polynomial,
+/// knots piecewise-linear map, out_lte_in/out_gte_in rectification; applied when its
+/// "enabled" is true or the spec says enable_transform), feature_opts_dicts (extractor
+/// options per feature) and chroma_correction_parameter. Upstream: libvmaf src/model.c,
+/// src/read_json_model.c.
+class Model {
+public:
+    /// Loads the built-in model `spec.version` (see builtin_models()) or the file
+    /// `spec.path`, then applies the spec's flags and feature overloads (upstream
+    /// model.c vmaf_model_feature_overload: an overload sets the option on every feature
+    /// of the model whose extractor has that name; others are left alone). Throws Error:
+    /// unknown version (the message lists the known ones), file missing or unreadable,
+    /// not JSON, missing or malformed keys, bad libsvm text, an overload naming no known
+    /// extractor. Messages name the version or file.
+    explicit Model(const ModelSpec& spec);
+
+    /// The output name of the score (ModelSpec::name).
+    const std::string& name() const;
+    /// Version or path the model came from, for messages.
+    const std::string& label() const;
+    /// Whether this is a bootstrap collection (predict_collection writes more scores).
+    bool is_collection() const;
+
+    /// The extractor instances the model's features come from, in the order of the
+    /// model's feature_names (upstream libvmaf.c vmaf_use_features_from_model), with the
+    /// model file's feature_opts_dicts and the spec's overloads applied. For a collection,
+    /// those of member 0 and then of the other members; repeated instances (same extractor
+    /// and option values) are listed once. Throws Error when no registered extractor
+    /// provides a feature, or its options are not the extractor's.
+    std::vector<FeatureRequest> required_features() const;
+
+    /// Names predict() writes, in the order it first writes them: name(), then for a
+    /// collection NAME_0001..NAME_000N, NAME_bagging, NAME_stddev, NAME_ci_p95_lo,
+    /// NAME_ci_p95_hi.
+    std::vector<std::string> output_names() const;
+
+    /// Scores frame `index`: predict_score() then predict_collection().
+    void predict(ScoreTable& table, unsigned index) const;
+
+    /// Writes the score of frame `index` under name() (upstream predict.c
+    /// vmaf_predict_score_at_index): reads each feature's value at `index` under
+    /// Options(extractor, options).feature_name(feature), normalizes it, evaluates the
+    /// SVM (libsvm svm_predict), denormalizes, transforms and clips. Returns the score.
+    /// Throws Error when a feature value is missing from `table` or no extractor provides
+    /// a feature. Upstream's command-line tool writes all models' scores before any
+    /// collection's scores (tools/vmaf.c), which fixes the order of names in its output.
+    double predict_score(ScoreTable& table, unsigned index) const;
+
+    /// For a bootstrap collection, writes frame `index`'s member scores NAME_0001.. (each
+    /// transformed and clipped as its member says), then NAME_bagging (mean of the
+    /// untransformed, unclipped member scores), NAME_stddev (their population standard
+    /// deviation, times the slope of member 1's transform+clip around the mean, measured
+    /// over +-0.01), NAME_ci_p95_lo/hi (2.5th/97.5th percentile, linear interpolation),
+    /// the three mean/percentile scores transformed and clipped as member 1 says
+    /// (upstream predict.c vmaf_bootstrap_predict_score_at_index). Does nothing for a
+    /// single model. Throws Error like predict_score().
+    void predict_collection(ScoreTable& table, unsigned index) const;
+
+private:
+    struct Impl;  // the loaded model_dicts (model.cpp)
+    std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace vmafx
