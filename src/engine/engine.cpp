@@ -225,8 +225,11 @@ RunResult run(const RunConfig& config) {
 
     for (const auto& a : active) a.extractor->flush(result.scores);
 
-    for (unsigned i = 0; i < frames; i += subsample)
-        for (const auto& m : models) m->predict(result.scores, i);
+    // As upstream's tool: every model's own score first, then the bootstrap collections'.
+    for (unsigned i = 0; i < frames; i += subsample) {
+        for (const auto& m : models) m->predict_score(result.scores, i);
+        for (const auto& m : models) m->predict_collection(result.scores, i);
+    }
 
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.fps = seconds > 0 ? frames / seconds : 0.0;
