@@ -20,7 +20,7 @@ int run_cli(int argc, char** argv) {
     CLI::App app{"vmafx: perceptual video quality (VMAF), bit-identical to libvmaf 3.2.0", "vmafx"};
     app.set_help_flag("--help", "print this help and exit");
 
-    std::string ref, dist, pix_fmt, output, precision, aom_ctc, nflx_ctc;
+    std::string ref, dist, pix_fmt, output, precision, aom_ctc, nflx_ctc, backend = "cpu";
     unsigned width = 0, height = 0, bit_depth = 0, cpumask = 0;
     std::vector<std::string> model_args, feature_args;
     RunConfig cfg;
@@ -45,6 +45,9 @@ int run_cli(int argc, char** argv) {
     app.add_option("--precision", precision,
                    "decimals of printed scores: N, or max (%.17g: parses back to the same double); "
                    "default: as libvmaf (6 decimals, 16 for tiny values)");
+    app.add_option("--backend", backend, "where the metrics run: cpu (the reference) or cuda (GPU twins, "
+                                         "bit-identical to the CPU)")
+        ->check(CLI::IsMember({"cpu", "cuda"}));
     app.add_option("--threads", cfg.threads, "worker threads (default: all cores); output does not depend on it");
     app.add_option("--cpumask", cpumask, "accepted for libvmaf compatibility: vmafx's output does not depend "
                                          "on the CPU's instruction sets");
@@ -105,6 +108,7 @@ int run_cli(int argc, char** argv) {
                                     : sub ? OutputFormat::kSub
                                           : OutputFormat::kXml;
 
+    cfg.backend = backend == "cuda" ? Backend::kCuda : Backend::kCpu;
     cfg.reference_path = ref;
     cfg.distorted_path = dist;
     if (!cfg.no_prediction) {

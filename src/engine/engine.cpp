@@ -61,22 +61,122 @@ struct Token {
     FrameScores scores;
 };
 
-/// One extractor instance of the run, with what it is for.
-struct ActiveExtractor {
-    std::string key;  // name + options: instances with equal keys are one
-    std::unique_ptr<FeatureExtractor> extractor;
-};
-
-void add_extractor(std::vector<ActiveExtractor>& active, const ExtractorInfo& info,
-                   const std::vector<std::pair<std::string, std::string>>& options, const VideoFormat& format) {
-    Options opts(info.name, info.options, options);
-    std::string key = std::string(info.name) + ":" + opts.key();
-    for (const auto& a : active)
-        if (a.key == key) return;
-    active.push_back({std::move(key), info.create(opts, format)});
+void read_pair(const RunConfig& config, VideoReader& ref_reader, VideoReader& dist_reader, Picture& ref,
+               Picture& dist, unsigned index) {
+    if (!ref_reader.read(ref)) throw Error(fmt::format("{}: ended after {} frames", config.reference_path, index));
+    if (!dist_reader.read(dist)) throw Error(fmt::format("{}: ended after {} frames", config.distorted_path, index));
 }
 
+/// Adds the instance (info, options) unless an equal one (same extractor, same non-default
+/// options) is there already: upstream shares such instances too.
+void add_instance(std::vector<FeatureInstance>& instances, const ExtractorInfo& info,
+                  const std::vector<std::pair<std::string, std::string>>& options) {
+    Options opts(info.name, info.options, options);
+    for (const auto& f : instances)
+        if (f.info == &info && f.options.key() == opts.key()) return;
+    instances.push_back({&info, std::move(opts)});
+}
+
+/// The CPU pipeline: frames in parallel through oneTBB, a bounded number in flight.
+void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, VideoReader& ref_reader,
+             VideoReader& dist_reader, RunResult& result) {
+    const VideoFormat& format = result.format;
+    const unsigned frames = result.frames, subsample = result.subsample;
+    std::vector<std::unique_ptr<FeatureExtractor>> extractors;
+    unsigned history = 0;
+    for (const auto& f : instances) {
+        extractors.push_back(f.info->create(f.options, format));
+        history = std::max(history, extractors.back()->previous_refs());
+    }
+    const unsigned threads = config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+
+    PicturePool pool(format);
+    std::shared_ptr<Picture> last_ref, last_last_ref;
+    unsigned next = 0;
+    tbb::parallel_pipeline(
+        std::max(2u, 2 * threads),
+        tbb::make_filter<void, Token*>(tbb::filter_mode::serial_in_order,
+                                       [&](tbb::flow_control& fc) -> Token* {
+                                           if (next == frames) {
+                                               fc.stop();
+                                               return nullptr;
+                                           }
+                                           auto t = std::make_unique<Token>();
+                                           t->index = next;
+                                           t->ref = pool.get();
+                                           t->dist = pool.get();
+                                           read_pair(config, ref_reader, dist_reader, *t->ref, *t->dist, next);
+                                           if (history >= 1) t->prev_ref = last_ref;
+                                           if (history >= 2) t->prev_prev_ref = last_last_ref;
+                                           if (history >= 2) last_last_ref = last_ref;
+                                           if (history >= 1) last_ref = t->ref;
+                                           ++next;
+                                           if (config.progress) config.progress(next);
+                                           return t.release();
+                                       }) &
+            tbb::make_filter<Token*, Token*>(tbb::filter_mode::parallel,
+                                             [&](Token* t) -> Token* {
+                                                 std::unique_ptr<Token> guard(t);
+                                                 FrameInput in;
+                                                 in.index = t->index;
+                                                 in.ref = t->ref.get();
+                                                 in.dist = t->dist.get();
+                                                 in.prev_ref = t->prev_ref.get();
+                                                 in.prev_prev_ref = t->prev_prev_ref.get();
+                                                 for (const auto& e : extractors) {
+                                                     const bool temporal = e->previous_refs() > 0;
+                                                     if (!temporal && subsample > 1 && t->index % subsample) continue;
+                                                     e->extract(in, t->scores);
+                                                 }
+                                                 // Pictures go back to the pool as soon as possible.
+                                                 t->ref.reset();
+                                                 t->dist.reset();
+                                                 t->prev_ref.reset();
+                                                 t->prev_prev_ref.reset();
+                                                 return guard.release();
+                                             }) &
+            tbb::make_filter<Token*, void>(tbb::filter_mode::serial_in_order, [&](Token* t) {
+                std::unique_ptr<Token> guard(t);
+                for (const auto& [name, value] : t->scores) result.scores.set(name, t->index, value);
+            }));
+    last_ref.reset();
+    last_last_ref.reset();
+    result.pictures_allocated = pool.created();
+    for (const auto& e : extractors) e->flush(result.scores);
+}
+
+#ifdef VMAFX_HAVE_CUDA
+/// The GPU pipeline: this thread reads frame pairs into slots + 1 pinned picture pairs and
+/// submits them; the GpuScorer keeps `slots` frames in flight on the device.
+void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, VideoReader& ref_reader,
+             VideoReader& dist_reader, RunResult& result) {
+    constexpr unsigned kSlots = 4;
+    GpuScorer scorer(instances, result.format, kSlots, result.subsample);
+    std::vector<Picture> refs, dists;
+    for (unsigned i = 0; i <= kSlots; ++i) {
+        refs.emplace_back(result.format);
+        dists.emplace_back(result.format);
+        scorer.pin(refs.back().luma());
+        scorer.pin(dists.back().luma());
+    }
+    result.pictures_allocated = 2 * (kSlots + 1);
+    for (unsigned i = 0; i < result.frames; ++i) {
+        Picture& ref = refs[i % refs.size()];
+        Picture& dist = dists[i % dists.size()];
+        read_pair(config, ref_reader, dist_reader, ref, dist, i);
+        scorer.submit(i, ref.luma(), dist.luma());
+        if (config.progress) config.progress(i + 1);
+    }
+    result.scores = std::move(scorer.drain());
+}
+#endif
+
 }  // namespace
+
+#ifndef VMAFX_HAVE_CUDA
+std::string gpu_unavailable_reason() { return "this vmafx was built without the CUDA backend"; }
+#endif
 
 FeatureSpec parse_feature_spec(const std::string& text) {
     FeatureSpec spec;
@@ -135,12 +235,12 @@ RunResult run(const RunConfig& config) {
 
     // Models first (their features), then the extra features; equal instances are shared.
     std::vector<std::unique_ptr<Model>> models;
-    std::vector<ActiveExtractor> active;
+    std::vector<FeatureInstance> instances;
     if (!config.no_prediction) {
         for (const auto& spec : config.models) {
             models.push_back(std::make_unique<Model>(spec));
             for (const auto& req : models.back()->required_features())
-                add_extractor(active, *req.extractor, req.options, format);
+                add_instance(instances, *req.extractor, req.options);
         }
     }
     for (const auto& f : config.features) {
@@ -150,80 +250,25 @@ RunResult run(const RunConfig& config) {
             for (const auto& e : extractor_registry()) known += std::string(known.empty() ? "" : ", ") + e.name;
             throw Error(fmt::format("unknown feature \"{}\" (available: {})", f.name, known));
         }
-        add_extractor(active, *info, f.options, format);
+        add_instance(instances, *info, f.options);
     }
-    unsigned history = 0;
-    for (const auto& a : active) history = std::max(history, a.extractor->previous_refs());
-
-    const unsigned threads = config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
-    const unsigned subsample = std::max(1u, config.subsample);
-    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
 
     RunResult result;
     result.format = format;
     result.frames = frames;
-    result.subsample = subsample;
-    PicturePool pool(format);
-    std::shared_ptr<Picture> last_ref, last_last_ref;
-    unsigned next = 0;
+    result.subsample = std::max(1u, config.subsample);
+    const unsigned subsample = result.subsample;
     const auto t0 = std::chrono::steady_clock::now();
-
-    tbb::parallel_pipeline(
-        std::max(2u, 2 * threads),
-        tbb::make_filter<void, Token*>(tbb::filter_mode::serial_in_order,
-                                       [&](tbb::flow_control& fc) -> Token* {
-                                           if (next == frames) {
-                                               fc.stop();
-                                               return nullptr;
-                                           }
-                                           auto t = std::make_unique<Token>();
-                                           t->index = next;
-                                           t->ref = pool.get();
-                                           t->dist = pool.get();
-                                           if (!ref_reader->read(*t->ref))
-                                               throw Error(fmt::format("{}: ended after {} frames",
-                                                                       config.reference_path, next));
-                                           if (!dist_reader->read(*t->dist))
-                                               throw Error(fmt::format("{}: ended after {} frames",
-                                                                       config.distorted_path, next));
-                                           if (history >= 1) t->prev_ref = last_ref;
-                                           if (history >= 2) t->prev_prev_ref = last_last_ref;
-                                           if (history >= 2) last_last_ref = last_ref;
-                                           if (history >= 1) last_ref = t->ref;
-                                           ++next;
-                                           if (config.progress) config.progress(next);
-                                           return t.release();
-                                       }) &
-            tbb::make_filter<Token*, Token*>(tbb::filter_mode::parallel,
-                                             [&](Token* t) -> Token* {
-                                                 std::unique_ptr<Token> guard(t);
-                                                 FrameInput in;
-                                                 in.index = t->index;
-                                                 in.ref = t->ref.get();
-                                                 in.dist = t->dist.get();
-                                                 in.prev_ref = t->prev_ref.get();
-                                                 in.prev_prev_ref = t->prev_prev_ref.get();
-                                                 for (const auto& a : active) {
-                                                     const bool temporal = a.extractor->previous_refs() > 0;
-                                                     if (!temporal && subsample > 1 && t->index % subsample) continue;
-                                                     a.extractor->extract(in, t->scores);
-                                                 }
-                                                 // Pictures go back to the pool as soon as possible.
-                                                 t->ref.reset();
-                                                 t->dist.reset();
-                                                 t->prev_ref.reset();
-                                                 t->prev_prev_ref.reset();
-                                                 return guard.release();
-                                             }) &
-            tbb::make_filter<Token*, void>(tbb::filter_mode::serial_in_order, [&](Token* t) {
-                std::unique_ptr<Token> guard(t);
-                for (const auto& [name, value] : t->scores) result.scores.set(name, t->index, value);
-            }));
-    last_ref.reset();
-    last_last_ref.reset();
-    result.pictures_allocated = pool.created();
-
-    for (const auto& a : active) a.extractor->flush(result.scores);
+    if (config.backend == Backend::kCuda) {
+#ifdef VMAFX_HAVE_CUDA
+        run_gpu(config, instances, *ref_reader, *dist_reader, result);
+#else
+        throw Error("--backend cuda: this vmafx was built without the CUDA backend (configure with -DVMAFX_CUDA=ON "
+                    "where nvcc is installed)");
+#endif
+    } else {
+        run_cpu(config, instances, *ref_reader, *dist_reader, result);
+    }
 
     // As upstream's tool: every model's own score first, then the bootstrap collections'.
     for (unsigned i = 0; i < frames; i += subsample) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "feature/feature_extractor.hpp"
+#include "cuda/gpu_scorer.hpp"
 #include "model/model.hpp"
 
 namespace vmafx {
@@ -25,6 +26,9 @@ struct FeatureSpec {
 /// malformed option string (the extractor and its options are checked when the run starts).
 FeatureSpec parse_feature_spec(const std::string& text);
 
+/// Where the metrics run: the CPU reference, or their CUDA twins.
+enum class Backend { kCpu, kCuda };
+
 /// Everything one scoring run needs.
 struct RunConfig {
     std::string reference_path;
@@ -38,6 +42,7 @@ struct RunConfig {
     unsigned frame_skip_dist = 0;  ///< frames skipped at the start of the distorted video
     unsigned subsample = 1;        ///< score every N-th frame (temporal extractors see all)
     bool no_prediction = false;
+    Backend backend = Backend::kCpu;
     /// Called from the reading thread after each frame pair is read (frames read so far).
     std::function<void(unsigned)> progress;
 };

@@ -13,6 +13,8 @@
 
 #include "picture/picture.hpp"
 
+struct CUstream_st;  // CUDA's stream type (cudaStream_t is CUstream_st*)
+
 namespace vmafx {
 
 /// Every error vmafx reports to a user: the message names the file or option and the problem.
@@ -118,6 +120,50 @@ public:
     virtual unsigned previous_refs() const { return 0; }
 };
 
+/// A CUDA stream (cudaStream_t), named without including CUDA's headers.
+using GpuStream = ::CUstream_st*;
+
+/// A plane in device memory: `pitch` bytes between row starts; samples uint8_t at 8 bits,
+/// uint16_t above (as Plane). data == nullptr: absent.
+struct DevicePlane {
+    const void* data = nullptr;
+    std::ptrdiff_t pitch = 0;
+};
+
+/// What a GPU twin sees of one frame: device copies of the luma planes of the reference and
+/// distorted pictures, and for temporal twins the previous references' luma.
+struct GpuFrame {
+    unsigned index = 0;
+    DevicePlane ref, dist;
+    DevicePlane prev_ref, prev_prev_ref;
+};
+
+/// A metric's GPU (CUDA) twin: same outputs as its CPU FeatureExtractor, computed on the
+/// device. The engine keeps several frames in flight, each in a result slot (0..slots-1, the
+/// count given at creation); a twin owns per-slot device and pinned host memory.
+class GpuExtractor {
+public:
+    virtual ~GpuExtractor() = default;
+    /// Enqueues all device work of frame `f` on `stream`, ending with the asynchronous copy of
+    /// its results to the slot's pinned host memory. Never synchronizes the host.
+    virtual void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) = 0;
+    /// Once the stream work of `slot` has completed: appends the frame's scores (the CPU
+    /// extractor's names and, per the contract, its values) to `out`.
+    virtual void finish(unsigned slot, unsigned index, FrameScores& out) = 0;
+    /// As FeatureExtractor::flush.
+    virtual void flush(ScoreTable& table) const { (void)table; }
+    /// As FeatureExtractor::previous_refs.
+    virtual unsigned previous_refs() const { return 0; }
+};
+
+/// A twin's parity contract, declared next to the twin and read by the parity gate:
+/// exact (every value the CPU's bits), or a bound on |gpu - cpu| with its derivation.
+struct TwinContract {
+    bool exact = true;
+    double bound = 0.0;            ///< max |gpu - cpu| where not exact
+    const char* derivation = "";   ///< why the values may differ and how the bound follows
+};
+
 /// A registered extractor: upstream's name ("vif", "adm", "motion"), its option table, the
 /// features it provides (upstream names, e.g. "VMAF_integer_feature_vif_scale0_score"), and
 /// a factory. The factory throws Error when the format is one the metric cannot score
@@ -127,6 +173,11 @@ struct ExtractorInfo {
     std::span<const OptionSpec> options;
     std::vector<std::string> provided_features;
     std::function<std::unique_ptr<FeatureExtractor>(const Options&, const VideoFormat&)> create;
+    /// The GPU twin's factory (options, format, result slots); empty where the metric has no
+    /// twin or the CUDA backend is not built. Throws Error like `create`.
+    std::function<std::unique_ptr<GpuExtractor>(const Options&, const VideoFormat&, unsigned)> create_gpu = {};
+    /// The GPU twin's parity contract.
+    TwinContract gpu_contract = {};
 };
 
 /// All extractors, in a fixed order.
