@@ -1,11 +1,37 @@
 // Integer ADM (upstream libvmaf 3.2.0 feature extractor "adm"): options, outputs, factory.
+//
+// ADM (additive detail/impairment measure, "DLM" in the literature) compares the luma of
+// the distorted picture with the reference's over four levels of an integer Db2 wavelet:
+// the distorted detail coefficients are split into the part that restores the reference's
+// detail and an additive rest; the detail loss measure (adm2) is the CSF-weighted,
+// contrast-masked energy of the restored part over that of the reference, the additive
+// impairment measure (aim) that of the rest. Upstream source: libvmaf
+// src/feature/integer_adm.c, integer_adm.h, adm_csf_tools.h, barten_csf_tools.h and the
+// x86/adm_avx512.c kernels the golden values were made with (see adm_pipeline.hpp).
 #pragma once
 
 #include "feature/feature_extractor.hpp"
 
 namespace vmafx {
 
-/// Registry entry of the integer ADM extractor (see adm.cpp for the algorithm and its source).
+/// Registry entry of the integer ADM extractor "adm".
+///
+/// Options (upstream's table, aliases in output names): debug (bool, not a feature
+/// parameter: adds the debug outputs), adm_csf_scale (scf, [0, 50], 1), adm_csf_diag_scale
+/// (scfd, [0, 50], 1), adm_dlm_weight (dlmw, [0, 1], 0.5), adm_enhn_gain_limit (egl,
+/// [1, 100], 100), adm_norm_view_dist (nvd, [0.75, 24], 3), adm_ref_display_height (rdh,
+/// int [1, 4320], 1080), adm_csf_mode (csf, int [0, 3], 0: Watson97, 1: Barten, 2 and 3:
+/// blended tables), adm_noise_weight (nw, [0, 1500], 0.03125), adm_skip_aim (bool, not a
+/// feature parameter), adm_skip_scale0 (ssz, bool), adm_min_val (min, [0, 1], 0).
+///
+/// Per frame, extract() writes VMAF_integer_feature_adm2_score, _aim_score, _adm3_score
+/// (max(adm2 * dlmw + (1 - aim) * (1 - dlmw), min)) and integer_adm_scale0..3, and with
+/// debug integer_adm, integer_adm_num, integer_adm_den and integer_adm_num/den_scale0..3,
+/// each named by Options::feature_name.
+///
+/// The factory throws Error when nvd * rdh < 3240 (upstream fails every frame), for bit
+/// depths outside 8..16 and for luma smaller than 33 x 33 (upstream crashes below 17 and
+/// reads outside its buffers from 17 to 32, where its scores are undefined).
 const ExtractorInfo& adm_extractor_info();
 
 }  // namespace vmafx
