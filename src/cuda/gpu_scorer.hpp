@@ -22,6 +22,21 @@ struct FeatureInstance {
 /// Empty when the CUDA backend is built and a device is usable; else why not.
 std::string gpu_unavailable_reason();
 
+/// Deliberate defects a test build can plant in the GPU twins to prove that the parity gate
+/// catches them (DESIGN "planted regressions"). Never set in normal runs.
+enum class PlantedDefect {
+    kNone,
+    kMirrorShift,       ///< a border mirror shifted by one sample
+    kRoundingConstant,  ///< a rounding constant changed
+    kReductionOrder,    ///< a floating-point reduction done in another order
+    kContraction,       ///< a*b+c contracted into one fused multiply-add
+};
+
+/// The defect the twins plant now (kNone unless set_planted_defect was called).
+PlantedDefect planted_defect();
+/// Plants `d` in every twin enqueued from now on (tests of the parity gate only).
+void set_planted_defect(PlantedDefect d);
+
 /// Scores frames on the GPU with the twins of `features`.
 ///
 /// Frames are submitted in order (index 0, 1, ...). submit() uploads the two luma planes

@@ -176,6 +176,8 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
 
 #ifndef VMAFX_HAVE_CUDA
 std::string gpu_unavailable_reason() { return "this vmafx was built without the CUDA backend"; }
+PlantedDefect planted_defect() { return PlantedDefect::kNone; }
+void set_planted_defect(PlantedDefect) {}
 #endif
 
 FeatureSpec parse_feature_spec(const std::string& text) {
