@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.hpp"
+#include "engine/parity.hpp"
 
 namespace vmafx {
 namespace {
@@ -23,29 +24,8 @@ protected:
     }
     void TearDown() override { fs::remove_all(dir_); }
 
-    /// Writes a random-content raw video of `format` with `frames` frames (samples within the
-    /// bit depth; the distorted one is the reference plus noise so scores are not trivial).
     fs::path write_video(const std::string& name, const VideoFormat& f, int frames, unsigned seed, int noise) {
-        std::mt19937 rng(seed);
-        std::mt19937 base_rng(7);  // same base content for ref and dist
-        const int max = (1 << f.bit_depth) - 1;
-        std::ofstream out(dir_ / name, std::ios::binary);
-        for (int i = 0; i < frames; ++i)
-            for (int p = 0; p < 3; ++p)
-                for (int y = 0; y < f.plane_height(p); ++y)
-                    for (int x = 0; x < f.plane_width(p); ++x) {
-                        const int smooth = (x * 7 + y * 3 + i * 5) % (max + 1);
-                        int v = smooth + static_cast<int>(base_rng() % 9) - 4;
-                        if (noise) v += static_cast<int>(rng() % (2 * noise + 1)) - noise;
-                        v = std::clamp(v, 0, max);
-                        if (f.bit_depth > 8) {
-                            const unsigned char le[2] = {static_cast<unsigned char>(v & 0xff),
-                                                         static_cast<unsigned char>(v >> 8)};
-                            out.write(reinterpret_cast<const char*>(le), 2);
-                        } else {
-                            out.put(static_cast<char>(v));
-                        }
-                    }
+        write_random_video((dir_ / name).string(), f, frames, seed, noise);
         return dir_ / name;
     }
 

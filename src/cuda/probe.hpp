@@ -1,0 +1,20 @@
+// A probe of the device's arithmetic under the flags every vmafx CUDA translation unit gets:
+// tests compare its results with the host's, operand by operand.
+#pragma once
+
+#include <vector>
+
+namespace vmafx::cuda {
+
+/// Results of a*b+c (as written, two roundings), a/b and sqrt(a) for each operand triple, in
+/// float and in double, computed on the device by a kernel compiled with vmafx's strict
+/// flags. Inputs are the same length; throws Error when CUDA is unusable.
+struct ProbeResults {
+    std::vector<float> mul_add_f, div_f, sqrt_f;
+    std::vector<double> mul_add_d, div_d, sqrt_d;
+};
+ProbeResults probe_arithmetic(const std::vector<float>& af, const std::vector<float>& bf, const std::vector<float>& cf,
+                              const std::vector<double>& ad, const std::vector<double>& bd,
+                              const std::vector<double>& cd);
+
+}  // namespace vmafx::cuda
