@@ -170,14 +170,18 @@ void GpuScorer::submit_device(unsigned index, DevicePlane ref_luma, DevicePlane 
     m.enqueue(s, index, ref_luma, dist_luma);
 }
 
-ScoreTable& GpuScorer::drain() {
+void GpuScorer::wait_all() {
     Impl& m = *impl_;
     for (long long i = m.finished; i < m.next; ++i) {
         const auto s = static_cast<unsigned>(i % m.slots);
         if (m.slot_frame[s] == i) m.finish_slot(s);
     }
-    for (auto& t : m.twins) t.twin->flush(m.table);
-    return m.table;
+}
+
+ScoreTable& GpuScorer::drain() {
+    wait_all();
+    for (auto& t : impl_->twins) t.twin->flush(impl_->table);
+    return impl_->table;
 }
 
 std::size_t GpuScorer::device_bytes() const {

@@ -67,6 +67,9 @@ public:
     /// samples as in Plane). The caller keeps them unchanged until the frame is finished.
     void submit_device(unsigned index, DevicePlane ref_luma, DevicePlane dist_luma);
 
+    /// Waits for every submitted frame and stores its scores (no flush: more frames may follow).
+    void wait_all();
+
     /// Waits for every submitted frame, stores its scores, then runs the twins' flush().
     /// Returns the scores of all frames (same names as the CPU extractors).
     ScoreTable& drain();

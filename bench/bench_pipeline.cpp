@@ -1,0 +1,167 @@
+// Whole-frame throughput of the VMAF v0.6.1 feature set (integer VIF, ADM, motion), frames
+// held in memory: the CPU reference with 1 and all threads, and the CUDA twins with frames in
+// pinned host memory (uploaded each frame) and already on the device. Counters: fps, and for
+// the GPU the bytes uploaded per frame and the host-to-device bandwidth they use.
+// Run: build/vmafx_bench --benchmark_filter=Pipeline ; figures in docs/performance.md.
+#include <thread>
+
+#include <benchmark/benchmark.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include "cuda/gpu_scorer.hpp"
+#include "engine/parity.hpp"
+#include "io/video_reader.hpp"
+#include "model/model.hpp"
+
+#ifdef VMAFX_HAVE_CUDA
+#include "cuda/device.hpp"
+#endif
+
+namespace vmafx {
+namespace {
+
+constexpr int kDistinctFrames = 8;
+
+/// The extractor instances of the default model.
+std::vector<FeatureInstance> vmaf_features() {
+    std::vector<FeatureInstance> out;
+    for (const auto& req : Model(parse_model_spec("version=vmaf_v0.6.1")).required_features())
+        out.push_back({req.extractor, Options(req.extractor->name, req.extractor->options, req.options)});
+    return out;
+}
+
+/// kDistinctFrames reference/distorted frames of random content, read back from a raw file.
+struct Frames {
+    VideoFormat format;
+    std::vector<Picture> ref, dist;
+    Frames(int w, int h, int bits) {
+        format.width = w;
+        format.height = h;
+        format.bit_depth = bits;
+        const std::string base = "/tmp/vmafx_bench_" + std::to_string(w) + "x" + std::to_string(h) + "_" + std::to_string(bits);
+        write_random_video(base + "_ref.yuv", format, kDistinctFrames, 1, 0);
+        write_random_video(base + "_dist.yuv", format, kDistinctFrames, 2, 3 << (bits - 8));
+        auto r = open_video(base + "_ref.yuv", format), d = open_video(base + "_dist.yuv", format);
+        for (int i = 0; i < kDistinctFrames; ++i) {
+            ref.emplace_back(format);
+            dist.emplace_back(format);
+            r->read(ref.back());
+            d->read(dist.back());
+        }
+    }
+};
+
+void sizes(benchmark::internal::Benchmark* b) {
+    for (int bits : {8, 10}) {
+        b->Args({576, 324, bits});
+        b->Args({1920, 1080, bits});
+        b->Args({3840, 2160, bits});
+    }
+    b->ArgNames({"w", "h", "bits"})->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+void cpu(benchmark::State& state, unsigned threads) {
+    const Frames frames(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
+    std::vector<std::unique_ptr<FeatureExtractor>> ex;
+    for (const auto& f : vmaf_features()) ex.push_back(f.info->create(f.options, frames.format));
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    const int batch = static_cast<int>(2 * threads);
+    for (auto _ : state) {
+        tbb::parallel_for(0, batch, [&](int i) {
+            FrameInput in;
+            in.index = 1;
+            in.ref = &frames.ref[i % kDistinctFrames];
+            in.dist = &frames.dist[i % kDistinctFrames];
+            in.prev_ref = &frames.ref[(i + 1) % kDistinctFrames];
+            FrameScores out;
+            for (const auto& e : ex) e->extract(in, out);
+            benchmark::DoNotOptimize(out.data());
+        });
+    }
+    state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()) * batch, benchmark::Counter::kIsRate);
+}
+
+void BM_PipelineCpu1(benchmark::State& state) { cpu(state, 1); }
+void BM_PipelineCpuAll(benchmark::State& state) { cpu(state, std::max(1u, std::thread::hardware_concurrency())); }
+BENCHMARK(BM_PipelineCpu1)->Apply(sizes);
+BENCHMARK(BM_PipelineCpuAll)->Apply(sizes);
+
+#ifdef VMAFX_HAVE_CUDA
+constexpr int kBatch = 64;  // frames per timed iteration
+
+bool gpu_ready(benchmark::State& state) {
+    if (const auto why = gpu_unavailable_reason(); !why.empty()) {
+        state.SkipWithError(("no usable GPU: " + why).c_str());
+        return false;
+    }
+    return true;
+}
+
+void BM_PipelineGpuHostFrames(benchmark::State& state) {
+    if (!gpu_ready(state)) return;
+    Frames frames(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
+    GpuScorer scorer(vmaf_features(), frames.format, 4);
+    for (int i = 0; i < kDistinctFrames; ++i) {
+        scorer.pin(frames.ref[i].luma());
+        scorer.pin(frames.dist[i].luma());
+    }
+    unsigned index = 0;
+    for (auto _ : state) {
+        for (int k = 0; k < kBatch; ++k, ++index)
+            scorer.submit(index, frames.ref[index % kDistinctFrames].luma(), frames.dist[index % kDistinctFrames].luma());
+        scorer.wait_all();
+    }
+    const double bytes = 2.0 * frames.format.width * frames.format.height * frames.format.bytes_per_sample();
+    state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()) * kBatch, benchmark::Counter::kIsRate);
+    state.counters["upload_B_per_frame"] = bytes;
+    state.counters["upload_GBps"] =
+        benchmark::Counter(static_cast<double>(state.iterations()) * kBatch * bytes / 1e9, benchmark::Counter::kIsRate);
+}
+
+void BM_PipelineGpuDeviceFrames(benchmark::State& state) {
+    if (!gpu_ready(state)) return;
+    Frames frames(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
+    GpuScorer scorer(vmaf_features(), frames.format, 4);
+    const std::size_t row = static_cast<std::size_t>(frames.format.width) * frames.format.bytes_per_sample();
+    std::vector<cuda::DeviceBuffer<std::uint8_t>> ref, dist;
+    for (int i = 0; i < kDistinctFrames; ++i) {
+        ref.emplace_back(row * frames.format.height);
+        dist.emplace_back(row * frames.format.height);
+        cuda::check(cudaMemcpy2D(ref.back().get(), row, frames.ref[i].luma().data(), frames.ref[i].luma().stride(), row,
+                                 frames.format.height, cudaMemcpyHostToDevice), "bench upload");
+        cuda::check(cudaMemcpy2D(dist.back().get(), row, frames.dist[i].luma().data(), frames.dist[i].luma().stride(),
+                                 row, frames.format.height, cudaMemcpyHostToDevice), "bench upload");
+    }
+    unsigned index = 0;
+    for (auto _ : state) {
+        for (int k = 0; k < kBatch; ++k, ++index) {
+            const int i = static_cast<int>(index % kDistinctFrames);
+            scorer.submit_device(index, {ref[i].get(), static_cast<std::ptrdiff_t>(row)},
+                                 {dist[i].get(), static_cast<std::ptrdiff_t>(row)});
+        }
+        scorer.wait_all();
+    }
+    state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()) * kBatch, benchmark::Counter::kIsRate);
+}
+
+/// Host-to-device copy bandwidth from pinned memory: the ceiling of the host-frames case.
+void BM_CopyHostToDevice(benchmark::State& state) {
+    if (!gpu_ready(state)) return;
+    const std::size_t bytes = 256u << 20;
+    cuda::PinnedBuffer<std::uint8_t> host(bytes);
+    cuda::DeviceBuffer<std::uint8_t> dev(bytes);
+    std::fill(host.get(), host.get() + bytes, 1);
+    for (auto _ : state) {
+        cuda::check(cudaMemcpy(dev.get(), host.get(), bytes, cudaMemcpyHostToDevice), "copy");
+    }
+    state.counters["GBps"] = benchmark::Counter(static_cast<double>(state.iterations()) * bytes / 1e9, benchmark::Counter::kIsRate);
+}
+
+BENCHMARK(BM_PipelineGpuHostFrames)->Apply(sizes);
+BENCHMARK(BM_PipelineGpuDeviceFrames)->Apply(sizes);
+BENCHMARK(BM_CopyHostToDevice)->UseRealTime()->Unit(benchmark::kMillisecond);
+#endif
+
+}  // namespace
+}  // namespace vmafx

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the CUDA backend here (nvcc, sm_90) and gathers what a GPU machine without vmafx's
+# Debian libraries needs into .devcarry/ (ignored by git): the programs, the shared libraries
+# they load, and the reference material (compressed fixtures, golden values). On the GPU
+# machine, scripts/device_check.sh runs the GPU tests, the parity gate and the benchmarks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DVMAFX_CUDA=ON >/dev/null
+cmake --build build-device --target vmafx vmafx_tests vmafx-parity vmafx_bench
+rm -rf .devcarry
+mkdir -p .devcarry/bin .devcarry/lib .devcarry/shared
+cp build-device/vmafx build-device/vmafx_tests build-device/vmafx-parity build-device/vmafx_bench .devcarry/bin/
+for lib in libtbb.so.12 libsvm.so.3 libfmt.so.9 libbenchmark.so.1debian; do
+  cp -L "/usr/lib/x86_64-linux-gnu/$lib" .devcarry/lib/
+done
+if [ -d ../shared/fixtures ]; then
+  cp -r ../shared/fixtures ../shared/golden ../shared/tools .devcarry/shared/
+fi
+du -sh .devcarry
