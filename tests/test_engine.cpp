@@ -73,7 +73,7 @@ TEST_F(EngineTest, SameBitsForEveryThreadCount) {
 TEST_F(EngineTest, PicturesBoundedByFramesInFlight) {
     VideoFormat f;
     f.width = 48;
-    f.height = 32;
+    f.height = 40;
     RunConfig c = config(f, 48);
     c.threads = 2;
     const RunResult long_run = run(c);
@@ -89,7 +89,7 @@ TEST_F(EngineTest, PicturesBoundedByFramesInFlight) {
 TEST_F(EngineTest, SubsampleScoresEveryNthFrame) {
     VideoFormat f;
     f.width = 48;
-    f.height = 32;
+    f.height = 40;
     RunConfig c = config(f, 5);
     c.subsample = 2;
     const RunResult r = run(c);
