@@ -2,12 +2,12 @@
 // x86 pipelines x86/motion_avx2.c, x86/motion_avx512.c, which produced the golden values).
 #include "feature/motion/motion.hpp"
 
-#include <array>
 #include <cstdint>
-#include <type_traits>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "feature/motion/motion_math.hpp"
 
 namespace vmafx {
 
@@ -38,18 +38,6 @@ constexpr const char* kMotionFeature = "VMAF_integer_feature_motion_score";
 constexpr const char* kMotion2Feature = "VMAF_integer_feature_motion2_score";
 constexpr const char* kMotion3Feature = "VMAF_integer_feature_motion3_score";
 
-// The 5-tap blur (integer_motion.h `filter`), a Gaussian in Q16: the taps sum to 65536.
-constexpr std::array<std::int32_t, 5> kFilter = {3571, 16004, 26386, 16004, 3571};
-constexpr int kRadius = 2;
-
-// Mirror an index that is at most kRadius outside [0, size) back into it, without repeating
-// the edge sample (-1 -> 1, size -> size-2). Needs size >= kRadius + 1.
-inline int mirror(int index, int size) {
-    if (index < 0) return -index;
-    if (index >= size) return 2 * size - index - 2;
-    return index;
-}
-
 // The smaller of a and b, written as upstream's MIN macro (a if a < b, else b).
 inline double min_of(double a, double b) { return a < b ? a : b; }
 
@@ -58,59 +46,36 @@ inline double motion_blend(double score, double factor, double offset) {
     return score * factor + (1 - factor) * min_of(offset, score);
 }
 
-// Horizontal blur of the vertically blurred difference at column j, exact 64-bit sum with
-// mirrored columns: the scalar path upstream takes at the left and right edges (and
-// everywhere in its C pipeline). Returns the Q16-rounded value.
-inline std::int32_t horizontal_tap_exact(const std::int32_t* y_row, int width, int j) {
-    std::int64_t acc = 0;
-    for (int k = 0; k < 5; ++k)
-        acc += static_cast<std::int64_t>(kFilter[k]) * y_row[mirror(j - kRadius + k, width)];
-    return static_cast<std::int32_t>((acc + (1 << 15)) >> 16);
-}
-
-// Sum of |blurred difference| over one row of the vertically blurred difference y_row
-// (width samples), wrapping modulo 2^32 as upstream's uint32_t row sum does.
-//
-// Columns [2, lane_end) are the ones upstream's AVX-512 pipeline (x_conv_row_sad_avx512)
-// computes in vector lanes: each tap product and the sums of the symmetric tap pairs
-// (0+4, 1+3) are 32-bit and wrap, then the three partial sums are added in 64 bits. For
-// samples within the bit depth nothing wraps and this equals the exact sum; the emulation
-// only keeps vmafx bit-identical to the golden build on out-of-range samples too.
-std::uint32_t row_sad(const std::int32_t* y_row, int width) {
-    const auto magnitude = [](std::int32_t v) {
-        return static_cast<std::uint32_t>(v < 0 ? -static_cast<std::int64_t>(v) : v);
+// Sum of |blurred difference| over one row of the vertically blurred difference y (width
+// samples), wrapping modulo 2^32 as upstream's uint32_t row sum does. Columns
+// [2, lane_columns_end) are blurred as upstream's AVX-512 lanes do (wrapping at 32 bits, see
+// motion_math.hpp), the others (the scalar path at the edges) exactly with mirrored columns.
+std::uint32_t row_sad(const std::int32_t* y, int width) {
+    using motion::mirror;
+    const auto exact_at = [&](int j) {
+        return motion::horizontal_blur_exact(y[mirror(j - 2, width)], y[mirror(j - 1, width)], y[j],
+                                             y[mirror(j + 1, width)], y[mirror(j + 2, width)]);
     };
-    const auto u32 = [](std::int32_t v) { return static_cast<std::uint32_t>(v); };
-    const auto lane = [](std::uint32_t v) { return static_cast<std::int64_t>(static_cast<std::int32_t>(v)); };
-    // AVX-512 loop: j = 2, 18, 34, ... while j + 18 <= width.
-    const int lane_end = width >= 20 ? 2 + 16 * ((width - 4) / 16) : 2;
+    const int lane_end = motion::lane_columns_end(width);
 
     std::uint32_t sum = 0;
-    for (int j = 0; j < 2 && j < width; ++j) sum += magnitude(horizontal_tap_exact(y_row, width, j));
-    for (int j = 2; j < lane_end; ++j) {
-        const std::uint32_t outer = (u32(y_row[j - 2]) + u32(y_row[j + 2])) * u32(kFilter[0]);
-        const std::uint32_t inner = (u32(y_row[j - 1]) + u32(y_row[j + 1])) * u32(kFilter[1]);
-        const std::uint32_t centre = u32(y_row[j]) * u32(kFilter[2]);
-        const std::int64_t acc = lane(outer) + lane(inner) + lane(centre);
-        sum += magnitude(static_cast<std::int32_t>((acc + (1 << 15)) >> 16));
-    }
-    for (int j = lane_end; j < width; ++j) sum += magnitude(horizontal_tap_exact(y_row, width, j));
+    for (int j = 0; j < 2 && j < width; ++j) sum += motion::magnitude(exact_at(j));
+    for (int j = 2; j < lane_end; ++j)
+        sum += motion::magnitude(motion::horizontal_blur_lane(y[j - 2], y[j - 1], y[j], y[j + 1], y[j + 2]));
+    for (int j = lane_end; j < width; ++j) sum += motion::magnitude(exact_at(j));
     return sum;
 }
 
-// Sum over the picture of |blur(prev - cur)|, the blur being kFilter vertically (rounded to
-// Q(16 - bit_depth), i.e. shifted right by bit_depth) then horizontally (rounded, shifted
-// right by 16), both with mirrored edges. `prev` and `cur` are luma planes of the same
-// width x height (>= 3 x 3) with samples of type Sample (uint8_t at 8 bits, uint16_t above).
-// Upstream: integer_motion.c motion_score_pipeline_8 / motion_score_pipeline_16 and their
-// AVX2/AVX-512 versions (all identical for in-range samples).
+// Sum over the rows of row_sad() of blur(prev - cur), the blur being the 5-tap filter
+// vertically (rounded to Q(16 - bit_depth), i.e. shifted right by bit_depth) then horizontally
+// (rounded, shifted right by 16), both with mirrored edges. `prev` and `cur` are luma planes of
+// the same width x height (>= 3 x 3) with samples of type Sample (uint8_t at 8 bits, uint16_t
+// above). Upstream: integer_motion.c motion_score_pipeline_8 / motion_score_pipeline_16 and
+// their AVX2/AVX-512 versions (all identical for in-range samples).
 template <typename Sample>
 std::uint64_t blurred_difference_sad(const Plane& prev, const Plane& cur, int bit_depth) {
-    // 8-bit differences times the taps fit 32 bits; 16-bit ones need 64.
-    using Acc = std::conditional_t<sizeof(Sample) == 1, std::int32_t, std::int64_t>;
     const int width = cur.width();
     const int height = cur.height();
-    const Acc round = Acc{1} << (bit_depth - 1);
     std::vector<std::int32_t> y_row(static_cast<std::size_t>(width));
 
     std::uint64_t sad = 0;
@@ -118,18 +83,19 @@ std::uint64_t blurred_difference_sad(const Plane& prev, const Plane& cur, int bi
         const Sample* p[5];
         const Sample* c[5];
         for (int k = 0; k < 5; ++k) {
-            const int r = mirror(i - kRadius + k, height);
+            const int r = motion::mirror(i - motion::kRadius + k, height);
             p[k] = prev.row<Sample>(r);
             c[k] = cur.row<Sample>(r);
         }
         std::int32_t any_nonzero = 0;
         for (int j = 0; j < width; ++j) {
-            Acc acc = 0;
-            for (int k = 0; k < 5; ++k)
-                acc += static_cast<Acc>(kFilter[k]) * (static_cast<Acc>(p[k][j]) - static_cast<Acc>(c[k][j]));
-            y_row[j] = static_cast<std::int32_t>((acc + round) >> bit_depth);
+            y_row[j] = motion::vertical_blur<Sample>(
+                motion::sample_difference(p[0][j], c[0][j]), motion::sample_difference(p[1][j], c[1][j]),
+                motion::sample_difference(p[2][j], c[2][j]), motion::sample_difference(p[3][j], c[3][j]),
+                motion::sample_difference(p[4][j], c[4][j]), bit_depth);
             any_nonzero |= y_row[j];
         }
+        // An all-zero row blurs to zero: skipping it changes nothing.
         if (any_nonzero) sad += row_sad(y_row.data(), width);
     }
     return sad;
@@ -137,95 +103,32 @@ std::uint64_t blurred_difference_sad(const Plane& prev, const Plane& cur, int bi
 
 class MotionExtractor final : public FeatureExtractor {
 public:
-    MotionExtractor(const Options& options, const VideoFormat& format)
-        : format_(format),
-          force_zero_(options.get_bool("motion_force_zero")),
-          blend_factor_(options.get("motion_blend_factor")),
-          blend_offset_(options.get("motion_blend_offset")),
-          fps_weight_(options.get("motion_fps_weight")),
-          max_val_(options.get("motion_max_val")),
-          five_frame_window_(options.get_bool("motion_five_frame_window")),
-          moving_average_(options.get_bool("motion_moving_average")),
-          debug_(options.get_bool("debug")),
-          sad_name_(options.feature_name(kSadFeature)),
-          motion_name_(options.feature_name(kMotionFeature)),
-          motion2_name_(options.feature_name(kMotion2Feature)),
-          motion3_name_(options.feature_name(kMotion3Feature)) {}
+    MotionExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {}
 
-    unsigned previous_refs() const override { return five_frame_window_ ? 2 : 1; }
+    unsigned previous_refs() const override { return settings_.first_scored_index(); }
 
     // integer_motion.c extract(): the sad score of frame in.index (0 for the first frame(s)).
     void extract(const FrameInput& in, FrameScores& out) const override {
         double score = 0.0;
-        if (!force_zero_ && in.index >= first_scored_index()) {
-            const Picture* prev = five_frame_window_ ? in.prev_prev_ref : in.prev_ref;
+        if (settings_.scores_frame(in.index)) {
+            const Picture* prev = settings_.five_frame_window ? in.prev_prev_ref : in.prev_ref;
             if (!prev)
-                throw Error(fmt::format("motion: frame {} needs the reference picture of frame {}",
-                                        in.index, in.index - first_scored_index()));
+                throw Error(fmt::format("motion: frame {} needs the reference picture of frame {}", in.index,
+                                        in.index - settings_.first_scored_index()));
             check_luma(in.ref, "reference");
             check_luma(prev, "previous reference");
             const std::uint64_t sad =
                 format_.bit_depth == 8
                     ? blurred_difference_sad<std::uint8_t>(prev->luma(), in.ref->luma(), 8)
                     : blurred_difference_sad<std::uint16_t>(prev->luma(), in.ref->luma(), format_.bit_depth);
-            // Upstream multiplies width and height as unsigned.
-            const unsigned area = static_cast<unsigned>(format_.width) * static_cast<unsigned>(format_.height);
-            score = min_of(static_cast<double>(sad) / 256.0 / static_cast<double>(area) * fps_weight_,
-                           max_val_);
+            score = settings_.sad_score(sad, format_.width, format_.height);
         }
-        out.emplace_back(sad_name_, score);
-        if (debug_) out.emplace_back(motion_name_, score);
+        settings_.write_frame(score, out);
     }
 
-    // integer_motion.c flush(): motion2 and motion3 of every frame from the sad scores.
-    void flush(ScoreTable& table) const override {
-        unsigned n = 0;
-        while (table.get(sad_name_, n)) ++n;
-        if (n == 0) return;
-        const auto sad = [&](unsigned i) { return *table.get(sad_name_, i); };
-        const unsigned min_idx = first_scored_index();
-        const unsigned stride = five_frame_window_ ? 2 : 1;
-
-        // Frames before min_idx have no motion of their own: they get the clipped, blended
-        // score of the first frame that has.
-        double stamp_value = 0.0;
-        if (n > min_idx) stamp_value = min_of(motion_blend(sad(min_idx), blend_factor_, blend_offset_), max_val_);
-
-        double prev_processed = 0.0;
-        for (unsigned i = 0; i < n; ++i) {
-            double motion2 = 0.0;
-            if (i >= min_idx) {
-                if (i + 1 >= n) {
-                    motion2 = sad(i);  // last frame: no later one to compare with
-                } else {
-                    const double hi = sad(i + 1);
-                    const unsigned lo_idx = i - (stride - 1);
-                    if (lo_idx >= min_idx) {
-                        const double lo = sad(lo_idx);
-                        motion2 = lo < hi ? lo : hi;
-                    } else {
-                        motion2 = hi;
-                    }
-                }
-            }
-            table.set(motion2_name_, i, motion2);
-
-            double motion3 = stamp_value;
-            if (i < min_idx) {
-                prev_processed = stamp_value;
-            } else {
-                const double processed = min_of(motion_blend(motion2, blend_factor_, blend_offset_), max_val_);
-                motion3 = moving_average_ ? (processed + prev_processed) / 2.0 : processed;
-                prev_processed = processed;
-            }
-            table.set(motion3_name_, i, motion3);
-        }
-    }
+    void flush(ScoreTable& table) const override { settings_.flush(table); }
 
 private:
-    // First frame with a previous reference to compare against (upstream's min_idx).
-    unsigned first_scored_index() const { return five_frame_window_ ? 2 : 1; }
-
     void check_luma(const Picture* pic, const char* what) const {
         if (!pic) throw Error(fmt::format("motion: no {} picture", what));
         const Plane& luma = pic->luma();
@@ -237,26 +140,11 @@ private:
     }
 
     VideoFormat format_;
-    bool force_zero_;
-    double blend_factor_;
-    double blend_offset_;
-    double fps_weight_;
-    double max_val_;
-    bool five_frame_window_;
-    bool moving_average_;
-    bool debug_;
-    std::string sad_name_;
-    std::string motion_name_;
-    std::string motion2_name_;
-    std::string motion3_name_;
+    motion::Settings settings_;
 };
 
 std::unique_ptr<FeatureExtractor> create_motion(const Options& options, const VideoFormat& format) {
-    if (format.bit_depth < 8 || format.bit_depth > 16)
-        throw Error(fmt::format("motion: bit depth {} is not supported (8 to 16)", format.bit_depth));
-    if (format.width < kRadius + 1 || format.height < kRadius + 1)
-        throw Error(fmt::format("motion: picture {}x{} is too small, the 5-tap blur needs at least {}x{}",
-                                format.width, format.height, kRadius + 1, kRadius + 1));
+    motion::check_format(format);
     return std::make_unique<MotionExtractor>(options, format);
 }
 
@@ -268,8 +156,97 @@ const ExtractorInfo& motion_extractor_info() {
         kMotionOptions,
         {kSadFeature, kMotionFeature, kMotion2Feature, kMotion3Feature},
         create_motion,
+#ifdef VMAFX_HAVE_CUDA
+        make_motion_gpu,
+        TwinContract{true, 0.0,
+                     "integer arithmetic: the per-sample blur uses the CPU's helpers (motion_math.hpp); each "
+                     "row's uint32 sum is formed as the CPU's (wrapping addition modulo 2^32, order-free), the "
+                     "rows are summed in 64 bits (order-free) and the doubles are formed on the host by the "
+                     "CPU's own code (motion::Settings)"},
+#endif
     };
     return info;
 }
+
+namespace motion {
+
+Settings::Settings(const Options& options)
+    : force_zero(options.get_bool("motion_force_zero")),
+      blend_factor(options.get("motion_blend_factor")),
+      blend_offset(options.get("motion_blend_offset")),
+      fps_weight(options.get("motion_fps_weight")),
+      max_val(options.get("motion_max_val")),
+      five_frame_window(options.get_bool("motion_five_frame_window")),
+      moving_average(options.get_bool("motion_moving_average")),
+      debug(options.get_bool("debug")),
+      sad_name(options.feature_name(kSadFeature)),
+      motion_name(options.feature_name(kMotionFeature)),
+      motion2_name(options.feature_name(kMotion2Feature)),
+      motion3_name(options.feature_name(kMotion3Feature)) {}
+
+double Settings::sad_score(std::uint64_t sad, int width, int height) const {
+    // Upstream multiplies width and height as unsigned.
+    const unsigned area = static_cast<unsigned>(width) * static_cast<unsigned>(height);
+    return min_of(static_cast<double>(sad) / 256.0 / static_cast<double>(area) * fps_weight, max_val);
+}
+
+void Settings::write_frame(double score, FrameScores& out) const {
+    out.emplace_back(sad_name, score);
+    if (debug) out.emplace_back(motion_name, score);
+}
+
+void Settings::flush(ScoreTable& table) const {
+    unsigned n = 0;
+    while (table.get(sad_name, n)) ++n;
+    if (n == 0) return;
+    const auto sad = [&](unsigned i) { return *table.get(sad_name, i); };
+    const unsigned min_idx = first_scored_index();
+    const unsigned stride = five_frame_window ? 2 : 1;
+
+    // Frames before min_idx have no motion of their own: they get the clipped, blended
+    // score of the first frame that has.
+    double stamp_value = 0.0;
+    if (n > min_idx) stamp_value = min_of(motion_blend(sad(min_idx), blend_factor, blend_offset), max_val);
+
+    double prev_processed = 0.0;
+    for (unsigned i = 0; i < n; ++i) {
+        double motion2 = 0.0;
+        if (i >= min_idx) {
+            if (i + 1 >= n) {
+                motion2 = sad(i);  // last frame: no later one to compare with
+            } else {
+                const double hi = sad(i + 1);
+                const unsigned lo_idx = i - (stride - 1);
+                if (lo_idx >= min_idx) {
+                    const double lo = sad(lo_idx);
+                    motion2 = lo < hi ? lo : hi;
+                } else {
+                    motion2 = hi;
+                }
+            }
+        }
+        table.set(motion2_name, i, motion2);
+
+        double motion3 = stamp_value;
+        if (i < min_idx) {
+            prev_processed = stamp_value;
+        } else {
+            const double processed = min_of(motion_blend(motion2, blend_factor, blend_offset), max_val);
+            motion3 = moving_average ? (processed + prev_processed) / 2.0 : processed;
+            prev_processed = processed;
+        }
+        table.set(motion3_name, i, motion3);
+    }
+}
+
+void check_format(const VideoFormat& format) {
+    if (format.bit_depth < 8 || format.bit_depth > 16)
+        throw Error(fmt::format("motion: bit depth {} is not supported (8 to 16)", format.bit_depth));
+    if (format.width < kRadius + 1 || format.height < kRadius + 1)
+        throw Error(fmt::format("motion: picture {}x{} is too small, the 5-tap blur needs at least {}x{}",
+                                format.width, format.height, kRadius + 1, kRadius + 1));
+}
+
+}  // namespace motion
 
 }  // namespace vmafx

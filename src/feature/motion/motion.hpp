@@ -10,6 +10,10 @@
 // integer_motion.h (filter), motion_blend_tools.h (motion_blend), x86/motion_avx512.c.
 #pragma once
 
+#include <cstdint>
+#include <memory>
+#include <string>
+
 #include "feature/feature_extractor.hpp"
 
 namespace vmafx {
@@ -33,5 +37,59 @@ namespace vmafx {
 /// lower than 3 samples (the 5-tap mirrored filter needs 3; upstream reads outside the
 /// picture there and its result is undefined).
 const ExtractorInfo& motion_extractor_info();
+
+namespace motion {
+
+/// Options and output names of one "motion" instance, and the host-side arithmetic of the
+/// metric: the sad score of a frame from its integer sum, and flush()'s motion2/motion3.
+/// Shared by the CPU extractor (motion.cpp) and its CUDA twin (motion_cuda.cu), so that both
+/// form every double the same way. Upstream: integer_motion.c extract() (score), flush().
+struct Settings {
+    /// Reads the options of motion_extractor_info() from `options`.
+    explicit Settings(const Options& options);
+
+    bool force_zero;
+    double blend_factor;
+    double blend_offset;
+    double fps_weight;
+    double max_val;
+    bool five_frame_window;
+    bool moving_average;
+    bool debug;
+    std::string sad_name;      ///< output name of VMAF_integer_feature_motion_sad_score
+    std::string motion_name;   ///< of VMAF_integer_feature_motion_score (debug only)
+    std::string motion2_name;  ///< of VMAF_integer_feature_motion2_score
+    std::string motion3_name;  ///< of VMAF_integer_feature_motion3_score
+
+    /// First frame compared with an earlier reference (upstream's min_idx): 1, or 2 with the
+    /// five-frame window, which compares frame i with frame i-2. Also the number of previous
+    /// reference pictures a frame needs (previous_refs()).
+    unsigned first_scored_index() const { return five_frame_window ? 2 : 1; }
+    /// Whether frame `index` is scored from pictures; when not, its sad score is 0.
+    bool scores_frame(unsigned index) const { return !force_zero && index >= first_scored_index(); }
+    /// The sad score of a scored frame of a width x height luma plane from `sad`, the sum over
+    /// the rows of each row's uint32 (wrapping) sum of |blurred difference|, taken in 64 bits:
+    /// min(sad / 256 / (width * height) * motion_fps_weight, motion_max_val).
+    double sad_score(std::uint64_t sad, int width, int height) const;
+    /// Appends a frame's extract() outputs to `out`: (sad_name, score), then with debug
+    /// (motion_name, score).
+    void write_frame(double score, FrameScores& out) const;
+    /// integer_motion.c flush(): writes motion2 and motion3 of every frame 0..n-1, where n is the
+    /// number of consecutive frames from 0 with a sad score in `table`.
+    void flush(ScoreTable& table) const;
+};
+
+/// Throws Error unless `format` can be scored: bit depth 8..16 and luma at least
+/// (kRadius + 1) x (kRadius + 1) = 3 x 3 samples.
+void check_format(const VideoFormat& format);
+
+}  // namespace motion
+
+#ifdef VMAFX_HAVE_CUDA
+/// The CUDA twin of "motion" (motion_cuda.cu): same outputs, bit for bit, as the CPU extractor.
+/// `slots` result slots (frames in flight). Throws Error as the CPU factory does for formats
+/// it cannot score, and on CUDA errors.
+std::unique_ptr<GpuExtractor> make_motion_gpu(const Options& options, const VideoFormat& format, unsigned slots);
+#endif
 
 }  // namespace vmafx
