@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
+#include "cuda/gpu_scorer.hpp"
 #include "feature/motion/motion.hpp"
 #include "feature/motion/motion_math.hpp"
 
@@ -57,7 +58,8 @@ __device__ inline Sample load_sample(const unsigned char* plane, int pitch, int 
 template <typename Sample>
 __global__ void __launch_bounds__(kBlockThreads)
     row_sums_kernel(const unsigned char* __restrict__ prev, int prev_pitch, const unsigned char* __restrict__ cur,
-                    int cur_pitch, int width, int height, int bit_depth, std::uint32_t* __restrict__ row_sums) {
+                    int cur_pitch, int width, int height, int bit_depth, std::uint32_t* __restrict__ row_sums,
+                    bool plant_mirror_shift) {
     constexpr int kInputRows = kTileRows + 2 * kRadius;
     __shared__ std::int32_t blurred[kTileRows][kBlockThreads];  // vertical pass, by tile row and thread
     __shared__ std::uint32_t warp_sums[kTileRows][kWarps];
@@ -76,7 +78,9 @@ __global__ void __launch_bounds__(kBlockThreads)
         for (int k = 0; k < kInputRows; ++k) {
             d[k] = 0;
             if (k < rows + 2 * kRadius) {
-                const int r = motion::mirror(row0 - kRadius + k, height);
+                int r = motion::mirror(row0 - kRadius + k, height);
+                // Planted regression (parity-gate tests only): the top border mirror off by one.
+                if (plant_mirror_shift && row0 - kRadius + k < 0) r += 1;
                 d[k] = motion::sample_difference(load_sample<Sample>(prev, prev_pitch, r, column),
                                                  load_sample<Sample>(cur, cur_pitch, r, column));
             }
@@ -165,6 +169,7 @@ public:
                         std::to_string(f.index - settings_.first_scored_index()) + " and " +
                         std::to_string(f.index));
 
+        const bool plant = planted_defect() == PlantedDefect::kMirrorShift;
         std::uint32_t* row_sums = row_sums_.get() + static_cast<std::size_t>(slot) * format_.height;
         const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(format_.width), kTileColumns),
                         cuda::blocks_for(static_cast<std::size_t>(format_.height), kTileRows));
@@ -173,11 +178,11 @@ public:
         const int prev_pitch = checked_pitch(prev.pitch), cur_pitch = checked_pitch(f.ref.pitch);
         if (format_.bit_depth == 8)
             row_sums_kernel<std::uint8_t><<<grid, kBlockThreads, 0, stream>>>(
-                prev_data, prev_pitch, cur_data, cur_pitch, format_.width, format_.height, 8, row_sums);
+                prev_data, prev_pitch, cur_data, cur_pitch, format_.width, format_.height, 8, row_sums, plant);
         else
             row_sums_kernel<std::uint16_t><<<grid, kBlockThreads, 0, stream>>>(
                 prev_data, prev_pitch, cur_data, cur_pitch, format_.width, format_.height, format_.bit_depth,
-                row_sums);
+                row_sums, plant);
         cuda::check_launch("motion row_sums_kernel");
         total_kernel<<<1, kTotalThreads, 0, stream>>>(row_sums, format_.height, totals_.get() + slot);
         cuda::check_launch("motion total_kernel");
