@@ -304,4 +304,36 @@ TEST(AdmThreads, ParallelFramesEqualSequential) {
     }
 }
 
+// The per-thread scratch memory carries nothing from one frame to the next, also when the
+// picture size and bit depth change between calls on one thread.
+TEST(AdmThreads, ScratchReuseAcrossSizes) {
+    VideoFormat big;
+    big.width = 300;
+    big.height = 170;
+    VideoFormat small;
+    small.width = 97;
+    small.height = 65;
+    small.bit_depth = 10;
+    Picture ref_big(big), dist_big(big);
+    fill_frames(ref_big, dist_big, 7);
+    Picture ref_small(small), dist_small(small);
+    for (int y = 0; y < small.height; ++y) {
+        for (int x = 0; x < small.width; ++x) {
+            ref_small.luma().row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>((x * 37 + y * 11) % 1024);
+            dist_small.luma().row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>((x * 37 + y * 13) % 1024);
+        }
+    }
+    const auto ex_big = make_adm({}, big);
+    const auto ex_small = make_adm({}, small);
+    const FrameScores small_first = score(*ex_small, ref_small, dist_small);
+    const FrameScores big_first = score(*ex_big, ref_big, dist_big);
+    const FrameScores small_again = score(*ex_small, ref_small, dist_small);
+    const FrameScores big_again = score(*ex_big, ref_big, dist_big);
+    ASSERT_EQ(small_first.size(), 7u);
+    for (std::size_t k = 0; k < 7; ++k) {
+        EXPECT_TRUE(same_double(small_first[k].second, small_again[k].second)) << small_first[k].first;
+        EXPECT_TRUE(same_double(big_first[k].second, big_again[k].second)) << big_first[k].first;
+    }
+}
+
 }  // namespace
