@@ -47,36 +47,8 @@ const std::vector<std::string> kAdmFeatures = {
 
 class AdmExtractor final : public FeatureExtractor {
 public:
-    AdmExtractor(const Options& options, const VideoFormat& format)
-        : format_(format),
-          debug_(options.get_bool("debug")),
-          dlm_weight_(options.get("adm_dlm_weight")),
-          min_val_(options.get("adm_min_val")) {
-        config_.csf.mode = static_cast<adm::CsfMode>(options.get_int("adm_csf_mode"));
-        config_.csf.norm_view_dist = options.get("adm_norm_view_dist");
-        config_.csf.ref_display_height = options.get_int("adm_ref_display_height");
-        config_.csf.csf_scale = options.get("adm_csf_scale");
-        config_.csf.csf_diag_scale = options.get("adm_csf_diag_scale");
-        config_.enhn_gain_limit = options.get("adm_enhn_gain_limit");
-        config_.noise_weight = options.get("adm_noise_weight");
-        config_.skip_aim = options.get_bool("adm_skip_aim");
-        config_.skip_scale0 = options.get_bool("adm_skip_scale0");
-        for (const auto& f : kAdmFeatures) names_.push_back(options.feature_name(f));
-
-        // Upstream's extract() fails (-EINVAL) for every frame in this case: its 16-bit
-        // pipeline cannot represent an angular frequency below that of 1080 lines at 3H.
-        if (config_.csf.norm_view_dist * config_.csf.ref_display_height < 3.0 * 1080)
-            throw Error(fmt::format(
-                "adm: adm_norm_view_dist * adm_ref_display_height = {:g} is below the limit 3240 (3.0 * 1080) "
-                "that the integer ADM supports",
-                config_.csf.norm_view_dist * config_.csf.ref_display_height));
-        if (format.bit_depth < 8 || format.bit_depth > 16)
-            throw Error(fmt::format("adm: bit depth {} is not supported (8 to 16)", format.bit_depth));
-        if (format.width < adm::kMinSize || format.height < adm::kMinSize)
-            throw Error(fmt::format(
-                "adm: picture {}x{} is too small: width and height must be at least {} (upstream crashes below 17 "
-                "and reads outside its buffers below {})",
-                format.width, format.height, adm::kMinSize, adm::kMinSize));
+    AdmExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {
+        settings_.check(format);
     }
 
     void extract(const FrameInput& in, FrameScores& out) const override {
@@ -86,32 +58,12 @@ public:
         if (ref.width() != format_.width || ref.height() != format_.height || dis.width() != format_.width ||
             dis.height() != format_.height)
             throw Error(fmt::format("adm: frame {} is not {}x{}", in.index, format_.width, format_.height));
-
-        const adm::AdmScores s = adm::compute_adm(ref, dis, format_.bit_depth, config_);
-        // Upstream's MAX(x, y): x > y ? x : y.
-        const double blend = s.score * dlm_weight_ + (1 - s.score_aim) * (1 - dlm_weight_);
-        const double adm3 = blend > min_val_ ? blend : min_val_;
-        out.emplace_back(names_[0], s.score);
-        out.emplace_back(names_[1], s.score_aim);
-        out.emplace_back(names_[2], adm3);
-        for (int k = 0; k < 4; ++k) out.emplace_back(names_[3 + k], s.scale_num[k] / s.scale_den[k]);
-        if (!debug_) return;
-        out.emplace_back(names_[7], s.score);
-        out.emplace_back(names_[8], s.num);
-        out.emplace_back(names_[9], s.den);
-        for (int k = 0; k < 4; ++k) {
-            out.emplace_back(names_[10 + 2 * k], s.scale_num[k]);
-            out.emplace_back(names_[11 + 2 * k], s.scale_den[k]);
-        }
+        settings_.write_frame(adm::compute_adm(ref, dis, format_.bit_depth, settings_.config), out);
     }
 
 private:
     VideoFormat format_;
-    adm::AdmConfig config_;
-    bool debug_;
-    double dlm_weight_;
-    double min_val_;
-    std::vector<std::string> names_;  // output name of each of kAdmFeatures
+    adm::Settings settings_;
 };
 
 }  // namespace
@@ -121,8 +73,75 @@ const ExtractorInfo& adm_extractor_info() {
         "adm", kAdmOptions, kAdmFeatures,
         [](const Options& options, const VideoFormat& format) -> std::unique_ptr<FeatureExtractor> {
             return std::make_unique<AdmExtractor>(options, format);
-        }};
+        },
+#ifdef VMAFX_HAVE_CUDA
+        make_adm_gpu,
+        TwinContract{true, 0.0,
+                     "every device sum is an integer: per-sample steps are the CPU's own functions (adm_math.hpp); "
+                     "each row's sum of cubes is added with 64-bit integer atomics (exact, order-free), then shifted "
+                     "and summed over rows as the CPU does (integer, order-free); the floats (cube roots, ratios, "
+                     "adm3) are formed on the host by the CPU's own code (adm_scores, Settings::write_frame)"},
+#endif
+    };
     return info;
 }
+
+namespace adm {
+
+Settings::Settings(const Options& options)
+    : debug(options.get_bool("debug")),
+      dlm_weight(options.get("adm_dlm_weight")),
+      min_val(options.get("adm_min_val")) {
+    config.csf.mode = static_cast<CsfMode>(options.get_int("adm_csf_mode"));
+    config.csf.norm_view_dist = options.get("adm_norm_view_dist");
+    config.csf.ref_display_height = options.get_int("adm_ref_display_height");
+    config.csf.csf_scale = options.get("adm_csf_scale");
+    config.csf.csf_diag_scale = options.get("adm_csf_diag_scale");
+    config.enhn_gain_limit = options.get("adm_enhn_gain_limit");
+    config.noise_weight = options.get("adm_noise_weight");
+    config.skip_aim = options.get_bool("adm_skip_aim");
+    config.skip_scale0 = options.get_bool("adm_skip_scale0");
+    for (const auto& f : kAdmFeatures) names.push_back(options.feature_name(f));
+}
+
+void Settings::check(const VideoFormat& format) const {
+    // Upstream's extract() fails (-EINVAL) for every frame in this case: its 16-bit
+    // pipeline cannot represent an angular frequency below that of 1080 lines at 3H.
+    if (config.csf.norm_view_dist * config.csf.ref_display_height < 3.0 * 1080)
+        throw Error(fmt::format(
+            "adm: adm_norm_view_dist * adm_ref_display_height = {:g} is below the limit 3240 (3.0 * 1080) "
+            "that the integer ADM supports",
+            config.csf.norm_view_dist * config.csf.ref_display_height));
+    if (format.bit_depth < 8 || format.bit_depth > 16)
+        throw Error(fmt::format("adm: bit depth {} is not supported (8 to 16)", format.bit_depth));
+    if (format.width < kMinSize || format.height < kMinSize)
+        throw Error(fmt::format(
+            "adm: picture {}x{} is too small: width and height must be at least {} (upstream crashes below 17 "
+            "and reads outside its buffers below {})",
+            format.width, format.height, kMinSize, kMinSize));
+}
+
+double Settings::adm3(const AdmScores& s) const {
+    // Upstream's MAX(x, y): x > y ? x : y.
+    const double blend = s.score * dlm_weight + (1 - s.score_aim) * (1 - dlm_weight);
+    return blend > min_val ? blend : min_val;
+}
+
+void Settings::write_frame(const AdmScores& s, FrameScores& out) const {
+    out.emplace_back(names[0], s.score);
+    out.emplace_back(names[1], s.score_aim);
+    out.emplace_back(names[2], adm3(s));
+    for (int k = 0; k < 4; ++k) out.emplace_back(names[3 + k], s.scale_num[k] / s.scale_den[k]);
+    if (!debug) return;
+    out.emplace_back(names[7], s.score);
+    out.emplace_back(names[8], s.num);
+    out.emplace_back(names[9], s.den);
+    for (int k = 0; k < 4; ++k) {
+        out.emplace_back(names[10 + 2 * k], s.scale_num[k]);
+        out.emplace_back(names[11 + 2 * k], s.scale_den[k]);
+    }
+}
+
+}  // namespace adm
 
 }  // namespace vmafx

@@ -10,6 +10,11 @@
 // x86/adm_avx512.c kernels the golden values were made with (see adm_pipeline.hpp).
 #pragma once
 
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "feature/adm/adm_pipeline.hpp"
 #include "feature/feature_extractor.hpp"
 
 namespace vmafx {
@@ -33,5 +38,41 @@ namespace vmafx {
 /// depths outside 8..16 and for luma smaller than 33 x 33 (upstream crashes below 17 and
 /// reads outside its buffers from 17 to 32, where its scores are undefined).
 const ExtractorInfo& adm_extractor_info();
+
+namespace adm {
+
+/// One "adm" instance's options as the CPU extractor and its CUDA twin use them: the pipeline
+/// configuration, and how a frame's AdmScores become its outputs (upstream integer_adm.c
+/// init() and extract()).
+struct Settings {
+    /// Reads the options (validated against the registry's table).
+    explicit Settings(const Options& options);
+
+    /// Throws Error for what the integer ADM cannot score (see adm_extractor_info): nvd * rdh
+    /// below 3240, bit depths outside 8..16, luma smaller than kMinSize.
+    void check(const VideoFormat& format) const;
+
+    /// max(adm2 * dlmw + (1 - aim) * (1 - dlmw), min) (upstream's adm3 output).
+    double adm3(const AdmScores& s) const;
+
+    /// Appends the frame's outputs to `out` in upstream's order (adm2, aim, adm3, the four
+    /// scale ratios; with debug also adm, num, den and the per-scale num/den).
+    void write_frame(const AdmScores& s, FrameScores& out) const;
+
+    AdmConfig config;
+    bool debug = false;
+    double dlm_weight = 0.5;
+    double min_val = 0.0;
+    std::vector<std::string> names;  ///< output name of each provided feature, in table order
+};
+
+}  // namespace adm
+
+#ifdef VMAFX_HAVE_CUDA
+/// The CUDA twin of "adm" (adm_cuda.cu): the CPU extractor's outputs, bit for bit, with
+/// `slots` frames in flight. Throws Error for formats and options the CPU refuses, for 0
+/// slots, and on CUDA errors.
+std::unique_ptr<GpuExtractor> make_adm_gpu(const Options& options, const VideoFormat& format, unsigned slots);
+#endif
 
 }  // namespace vmafx

@@ -21,10 +21,10 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace vmafx::adm {
@@ -38,20 +38,16 @@ using std::uint16_t;
 using std::uint32_t;
 using std::uint64_t;
 
-constexpr double kBorderFactor = 0.1;  // fraction of each side that does not count
+// The hot kernels are also compiled for AVX2 and picked at run time (integer arithmetic and
+// -ffp-contract=off keep every result the same in both versions).
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define VMAFX_ADM_HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define VMAFX_ADM_HOT
+#endif
 
-// Db2 analysis filters in Q15 (upstream integer_adm.h dwt2_db2_coeffs_lo/hi); the
-// low-pass taps sum to 46342.
-constexpr int32_t kLo[4] = {15826, 27411, 7345, -4240};
-constexpr int32_t kHi[4] = {-4240, -7345, 27411, -15826};
-constexpr int32_t kLoSum = 46342;
-
-constexpr int32_t kOneBy15Q12 = 8738;        // 1/15 in Q17, applied with >> 12 (level 0)
-constexpr int64_t kOneBy15Q32 = 286331153;   // 1/15 in Q32 (levels 1..3)
-constexpr int32_t kOneBy30Q17 = 4369;        // 1/30 in Q17, applied with >> 12 (level 0)
-constexpr int64_t kOneBy30Q32 = 143165577;   // 1/30 in Q32 (levels 1..3)
-// Upstream's rounding constant before ">> 32" at levels 1..3 is (int32_t)(1u << 31).
-constexpr int64_t kRound32 = INT32_MIN;
+// Constants, per-sample arithmetic and region geometry: adm_math.hpp (shared with the
+// CUDA twin).
 
 // A 2-D array of T: rows `stride` elements apart.
 template <typename T>
@@ -69,46 +65,8 @@ struct Bands {
     const View<T>& hvd(int theta) const { return theta == 0 ? h : (theta == 1 ? v : d); }
 };
 
-struct Region {
-    int left, top, right, bottom;
-};
-
-// The region that counts towards the scores: a border of 10% (rounded) excluded on each
-// side (upstream: left = w * ADM_BORDER_FACTOR - 0.5, right = w - left).
-Region score_region(int w, int h) {
-    const int left = static_cast<int>(w * kBorderFactor - 0.5);
-    const int top = static_cast<int>(h * kBorderFactor - 0.5);
-    return {left, top, w - left, h - top};
-}
-
-// The score region grown by one filter tap on each side and clipped to the band: where
-// decouple and csf compute (upstream: left = w * 0.1 - 0.5 - 1, right = w - left + 2).
-Region tap_region(int w, int h) {
-    const int left = static_cast<int>(w * kBorderFactor - 0.5 - 1);
-    const int top = static_cast<int>(h * kBorderFactor - 0.5 - 1);
-    return {std::max(left, 0), std::max(top, 0), std::min(w - left + 2, w), std::min(h - top + 2, h)};
-}
-
-// First column of the tail a 16-wide AVX-512 loop over [left, right) leaves to scalar code.
-int vector_end(int left, int right, int lanes) { return right - (right - left) % lanes; }
-
-int32_t abs32(int32_t x) {  // abs() as x86 computes it: INT32_MIN stays INT32_MIN
-    return static_cast<int32_t>(x < 0 ? 0u - static_cast<uint32_t>(x) : static_cast<uint32_t>(x));
-}
-
 // 2^e for a uint32_t exponent, as upstream's pow(2, unsigned expression).
 double pow2(uint32_t e) { return std::pow(2.0, static_cast<double>(e)); }
-
-// Shift and rounding constant upstream derives from ceil(log2(x)) + offset, converted as
-// its AVX-512 build converts (vcvttsd2usi).
-struct Shift {
-    uint32_t shift;
-    uint32_t round;  // 2^(shift - 1), computed in uint32_t as upstream does
-};
-Shift log2_shift(double x, double offset) {
-    const uint32_t s = to_u32_avx512(std::ceil(std::log2(x) + offset));
-    return {s, to_u32_avx512(pow2(s - 1u))};
-}
 
 // ---------------------------------------------------------------------------------------
 // DWT
@@ -121,13 +79,8 @@ using Taps = std::vector<std::array<int, 4>>;
 Taps dwt_taps(int n) {
     const int half = (n + 1) / 2;
     Taps t(static_cast<std::size_t>(half));
-    t[0] = {1, 0, 1, 2};
-    for (int i = 1; i < half; ++i) {
-        for (int k = 0; k < 4; ++k) {
-            const int p = 2 * i - 1 + k;
-            t[i][k] = p >= n ? 2 * n - p - 1 : p;
-        }
-    }
+    for (int i = 0; i < half; ++i)
+        for (int k = 0; k < 4; ++k) t[i][k] = dwt_mirror(2 * i - 1 + k, n);
     return t;
 }
 
@@ -138,18 +91,11 @@ Taps dwt_taps(int n) {
 Taps dwt_taps_horizontal(int n, int block) {
     Taps t = dwt_taps(n);
     const int half = (n + 1) / 2;
-    if (block > 0 && half > 1 && (half - 1) % block == 0) {
+    if (dwt_reads_past_row(n, block)) {
         const int i = half - 1;
         t[i] = {2 * i - 1, 2 * i, 2 * i + 1, 2 * i + 2};
     }
     return t;
-}
-
-// Filters 4 taps of `row` (positions `tap`) with `f` (Q15).
-template <typename T>
-int64_t filter4(const int32_t f[4], const T* row, const std::array<int, 4>& tap) {
-    return static_cast<int64_t>(f[0]) * row[tap[0]] + static_cast<int64_t>(f[1]) * row[tap[1]] +
-           static_cast<int64_t>(f[2]) * row[tap[2]] + static_cast<int64_t>(f[3]) * row[tap[3]];
 }
 
 // Level 0 of the DWT of one luma plane (w x h samples of type Sample at `bit_depth` bits)
@@ -158,15 +104,12 @@ int64_t filter4(const int32_t f[4], const T* row, const std::array<int, 4>& tap)
 // `tmp` holds 2*w + 64 int16: the vertical low- and high-pass rows side by side, then
 // zeros, as upstream's tmp_ref (the AVX-512 horizontal pass can read past the first).
 template <typename Sample>
-void dwt_level0(const Plane& src, int bit_depth, bool lo_only, const Taps& taps_y, const Taps& taps_x,
+VMAFX_ADM_HOT void dwt_level0(const Plane& src, int bit_depth, bool lo_only, const Taps& taps_y, const Taps& taps_x,
                 int16_t* tmp, const Bands<int16_t>& out) {
     const int w = src.width();
     const int half_w = (w + 1) / 2;
     const int half_h = (src.height() + 1) / 2;
     // Vertical pass: Q(16 - bit_depth) rounding; the low pass moves the range to signed.
-    const int shift_v = bit_depth;
-    const uint32_t round_v = 1u << (bit_depth - 1);
-    const uint32_t lo_offset = round_v - static_cast<uint32_t>(kLoSum) * round_v;
     int16_t* lo = tmp;
     int16_t* hi = tmp + w;
     std::fill(tmp + 2 * w, tmp + 2 * w + 64, int16_t{0});
@@ -177,28 +120,33 @@ void dwt_level0(const Plane& src, int bit_depth, bool lo_only, const Taps& taps_
         const Sample* r2 = src.row<Sample>(taps_y[i][2]);
         const Sample* r3 = src.row<Sample>(taps_y[i][3]);
         // 32-bit arithmetic modulo 2^32 as upstream's int32 sums (the result fits).
-        for (int j = 0; j < w; ++j) {
-            const uint32_t s = static_cast<uint32_t>(kLo[0]) * r0[j] + static_cast<uint32_t>(kLo[1]) * r1[j] +
-                               static_cast<uint32_t>(kLo[2]) * r2[j] + static_cast<uint32_t>(kLo[3]) * r3[j];
-            lo[j] = static_cast<int16_t>(static_cast<int32_t>(s + lo_offset) >> shift_v);
-        }
-        if (!lo_only) {
-            for (int j = 0; j < w; ++j) {
-                const uint32_t s = static_cast<uint32_t>(kHi[0]) * r0[j] + static_cast<uint32_t>(kHi[1]) * r1[j] +
-                                   static_cast<uint32_t>(kHi[2]) * r2[j] + static_cast<uint32_t>(kHi[3]) * r3[j];
-                hi[j] = static_cast<int16_t>(static_cast<int32_t>(s + round_v) >> shift_v);
-            }
-        }
-        // Horizontal pass: Q16 rounding.
+        for (int j = 0; j < w; ++j) lo[j] = dwt0_vertical_lo(r0[j], r1[j], r2[j], r3[j], bit_depth);
+        if (!lo_only)
+            for (int j = 0; j < w; ++j) hi[j] = dwt0_vertical_hi(r0[j], r1[j], r2[j], r3[j], bit_depth);
+        // Horizontal pass: Q16 rounding (the sums fit 32 bits). Outputs 1 .. half_w-3 read
+        // 2j-1 .. 2j+2 directly; the first and the last two go through the tap table.
         int16_t* a = out.a.row(i);
-        const auto band = [](int64_t acc) { return static_cast<int16_t>((acc + 32768) >> 16); };
-        for (int j = 0; j < half_w; ++j) {
+        int16_t* v = out.v.row(i);
+        int16_t* hb = out.h.row(i);
+        int16_t* d = out.d.row(i);
+        const auto lo_pass = [](const int16_t* p) { return dwt0_horizontal_lo(p[0], p[1], p[2], p[3]); };
+        const auto hi_pass = [](const int16_t* p) { return dwt0_horizontal_hi(p[0], p[1], p[2], p[3]); };
+        const int inner_end = std::max(1, half_w - 2);
+        for (int j = 1; j < inner_end; ++j) a[j] = lo_pass(lo + 2 * j - 1);
+        if (!lo_only) {
+            for (int j = 1; j < inner_end; ++j) v[j] = hi_pass(lo + 2 * j - 1);
+            for (int j = 1; j < inner_end; ++j) hb[j] = lo_pass(hi + 2 * j - 1);
+            for (int j = 1; j < inner_end; ++j) d[j] = hi_pass(hi + 2 * j - 1);
+        }
+        for (int j = 0; j < half_w; j = (j == 0 ? inner_end : j + 1)) {
             const auto& tap = taps_x[j];
-            a[j] = band(filter4(kLo, lo, tap));
+            const int16_t l[4] = {lo[tap[0]], lo[tap[1]], lo[tap[2]], lo[tap[3]]};
+            a[j] = lo_pass(l);
             if (lo_only) continue;
-            out.v.row(i)[j] = band(filter4(kHi, lo, tap));
-            out.h.row(i)[j] = band(filter4(kLo, hi, tap));
-            out.d.row(i)[j] = band(filter4(kHi, hi, tap));
+            const int16_t hh[4] = {hi[tap[0]], hi[tap[1]], hi[tap[2]], hi[tap[3]]};
+            v[j] = hi_pass(l);
+            hb[j] = lo_pass(hh);
+            d[j] = hi_pass(hh);
         }
     }
 }
@@ -209,16 +157,12 @@ void dwt_level0(const Plane& src, int bit_depth, bool lo_only, const Taps& taps_
 // `tmp` is the level scratch laid out as upstream's tmp_ref: low and high vertical rows of
 // the reference, then of the distorted, w int32 each, then what earlier levels left there.
 template <typename In>
-void dwt_level(int scale, View<const In> ref, View<const In> dis, int w, int h, const Taps& taps_y,
+VMAFX_ADM_HOT void dwt_level(int scale, View<const In> ref, View<const In> dis, int w, int h, const Taps& taps_y,
                const Taps& taps_x, int32_t* tmp, const Bands<int32_t>& ref_out, const Bands<int32_t>& dis_out) {
-    static constexpr int64_t kRoundV[3] = {0, 32768, 32768};
-    static constexpr int kShiftV[3] = {0, 16, 16};
-    static constexpr int64_t kRoundH[3] = {16384, 32768, 16384};
-    static constexpr int kShiftH[3] = {15, 16, 15};
-    const int64_t round_v = kRoundV[scale - 1];
-    const int shift_v = kShiftV[scale - 1];
-    const int64_t round_h = kRoundH[scale - 1];
-    const int shift_h = kShiftH[scale - 1];
+    const int64_t round_v = kDwtRoundV[scale - 1];
+    const uint32_t shift_v = kDwtShiftV[scale - 1];
+    const int64_t round_h = kDwtRoundH[scale - 1];
+    const uint32_t shift_h = kDwtShiftH[scale - 1];
     const int half_w = (w + 1) / 2;
     const int half_h = (h + 1) / 2;
     int32_t* rows[4] = {tmp, tmp + w, tmp + 2 * w, tmp + 3 * w};  // ref lo, ref hi, dis lo, dis hi
@@ -232,13 +176,12 @@ void dwt_level(int scale, View<const In> ref, View<const In> dis, int w, int h, 
             const In* r3 = src.row(taps_y[i][3]);
             int32_t* lo = rows[2 * img];
             int32_t* hi = rows[2 * img + 1];
-            for (int j = 0; j < w; ++j) {
-                const int64_t s0 = r0[j], s1 = r1[j], s2 = r2[j], s3 = r3[j];
-                lo[j] = static_cast<int32_t>((kLo[0] * s0 + kLo[1] * s1 + kLo[2] * s2 + kLo[3] * s3 + round_v) >> shift_v);
-                hi[j] = static_cast<int32_t>((kHi[0] * s0 + kHi[1] * s1 + kHi[2] * s2 + kHi[3] * s3 + round_v) >> shift_v);
-            }
+            for (int j = 0; j < w; ++j) lo[j] = dwt_lo(r0[j], r1[j], r2[j], r3[j], round_v, shift_v);
+            for (int j = 0; j < w; ++j) hi[j] = dwt_hi(r0[j], r1[j], r2[j], r3[j], round_v, shift_v);
         }
-        const auto band = [&](int64_t acc) { return static_cast<int32_t>((acc + round_h) >> shift_h); };
+        const auto lo_pass = [&](const int32_t* p) { return dwt_lo(p[0], p[1], p[2], p[3], round_h, shift_h); };
+        const auto hi_pass = [&](const int32_t* p) { return dwt_hi(p[0], p[1], p[2], p[3], round_h, shift_h); };
+        const int inner_end = std::max(1, half_w - 2);  // as in dwt_level0
         for (int img = 0; img < 2; ++img) {
             const Bands<int32_t>& out = img == 0 ? ref_out : dis_out;
             const int32_t* lo = rows[2 * img];
@@ -247,12 +190,18 @@ void dwt_level(int scale, View<const In> ref, View<const In> dis, int w, int h, 
             int32_t* v = out.v.row(i);
             int32_t* hb = out.h.row(i);
             int32_t* d = out.d.row(i);
-            for (int j = 0; j < half_w; ++j) {
+            for (int j = 1; j < inner_end; ++j) a[j] = lo_pass(lo + 2 * j - 1);
+            for (int j = 1; j < inner_end; ++j) v[j] = hi_pass(lo + 2 * j - 1);
+            for (int j = 1; j < inner_end; ++j) hb[j] = lo_pass(hi + 2 * j - 1);
+            for (int j = 1; j < inner_end; ++j) d[j] = hi_pass(hi + 2 * j - 1);
+            for (int j = 0; j < half_w; j = (j == 0 ? inner_end : j + 1)) {
                 const auto& tap = taps_x[j];
-                a[j] = band(filter4(kLo, lo, tap));
-                v[j] = band(filter4(kHi, lo, tap));
-                hb[j] = band(filter4(kLo, hi, tap));
-                d[j] = band(filter4(kHi, hi, tap));
+                const int32_t l[4] = {lo[tap[0]], lo[tap[1]], lo[tap[2]], lo[tap[3]]};
+                const int32_t hh[4] = {hi[tap[0]], hi[tap[1]], hi[tap[2]], hi[tap[3]]};
+                a[j] = lo_pass(l);
+                v[j] = hi_pass(l);
+                hb[j] = lo_pass(hh);
+                d[j] = hi_pass(hh);
             }
         }
     }
@@ -262,83 +211,48 @@ void dwt_level(int scale, View<const In> ref, View<const In> dis, int w, int h, 
 // Decouple
 // ---------------------------------------------------------------------------------------
 
-// 2^30 / i for i in [-32768, 32768], at index i + 32768 (upstream div_lookup).
-const std::array<int32_t, 65537>& div_lookup() {
-    static const std::array<int32_t, 65537> table = [] {
-        std::array<int32_t, 65537> t{};
-        for (int i = 1; i <= 32768; ++i) {
-            const int32_t recip = static_cast<int32_t>(1073741824 / i);
-            t[32768 + i] = recip;
-            t[32768 - i] = -recip;
-        }
-        return t;
-    }();
-    return table;
-}
-
-// cos(1 degree)^2 as upstream's float.
-const float kCos1DegSq = static_cast<float>(std::cos(1.0 * 3.14159265358979323846 / 180.0) *
-                                            std::cos(1.0 * 3.14159265358979323846 / 180.0));
-
-// Whether the reference (oh, ov) and distorted (th, tv) gradient directions are within
-// 1 degree, from exact 64-bit dot products (upstream's C expression).
-bool same_direction(int64_t oh, int64_t ov, int64_t th, int64_t tv) {
-    const int64_t ot_dp = oh * th + ov * tv;
-    const int64_t o_mag_sq = oh * oh + ov * ov;
-    const int64_t t_mag_sq = th * th + tv * tv;
-    const double dp = static_cast<double>(static_cast<float>(ot_dp)) / 4096.0;
-    const double om = static_cast<double>(static_cast<float>(o_mag_sq)) / 4096.0;
-    const double tm = static_cast<double>(static_cast<float>(t_mag_sq)) / 4096.0;
-    return dp >= 0.0f && dp * dp >= static_cast<double>(kCos1DegSq) * om * tm;
-}
-
-// The same test as adm_decouple_avx512 computes it: 16-bit dot products summed in 32 bits
-// (they wrap at 2^31), and the right side multiplied in the order (|o|^2 |t|^2) cos^2.
-bool same_direction_avx512(int32_t oh, int32_t ov, int32_t th, int32_t tv) {
-    const auto dot = [](int32_t a, int32_t b, int32_t c, int32_t d) {
-        return static_cast<int32_t>(static_cast<uint32_t>(a * b) + static_cast<uint32_t>(c * d));
-    };
-    const float dp = static_cast<float>(dot(oh, th, ov, tv)) * (1.0f / 4096.0f);
-    const float om = static_cast<float>(dot(oh, oh, ov, ov)) * (1.0f / 4096.0f);
-    const float tm = static_cast<float>(dot(th, th, tv, tv)) * (1.0f / 4096.0f);
-    const double dpd = dp;
-    return dp >= 0.0f && dpd * dpd >= (static_cast<double>(om) * static_cast<double>(tm)) * static_cast<double>(kCos1DegSq);
-}
-
-// The restored part of distorted coefficient t given reference coefficient o: k = t/o
-// clipped to [0, 1] (Q15), rst = k*o; when the directions agree, an enhancement (|t| > |o|)
-// is restored up to egl times. `nearest`: the gain product is rounded to nearest as the
-// AVX-512 kernels do (C truncates); both agree for integer egl.
-template <typename Int>
-Int restore(Int rst, Int t, int32_t k, int64_t o, bool same_dir, double egl, bool nearest) {
-    if (!same_dir || k <= 0 || o == 0) return rst;
-    const double g = static_cast<double>(rst) * egl;
-    const int64_t gi = nearest ? static_cast<int64_t>(std::nearbyint(g)) : static_cast<int64_t>(g);
-    return static_cast<Int>(o > 0 ? std::min<int64_t>(gi, t) : std::max<int64_t>(gi, t));
-}
-
 // Level 0 decouple (upstream adm_decouple / adm_decouple_avx512) over the tap region.
-void decouple_level0(const Bands<int16_t>& ref, const Bands<int16_t>& dis, int w, int h, double egl,
-                     const Bands<int16_t>& r, const Bands<int16_t>& a) {
+VMAFX_ADM_HOT void decouple_level0(const Bands<int16_t>& ref, const Bands<int16_t>& dis, int w, int h, double egl,
+                                   const Bands<int16_t>& r, const Bands<int16_t>& a) {
     const Region rg = tap_region(w, h);
     const int vec_end = vector_end(rg.left, rg.right, 16);
-    const auto& lookup = div_lookup();
+    // With an integer gain limit (the default 100, and 1) the gain product is exact and
+    // rounding it does not matter: a plain integer loop serves both kinds of columns.
+    const bool integer_gain = egl == std::floor(egl);
+    const int32_t egl_int = static_cast<int32_t>(egl);
+    std::vector<int32_t> same(static_cast<std::size_t>(w));  // directions agree: -1, else 0
     for (int i = rg.top; i < rg.bottom; ++i) {
-        for (int j = rg.left; j < rg.right; ++j) {
-            const bool vec = j < vec_end;
-            const int32_t oh = ref.h.row(i)[j], ov = ref.v.row(i)[j];
-            const int32_t th = dis.h.row(i)[j], tv = dis.v.row(i)[j];
-            const bool same_dir = vec ? same_direction_avx512(oh, ov, th, tv) : same_direction(oh, ov, th, tv);
-            for (int theta = 0; theta < 3; ++theta) {
-                const int32_t o = ref.hvd(theta).row(i)[j];
-                const int32_t t = dis.hvd(theta).row(i)[j];
-                int32_t k = o == 0 ? 32768
-                                   : static_cast<int32_t>((static_cast<int64_t>(lookup[o + 32768]) * t + 16384) >> 15);
-                k = std::clamp(k, 0, 32768);
-                int32_t rst = (k * o + 16384) >> 15;
-                rst = restore<int32_t>(rst, t, k, o, same_dir, egl, vec);
-                r.hvd(theta).row(i)[j] = static_cast<int16_t>(rst);
-                a.hvd(theta).row(i)[j] = static_cast<int16_t>(t - rst);
+        const int16_t* oh = ref.h.row(i);
+        const int16_t* ov = ref.v.row(i);
+        const int16_t* th = dis.h.row(i);
+        const int16_t* tv = dis.v.row(i);
+        for (int j = rg.left; j < vec_end; ++j) same[j] = same_direction_avx512(oh[j], ov[j], th[j], tv[j]) ? -1 : 0;
+        for (int j = vec_end; j < rg.right; ++j) same[j] = same_direction(oh[j], ov[j], th[j], tv[j]) ? -1 : 0;
+        for (int theta = 0; theta < 3; ++theta) {
+            const int16_t* o = ref.hvd(theta).row(i);
+            const int16_t* t = dis.hvd(theta).row(i);
+            int16_t* rr = r.hvd(theta).row(i);
+            int16_t* aa = a.hvd(theta).row(i);
+            if (integer_gain) {
+                // The shared steps are written with plain ternaries and a bit-mask blend so
+                // that this loop vectorises.
+                for (int j = rg.left; j < rg.right; ++j) {
+                    const int32_t oj = o[j];
+                    const int32_t tj = t[j];
+                    const int32_t k = decouple0_k(oj, tj);
+                    const int32_t out = restore0_integer_gain(restored0(k, oj), tj, k, oj, same[j], egl_int);
+                    rr[j] = static_cast<int16_t>(out);
+                    aa[j] = static_cast<int16_t>(tj - out);
+                }
+            } else {
+                for (int j = rg.left; j < rg.right; ++j) {
+                    const int32_t oj = o[j];
+                    const int32_t tj = t[j];
+                    const int32_t k = decouple0_k(oj, tj);
+                    const int32_t rst = restore<int32_t>(restored0(k, oj), tj, k, oj, same[j] != 0, egl, j < vec_end);
+                    rr[j] = static_cast<int16_t>(rst);
+                    aa[j] = static_cast<int16_t>(tj - rst);
+                }
             }
         }
     }
@@ -346,11 +260,10 @@ void decouple_level0(const Bands<int16_t>& ref, const Bands<int16_t>& dis, int w
 
 // Levels 1..3 decouple (upstream adm_decouple_s123 / _avx512): o has up to 31 bits, so
 // the division by o uses a 15-bit rounding of |o| and a compensating shift.
-void decouple_level(const Bands<int32_t>& ref, const Bands<int32_t>& dis, int w, int h, double egl,
+VMAFX_ADM_HOT void decouple_level(const Bands<int32_t>& ref, const Bands<int32_t>& dis, int w, int h, double egl,
                     const Bands<int32_t>& r, const Bands<int32_t>& a) {
     const Region rg = tap_region(w, h);
     const int vec_end = vector_end(rg.left, rg.right, 16);
-    const auto& lookup = div_lookup();
     for (int i = rg.top; i < rg.bottom; ++i) {
         for (int j = rg.left; j < rg.right; ++j) {
             const bool vec = j < vec_end;
@@ -358,22 +271,8 @@ void decouple_level(const Bands<int32_t>& ref, const Bands<int32_t>& dis, int w,
             for (int theta = 0; theta < 3; ++theta) {
                 const int32_t o = ref.hvd(theta).row(i)[j];
                 const int32_t t = dis.hvd(theta).row(i)[j];
-                int64_t k = 32768;
-                if (o != 0) {
-                    const uint32_t abs_o = static_cast<uint32_t>(abs32(o));
-                    uint32_t msb = abs_o;
-                    int shift = 0;
-                    if (abs_o >= 32768) {  // upstream get_best15_from32
-                        shift = 17 - std::countl_zero(abs_o);
-                        msb = static_cast<uint16_t>((abs_o + (1u << (shift - 1))) >> shift);
-                    }
-                    const int64_t sign = o < 0 ? -1 : 1;
-                    k = ((static_cast<int64_t>(lookup[msb + 32768]) * t) * sign + (int64_t{1} << (14 + shift))) >>
-                        (15 + shift);
-                    k = std::clamp<int64_t>(k, 0, 32768);
-                }
-                int32_t rst = static_cast<int32_t>((k * o + 16384) >> 15);
-                rst = restore<int32_t>(rst, t, static_cast<int32_t>(k), o, same_dir, egl, vec);
+                const int64_t k = decouple_k(o, t);
+                const int32_t rst = restore<int32_t>(restored(k, o), t, static_cast<int32_t>(k), o, same_dir, egl, vec);
                 r.hvd(theta).row(i)[j] = rst;
                 a.hvd(theta).row(i)[j] = static_cast<int32_t>(static_cast<uint32_t>(t) - static_cast<uint32_t>(rst));
             }
@@ -388,22 +287,25 @@ void decouple_level(const Bands<int32_t>& ref, const Bands<int32_t>& dis, int w,
 // Level 0 (upstream adm_csf / adm_csf_avx512): dst = src weighted (Q16 after the shift),
 // flt = |dst| / 30 (the masking filter input). The AVX-512 columns take |dst| before
 // dst is narrowed to 16 bits.
-void csf_level0(const Bands<int16_t>& src, int w, int h, const std::array<uint16_t, 3>& weight,
-                const Bands<int16_t>& dst, const Bands<int16_t>& flt) {
-    static constexpr int kShift[3] = {15, 15, 17};
-    static constexpr int32_t kRound[3] = {16384, 16384, 65535};
+VMAFX_ADM_HOT void csf_level0(const Bands<int16_t>& src, int w, int h, const std::array<uint16_t, 3>& weight,
+                              const Bands<int16_t>& dst, const Bands<int16_t>& flt) {
     const Region rg = tap_region(w, h);
     const int vec_end = vector_end(rg.left, rg.right, 16);
     for (int theta = 0; theta < 3; ++theta) {
+        const int32_t wt = weight[theta];
         for (int i = rg.top; i < rg.bottom; ++i) {
             const int16_t* s = src.hvd(theta).row(i);
             int16_t* d = dst.hvd(theta).row(i);
             int16_t* f = flt.hvd(theta).row(i);
-            for (int j = rg.left; j < rg.right; ++j) {
-                const int32_t wide = (weight[theta] * static_cast<int32_t>(s[j]) + kRound[theta]) >> kShift[theta];
+            for (int j = rg.left; j < vec_end; ++j) {
+                const int32_t wide = csf0_weight(s[j], wt, theta);
                 d[j] = static_cast<int16_t>(wide);
-                const int32_t mag = j < vec_end ? abs32(wide) : abs32(d[j]);
-                f[j] = static_cast<int16_t>((kOneBy30Q17 * mag + 2048) >> 12);
+                f[j] = csf0_filter(wide);
+            }
+            for (int j = vec_end; j < rg.right; ++j) {
+                const int16_t narrow = static_cast<int16_t>(csf0_weight(s[j], wt, theta));
+                d[j] = narrow;
+                f[j] = csf0_filter(narrow);
             }
         }
     }
@@ -411,23 +313,24 @@ void csf_level0(const Bands<int16_t>& src, int w, int h, const std::array<uint16
 
 // Levels 1..3 (upstream i4_adm_csf / _avx512). The AVX-512 columns multiply by the weight
 // read as a signed 32-bit value.
-void csf_level(const Bands<int32_t>& src, int w, int h, const std::array<uint32_t, 3>& weight,
-               const Bands<int32_t>& dst, const Bands<int32_t>& flt) {
+VMAFX_ADM_HOT void csf_level(const Bands<int32_t>& src, int w, int h, const std::array<uint32_t, 3>& weight,
+                             const Bands<int32_t>& dst, const Bands<int32_t>& flt) {
     const Region rg = tap_region(w, h);
     const int vec_end = vector_end(rg.left, rg.right, 16);
     for (int theta = 0; theta < 3; ++theta) {
-        const int64_t w_c = weight[theta];
-        const int64_t w_vec = static_cast<int32_t>(weight[theta]);
         for (int i = rg.top; i < rg.bottom; ++i) {
             const int32_t* s = src.hvd(theta).row(i);
             int32_t* d = dst.hvd(theta).row(i);
             int32_t* f = flt.hvd(theta).row(i);
-            for (int j = rg.left; j < rg.right; ++j) {
-                const int64_t wt = j < vec_end ? w_vec : w_c;
-                const int32_t v = static_cast<int32_t>((wt * s[j] + (int64_t{1} << 27)) >> 28);
-                d[j] = v;
-                f[j] = static_cast<int32_t>((kOneBy30Q32 * abs32(v) + kRound32) >> 32);
-            }
+            const auto run = [&](int j0, int j1, int64_t wt) {
+                for (int j = j0; j < j1; ++j) {
+                    const int32_t v = csf_weight(s[j], wt);
+                    d[j] = v;
+                    f[j] = csf_filter(v);
+                }
+            };
+            run(rg.left, vec_end, static_cast<int32_t>(weight[theta]));
+            run(vec_end, rg.right, weight[theta]);
         }
     }
 }
@@ -436,224 +339,243 @@ void csf_level(const Bands<int32_t>& src, int w, int h, const std::array<uint32_
 // Denominator: CSF-weighted reference energy
 // ---------------------------------------------------------------------------------------
 
-// Sum over the three orientations of (sum |x w|^3)^(1/3) + (area * noise_weight)^(1/3).
-float den_from_sums(const double csf[3], const Region& rg, double noise_weight) {
-    const float noise = powf(static_cast<float>((rg.bottom - rg.top) * (rg.right - rg.left) * noise_weight), 1.0f / 3.0f);
-    const float dh = powf(static_cast<float>(csf[0]), 1.0f / 3.0f) + noise;
-    const float dv = powf(static_cast<float>(csf[1]), 1.0f / 3.0f) + noise;
-    const float dd = powf(static_cast<float>(csf[2]), 1.0f / 3.0f) + noise;
-    return dh + dv + dd;
-}
-
-// Level 0 (upstream adm_csf_den_scale / _avx512; both compute the same).
-float den_level0(const Bands<int16_t>& ref, int w, int h, const std::array<float, 3>& weight, double noise_weight) {
+// Level 0 (upstream adm_csf_den_scale / _avx512; both compute the same): per orientation,
+// the sum over the score rows of each row's rounded, shifted sum of |x|^3.
+VMAFX_ADM_HOT void den_level0(const Bands<int16_t>& ref, int w, int h, uint64_t sums[3]) {
     const Region rg = score_region(w, h);
-    int32_t shift = static_cast<int32_t>(std::ceil(std::log2((rg.bottom - rg.top) * (rg.right - rg.left)) - 20));
-    shift = std::max(shift, 0);
-    const uint64_t round = shift > 0 ? (uint64_t{1} << (shift - 1)) : 0;
-    double csf[3];
+    const Shift row = den0_row_shift(rg);
     for (int theta = 0; theta < 3; ++theta) {
         uint64_t acc = 0;
         for (int i = rg.top; i < rg.bottom; ++i) {
             const int16_t* x = ref.hvd(theta).row(i);
             uint64_t inner = 0;
-            for (int j = rg.left; j < rg.right; ++j) {
-                const uint64_t m = static_cast<uint16_t>(std::abs(static_cast<int32_t>(x[j])));
-                inner += m * m * m;
-            }
-            acc += (inner + round) >> shift;
+            for (int j = rg.left; j < rg.right; ++j) inner += den0_cube(x[j]);
+            acc += (inner + row.round) >> row.shift;
         }
-        const double unshift = std::pow(2, 18 - shift);
-        csf[theta] = static_cast<double>(acc) / unshift * std::pow(static_cast<double>(weight[theta]), 3);
+        sums[theta] = acc;
     }
-    return den_from_sums(csf, rg, noise_weight);
 }
 
 // Levels 1..3 (upstream adm_csf_den_s123 / _avx512; both compute the same).
-float den_level(int scale, const Bands<int32_t>& ref, int w, int h, const std::array<float, 3>& weight,
-                double noise_weight) {
-    static constexpr int kShiftSq[3] = {31, 30, 31};
-    static constexpr uint32_t kUnshift[3] = {32, 27, 23};
+VMAFX_ADM_HOT void den_level(int scale, const Bands<int32_t>& ref, int w, int h, uint64_t sums[3]) {
     const Region rg = score_region(w, h);
-    const int shift_sq = kShiftSq[scale - 1];
+    const int shift_sq = kDenShiftSq[scale - 1];
     const uint64_t round_sq = uint64_t{1} << shift_sq;  // sic: 2^shift, not half
     const Shift cub = log2_shift(rg.right - rg.left, 0);
     const Shift row = log2_shift(rg.bottom - rg.top, 0);
-    double csf[3];
     for (int theta = 0; theta < 3; ++theta) {
         uint64_t acc = 0;
         for (int i = rg.top; i < rg.bottom; ++i) {
             const int32_t* x = ref.hvd(theta).row(i);
             uint64_t inner = 0;
-            for (int j = rg.left; j < rg.right; ++j) {
-                const uint64_t m = static_cast<uint32_t>(abs32(x[j]));
-                inner += ((((m * m) + round_sq) >> shift_sq) * m + cub.round) >> cub.shift;
-            }
+            for (int j = rg.left; j < rg.right; ++j) inner += den_cube(x[j], round_sq, shift_sq, cub.round, cub.shift);
             acc += (inner + row.round) >> row.shift;
         }
-        const double unshift = pow2(kUnshift[scale - 1] - row.shift - cub.shift);
-        csf[theta] = static_cast<double>(acc) / unshift * std::pow(static_cast<double>(weight[theta]), 3);
+        sums[theta] = acc;
     }
-    return den_from_sums(csf, rg, noise_weight);
 }
 
 // ---------------------------------------------------------------------------------------
 // Contrast masking: the numerators
 // ---------------------------------------------------------------------------------------
 
-// Rows and columns a contrast-masking pass visits, with the masking neighbourhood of
-// each, as upstream's adm_cm: the score region, whose first/last row and column are
-// only visited when the region reaches the band's edge (where the 3x3 neighbourhood is
-// mirrored: -1 -> 1, n -> n-1).
-struct CmLayout {
-    Region rg;
-    int start_col, end_col, start_row, end_row;
-    CmLayout(int w, int h) : rg(score_region(w, h)) {
-        start_col = std::max(rg.left, 1);
-        end_col = std::min(rg.right, w - 1);
-        start_row = std::max(rg.top, 1);
-        end_row = std::min(rg.bottom, h - 1);
-    }
-};
+// The rows and columns a pass visits: CmLayout (adm_math.hpp).
 
-// Visits the columns of row i in upstream's order: 0 (if the region reaches it), the
-// inner columns, w-1 (likewise). `visit(j, jl, jr, vec)` gets the mirrored neighbour
-// columns and whether column j is one upstream's AVX-512 loop computes (inner columns of
-// inner rows below vec_end, when the region is inside the band).
-template <typename Visit>
-void visit_row(const CmLayout& L, int w, bool inner_row, int vec_end, Visit&& visit) {
-    if (L.rg.left <= 0) visit(0, 1, 1, false);
-    const bool vec_row = inner_row && L.rg.left > 0;
-    for (int j = L.start_col; j < L.end_col; ++j) visit(j, j - 1, j + 1, vec_row && j < vec_end);
-    if (L.rg.right > w - 1) visit(w - 1, w - 2, w - 1, false);
+// Sum of the 8 masking neighbours of each visited column j of row i, over the three
+// orientations of `flt` (rows above/i/below already mirrored): the 3x3 box sum of the
+// column sums minus the centre. Wraps modulo 2^32 into `out` (Acc = int32_t, as
+// upstream's C sums) or is exact (Acc = int64_t, as its AVX-512 level 1..3 lanes).
+template <typename T, typename Acc>
+[[gnu::always_inline]] inline void masking_ring(const Bands<T>& flt, int above, int i, int below, int w, const CmLayout& L,
+                  std::vector<Acc>& colsum, std::vector<Acc>& out) {
+    const int c0 = std::max(L.col_begin - 1, 0);
+    const int c1 = std::min(L.col_end + 1, w);
+    using U = std::make_unsigned_t<Acc>;
+    for (int j = c0; j < c1; ++j) colsum[j] = 0;
+    for (int theta = 0; theta < 3; ++theta) {
+        const T* fa = flt.hvd(theta).row(above);
+        const T* fi = flt.hvd(theta).row(i);
+        const T* fb = flt.hvd(theta).row(below);
+        for (int j = c0; j < c1; ++j)
+            colsum[j] = static_cast<Acc>(static_cast<U>(colsum[j]) + static_cast<U>(Acc{fa[j]}) +
+                                         static_cast<U>(Acc{fi[j]}) + static_cast<U>(Acc{fb[j]}));
+    }
+    const auto centre_flt = [&](int j) {
+        return static_cast<U>(Acc{flt.h.row(i)[j]}) + static_cast<U>(Acc{flt.v.row(i)[j]}) +
+               static_cast<U>(Acc{flt.d.row(i)[j]});
+    };
+    const auto ring = [&](int j, int jl, int jr) {
+        out[j] = static_cast<Acc>(static_cast<U>(colsum[jl]) + static_cast<U>(colsum[j]) + static_cast<U>(colsum[jr]) -
+                                  centre_flt(j));
+    };
+    const int j0 = std::max(L.col_begin, 1);
+    const int j1 = std::min(L.col_end, w - 1);
+    if (L.col_begin == 0) ring(0, 1, 1);
+    const T* fh = flt.h.row(i);
+    const T* fv = flt.v.row(i);
+    const T* fd = flt.d.row(i);
+    for (int j = j0; j < j1; ++j)
+        out[j] = static_cast<Acc>(static_cast<U>(colsum[j - 1]) + static_cast<U>(colsum[j]) +
+                                  static_cast<U>(colsum[j + 1]) - static_cast<U>(Acc{fh[j]}) -
+                                  static_cast<U>(Acc{fv[j]}) - static_cast<U>(Acc{fd[j]}));
+    if (L.col_end == w) ring(w - 1, w - 2, w - 1);
 }
 
 // Level 0 (upstream adm_cm / adm_cm_avx512). x: the coefficients measured (decouple r for
 // DLM, a for AIM); centre/flt: the CSF-weighted masker and its |x|/30 filter input.
-// Returns the level's numerator.
-float cm_level0(const Bands<int16_t>& x, const Bands<int16_t>& centre, const Bands<int16_t>& flt, int w, int h,
-                const std::array<uint16_t, 3>& weight, double noise_weight) {
+// Each coefficient counts by how much its weighted magnitude exceeds the masking
+// threshold (8 neighbouring filter values + its own masker / 15), cubed. Writes the
+// level's integer numerator per orientation: the sum over the visited rows of each row's
+// rounded, shifted sum.
+VMAFX_ADM_HOT void cm_level0(const Bands<int16_t>& x, const Bands<int16_t>& centre, const Bands<int16_t>& flt, int w,
+                             int h, const std::array<uint16_t, 3>& weight, int64_t sums[3]) {
     const CmLayout L(w, h);
     const Shift cub_hv = log2_shift(w, -4);
     const Shift cub_d = log2_shift(w, -3);
     const Shift row_shift = log2_shift(h, 0);
-    const int vec_end = L.end_col - (L.end_col - L.start_col) % 14;
-    // Per orientation: threshold shift, square rounding/shift, cube rounding/shift.
-    const int sub[3] = {10, 10, 12};
-    const int64_t round_sq[3] = {int64_t{1} << 28, int64_t{1} << 28, int64_t{1} << 29};
-    const int shift_sq[3] = {29, 29, 30};
     const Shift cub[3] = {cub_hv, cub_hv, cub_d};
 
+    std::vector<int32_t> colsum(static_cast<std::size_t>(w)), thr(static_cast<std::size_t>(w));
     int64_t acc[3] = {0, 0, 0};
-    const auto do_row = [&](int i, bool inner_row) {
+    for (int i = L.row_begin; i < L.row_end; ++i) {
         const int above = i == 0 ? 1 : i - 1;
         const int below = i == h - 1 ? h - 1 : i + 1;
-        int64_t row_acc[3] = {0, 0, 0};
-        visit_row(L, w, inner_row, vec_end, [&](int j, int jl, int jr, bool vec) {
-            int32_t thr = 0;
-            for (int theta = 0; theta < 3; ++theta) {
-                const View<int16_t>& f = flt.hvd(theta);
-                const int16_t* fa = f.row(above);
-                const int16_t* fi = f.row(i);
-                const int16_t* fb = f.row(below);
-                const int32_t ring = fa[jl] + fa[j] + fa[jr] + fi[jl] + fi[jr] + fb[jl] + fb[j] + fb[jr];
-                const int32_t c = (kOneBy15Q12 * abs32(centre.hvd(theta).row(i)[j]) + 2048) >> 12;
-                // The C kernel narrows the centre term to 16 bits, the AVX-512 one does not.
-                thr = static_cast<int32_t>(static_cast<uint32_t>(thr) + static_cast<uint32_t>(ring) +
-                                           static_cast<uint32_t>(vec ? c : static_cast<int16_t>(c)));
-            }
-            for (int theta = 0; theta < 3; ++theta) {
-                const int32_t xv = static_cast<int32_t>(x.hvd(theta).row(i)[j]) * weight[theta];
-                int32_t m = static_cast<int32_t>(static_cast<uint32_t>(abs32(xv)) - (static_cast<uint32_t>(thr) << sub[theta]));
-                m = std::max(m, 0);
-                const int32_t sq = static_cast<int32_t>((static_cast<int64_t>(m) * m + round_sq[theta]) >> shift_sq[theta]);
-                row_acc[theta] += (static_cast<int64_t>(sq) * m + cub[theta].round) >> cub[theta].shift;
-            }
-        });
-        for (int theta = 0; theta < 3; ++theta) acc[theta] += (row_acc[theta] + row_shift.round) >> row_shift.shift;
-    };
-    if (L.rg.top <= 0) do_row(0, false);
-    for (int i = L.start_row; i < L.end_row; ++i) do_row(i, true);
-    if (L.rg.bottom > h - 1) do_row(h - 1, false);
+        masking_ring(flt, above, i, below, w, L, colsum, thr);
+        // Add each column's own masker / 15: the AVX-512 columns keep it 32-bit, the C
+        // kernel narrows it to 16 bits.
+        const int16_t* ch = centre.h.row(i);
+        const int16_t* cv = centre.v.row(i);
+        const int16_t* cd = centre.d.row(i);
+        const int cut = L.vector_cut(i, 14);
+        for (int j = L.col_begin; j < cut; ++j)
+            thr[j] = static_cast<int32_t>(static_cast<uint32_t>(thr[j]) + static_cast<uint32_t>(cm0_centre_term(ch[j])) +
+                                          static_cast<uint32_t>(cm0_centre_term(cv[j])) +
+                                          static_cast<uint32_t>(cm0_centre_term(cd[j])));
+        for (int j = cut; j < L.col_end; ++j)
+            thr[j] = static_cast<int32_t>(static_cast<uint32_t>(thr[j]) +
+                                          static_cast<uint32_t>(static_cast<int16_t>(cm0_centre_term(ch[j]))) +
+                                          static_cast<uint32_t>(static_cast<int16_t>(cm0_centre_term(cv[j]))) +
+                                          static_cast<uint32_t>(static_cast<int16_t>(cm0_centre_term(cd[j]))));
+        for (int theta = 0; theta < 3; ++theta) {
+            const int16_t* xs = x.hvd(theta).row(i);
+            const int32_t wt = weight[theta];
+            const int64_t rcub = cub[theta].round;
+            const uint32_t scub = cub[theta].shift;
+            int64_t row_acc = 0;
+            for (int j = L.col_begin; j < L.col_end; ++j)
+                row_acc += cm0_cube(xs[j], wt, static_cast<uint32_t>(thr[j]), theta, rcub, scub);
+            acc[theta] += sar64(row_acc + row_shift.round, row_shift.shift);
+        }
+    }
+    for (int theta = 0; theta < 3; ++theta) sums[theta] = acc[theta];
+}
 
-    // Back to floating point: (6 + 21) * 3 - 29 = 52 pending bits for h and v, 57 for d.
-    // The AVX-512 kernel rounds acc_h to float before dividing.
-    const float fh = static_cast<float>(static_cast<double>(static_cast<float>(acc[0])) /
+// Levels 1..3 (upstream i4_adm_cm / i4_adm_cm_avx512). The AVX-512 columns keep the
+// weighted coefficient and the threshold in 64 bits and read the weight as signed; the C
+// ones wrap both to 32 bits. Writes the integer numerator per orientation (as cm_level0).
+VMAFX_ADM_HOT void cm_level(const Bands<int32_t>& x, const Bands<int32_t>& centre, const Bands<int32_t>& flt, int w,
+                            int h, const std::array<uint32_t, 3>& weight, int64_t sums[3]) {
+    const CmLayout L(w, h);
+    const Shift cub = log2_shift(w, 0);
+    const Shift row_shift = log2_shift(h, 0);
+
+    std::vector<int64_t> colsum(static_cast<std::size_t>(w)), thr(static_cast<std::size_t>(w));
+    int64_t acc[3] = {0, 0, 0};
+    for (int i = L.row_begin; i < L.row_end; ++i) {
+        const int above = i == 0 ? 1 : i - 1;
+        const int below = i == h - 1 ? h - 1 : i + 1;
+        masking_ring(flt, above, i, below, w, L, colsum, thr);
+        const int32_t* ch = centre.h.row(i);
+        const int32_t* cv = centre.v.row(i);
+        const int32_t* cd = centre.d.row(i);
+        // Masker / 15 in Q32, the same in both kernels.
+        for (int j = L.col_begin; j < L.col_end; ++j)
+            thr[j] += cm_centre_term(ch[j]) + cm_centre_term(cv[j]) + cm_centre_term(cd[j]);
+        const int cut = L.vector_cut(i, 6);
+        for (int theta = 0; theta < 3; ++theta) {
+            const int32_t* xs = x.hvd(theta).row(i);
+            const int64_t rcub = cub.round;
+            int64_t row_acc = 0;
+            const int64_t w_vec = static_cast<int32_t>(weight[theta]);
+            for (int j = L.col_begin; j < cut; ++j) row_acc += cm_cube(cm_excess_vector(xs[j], w_vec, thr[j]), rcub, cub.shift);
+            const int64_t w_c = weight[theta];
+            for (int j = cut; j < L.col_end; ++j) row_acc += cm_cube(cm_excess_scalar(xs[j], w_c, thr[j]), rcub, cub.shift);
+            acc[theta] += sar64(row_acc + row_shift.round, row_shift.shift);
+        }
+    }
+    for (int theta = 0; theta < 3; ++theta) sums[theta] = acc[theta];
+}
+
+// ---------------------------------------------------------------------------------------
+// Scores from the integer sums (the floating-point end, on the host for the CUDA twin too)
+// ---------------------------------------------------------------------------------------
+
+float noise_floor(const Region& rg, double noise_weight) {
+    return powf(static_cast<float>((rg.bottom - rg.top) * (rg.right - rg.left) * noise_weight), 1.0f / 3.0f);
+}
+
+// Sum over the three orientations of (sum |x w|^3)^(1/3) + (area * noise_weight)^(1/3).
+float den_from_sums(const double csf[3], const Region& rg, double noise_weight) {
+    const float noise = noise_floor(rg, noise_weight);
+    const float dh = powf(static_cast<float>(csf[0]), 1.0f / 3.0f) + noise;
+    const float dv = powf(static_cast<float>(csf[1]), 1.0f / 3.0f) + noise;
+    const float dd = powf(static_cast<float>(csf[2]), 1.0f / 3.0f) + noise;
+    return dh + dv + dd;
+}
+
+// Level 0 denominator from its sums (den_level0): scaled back, times the cubed CSF weights.
+float den_score_level0(const uint64_t sums[3], int w, int h, const std::array<float, 3>& weight, double noise_weight) {
+    const Region rg = score_region(w, h);
+    const int shift = static_cast<int>(den0_row_shift(rg).shift);
+    double csf[3];
+    for (int theta = 0; theta < 3; ++theta) {
+        const double unshift = std::pow(2, 18 - shift);
+        csf[theta] = static_cast<double>(sums[theta]) / unshift * std::pow(static_cast<double>(weight[theta]), 3);
+    }
+    return den_from_sums(csf, rg, noise_weight);
+}
+
+// Levels 1..3 denominator from its sums (den_level).
+float den_score_level(int scale, const uint64_t sums[3], int w, int h, const std::array<float, 3>& weight,
+                      double noise_weight) {
+    const Region rg = score_region(w, h);
+    const Shift cub = log2_shift(rg.right - rg.left, 0);
+    const Shift row = log2_shift(rg.bottom - rg.top, 0);
+    double csf[3];
+    for (int theta = 0; theta < 3; ++theta) {
+        const double unshift = pow2(kDenUnshift[scale - 1] - row.shift - cub.shift);
+        csf[theta] = static_cast<double>(sums[theta]) / unshift * std::pow(static_cast<double>(weight[theta]), 3);
+    }
+    return den_from_sums(csf, rg, noise_weight);
+}
+
+// Level 0 numerator from its sums (cm_level0): (6 + 21) * 3 - 29 = 52 pending bits for h and
+// v, 57 for d. The AVX-512 kernel rounds the h sum to float before dividing.
+float cm_score_level0(const int64_t sums[3], int w, int h, double noise_weight) {
+    const Shift cub_hv = log2_shift(w, -4);
+    const Shift cub_d = log2_shift(w, -3);
+    const Shift row_shift = log2_shift(h, 0);
+    const float fh = static_cast<float>(static_cast<double>(static_cast<float>(sums[0])) /
                                         pow2(52u - cub_hv.shift - row_shift.shift));
-    const float fv = static_cast<float>(static_cast<double>(acc[1]) / pow2(52u - cub_hv.shift - row_shift.shift));
-    const float fd = static_cast<float>(static_cast<double>(acc[2]) / pow2(57u - cub_d.shift - row_shift.shift));
-    const Region& rg = L.rg;
-    const float noise = powf(static_cast<float>((rg.bottom - rg.top) * (rg.right - rg.left) * noise_weight), 1.0f / 3.0f);
+    const float fv = static_cast<float>(static_cast<double>(sums[1]) / pow2(52u - cub_hv.shift - row_shift.shift));
+    const float fd = static_cast<float>(static_cast<double>(sums[2]) / pow2(57u - cub_d.shift - row_shift.shift));
+    const float noise = noise_floor(score_region(w, h), noise_weight);
     const float nh = powf(fh, 1.0f / 3.0f) + noise;
     const float nv = powf(fv, 1.0f / 3.0f) + noise;
     const float nd = powf(fd, 1.0f / 3.0f) + noise;
     return nh + nv + nd;
 }
 
-// Levels 1..3 (upstream i4_adm_cm / i4_adm_cm_avx512). The AVX-512 columns keep the
-// weighted coefficient and the threshold in 64 bits and read the weight as signed.
-float cm_level(int scale, const Bands<int32_t>& x, const Bands<int32_t>& centre, const Bands<int32_t>& flt, int w,
-               int h, const std::array<uint32_t, 3>& weight, double noise_weight) {
-    const CmLayout L(w, h);
+// Levels 1..3 numerator from its sums (cm_level); upstream divides each sum, converted to
+// float, by a float.
+float cm_score_level(int scale, const int64_t sums[3], int w, int h, double noise_weight) {
     const Shift cub = log2_shift(w, 0);
     const Shift row_shift = log2_shift(h, 0);
-    const int vec_end = L.end_col - (L.end_col - L.start_col) % 6;
-    constexpr int64_t kRoundX = int64_t{1} << 27;  // weighting: Q32 -> >> 28
-    constexpr int64_t kRoundSq = int64_t{1} << 29;
-
-    int64_t acc[3] = {0, 0, 0};
-    const auto do_row = [&](int i, bool inner_row) {
-        const int above = i == 0 ? 1 : i - 1;
-        const int below = i == h - 1 ? h - 1 : i + 1;
-        int64_t row_acc[3] = {0, 0, 0};
-        visit_row(L, w, inner_row, vec_end, [&](int j, int jl, int jr, bool vec) {
-            int64_t thr64 = 0;  // the AVX-512 sum (64-bit lanes)
-            int32_t thr32 = 0;  // the C sum (int32)
-            for (int theta = 0; theta < 3; ++theta) {
-                const View<int32_t>& f = flt.hvd(theta);
-                const int32_t* fa = f.row(above);
-                const int32_t* fi = f.row(i);
-                const int32_t* fb = f.row(below);
-                const int64_t ring = int64_t{fa[jl]} + fa[j] + fa[jr] + fi[jl] + fi[jr] + fb[jl] + fb[j] + fb[jr];
-                const int32_t cv = centre.hvd(theta).row(i)[j];
-                if (vec) {
-                    const int64_t m = static_cast<int32_t>(static_cast<uint32_t>(cv < 0 ? -int64_t{cv} : cv));
-                    thr64 += ring + ((m * kOneBy15Q32 + kRound32) >> 32);
-                } else {
-                    const int32_t c = static_cast<int32_t>((kOneBy15Q32 * abs32(cv) + kRound32) >> 32);
-                    thr32 = static_cast<int32_t>(static_cast<uint32_t>(thr32) + static_cast<uint32_t>(ring) +
-                                                 static_cast<uint32_t>(c));
-                }
-            }
-            for (int theta = 0; theta < 3; ++theta) {
-                const int32_t s = x.hvd(theta).row(i)[j];
-                int32_t m32;
-                if (vec) {
-                    const int64_t xv = (int64_t{s} * static_cast<int32_t>(weight[theta]) + kRoundX) >> 28;
-                    const int64_t m = std::max<int64_t>((xv < 0 ? -xv : xv) - thr64, 0);
-                    m32 = static_cast<int32_t>(m);
-                } else {
-                    const int32_t xv = static_cast<int32_t>((int64_t{s} * weight[theta] + kRoundX) >> 28);
-                    m32 = std::max(static_cast<int32_t>(static_cast<uint32_t>(abs32(xv)) - static_cast<uint32_t>(thr32)), 0);
-                }
-                const int64_t sq = static_cast<int32_t>((int64_t{m32} * m32 + kRoundSq) >> 30);
-                row_acc[theta] += (sq * m32 + cub.round) >> cub.shift;
-            }
-        });
-        for (int theta = 0; theta < 3; ++theta) acc[theta] += (row_acc[theta] + row_shift.round) >> row_shift.shift;
-    };
-    if (L.rg.top <= 0) do_row(0, false);
-    for (int i = L.start_row; i < L.end_row; ++i) do_row(i, true);
-    if (L.rg.bottom > h - 1) do_row(h - 1, false);
-
-    // Back to floating point; upstream divides the sum, converted to float, by a float.
-    static constexpr uint32_t kPending[3] = {45, 39, 36};
-    const float unshift = static_cast<float>(pow2(kPending[scale - 1] - cub.shift - row_shift.shift));
-    const Region& rg = L.rg;
-    const float noise = powf(static_cast<float>((rg.bottom - rg.top) * (rg.right - rg.left) * noise_weight), 1.0f / 3.0f);
+    const float unshift = static_cast<float>(pow2(kCmPending[scale - 1] - cub.shift - row_shift.shift));
+    const float noise = noise_floor(score_region(w, h), noise_weight);
     float total[3];
     for (int theta = 0; theta < 3; ++theta)
-        total[theta] = powf(static_cast<float>(acc[theta]) / unshift, 1.0f / 3.0f) + noise;
+        total[theta] = powf(static_cast<float>(sums[theta]) / unshift, 1.0f / 3.0f) + noise;
     return total[0] + total[1] + total[2];
 }
 
@@ -719,7 +641,18 @@ struct Scratch {
 
 }  // namespace
 
-AdmScores compute_adm(const Plane& ref, const Plane& dis, int bit_depth, const AdmConfig& config) {
+Shift log2_shift(double x, double offset) {
+    const uint32_t s = to_u32_avx512(std::ceil(std::log2(x) + offset));
+    return {s, to_u32_avx512(pow2(s - 1u))};
+}
+
+Shift den0_row_shift(const Region& rg) {
+    int32_t shift = static_cast<int32_t>(std::ceil(std::log2((rg.bottom - rg.top) * (rg.right - rg.left)) - 20));
+    shift = std::max(shift, 0);
+    return {static_cast<uint32_t>(shift), shift > 0 ? (uint32_t{1} << (shift - 1)) : 0u};
+}
+
+AdmSums compute_adm_sums(const Plane& ref, const Plane& dis, int bit_depth, const AdmConfig& config) {
     thread_local Scratch scratch;
     const int width = ref.width();
     const int height = ref.height();
@@ -747,8 +680,7 @@ AdmScores compute_adm(const Plane& ref, const Plane& dis, int bit_depth, const A
     LevelBands<int32_t> L[4];
     for (int s = 1; s <= 3; ++s) L[s].take(scratch.levels, bw[s + 1], bh[s + 1]);
 
-    double num = 0.0, den = 0.0, aim_num = 0.0;
-    AdmScores out;
+    AdmSums sums;
 
     // Level 0.
     {
@@ -763,26 +695,18 @@ AdmScores compute_adm(const Plane& ref, const Plane& dis, int bit_depth, const A
             else
                 dwt_level0<std::uint16_t>(p, bit_depth, config.skip_scale0, taps_y, taps_x, scratch.tmp0.data(), b);
         }
-        float num0 = 0.0f, den0 = 0.0f, aim0 = 0.0f;
         const int w = bw[1], h = bh[1];
-        if (config.skip_scale0) {
-            den0 = 1e-10f;  // upstream: avoid a division by zero
-        } else {
+        if (!config.skip_scale0) {
             decouple_level0(L0.ref, L0.dis, w, h, config.enhn_gain_limit, L0.r, L0.a);
-            den0 = den_level0(L0.ref, w, h, csf_weights(config.csf, 0), config.noise_weight);
+            den_level0(L0.ref, w, h, sums.den[0]);
             const auto wq = csf_weights_q_scale0(config.csf);
             csf_level0(L0.a, w, h, wq, L0.csf_a, L0.csf_f);
-            num0 = cm_level0(L0.r, L0.csf_a, L0.csf_f, w, h, wq, config.noise_weight);
+            cm_level0(L0.r, L0.csf_a, L0.csf_f, w, h, wq, sums.num[0]);
             if (!config.skip_aim) {
                 csf_level0(L0.r, w, h, wq, L0.csf_f, L0.csf_a);
-                aim0 = cm_level0(L0.a, L0.csf_f, L0.csf_a, w, h, wq, 0.0);
+                cm_level0(L0.a, L0.csf_f, L0.csf_a, w, h, wq, sums.aim[0]);
             }
         }
-        num += num0;
-        den += den0;
-        aim_num += aim0;
-        out.scale_num[0] = num0;
-        out.scale_den[0] = den0;
     }
 
     // Levels 1..3.
@@ -802,14 +726,41 @@ AdmScores compute_adm(const Plane& ref, const Plane& dis, int bit_depth, const A
         }
         const int w = bw[s + 1], h = bh[s + 1];
         decouple_level(B.ref, B.dis, w, h, config.enhn_gain_limit, B.r, B.a);
-        const float den_s = den_level(s, B.ref, w, h, csf_weights(config.csf, s), config.noise_weight);
+        den_level(s, B.ref, w, h, sums.den[s]);
         const auto wq = csf_weights_q32(config.csf, s);
         csf_level(B.a, w, h, wq, B.csf_a, B.csf_f);
-        const float num_s = cm_level(s, B.r, B.csf_a, B.csf_f, w, h, wq, config.noise_weight);
-        float aim_s = 0.0f;
+        cm_level(B.r, B.csf_a, B.csf_f, w, h, wq, sums.num[s]);
         if (!config.skip_aim) {
             csf_level(B.r, w, h, wq, B.csf_f, B.csf_a);
-            aim_s = cm_level(s, B.a, B.csf_f, B.csf_a, w, h, wq, 0.0);
+            cm_level(B.a, B.csf_f, B.csf_a, w, h, wq, sums.aim[s]);
+        }
+    }
+    return sums;
+}
+
+AdmScores adm_scores(const AdmSums& sums, int width, int height, const AdmConfig& config) {
+    int bw[5], bh[5];
+    bw[0] = width;
+    bh[0] = height;
+    for (int s = 1; s <= 4; ++s) {
+        bw[s] = (bw[s - 1] + 1) / 2;
+        bh[s] = (bh[s - 1] + 1) / 2;
+    }
+    double num = 0.0, den = 0.0, aim_num = 0.0;
+    AdmScores out;
+    for (int s = 0; s <= 3; ++s) {
+        const int w = bw[s + 1], h = bh[s + 1];
+        float num_s = 0.0f, den_s = 0.0f, aim_s = 0.0f;
+        if (s == 0 && config.skip_scale0) {
+            den_s = 1e-10f;  // upstream: avoid a division by zero
+        } else if (s == 0) {
+            den_s = den_score_level0(sums.den[0], w, h, csf_weights(config.csf, 0), config.noise_weight);
+            num_s = cm_score_level0(sums.num[0], w, h, config.noise_weight);
+            if (!config.skip_aim) aim_s = cm_score_level0(sums.aim[0], w, h, 0.0);
+        } else {
+            den_s = den_score_level(s, sums.den[s], w, h, csf_weights(config.csf, s), config.noise_weight);
+            num_s = cm_score_level(s, sums.num[s], w, h, config.noise_weight);
+            if (!config.skip_aim) aim_s = cm_score_level(s, sums.aim[s], w, h, 0.0);
         }
         num += num_s;
         den += den_s;
@@ -831,6 +782,10 @@ AdmScores compute_adm(const Plane& ref, const Plane& dis, int bit_depth, const A
     out.num = num;
     out.den = den;
     return out;
+}
+
+AdmScores compute_adm(const Plane& ref, const Plane& dis, int bit_depth, const AdmConfig& config) {
+    return adm_scores(compute_adm_sums(ref, dis, bit_depth, config), ref.width(), ref.height(), config);
 }
 
 }  // namespace vmafx::adm

@@ -7,7 +7,10 @@
 // round or wrap differently from the C kernels, this code does as they do).
 #pragma once
 
+#include <cstdint>
+
 #include "feature/adm/adm_csf.hpp"
+#include "feature/adm/adm_math.hpp"
 #include "picture/picture.hpp"
 
 namespace vmafx::adm {
@@ -36,9 +39,43 @@ struct AdmScores {
     double scale_den[4] = {};  ///< per-level denominator
 };
 
-/// Computes the ADM scores of `ref` and `dis`, two luma planes of the same width x height
-/// (both at least kMinSize) with `bit_depth`-bit samples (uint8_t planes at 8 bits,
-/// uint16_t above, up to 16). Thread-safe: scratch memory is per thread.
+/// The integer sums of one frame, per DWT level (0..3) and orientation (0 h, 1 v, 2 d), from
+/// which all its scores follow (adm_scores): the denominator (the reference's CSF-weighted
+/// energy), and the contrast-masked numerators of DLM (num) and AIM (aim). Each is a sum over
+/// rows of the row's rounded, shifted sum of per-sample cubes; sums a configuration skips
+/// (level 0 with skip_scale0, aim with skip_aim) are 0. What the CUDA twin computes on the
+/// device.
+struct AdmSums {
+    std::uint64_t den[4][3] = {};
+    std::int64_t num[4][3] = {};
+    std::int64_t aim[4][3] = {};
+};
+
+/// Shift and rounding constant upstream derives from ceil(log2(x)) + offset, converted as its
+/// AVX-512 build converts (vcvttsd2usi): round = 2^(shift - 1) computed in uint32_t.
+struct Shift {
+    std::uint32_t shift;
+    std::uint32_t round;
+};
+/// The Shift of ceil(log2(x) + offset) (upstream's cube and row shifts of levels 1..3 and of
+/// level 0's contrast masking).
+Shift log2_shift(double x, double offset);
+/// Shift and rounding of level 0's per-row denominator sums: ceil(log2(area of the score
+/// region `rg`)) - 20, at least 0 (upstream adm_csf_den_scale).
+Shift den0_row_shift(const Region& rg);
+
+/// The integer sums of the ADM of `ref` and `dis`, two luma planes of the same width x height
+/// (both at least kMinSize) with `bit_depth`-bit samples (uint8_t planes at 8 bits, uint16_t
+/// above, up to 16). Thread-safe: scratch memory is per thread.
+AdmSums compute_adm_sums(const Plane& ref, const Plane& dis, int bit_depth, const AdmConfig& config);
+
+/// The scores of a frame of luma width x height from its integer sums: the floating-point
+/// end of upstream's integer_compute_adm (per level: the sums scaled back, cube roots with
+/// powf, the noise floor; then the totals, the noise limit and the ratios), in its order.
+/// The CPU extractor and the CUDA twin both score through this function.
+AdmScores adm_scores(const AdmSums& sums, int width, int height, const AdmConfig& config);
+
+/// adm_scores(compute_adm_sums(ref, dis, bit_depth, config), ...).
 AdmScores compute_adm(const Plane& ref, const Plane& dis, int bit_depth, const AdmConfig& config);
 
 }  // namespace vmafx::adm
