@@ -1,14 +1,17 @@
 // Tests of the integer VIF extractor ("vif"): bit-exactness against upstream libvmaf 3.2.0's
 // golden values on every fixture, options and output names, refusal of impossible sizes.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "feature/vif/vif.hpp"
+#include "feature/vif/vif_kernels.hpp"
 #include "test_support.hpp"
 
 namespace vmafx {
@@ -198,6 +201,97 @@ TEST(VifInfo, RejectsBadOptionsAndSizes) {
     EXPECT_THROW(run(*fex, small, small), Error);
 }
 
+TEST(VifInfo, RejectsSamplesAboveTheBitDepth) {
+    // Upstream's C, AVX2 and AVX-512 code give three different results for such samples.
+    const VideoFormat format{64, 36, 10, Subsampling::k420};
+    const Picture ref = random_picture(format, 5);
+    Picture dist = distort(ref, 6);
+    const auto fex = make_vif(format, {});
+    EXPECT_NO_THROW(run(*fex, ref, dist));
+    dist.luma().row<std::uint16_t>(7)[3] = 1024;
+    try {
+        run(*fex, ref, dist);
+        ADD_FAILURE() << "a 10-bit sample of 1024 was accepted";
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("vif"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("(3, 7) is 1024"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("1023"), std::string::npos) << msg;
+    }
+}
+
+// extract() is const and keeps its working memory per thread: frames scored at the same time
+// on several threads give the values they give one after another.
+TEST(VifInfo, ParallelFramesMatchSequential) {
+    const VideoFormat format{203, 117, 10, Subsampling::k420};
+    const auto fex = make_vif(format, {{"debug", "true"}});
+    constexpr int kFrames = 8;
+    std::vector<Picture> refs, dists;
+    std::vector<FrameScores> sequential;
+    for (int i = 0; i < kFrames; ++i) {
+        refs.push_back(random_picture(format, 100 + i));
+        dists.push_back(distort(refs.back(), 200 + i));
+        sequential.push_back(run(*fex, refs[i], dists[i], i));
+    }
+    std::vector<FrameScores> parallel(kFrames);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int round = 0; round < 3; ++round)
+                for (int i = t; i < kFrames; i += 4) parallel[i] = run(*fex, refs[i], dists[i], i);
+        });
+    for (auto& th : threads) th.join();
+    for (int i = 0; i < kFrames; ++i) EXPECT_EQ(parallel[i], sequential[i]) << "frame " << i;
+}
+
+// The AVX2 kernels give the reference kernels' integers (and so the same floats) for every
+// size (widths that are and are not multiples of 16, the smallest accepted), bit depth and
+// option, on random, smooth and extreme content.
+TEST(VifKernels, Avx2MatchesReference) {
+    const vif::Kernels* avx2 = vif::avx2_kernels();
+    if (!avx2) GTEST_SKIP() << "this CPU has no AVX2";
+    const std::pair<int, int> sizes[] = {{16, 16}, {17, 19}, {31, 33}, {48, 20}, {64, 36}, {97, 61}, {853, 481}};
+    for (const int bpc : {8, 9, 10, 12, 16}) {
+        for (const auto& [w, h] : sizes) {
+            const VideoFormat format{w, h, bpc, Subsampling::k420};
+            const std::uint32_t max = (1u << bpc) - 1;
+            for (int content = 0; content < 3; ++content) {
+                SCOPED_TRACE(testing::Message() << w << "x" << h << " " << bpc << "-bit content " << content);
+                Picture ref = random_picture(format, 11 + content);
+                Picture dist = distort(ref, 12 + content);
+                if (content > 0) {
+                    // 1: smooth ramps (few logarithm terms); 2: only 0 and the maximum.
+                    for (int y = 0; y < h; ++y)
+                        for (int x = 0; x < w; ++x) {
+                            const std::uint32_t r = content == 1 ? (x * 7 + y * 3) * max / (10 * (w + h))
+                                                                 : ((x * 5 + y * 3) % 7 < 3 ? max : 0);
+                            const std::uint32_t d = content == 1 ? std::min(max, r + (ref.luma().at(x, y) & 3))
+                                                                 : ((x + y) % 5 == 0 ? max - r : r);
+                            if (bpc == 8) {
+                                ref.luma().row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(r);
+                                dist.luma().row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(d);
+                            } else {
+                                ref.luma().row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(r);
+                                dist.luma().row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(d);
+                            }
+                        }
+                }
+                for (const double gain_limit : {100.0, 1.0}) {
+                    const vif::Params params{bpc, false, gain_limit};
+                    const auto want = vif::compute_scales(ref.luma(), dist.luma(), params, vif::generic_kernels());
+                    const auto have = vif::compute_scales(ref.luma(), dist.luma(), params, *avx2);
+                    for (int s = 0; s < vif::kScales; ++s) {
+                        EXPECT_EQ(std::bit_cast<std::uint32_t>(have[s].num), std::bit_cast<std::uint32_t>(want[s].num))
+                            << "scale " << s << " num " << have[s].num << " vs " << want[s].num;
+                        EXPECT_EQ(std::bit_cast<std::uint32_t>(have[s].den), std::bit_cast<std::uint32_t>(want[s].den))
+                            << "scale " << s << " den " << have[s].den << " vs " << want[s].den;
+                    }
+                }
+            }
+        }
+    }
+}
+
 // Scores of random-content frame pairs (odd sizes, 8 to 16 bits, the smallest accepted size):
 // the values upstream libvmaf 3.2.0 (its AVX-512 build, as the golden files were made) wrote for
 // these exact luma planes (ref = random_picture(format, 7), dist = distort(ref, 8)), read through
@@ -262,6 +356,34 @@ TEST(VifGolden, AllFixturesBitExact) {
             }
         }
         EXPECT_EQ(compared, frames.size() * 8);
+    }
+}
+
+// The reference kernels alone (the path of CPUs without AVX2) against the golden values too.
+TEST(VifGolden, ReferenceKernelsBitExact) {
+    VMAFX_REQUIRE_FIXTURES();
+    for (const std::string& fixture : test::golden_fixtures()) {
+        SCOPED_TRACE(fixture);
+        const VideoFormat format = test::fixture_format(fixture);
+        const nlohmann::json golden = test::golden(fixture);
+        const auto& frames = golden.at("frames");
+        ASSERT_EQ(frames.size(), test::fixture_frames(fixture));
+        for (unsigned i = 0; i < frames.size(); ++i) {
+            const Picture ref = test::fixture_frame(fixture, "ref", i);
+            const Picture dist = test::fixture_frame(fixture, "dist", i);
+            for (const double gain_limit : {100.0, 1.0}) {
+                const vif::Params params{format.bit_depth, false, gain_limit};
+                const auto scores = vif::compute_scales(ref.luma(), dist.luma(), params, vif::generic_kernels());
+                for (int s = 0; s < vif::kScales; ++s) {
+                    const std::string name =
+                        "integer_vif_scale" + std::to_string(s) + (gain_limit == 1.0 ? "_egl_1" : "");
+                    const double want = frames[i].at("metrics").at(name).get<double>();
+                    const double have = scores[s].num / scores[s].den;
+                    EXPECT_EQ(std::bit_cast<std::uint64_t>(have), std::bit_cast<std::uint64_t>(want))
+                        << "frame " << i << " " << name << ": got " << have << " golden " << want;
+                }
+            }
+        }
     }
 }
 

@@ -1,35 +1,38 @@
 // Integer VIF (visual information fidelity), bit-exact with upstream libvmaf 3.2.0's "vif"
-// extractor (src/feature/integer_vif.c, integer_vif.h and the x86 AVX2/AVX-512 versions in
-// src/feature/x86/vif_avx2.c, vif_avx512.c, which compute the same integers).
+// extractor (src/feature/integer_vif.c, integer_vif.h; its x86 AVX2/AVX-512 versions in
+// src/feature/x86/vif_avx2.c, vif_avx512.c compute the same integers for valid input).
 //
 // The luma planes of the reference and distorted pictures are analysed at four dyadic scales.
-// At each scale a separable fixed-point Gaussian (taps kFilters[scale]) gives, per sample,
-// the local means mu1 (reference), mu2 (distorted) and the filtered products ref*ref,
-// dis*dis, ref*dis; from them the variances sigma1_sq, sigma2_sq and covariance sigma12.
-// Samples whose reference variance reaches the noise variance add base-2 logarithms (from a
-// 2048-per-octave table) of the information terms; the others add a linear term. The scale's
-// numerator and denominator are stored as float, and the score is their float quotient.
-// Between scales both pictures are low-pass filtered with the next scale's taps and
-// decimated by two in each direction (even rows and columns kept).
+// At each scale a separable fixed-point Gaussian (kFilters[scale]) gives, per sample, the local
+// means mu1 (reference), mu2 (distorted) and the filtered products ref*ref, dis*dis, ref*dis;
+// from them the variances sigma1_sq, sigma2_sq and the covariance sigma12. Samples whose
+// reference variance reaches the noise variance add base-2 logarithms (from a 2048-per-octave
+// table) of the information terms; the others add a linear term. The scale's numerator and
+// denominator are stored as float and the score is their float quotient. Between scales both
+// pictures are low-pass filtered with the next scale's taps and decimated by two in each
+// direction (even rows and columns kept).
 //
-// Borders are mirrored without repeating the edge sample (index -k reads k, n-1+k reads n-1-k),
-// as upstream pads its buffers. Every size at least kMinSide x kMinSide keeps all mirrored
-// indices inside the picture at every scale; smaller pictures are refused (upstream reads
-// stale buffer contents there, or divides 0 by 0 at scale 3).
+// Borders are mirrored without repeating the edge sample (index -k reads k, n-1+k reads
+// n-1-k), as upstream pads its buffers. This file holds the extractor, the frame driver and
+// the portable reference kernels; vif_avx2.cpp holds AVX2 kernels giving the same integers.
 #include "feature/vif/vif.hpp"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "feature/vif/vif_kernels.hpp"
+#include "feature/vif/vif_math.hpp"
+
 namespace vmafx {
 
-namespace {
+namespace vif {
 
 using std::int32_t;
 using std::int64_t;
@@ -37,39 +40,12 @@ using std::uint16_t;
 using std::uint32_t;
 using std::uint64_t;
 
-/// Number of dyadic scales.
-constexpr int kScales = 4;
-/// Smallest luma width and height: scale 3 is then at least 2x2 and every mirrored border
-/// index stays inside the picture at every scale.
-constexpr int kMinSide = 16;
-/// Largest half filter width (scale 0: 17 taps).
-constexpr int kMaxHalf = 8;
-
-/// One scale's symmetric low-pass filter: `width` taps in 1/65536 (each set sums to 65536).
-struct Filter {
-    int width;
-    std::array<uint16_t, 17> taps;
-    int half() const { return width / 2; }
-};
-
-/// Upstream's vif_filter1d_table / vif_filter1d_width (integer_vif.h).
-constexpr Filter kFilters[kScales] = {
-    {17, {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640, 935, 489}},
-    {9, {1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244}},
-    {5, {3571, 16004, 26386, 16004, 3571}},
-    {3, {10904, 43728, 10904}},
-};
-
-/// The noise variance 2.0 in the fixed-point units of sigma1_sq (2 * 65536).
-constexpr int32_t kSigmaNsq = 65536 << 1;
-
-/// round(log2(i) * 2048) for i in [32767, 65535] (upstream log_generate(): log2f of the
-/// float i, times 2048, rounded half away from zero); other entries are 0 and never read.
-/// The float logarithm is taken as the correctly rounded float of the double logarithm,
-/// which is what glibc's log2f returns for every one of these arguments.
-const std::array<uint16_t, 65536>& log2_table() {
-    static const std::array<uint16_t, 65536> table = [] {
-        std::array<uint16_t, 65536> t{};
+const std::array<uint16_t, 65537>& log2_table() {
+    // Upstream: (uint16_t)round(log2f((float)i) * 2048). The float logarithm is taken as the
+    // correctly rounded float of the double logarithm, which is what glibc's log2f returns for
+    // every one of these arguments (and what a portable build needs).
+    static const std::array<uint16_t, 65537> table = [] {
+        std::array<uint16_t, 65537> t{};
         for (uint32_t i = 32767; i < 65536; ++i) {
             const float l = static_cast<float>(std::log2(static_cast<double>(i)));
             t[i] = static_cast<uint16_t>(std::round(l * 2048.0f));
@@ -79,292 +55,417 @@ const std::array<uint16_t, 65536>& log2_table() {
     return table;
 }
 
-/// 2048 * log2(v) from the table, keeping the top 16 significant bits of v
-/// (upstream log2_32(); v >= 2^15).
-inline int32_t log2_q11(const uint16_t* table, uint32_t v) {
-    const int shift = 16 - std::countl_zero(v);
-    return table[v >> shift] + 2048 * shift;
+void add_vif_terms(const int32_t* sigma1_sq, const int32_t* sigma2_sq, const int32_t* sigma12, int width,
+                   double gain_limit, ScaleSums& sums) {
+    const Log2Table table{log2_table().data()};
+    ScaleSums row;
+    for (int j = 0; j < width; ++j) add_sample_terms(sigma1_sq[j], sigma2_sq[j], sigma12[j], gain_limit, table, row);
+    sums.num_log += row.num_log;
+    sums.den_log += row.den_log;
+    sums.num_non_log += row.num_non_log;
+    sums.den_non_log += row.den_non_log;
 }
 
-/// 2048 * log2(v) for 64-bit v >= 2^17 (upstream log2_64()).
-inline int32_t log2_q11(const uint16_t* table, uint64_t v) {
-    const int shift = 48 - std::countl_zero(v);
-    return table[v >> shift] + 2048 * shift;
-}
-
-/// Mirrors index i into [0, n) without repeating the edge: -k -> k, n-1+k -> n-1-k.
-/// Valid for -n < i < 2n-1.
-inline int mirror(int i, int n) {
-    if (i < 0) return -i;
-    if (i >= n) return 2 * (n - 1) - i;
-    return i;
-}
-
-/// Read-only view of one plane of samples of type T (uint8_t or uint16_t); stride in samples.
-template <typename T>
-struct View {
-    const T* data = nullptr;
-    std::ptrdiff_t stride = 0;
-    int width = 0;
-    int height = 0;
-    const T* row(int y) const { return data + static_cast<std::ptrdiff_t>(y) * stride; }
-};
-
-/// The fixed-point sums of one scale (upstream's accum_num_log, accum_den_log,
-/// accum_num_non_log, accum_den_non_log).
-struct ScaleSums {
-    int64_t num_log = 0;
-    int64_t den_log = 0;
-    int64_t num_non_log = 0;
-    int64_t den_non_log = 0;
-};
-
-/// Numerator and denominator of one scale, as upstream stores them (float).
-struct ScaleScore {
-    float num = 0.0f;
-    float den = 0.0f;
-};
-
-/// Rounding of the vertical pass of the statistics (upstream vif_statistic_16's
-/// add_shift_round_VP/shift_VP for the means and add_shift_round_VP_sq/shift_VP_sq for the
-/// products). Scale 0 of 8-bit video is the case shift 8 / shift 0 (vif_statistic_8).
-struct VerticalRounding {
-    int mean_shift;
-    int square_shift;
-    uint32_t mean_round() const { return 1u << (mean_shift - 1); }
-    uint64_t square_round() const { return square_shift == 0 ? 0 : uint64_t{1} << (square_shift - 1); }
-};
-
-VerticalRounding vertical_rounding(int scale, int bit_depth) {
-    if (scale == 0) return {bit_depth, 2 * (bit_depth - 8)};
-    return {16, 16};
-}
-
-/// Per-thread working rows and the decimated pictures of scales 1..3.
-struct Scratch {
-    // Vertically filtered rows (kMaxHalf samples of mirror padding on each side).
-    std::vector<uint32_t> mu1, mu2, xx, yy, xy;
-    // Per-sample variances of one row.
-    std::vector<int32_t> sigma1_sq, sigma2_sq, sigma12;
-    // Vertically filtered rows of the decimation filter (padded like the above).
-    std::vector<uint32_t> ref_conv, dis_conv;
-    // Decimated reference and distorted pictures (ping-pong between scales).
-    std::vector<uint16_t> ref_scaled[2], dis_scaled[2];
-
-    void reserve(int width, int height) {
-        const std::size_t row = static_cast<std::size_t>(width) + 2 * kMaxHalf;
-        for (auto* v : {&mu1, &mu2, &xx, &yy, &xy, &ref_conv, &dis_conv})
-            if (v->size() < row) v->resize(row);
-        for (auto* v : {&sigma1_sq, &sigma2_sq, &sigma12})
-            if (v->size() < static_cast<std::size_t>(width)) v->resize(static_cast<std::size_t>(width));
-        const std::size_t half = static_cast<std::size_t>(width / 2) * static_cast<std::size_t>(height / 2);
-        const std::size_t quarter = static_cast<std::size_t>(width / 4) * static_cast<std::size_t>(height / 4);
-        for (auto* v : {&ref_scaled[0], &dis_scaled[0]})
-            if (v->size() < half) v->resize(half);
-        for (auto* v : {&ref_scaled[1], &dis_scaled[1]})
-            if (v->size() < quarter) v->resize(quarter);
-    }
-};
+namespace {
 
 /// Fills the `half` samples on each side of row[0, width) by mirroring (upstream
 /// PADDING_SQ_DATA / PADDING_SQ_DATA_2); `row` points at sample 0.
-inline void mirror_pad(uint32_t* row, int width, int half) {
+template <typename U>
+void mirror_pad(U* row, int width, int half) {
     for (int k = 1; k <= half; ++k) {
         row[-k] = row[k];
         row[width - 1 + k] = row[width - 1 - k];
     }
 }
 
-/// Vertical pass of the statistics for output row y: the filtered means and products of the
-/// reference and distorted columns, rounded as `rounding` says, into the padded rows of
-/// `s` (sample 0 at index kMaxHalf). Square sums are accumulated in SquareAcc (uint32_t at
-/// 8 bits as upstream vif_statistic_8, uint64_t above).
-template <typename T, typename SquareAcc>
-void vertical_statistics(const View<T>& ref, const View<T>& dis, int y, const Filter& filter,
-                         VerticalRounding rounding, Scratch& s) {
-    const int width = ref.width;
-    const int half = filter.half();
-    const T* ref_rows[17];
-    const T* dis_rows[17];
-    for (int k = 0; k < filter.width; ++k) {
-        const int yy = mirror(y - half + k, ref.height);
-        ref_rows[k] = ref.row(yy);
-        dis_rows[k] = dis.row(yy);
-    }
-    uint32_t* mu1 = s.mu1.data() + kMaxHalf;
-    uint32_t* mu2 = s.mu2.data() + kMaxHalf;
-    uint32_t* xx = s.xx.data() + kMaxHalf;
-    uint32_t* yy = s.yy.data() + kMaxHalf;
-    uint32_t* xy = s.xy.data() + kMaxHalf;
-    const uint32_t mean_round = rounding.mean_round();
-    const uint64_t square_round = rounding.square_round();
-
-    constexpr int kBlock = 32;
-    const auto block = [&](int j0, int n) {
-        uint32_t a_mu1[kBlock] = {}, a_mu2[kBlock] = {};
-        SquareAcc a_xx[kBlock] = {}, a_yy[kBlock] = {}, a_xy[kBlock] = {};
-        for (int k = 0; k < filter.width; ++k) {
-            const uint32_t c = filter.taps[k];
-            const T* r = ref_rows[k] + j0;
-            const T* d = dis_rows[k] + j0;
-            for (int j = 0; j < n; ++j) {
-                const uint32_t rv = r[j];
-                const uint32_t dv = d[j];
-                const uint32_t cr = c * rv;
-                const uint32_t cd = c * dv;
-                a_mu1[j] += cr;
-                a_mu2[j] += cd;
-                a_xx[j] += static_cast<SquareAcc>(cr) * rv;
-                a_yy[j] += static_cast<SquareAcc>(cd) * dv;
-                a_xy[j] += static_cast<SquareAcc>(cr) * dv;
-            }
-        }
-        for (int j = 0; j < n; ++j) {
-            mu1[j0 + j] = static_cast<uint16_t>((a_mu1[j] + mean_round) >> rounding.mean_shift);
-            mu2[j0 + j] = static_cast<uint16_t>((a_mu2[j] + mean_round) >> rounding.mean_shift);
-            xx[j0 + j] = static_cast<uint32_t>((a_xx[j] + square_round) >> rounding.square_shift);
-            yy[j0 + j] = static_cast<uint32_t>((a_yy[j] + square_round) >> rounding.square_shift);
-            xy[j0 + j] = static_cast<uint32_t>((a_xy[j] + square_round) >> rounding.square_shift);
-        }
-    };
-    int j0 = 0;
-    for (; j0 + kBlock <= width; j0 += kBlock) block(j0, kBlock);
-    if (j0 < width) block(j0, width - j0);
-
-    for (uint32_t* row : {mu1, mu2, xx, yy, xy}) mirror_pad(row, width, half);
+/// Calls body(std::integral_constant<int, k>) for k = 0 .. N-1, unrolled at compile time (so
+/// that the column loops around it vectorise).
+template <int N, typename Body>
+[[gnu::always_inline]] inline void unroll(Body&& body) {
+    [&]<int... K>(std::integer_sequence<int, K...>) {
+        (body(std::integral_constant<int, K>{}), ...);
+    }(std::make_integer_sequence<int, N>{});
 }
 
-/// Horizontal pass of the statistics over the padded rows of `s` (width samples), then the
-/// VIF terms of each sample added to `sums` (upstream vif_statistic_* horizontal loop and
-/// vif_compute_line_residuals()).
-void horizontal_statistics(int width, const Filter& filter, double gain_limit, const uint16_t* table,
-                           Scratch& s, ScaleSums& sums) {
-    const int half = filter.half();
-    const uint32_t* mu1 = s.mu1.data() + kMaxHalf - half;
-    const uint32_t* mu2 = s.mu2.data() + kMaxHalf - half;
-    const uint32_t* xx = s.xx.data() + kMaxHalf - half;
-    const uint32_t* yy = s.yy.data() + kMaxHalf - half;
-    const uint32_t* xy = s.xy.data() + kMaxHalf - half;
-    int32_t* sigma1_sq = s.sigma1_sq.data();
-    int32_t* sigma2_sq = s.sigma2_sq.data();
-    int32_t* sigma12 = s.sigma12.data();
+// ---------------------------------------------------------------------------------------------
+// Portable reference kernels (upstream's C functions, reorganised row by row).
 
+/// Working rows of the reference kernels, kMaxHalf samples of padding on each side.
+struct GenericRows {
+    std::vector<uint16_t> mu1, mu2, ref_conv, dis_conv;
+    std::vector<uint32_t> xx, yy, xy;
+    std::vector<int32_t> sigma1_sq, sigma2_sq, sigma12;
+
+    void fit(int width) {
+        const std::size_t padded = static_cast<std::size_t>(width) + 2 * kMaxHalf;
+        if (mu1.size() >= padded) return;
+        for (auto* v : {&mu1, &mu2, &ref_conv, &dis_conv}) v->assign(padded, 0);
+        for (auto* v : {&xx, &yy, &xy}) v->assign(padded, 0);
+        for (auto* v : {&sigma1_sq, &sigma2_sq, &sigma12}) v->assign(static_cast<std::size_t>(width), 0);
+    }
+};
+
+GenericRows& generic_rows(int width) {
+    thread_local GenericRows rows;
+    rows.fit(width);
+    return rows;
+}
+
+/// Vertical pass of scale kScale: per column, the filtered means
+/// mu = (sum c*x + round) >> mean_shift and products (sum c*x*y + round) >> square_shift
+/// truncated to 32 bits (upstream vif_statistic_8/_16, vertical loop). Product sums are
+/// accumulated in SquareAcc: uint32_t for 8-bit samples (exact there, as upstream), else
+/// uint64_t.
+template <int kScale, typename T, typename SquareAcc>
+void vertical_statistics(const StatisticsRow<T>& in, uint16_t* __restrict mu1, uint16_t* __restrict mu2,
+                         uint32_t* __restrict xx, uint32_t* __restrict yy, uint32_t* __restrict xy) {
+    constexpr Filter f = kFilters[kScale];
+    const T* r[f.width];
+    const T* d[f.width];
+    for (int k = 0; k < f.width; ++k) {
+        r[k] = in.ref_rows[k];
+        d[k] = in.dis_rows[k];
+    }
+    const int mean_shift = in.mean_shift;
+    const int square_shift = in.square_shift;
+    const uint32_t mean_round = rounding(mean_shift);
+    const SquareAcc square_round = rounding(square_shift);
+#pragma GCC ivdep
+    for (int j = 0; j < in.width; ++j) {
+        uint32_t a_mu1 = 0, a_mu2 = 0;
+        SquareAcc a_xx = 0, a_yy = 0, a_xy = 0;
+        unroll<f.width>([&](auto k) {
+            const uint32_t c = f.taps[k];
+            const uint32_t rv = r[k][j];
+            const uint32_t dv = d[k][j];
+            const uint32_t cr = c * rv;
+            const uint32_t cd = c * dv;
+            a_mu1 += cr;
+            a_mu2 += cd;
+            a_xx += static_cast<SquareAcc>(cr) * rv;
+            a_yy += static_cast<SquareAcc>(cd) * dv;
+            a_xy += static_cast<SquareAcc>(cr) * dv;
+        });
+        mu1[j] = static_cast<uint16_t>((a_mu1 + mean_round) >> mean_shift);
+        mu2[j] = static_cast<uint16_t>((a_mu2 + mean_round) >> mean_shift);
+        xx[j] = static_cast<uint32_t>((a_xx + square_round) >> square_shift);
+        yy[j] = static_cast<uint32_t>((a_yy + square_round) >> square_shift);
+        xy[j] = static_cast<uint32_t>((a_xy + square_round) >> square_shift);
+    }
+}
+
+/// Horizontal pass of scale kScale over mirror-padded rows (pointers at sample 0): per sample
+/// sigma1_sq = xx_filt - mu1^2, sigma2_sq = max(yy_filt - mu2^2, 0), sigma12 = xy_filt - mu1*mu2,
+/// where the squares of the 32-bit filtered means keep their top 32 bits, rounded (upstream
+/// vif_statistic_*, horizontal loop).
+template <int kScale>
+void horizontal_statistics(int width, const uint16_t* mu1_row, const uint16_t* mu2_row, const uint32_t* xx_row,
+                           const uint32_t* yy_row, const uint32_t* xy_row, int32_t* __restrict sigma1_sq,
+                           int32_t* __restrict sigma2_sq, int32_t* __restrict sigma12) {
+    constexpr Filter f = kFilters[kScale];
+    constexpr int half = f.width / 2;
+    const uint16_t* mu1 = mu1_row - half;
+    const uint16_t* mu2 = mu2_row - half;
+    const uint32_t* xx = xx_row - half;
+    const uint32_t* yy = yy_row - half;
+    const uint32_t* xy = xy_row - half;
+#pragma GCC ivdep
     for (int j = 0; j < width; ++j) {
         uint32_t a_mu1 = 0, a_mu2 = 0;
         uint64_t a_xx = 0, a_yy = 0, a_xy = 0;
-        for (int k = 0; k < filter.width; ++k) {
-            const uint32_t c = filter.taps[k];
+        unroll<f.width>([&](auto k) {
+            const uint32_t c = f.taps[k];
             a_mu1 += c * mu1[j + k];
             a_mu2 += c * mu2[j + k];
             a_xx += static_cast<uint64_t>(c) * xx[j + k];
             a_yy += static_cast<uint64_t>(c) * yy[j + k];
             a_xy += static_cast<uint64_t>(c) * xy[j + k];
-        }
-        const uint32_t mu1_sq = static_cast<uint32_t>((static_cast<uint64_t>(a_mu1) * a_mu1 + 0x80000000u) >> 32);
-        const uint32_t mu2_sq = static_cast<uint32_t>((static_cast<uint64_t>(a_mu2) * a_mu2 + 0x80000000u) >> 32);
-        const uint32_t mu1_mu2 = static_cast<uint32_t>((static_cast<uint64_t>(a_mu1) * a_mu2 + 0x80000000u) >> 32);
-        const uint32_t xx_filt = static_cast<uint32_t>((a_xx + 32768) >> 16);
-        const uint32_t yy_filt = static_cast<uint32_t>((a_yy + 32768) >> 16);
-        const uint32_t xy_filt = static_cast<uint32_t>((a_xy + 32768) >> 16);
-        sigma1_sq[j] = static_cast<int32_t>(xx_filt - mu1_sq);
-        sigma2_sq[j] = std::max(static_cast<int32_t>(yy_filt - mu2_sq), 0);
-        sigma12[j] = static_cast<int32_t>(xy_filt - mu1_mu2);
-    }
-
-    const double eps = 65536 * 1.0e-10;
-    for (int j = 0; j < width; ++j) {
-        const int32_t s1 = sigma1_sq[j];
-        const int32_t s2 = sigma2_sq[j];
-        const int32_t s12 = sigma12[j];
-        if (s1 >= kSigmaNsq) {
-            // log2(1 + sigma1_sq / 2) as log2(2*65536 + sigma1_sq) - 17, in 1/2048 units.
-            sums.den_log += log2_q11(table, static_cast<uint32_t>(kSigmaNsq + s1)) - 2048 * 17;
-            if (s12 > 0 && s2 > 0) {
-                double g = s12 / (s1 + eps);
-                // Upstream converts to int32 (x86: out of range gives INT32_MIN) then clamps at 0.
-                const double sv = s2 - g * s12;
-                const int32_t sv_sq = sv > 0.0 ? static_cast<int32_t>(sv) : 0;
-                g = std::min(g, gain_limit);
-                const uint32_t numer1 = static_cast<uint32_t>(sv_sq + kSigmaNsq);
-                const int64_t numer1_tmp = static_cast<int64_t>(g * g * s1) + numer1;
-                sums.num_log += log2_q11(table, static_cast<uint64_t>(numer1_tmp)) -
-                                log2_q11(table, static_cast<uint64_t>(numer1));
-            }
-        } else {
-            sums.num_non_log += s2;
-            sums.den_non_log += 1;
-        }
+        });
+        const Variances v =
+            variances(a_mu1, a_mu2, filtered_product(a_xx), filtered_product(a_yy), filtered_product(a_xy));
+        sigma1_sq[j] = v.sigma1_sq;
+        sigma2_sq[j] = v.sigma2_sq;
+        sigma12[j] = v.sigma12;
     }
 }
 
-/// VIF sums of one scale over width x height pictures ref and dis.
-template <typename T, typename SquareAcc>
-ScaleScore scale_statistics(const View<T>& ref, const View<T>& dis, int scale, int bit_depth, double gain_limit,
-                            Scratch& s) {
-    const Filter& filter = kFilters[scale];
-    const VerticalRounding rounding = vertical_rounding(scale, bit_depth);
-    const uint16_t* table = log2_table().data();
+template <int kScale, typename T>
+void generic_statistics_at(const StatisticsRow<T>& in, ScaleSums& sums) {
+    using SquareAcc = std::conditional_t<sizeof(T) == 1, uint32_t, uint64_t>;
+    constexpr int half = kFilters[kScale].width / 2;
+    GenericRows& w = generic_rows(in.width);
+    uint16_t* mu1 = w.mu1.data() + kMaxHalf;
+    uint16_t* mu2 = w.mu2.data() + kMaxHalf;
+    uint32_t* xx = w.xx.data() + kMaxHalf;
+    uint32_t* yy = w.yy.data() + kMaxHalf;
+    uint32_t* xy = w.xy.data() + kMaxHalf;
+    vertical_statistics<kScale, T, SquareAcc>(in, mu1, mu2, xx, yy, xy);
+    for (uint16_t* row : {mu1, mu2}) mirror_pad(row, in.width, half);
+    for (uint32_t* row : {xx, yy, xy}) mirror_pad(row, in.width, half);
+    horizontal_statistics<kScale>(in.width, mu1, mu2, xx, yy, xy, w.sigma1_sq.data(), w.sigma2_sq.data(),
+                                  w.sigma12.data());
+    add_vif_terms(w.sigma1_sq.data(), w.sigma2_sq.data(), w.sigma12.data(), in.width, in.gain_limit, sums);
+}
+
+template <typename T>
+void generic_statistics(const StatisticsRow<T>& in, ScaleSums& sums) {
+    switch (in.scale) {
+    case 0: return generic_statistics_at<0>(in, sums);
+    case 1: return generic_statistics_at<1>(in, sums);
+    case 2: return generic_statistics_at<2>(in, sums);
+    default: return generic_statistics_at<3>(in, sums);
+    }
+}
+
+/// Decimation of one row (upstream subsample_rd_8/_16 and decimate_and_pad): vertical pass
+/// (sum c*x + round) >> shift of the source rows, mirror padding, horizontal pass
+/// (sum c*v + 32768) >> 16 at the even columns only (the ones kept).
+template <int kScale, typename T>
+void generic_decimation_at(const DecimationRow<T>& in) {
+    constexpr Filter f = kFilters[kScale + 1];
+    constexpr int half = f.width / 2;
+    GenericRows& w = generic_rows(in.width);
+    uint16_t* __restrict conv_ref = w.ref_conv.data() + kMaxHalf;
+    uint16_t* __restrict conv_dis = w.dis_conv.data() + kMaxHalf;
+    const T* r[f.width];
+    const T* d[f.width];
+    for (int k = 0; k < f.width; ++k) {
+        r[k] = in.ref_rows[k];
+        d[k] = in.dis_rows[k];
+    }
+    const int shift = in.shift;
+    const uint32_t round = rounding(shift);
+#pragma GCC ivdep
+    for (int j = 0; j < in.width; ++j) {
+        uint32_t a_ref = 0, a_dis = 0;
+        unroll<f.width>([&](auto k) {
+            a_ref += f.taps[k] * static_cast<uint32_t>(r[k][j]);
+            a_dis += f.taps[k] * static_cast<uint32_t>(d[k][j]);
+        });
+        conv_ref[j] = static_cast<uint16_t>((a_ref + round) >> shift);
+        conv_dis[j] = static_cast<uint16_t>((a_dis + round) >> shift);
+    }
+    mirror_pad(conv_ref, in.width, half);
+    mirror_pad(conv_dis, in.width, half);
+
+    const uint16_t* cr = conv_ref - half;
+    const uint16_t* cd = conv_dis - half;
+    uint16_t* __restrict ref_out = in.ref_out;
+    uint16_t* __restrict dis_out = in.dis_out;
+#pragma GCC ivdep
+    for (int j = 0; j < in.width / 2; ++j) {
+        uint32_t a_ref = 0, a_dis = 0;
+        unroll<f.width>([&](auto k) {
+            a_ref += f.taps[k] * static_cast<uint32_t>(cr[2 * j + k]);
+            a_dis += f.taps[k] * static_cast<uint32_t>(cd[2 * j + k]);
+        });
+        ref_out[j] = static_cast<uint16_t>((a_ref + rounding(kHorizontalShift)) >> kHorizontalShift);
+        dis_out[j] = static_cast<uint16_t>((a_dis + rounding(kHorizontalShift)) >> kHorizontalShift);
+    }
+}
+
+template <typename T>
+void generic_decimation(const DecimationRow<T>& in) {
+    switch (in.scale) {
+    case 0: return generic_decimation_at<0>(in);
+    case 1: return generic_decimation_at<1>(in);
+    default: return generic_decimation_at<2>(in);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Frame driver.
+
+/// Read-only view of a picture of samples of type T; stride in samples.
+template <typename T>
+struct View {
+    const T* data;
+    std::ptrdiff_t stride;
+    int width;
+    int height;
+    const T* row(int y) const { return data + static_cast<std::ptrdiff_t>(y) * stride; }
+};
+
+/// Decimated pictures of scales 1..3, per thread. Each has 64 samples of slack at its end for
+/// the kernels' reads and writes past a row (see DecimationRow).
+struct ScaledPictures {
+    std::vector<uint16_t> ref[kScales], dis[kScales];
+
+    void fit(int width, int height) {
+        for (int s = 1; s < kScales; ++s) {
+            const std::size_t n = static_cast<std::size_t>(width >> s) * static_cast<std::size_t>(height >> s) + 64;
+            if (ref[s].size() < n) {
+                ref[s].assign(n, 0);
+                dis[s].assign(n, 0);
+            }
+        }
+    }
+};
+
+template <typename T>
+ScaleScore scale_score(const Kernels& kernels, int scale, const View<T>& ref, const View<T>& dis,
+                       const Params& params) {
+    const int width = kFilters[scale].width;
+    const int half = width / 2;
+    StatisticsRow<T> row{};
+    const T* ref_rows[17];
+    const T* dis_rows[17];
+    row.scale = scale;
+    row.ref_rows = ref_rows;
+    row.dis_rows = dis_rows;
+    row.width = ref.width;
+    // Vertical rounding (upstream add_shift_round_VP/shift_VP and the _sq pair).
+    row.mean_shift = vertical_shift(scale, params.bit_depth);
+    row.square_shift = vertical_square_shift(scale, params.bit_depth);
+    row.gain_limit = params.gain_limit;
     ScaleSums sums;
     for (int y = 0; y < ref.height; ++y) {
-        vertical_statistics<T, SquareAcc>(ref, dis, y, filter, rounding, s);
-        horizontal_statistics(ref.width, filter, gain_limit, table, s, sums);
+        for (int k = 0; k < width; ++k) {
+            const int src = mirror(y - half + k, ref.height);
+            ref_rows[k] = ref.row(src);
+            dis_rows[k] = dis.row(src);
+        }
+        if constexpr (sizeof(T) == 1) kernels.statistics_u8(row, sums);
+        else kernels.statistics_u16(row, sums);
     }
-    ScaleScore out;
-    out.num = static_cast<float>(static_cast<double>(sums.num_log) / 2048.0 +
-                                 (static_cast<double>(sums.den_non_log) -
-                                  (static_cast<double>(sums.num_non_log) / 16384.0) / 65025.0));
-    out.den = static_cast<float>(static_cast<double>(sums.den_log) / 2048.0 + static_cast<double>(sums.den_non_log));
+    return score_of(sums);
+}
+
+template <typename T>
+View<uint16_t> decimate(const Kernels& kernels, int scale, const View<T>& ref, const View<T>& dis,
+                        const Params& params, ScaledPictures& pictures) {
+    const int width = kFilters[scale + 1].width;
+    const int half = width / 2;
+    const int out_w = ref.width / 2;
+    const int out_h = ref.height / 2;
+    DecimationRow<T> row{};
+    const T* ref_rows[17];
+    const T* dis_rows[17];
+    row.scale = scale;
+    row.ref_rows = ref_rows;
+    row.dis_rows = dis_rows;
+    row.width = ref.width;
+    row.shift = vertical_shift(scale, params.bit_depth);
+    for (int i = 0; i < out_h; ++i) {
+        for (int k = 0; k < width; ++k) {
+            const int src = mirror(2 * i - half + k, ref.height);
+            ref_rows[k] = ref.row(src);
+            dis_rows[k] = dis.row(src);
+        }
+        row.ref_out = pictures.ref[scale + 1].data() + static_cast<std::ptrdiff_t>(i) * out_w;
+        row.dis_out = pictures.dis[scale + 1].data() + static_cast<std::ptrdiff_t>(i) * out_w;
+        if constexpr (sizeof(T) == 1) kernels.decimation_u8(row);
+        else kernels.decimation_u16(row);
+    }
+    return View<uint16_t>{pictures.ref[scale + 1].data(), out_w, out_w, out_h};
+}
+
+template <typename T>
+std::array<ScaleScore, kScales> compute_scales_of(const Plane& ref_plane, const Plane& dis_plane,
+                                                  const Params& params, const Kernels& kernels) {
+    thread_local ScaledPictures pictures;
+    pictures.fit(ref_plane.width(), ref_plane.height());
+    const auto view = [](const Plane& p) {
+        return View<T>{p.row<T>(0), p.stride() / static_cast<std::ptrdiff_t>(sizeof(T)), p.width(), p.height()};
+    };
+    const View<T> ref = view(ref_plane);
+    const View<T> dis = view(dis_plane);
+    std::array<ScaleScore, kScales> out{};
+    if (!params.skip_scale0) out[0] = scale_score(kernels, 0, ref, dis, params);
+
+    View<uint16_t> r = decimate(kernels, 0, ref, dis, params, pictures);
+    const auto dis_of = [&](int s, const View<uint16_t>& v) {
+        return View<uint16_t>{pictures.dis[s].data(), v.stride, v.width, v.height};
+    };
+    for (int s = 1; s < kScales; ++s) {
+        const View<uint16_t> d = dis_of(s, r);
+        out[s] = scale_score(kernels, s, r, d, params);
+        if (s + 1 < kScales) r = decimate(kernels, s, r, d, params, pictures);
+    }
     return out;
 }
 
-/// Low-pass filters ref and dis with the taps of scale `scale + 1` and keeps the even rows
-/// and columns: (width/2) x (height/2) pictures into ref_out/dis_out (stride width/2)
-/// (upstream subsample_rd_8 / subsample_rd_16 and decimate_and_pad).
-template <typename T>
-void decimate(const View<T>& ref, const View<T>& dis, int scale, int bit_depth, Scratch& s, uint16_t* ref_out,
-              uint16_t* dis_out) {
-    const Filter& filter = kFilters[scale + 1];
-    const int half = filter.half();
-    const int width = ref.width;
-    const int out_w = width / 2;
-    const int out_h = ref.height / 2;
-    const int shift = scale == 0 ? bit_depth : 16;
-    const uint32_t round = 1u << (shift - 1);
-    uint32_t* ref_conv = s.ref_conv.data() + kMaxHalf;
-    uint32_t* dis_conv = s.dis_conv.data() + kMaxHalf;
+}  // namespace
 
-    for (int i = 0; i < out_h; ++i) {
-        const int y = 2 * i;
-        const T* ref_rows[9];
-        const T* dis_rows[9];
-        for (int k = 0; k < filter.width; ++k) {
-            const int yy = mirror(y - half + k, ref.height);
-            ref_rows[k] = ref.row(yy);
-            dis_rows[k] = dis.row(yy);
-        }
-        for (int j = 0; j < width; ++j) {
-            uint32_t a_ref = 0, a_dis = 0;
-            for (int k = 0; k < filter.width; ++k) {
-                a_ref += filter.taps[k] * static_cast<uint32_t>(ref_rows[k][j]);
-                a_dis += filter.taps[k] * static_cast<uint32_t>(dis_rows[k][j]);
-            }
-            ref_conv[j] = static_cast<uint16_t>((a_ref + round) >> shift);
-            dis_conv[j] = static_cast<uint16_t>((a_dis + round) >> shift);
-        }
-        mirror_pad(ref_conv, width, half);
-        mirror_pad(dis_conv, width, half);
+const Kernels& generic_kernels() {
+    static const Kernels kernels{"generic", generic_statistics<uint8_t>, generic_statistics<uint16_t>,
+                                 generic_decimation<uint8_t>, generic_decimation<uint16_t>};
+    return kernels;
+}
 
-        uint16_t* ro = ref_out + static_cast<std::ptrdiff_t>(i) * out_w;
-        uint16_t* dout = dis_out + static_cast<std::ptrdiff_t>(i) * out_w;
-        for (int j = 0; j < out_w; ++j) {
-            uint32_t a_ref = 0, a_dis = 0;
-            for (int k = 0; k < filter.width; ++k) {
-                a_ref += filter.taps[k] * ref_conv[2 * j - half + k];
-                a_dis += filter.taps[k] * dis_conv[2 * j - half + k];
-            }
-            ro[j] = static_cast<uint16_t>((a_ref + 32768) >> 16);
-            dout[j] = static_cast<uint16_t>((a_dis + 32768) >> 16);
-        }
+const Kernels& best_kernels() {
+    static const Kernels& best = avx2_kernels() ? *avx2_kernels() : generic_kernels();
+    return best;
+}
+
+std::array<ScaleScore, kScales> compute_scales(const Plane& ref, const Plane& dis, const Params& params,
+                                               const Kernels& kernels) {
+    if (ref.bytes_per_sample() == 1) return compute_scales_of<uint8_t>(ref, dis, params, kernels);
+    return compute_scales_of<uint16_t>(ref, dis, params, kernels);
+}
+
+void check_format(const VideoFormat& format) {
+    if (format.width < kMinSide || format.height < kMinSide)
+        throw Error(fmt::format(
+            "vif: luma {}x{} is too small: integer VIF needs at least {}x{} samples (its scale 3, "
+            "a 1/8 decimation, must be at least 2x2)",
+            format.width, format.height, kMinSide, kMinSide));
+    if (format.bit_depth < 8 || format.bit_depth > 16)
+        throw Error(fmt::format("vif: bit depth {} is outside 8..16", format.bit_depth));
+}
+
+void write_scores(const Options& options, bool debug, bool skip_scale0, const std::array<ScaleScore, kScales>& v,
+                  FrameScores& out) {
+    const auto put = [&](const char* feature, double value) {
+        out.emplace_back(options.feature_name(feature), value);
+    };
+    const auto ratio = [&](int scale) -> double { return v[scale].num / v[scale].den; };
+    put("VMAF_integer_feature_vif_scale0_score", skip_scale0 ? 0.0 : ratio(0));
+    put("VMAF_integer_feature_vif_scale1_score", ratio(1));
+    put("VMAF_integer_feature_vif_scale2_score", ratio(2));
+    put("VMAF_integer_feature_vif_scale3_score", ratio(3));
+    if (!debug) return;
+
+    double num = 0.0, den = 0.0;
+    if (skip_scale0) {
+        num = static_cast<double>(v[1].num) + v[2].num + v[3].num;
+        den = static_cast<double>(v[1].den) + v[2].den + v[3].den;
+    } else {
+        num = static_cast<double>(v[0].num) + v[1].num + v[2].num + v[3].num;
+        den = static_cast<double>(v[0].den) + v[1].den + v[2].den + v[3].den;
+    }
+    put("integer_vif", den == 0.0 ? 1.0 : num / den);
+    put("integer_vif_num", num);
+    put("integer_vif_den", den);
+    put("integer_vif_num_scale0", skip_scale0 ? 0.0 : v[0].num);
+    put("integer_vif_den_scale0", skip_scale0 ? -1.0 : v[0].den);
+    put("integer_vif_num_scale1", v[1].num);
+    put("integer_vif_den_scale1", v[1].den);
+    put("integer_vif_num_scale2", v[2].num);
+    put("integer_vif_den_scale2", v[2].den);
+    put("integer_vif_num_scale3", v[3].num);
+    put("integer_vif_den_scale3", v[3].den);
+}
+
+}  // namespace vif
+
+namespace {
+
+/// Throws Error when a sample of `plane` exceeds the largest value of `bit_depth` bits:
+/// upstream's C, AVX2 and AVX-512 paths give three different results for such input (their
+/// intermediate sums overflow differently), so it has no defined integer VIF.
+void check_sample_range(const Plane& plane, int bit_depth, const char* which, unsigned index) {
+    if (bit_depth == 8 || bit_depth == 16) return;
+    const std::uint16_t max = static_cast<std::uint16_t>((1u << bit_depth) - 1);
+    for (int y = 0; y < plane.height(); ++y) {
+        const std::uint16_t* row = plane.row<std::uint16_t>(y);
+        std::uint16_t row_max = 0;
+        for (int x = 0; x < plane.width(); ++x) row_max = std::max(row_max, row[x]);
+        if (row_max <= max) continue;
+        for (int x = 0; x < plane.width(); ++x)
+            if (row[x] > max)
+                throw Error(fmt::format("vif: frame {}: {} luma sample ({}, {}) is {}, above the {}-bit maximum {}",
+                                        index, which, x, y, row[x], bit_depth, max));
     }
 }
 
@@ -372,19 +473,13 @@ void decimate(const View<T>& ref, const View<T>& dis, int scale, int bit_depth, 
 class VifExtractor final : public FeatureExtractor {
 public:
     VifExtractor(const Options& options, const VideoFormat& format)
-        : options_(options),
-          format_(format),
-          debug_(options.get_bool("debug")),
-          skip_scale0_(options.get_bool("vif_skip_scale0")),
-          gain_limit_(options.get("vif_enhn_gain_limit")) {
-        if (format.width < kMinSide || format.height < kMinSide)
-            throw Error(fmt::format(
-                "vif: luma {}x{} is too small: integer VIF needs at least {}x{} samples (its scale 3, "
-                "a 1/8 decimation, must be at least 2x2)",
-                format.width, format.height, kMinSide, kMinSide));
-        if (format.bit_depth < 8 || format.bit_depth > 16)
-            throw Error(fmt::format("vif: bit depth {} is outside 8..16", format.bit_depth));
-        log2_table();  // build the shared table before frames run in parallel
+        : options_(options), format_(format), debug_(options.get_bool("debug")) {
+        params_.bit_depth = format.bit_depth;
+        params_.skip_scale0 = options.get_bool("vif_skip_scale0");
+        params_.gain_limit = options.get("vif_enhn_gain_limit");
+        vif::check_format(format);
+        vif::log2_table();  // build the shared table before frames run in parallel
+        vif::best_kernels();
     }
 
     void extract(const FrameInput& in, FrameScores& out) const override {
@@ -398,83 +493,17 @@ public:
                                         "with {}-byte samples",
                                         in.index, p->width(), p->height(), p->bytes_per_sample(), format_.width,
                                         format_.height, format_.bytes_per_sample()));
-
-        ScaleScore scores[kScales];
-        if (format_.bit_depth == 8)
-            compute<std::uint8_t>(ref, dis, scores);
-        else
-            compute<std::uint16_t>(ref, dis, scores);
-        write(scores, out);
+        check_sample_range(ref, format_.bit_depth, "reference", in.index);
+        check_sample_range(dis, format_.bit_depth, "distorted", in.index);
+        vif::write_scores(options_, debug_, params_.skip_scale0,
+                          vif::compute_scales(ref, dis, params_, vif::best_kernels()), out);
     }
 
 private:
-    template <typename T>
-    void compute(const Plane& ref_plane, const Plane& dis_plane, ScaleScore (&scores)[kScales]) const {
-        thread_local Scratch scratch;
-        Scratch& s = scratch;
-        s.reserve(format_.width, format_.height);
-        const int bpc = format_.bit_depth;
-
-        const View<T> ref{ref_plane.row<T>(0), ref_plane.stride() / static_cast<std::ptrdiff_t>(sizeof(T)),
-                          ref_plane.width(), ref_plane.height()};
-        const View<T> dis{dis_plane.row<T>(0), dis_plane.stride() / static_cast<std::ptrdiff_t>(sizeof(T)),
-                          dis_plane.width(), dis_plane.height()};
-        using Acc0 = std::conditional_t<sizeof(T) == 1, uint32_t, uint64_t>;
-        if (!skip_scale0_) scores[0] = scale_statistics<T, Acc0>(ref, dis, 0, bpc, gain_limit_, s);
-
-        int w = ref.width / 2;
-        int h = ref.height / 2;
-        decimate(ref, dis, 0, bpc, s, s.ref_scaled[0].data(), s.dis_scaled[0].data());
-        for (int scale = 1; scale < kScales; ++scale) {
-            const int buf = (scale - 1) % 2;
-            const View<uint16_t> r{s.ref_scaled[buf].data(), w, w, h};
-            const View<uint16_t> d{s.dis_scaled[buf].data(), w, w, h};
-            scores[scale] = scale_statistics<uint16_t, uint64_t>(r, d, scale, bpc, gain_limit_, s);
-            if (scale + 1 < kScales) {
-                decimate(r, d, scale, bpc, s, s.ref_scaled[1 - buf].data(), s.dis_scaled[1 - buf].data());
-                w /= 2;
-                h /= 2;
-            }
-        }
-    }
-
-    void write(const ScaleScore (&v)[kScales], FrameScores& out) const {
-        const auto put = [&](const char* feature, double value) {
-            out.emplace_back(options_.feature_name(feature), value);
-        };
-        const auto ratio = [&](int scale) -> double { return v[scale].num / v[scale].den; };
-        put("VMAF_integer_feature_vif_scale0_score", skip_scale0_ ? 0.0 : ratio(0));
-        put("VMAF_integer_feature_vif_scale1_score", ratio(1));
-        put("VMAF_integer_feature_vif_scale2_score", ratio(2));
-        put("VMAF_integer_feature_vif_scale3_score", ratio(3));
-        if (!debug_) return;
-
-        double num = 0.0, den = 0.0;
-        if (skip_scale0_) {
-            num = static_cast<double>(v[1].num) + v[2].num + v[3].num;
-            den = static_cast<double>(v[1].den) + v[2].den + v[3].den;
-        } else {
-            num = static_cast<double>(v[0].num) + v[1].num + v[2].num + v[3].num;
-            den = static_cast<double>(v[0].den) + v[1].den + v[2].den + v[3].den;
-        }
-        put("integer_vif", den == 0.0 ? 1.0 : num / den);
-        put("integer_vif_num", num);
-        put("integer_vif_den", den);
-        put("integer_vif_num_scale0", skip_scale0_ ? 0.0 : v[0].num);
-        put("integer_vif_den_scale0", skip_scale0_ ? -1.0 : v[0].den);
-        put("integer_vif_num_scale1", v[1].num);
-        put("integer_vif_den_scale1", v[1].den);
-        put("integer_vif_num_scale2", v[2].num);
-        put("integer_vif_den_scale2", v[2].den);
-        put("integer_vif_num_scale3", v[3].num);
-        put("integer_vif_den_scale3", v[3].den);
-    }
-
     Options options_;
     VideoFormat format_;
     bool debug_;
-    bool skip_scale0_;
-    double gain_limit_;
+    vif::Params params_;
 };
 
 /// Upstream's option table of "vif" (integer_vif.c `options`).
@@ -498,7 +527,8 @@ const ExtractorInfo& vif_extractor_info() {
          "integer_vif_num_scale3", "integer_vif_den_scale3"},
         [](const Options& options, const VideoFormat& format) -> std::unique_ptr<FeatureExtractor> {
             return std::make_unique<VifExtractor>(options, format);
-        }};
+        }
+    };
     return info;
 }
 
