@@ -528,6 +528,17 @@ const ExtractorInfo& vif_extractor_info() {
         [](const Options& options, const VideoFormat& format) -> std::unique_ptr<FeatureExtractor> {
             return std::make_unique<VifExtractor>(options, format);
         }
+#ifdef VMAFX_HAVE_CUDA
+        ,
+        make_vif_gpu,
+        // Every per-sample term is an integer formed by the CPU's own code (vif_math.hpp: same
+        // integer filters and shifts, same IEEE double g, sv, g*g*s1 with no contraction, same
+        // log2 table), integer sums are exact in any order, and the host turns them into scores
+        // with the CPU's score_of/write_scores: every value is the CPU's.
+        {true, 0.0,
+         "integer per-sample terms from the shared arithmetic (vif_math.hpp), summed exactly in 64-bit integers "
+         "(order-free), scores from the same sums by the CPU's host code: bit-identical"}
+#endif
     };
     return info;
 }

@@ -50,11 +50,10 @@ VMAFX_VIF_HD constexpr std::uint32_t rounding(int shift) { return shift == 0 ? 0
 inline constexpr int kHorizontalShift = 16;
 
 /// A horizontally filtered product: the 64-bit sum `acc` of taps times vertically filtered
-/// products, plus `round` (rounding(kHorizontalShift) = 32768 in the exact arithmetic),
-/// shifted right by 16 and truncated to 32 bits.
-VMAFX_VIF_HD inline std::uint32_t filtered_product(std::uint64_t acc,
-                                                   std::uint64_t round = rounding(kHorizontalShift)) {
-    return static_cast<std::uint32_t>((acc + round) >> kHorizontalShift);
+/// products, rounded, shifted right by 16 and truncated to 32 bits. (The CUDA twin forms the
+/// same value from two 32-bit sums of the products' 16-bit halves: vif_cuda.cu filter_products.)
+VMAFX_VIF_HD inline std::uint32_t filtered_product(std::uint64_t acc) {
+    return static_cast<std::uint32_t>((acc + rounding(kHorizontalShift)) >> kHorizontalShift);
 }
 
 /// The product of two horizontally filtered means (Q32 sums of taps times 16-bit means),

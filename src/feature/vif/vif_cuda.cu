@@ -1,0 +1,679 @@
+// CUDA twin of the integer VIF metric (vif.cpp), bit-identical to it on every frame.
+//
+// Per frame, on the frame's stream: a memset of the slot's device results, one kernel per scale
+// (scale_kernel<S>), and the copy of the results to the slot's pinned host memory. The kernel of
+// scale S reads the scale's two pictures (the luma at scale 0, else the uint16 pictures the
+// previous kernel decimated) and, per tile of kTileRows x kTileColumns samples:
+//  1. vertical pass (one column and kRowsPerThread rows per thread, the filter's rows in
+//     registers from coalesced loads, borders mirrored): the vertically filtered means and
+//     products of the tile and its horizontal halo into shared memory, and for scales 0..2 the
+//     vertical pass of the decimation (the next scale's taps) at the even rows;
+//  2. decimation: the horizontal pass of the decimation at the even columns, written to the next
+//     scale's pictures;
+//  3. horizontal pass (a warp's lanes are the tile's 32 rows, each runs along kRun outputs of its
+//     row): the filtered means and products, the variances, and the per-sample VIF terms
+//     (2048 * log2 from a packed copy of the CPU's table in shared memory);
+//  4. the terms are integers: added per thread, per warp (__reduce_add_sync and shuffles), per
+//     block, and into the slot's four 64-bit sums of the scale with one atomicAdd each. Integer
+//     sums are exact in any order, so they equal the CPU's.
+// finish() turns the sums into scores with the CPU's host code (score_of, write_scores).
+// Every rounding, shift and term is the CPU's (vif_math.hpp, shared); the taps are kFilters.
+// Upstream: libvmaf 3.2.0 src/feature/integer_vif.c.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "cuda/device.hpp"
+#include "cuda/gpu_scorer.hpp"
+#include "feature/vif/vif.hpp"
+#include "feature/vif/vif_math.hpp"
+
+namespace vmafx {
+
+namespace {
+
+using vif::kFilters;
+using vif::kScales;
+
+// ---------------------------------------------------------------------------------------------
+// Geometry of the scale kernels.
+
+/// Threads per block of scale_kernel and their warps.
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+/// Output rows of a tile: one per lane of a warp in the horizontal pass.
+constexpr int kTileRows = 32;
+/// Output columns of a tile.
+constexpr int kTileColumns = 112;
+/// Rows of the vertical pass per thread, and the thread groups that share a column.
+constexpr int kRowsPerThread = 16;
+constexpr int kRowGroups = kTileRows / kRowsPerThread;
+/// Threads of one row group: one column of the tile or its halo each.
+constexpr int kGroupThreads = kThreads / kRowGroups;
+/// Outputs of one run of the horizontal pass (a lane's consecutive columns), and the runs of a
+/// warp (its lanes cover the tile's columns [kRun * kRunsPerWarp * warp, ...)).
+constexpr int kRun = 7;
+constexpr int kRunsPerWarp = kTileColumns / (kRun * kWarps);
+/// Taps and widths of kFilters as compile-time constants the device code can use.
+template <int S, int K>
+inline constexpr std::uint32_t kTap = kFilters[S].taps[K];
+template <int S>
+inline constexpr int kWidth = kFilters[S].width;
+
+/// Words per shared-memory row of the vertical results: odd, so that the 32 lanes of a warp
+/// (32 rows, same column) hit 32 different banks; holds the tile and its widest halo
+/// (scale 0's, vif::kMaxHalf).
+constexpr int kPitch = kTileColumns + 2 * vif::kMaxHalf + 1;
+/// Rows and words per row of the vertical pass of the decimation (the tile's even rows, with
+/// the widest decimation halo: scale 1's taps).
+constexpr int kConvRows = kTileRows / 2;
+constexpr int kConvPitch = kTileColumns + 2 * (kWidth<1> / 2) + 1;
+
+static_assert(kTileRows == 32, "the horizontal pass maps the 32 lanes of a warp to the tile's rows");
+static_assert(kRowGroups * kRowsPerThread == kTileRows);
+static_assert(kRun * kRunsPerWarp * kWarps == kTileColumns && kTileColumns % 2 == 0);
+static_assert(kWidth<0> / 2 == vif::kMaxHalf && kTileColumns + 2 * vif::kMaxHalf <= kGroupThreads);
+static_assert(kPitch % 2 == 1);
+
+/// Whether filter f is symmetric with taps summing to 65536 (the horizontal passes rely on both).
+constexpr bool symmetric_unit_filter(const vif::Filter& f) {
+    std::uint32_t sum = 0;
+    for (int k = 0; k < f.width; ++k) {
+        if (f.taps[k] != f.taps[f.width - 1 - k]) return false;
+        sum += f.taps[k];
+    }
+    return f.width % 2 == 1 && sum == 65536;
+}
+static_assert(symmetric_unit_filter(kFilters[0]) && symmetric_unit_filter(kFilters[1]) &&
+              symmetric_unit_filter(kFilters[2]) && symmetric_unit_filter(kFilters[3]));
+
+/// Tap k of scale S's filter (k a compile-time constant after unrolling: an immediate).
+template <int S, int... K>
+__device__ __forceinline__ std::uint32_t tap_of(int k, std::integer_sequence<int, K...>) {
+    const std::uint32_t taps[] = {kTap<S, K>...};
+    return taps[k];
+}
+template <int S>
+__device__ __forceinline__ std::uint32_t tap(int k) {
+    return tap_of<S>(k, std::make_integer_sequence<int, kWidth<S>>{});
+}
+
+/// What the kernel of scale S does and how far its tiles reach.
+template <int S, typename Sample = std::uint16_t>
+struct ScaleGeometry {
+    static constexpr int kHalf = kWidth<S> / 2;  ///< halo of the statistics filter
+    static constexpr bool kDecimates = S + 1 < kScales;
+    static constexpr int kNext = kDecimates ? S + 1 : S;  ///< filter of the decimation
+    static constexpr int kDecimationHalf = kDecimates ? kWidth<kNext> / 2 : 0;
+    static_assert(kDecimationHalf <= kHalf, "the decimation reads within the statistics halo");
+    static constexpr int kColumns = kTileColumns + 2 * kHalf;  ///< columns of the vertical pass
+    /// Output rows a thread's vertical pass holds the inputs of at a time (with the halo): as
+    /// many as fit the registers without spilling (64-bit sums at scale 0 above 8 bits).
+    static constexpr int kChunkRows = S == 0 && sizeof(Sample) == 2 ? 4 : 8;
+    static constexpr int kWindow = kChunkRows + 2 * kHalf;  ///< input rows of a chunk
+    static_assert(kRowsPerThread % kChunkRows == 0 && kChunkRows % 2 == 0);
+};
+
+// ---------------------------------------------------------------------------------------------
+// The log2 table on the device: the CPU's log2_table() packed 8 entries to a word.
+
+/// round(2048 * log2(32768)): the smallest entry that log2_q11 reads.
+constexpr std::uint32_t kLog2Base = 2048 * 15;
+/// Packed entries: one per 8 consecutive indices of [32768, 65536); 16-byte vectors of them.
+constexpr int kPackedLog2Entries = 32768 / 8;
+constexpr int kPackedLog2Vectors = kPackedLog2Entries * 2 / 16;
+
+/// Packs log2_table(): over 8 consecutive indices the table rises by at most 1 (its slope,
+/// 2048 / (i ln 2), is below 1/11 there), so entry b holds table[32768 + 8b] - kLog2Base
+/// (12 bits) and, in its top 4 bits, the first k in 1..7 with table[32768 + 8b + k] one more
+/// (8: none). Checks every index against the table (throws Error if one differs).
+std::vector<std::uint16_t> pack_log2_table() {
+    const auto& table = vif::log2_table();
+    std::vector<std::uint16_t> packed(kPackedLog2Entries);
+    for (int b = 0; b < kPackedLog2Entries; ++b) {
+        const std::uint32_t first = 32768 + 8 * static_cast<std::uint32_t>(b);
+        const std::uint32_t base = table[first];
+        std::uint32_t step = 8;
+        for (std::uint32_t k = 1; k < 8 && step == 8; ++k)
+            if (table[first + k] != base) step = k;
+        if (base < kLog2Base || base - kLog2Base > 0xfff)
+            throw Error("vif (CUDA): internal: log2 table entry " + std::to_string(first) + " out of range");
+        for (std::uint32_t k = 0; k < 8; ++k)
+            if (table[first + k] != base + (k >= step ? 1u : 0u))
+                throw Error("vif (CUDA): internal: log2 table rises by more than 1 at " +
+                            std::to_string(first + k));
+        packed[b] = static_cast<std::uint16_t>((base - kLog2Base) | (step << 12));
+    }
+    return packed;
+}
+
+/// The packed table (in shared memory) as a Table for vif::log2_q11: entry i of log2_table()
+/// for i in [32768, 65536).
+struct PackedLog2 {
+    const std::uint16_t* packed;
+    __device__ std::uint32_t operator()(std::uint32_t i) const {
+        const std::uint32_t e = packed[(i >> 3) - kPackedLog2Entries];
+        return kLog2Base + (e & 0xfffu) + ((i & 7u) >= (e >> 12) ? 1u : 0u);
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The kernel.
+
+/// Arguments of scale_kernel<S>.
+struct ScaleArgs {
+    const unsigned char* ref;  ///< the scale's reference picture, rows ref_pitch bytes apart
+    std::ptrdiff_t ref_pitch;
+    const unsigned char* dis;  ///< the distorted picture, rows dis_pitch bytes apart
+    std::ptrdiff_t dis_pitch;
+    int width, height;         ///< of the scale's pictures
+    int bit_depth;             ///< of the video
+    std::uint16_t* ref_out;    ///< next scale's (width/2) x (height/2) pictures (scales 0..2)
+    std::uint16_t* dis_out;
+    std::ptrdiff_t out_pitch;  ///< in samples
+    unsigned long long* sums;  ///< num_log, den_log, num_non_log, den_non_log of the scale
+    unsigned* max_sample;      ///< scale 0 at 9..15 bits: largest ref, dis sample; else null
+    const std::uint16_t* log2_packed;  ///< pack_log2_table() in device memory
+    double gain_limit;                 ///< vif_enhn_gain_limit
+    bool statistics;                   ///< false: decimate only (scale 0 with vif_skip_scale0)
+    // Planted defects (parity-gate tests only; the exact values otherwise).
+    std::uint32_t xx_round;  ///< rounding of the horizontal pass of ref*ref: 1 << 15 (exact)
+    bool fused;              ///< s2 - g * s12 as one fused multiply-add
+    bool mirror_shift;       ///< scale 0's bottom border mirrored one row off
+};
+
+/// Device results of one frame: the four sums of each scale, and the largest luma samples.
+struct FrameResults {
+    unsigned long long sums[kScales][4];  ///< num_log, den_log, num_non_log, den_non_log
+    unsigned max_sample[2];               ///< reference, distorted (9..15 bits only)
+};
+
+/// Shared memory of one block: the vertically filtered means and products of the tile's rows
+/// and columns -kHalf .. kTileColumns + kHalf - 1 (as uint32), the vertical pass of the
+/// decimation at the even rows, the packed log2 table, and the warps' sums.
+struct Tile {
+    std::uint32_t mu1[kTileRows * kPitch];
+    std::uint32_t mu2[kTileRows * kPitch];
+    std::uint32_t xx[kTileRows * kPitch];
+    std::uint32_t yy[kTileRows * kPitch];
+    std::uint32_t xy[kTileRows * kPitch];
+    std::uint32_t conv_ref[kConvRows * kConvPitch];
+    std::uint32_t conv_dis[kConvRows * kConvPitch];
+    std::uint16_t log2[kPackedLog2Entries];
+    unsigned long long warp_sums[kWarps][4];
+};
+static_assert(offsetof(Tile, log2) % 16 == 0 && sizeof(Tile::log2) % 16 == 0);
+
+/// The smaller of two ints.
+__device__ __forceinline__ int min_of(int a, int b) { return a < b ? a : b; }
+
+/// Sample (row, column) of a picture of Sample words with rows `pitch` bytes apart.
+template <typename Sample>
+__device__ __forceinline__ std::uint32_t load_sample(const unsigned char* picture, std::ptrdiff_t pitch, int row,
+                                                     int column) {
+    return __ldg(reinterpret_cast<const Sample*>(picture + static_cast<std::ptrdiff_t>(row) * pitch) + column);
+}
+
+/// Vertical pass of one column of a tile: `ref` and `dis` hold the column's samples at
+/// kChunkRows output rows and kHalf rows above and below (mirrored); writes the filtered means
+/// mu = (sum c*x + round) >> shift and products (sum c*x*y + round) >> square_shift (as the
+/// CPU's vertical_statistics: products in 32 bits for 8-bit samples, else 64) to rows
+/// `first_row` .. + kChunkRows - 1 of the tile, column `column`.
+template <int S, typename Sample>
+__device__ __forceinline__ void vertical_statistics(const std::uint32_t (&ref)[ScaleGeometry<S, Sample>::kWindow],
+                                                    const std::uint32_t (&dis)[ScaleGeometry<S, Sample>::kWindow],
+                                                    int bit_depth, Tile& tile, int first_row, int column) {
+    constexpr int kChunkRows = ScaleGeometry<S, Sample>::kChunkRows;
+    using SquareAcc = std::conditional_t<S == 0 && sizeof(Sample) == 1, std::uint32_t, std::uint64_t>;
+    const int mean_shift = vif::vertical_shift(S, bit_depth);
+    const int square_shift = vif::vertical_square_shift(S, bit_depth);
+    const std::uint32_t mean_round = vif::rounding(mean_shift);
+    const SquareAcc square_round = vif::rounding(square_shift);
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) {
+        std::uint32_t a_mu1 = 0, a_mu2 = 0;
+        SquareAcc a_xx = 0, a_yy = 0, a_xy = 0;
+#pragma unroll
+        for (int k = 0; k < kWidth<S>; ++k) {
+            const std::uint32_t c = tap<S>(k);
+            const std::uint32_t rv = ref[i + k];
+            const std::uint32_t dv = dis[i + k];
+            const std::uint32_t cr = c * rv;
+            const std::uint32_t cd = c * dv;
+            a_mu1 += cr;
+            a_mu2 += cd;
+            a_xx += static_cast<SquareAcc>(cr) * rv;
+            a_yy += static_cast<SquareAcc>(cd) * dv;
+            a_xy += static_cast<SquareAcc>(cr) * dv;
+        }
+        const int at = (first_row + i) * kPitch + column;
+        tile.mu1[at] = static_cast<std::uint16_t>((a_mu1 + mean_round) >> mean_shift);
+        tile.mu2[at] = static_cast<std::uint16_t>((a_mu2 + mean_round) >> mean_shift);
+        tile.xx[at] = static_cast<std::uint32_t>((a_xx + square_round) >> square_shift);
+        tile.yy[at] = static_cast<std::uint32_t>((a_yy + square_round) >> square_shift);
+        tile.xy[at] = static_cast<std::uint32_t>((a_xy + square_round) >> square_shift);
+    }
+}
+
+/// Vertical pass of the decimation from scale S at the chunk's even rows (the CPU's
+/// generic_decimation_at, first loop): (sum c*x + round) >> shift with the next scale's taps,
+/// to the tile's conv rows first_row/2 .. and conv column `column`.
+template <int S, typename Sample>
+__device__ __forceinline__ void vertical_decimation(const std::uint32_t (&ref)[ScaleGeometry<S, Sample>::kWindow],
+                                                    const std::uint32_t (&dis)[ScaleGeometry<S, Sample>::kWindow],
+                                                    int bit_depth, Tile& tile, int first_row, int column) {
+    using G = ScaleGeometry<S, Sample>;
+    constexpr int kChunkRows = G::kChunkRows;
+    const int shift = vif::vertical_shift(S, bit_depth);
+    const std::uint32_t round = vif::rounding(shift);
+#pragma unroll
+    for (int i = 0; i < kChunkRows; i += 2) {
+        std::uint32_t a_ref = 0, a_dis = 0;
+#pragma unroll
+        for (int k = 0; k < kWidth<G::kNext>; ++k) {
+            const int row = i + G::kHalf - G::kDecimationHalf + k;
+            a_ref += tap<G::kNext>(k) * ref[row];
+            a_dis += tap<G::kNext>(k) * dis[row];
+        }
+        const int at = (first_row + i) / 2 * kConvPitch + column;
+        tile.conv_ref[at] = static_cast<std::uint16_t>((a_ref + round) >> shift);
+        tile.conv_dis[at] = static_cast<std::uint16_t>((a_dis + round) >> shift);
+    }
+}
+
+/// out[j] = sum_k c_k * row[j + k] for j < kRun: horizontally filtered means, the CPU's uint32
+/// sums (taps symmetric: c_k * (row[j + k] + row[j + W-1-k]) is the same sum modulo 2^32).
+template <int S>
+__device__ __forceinline__ void filter_means(const std::uint32_t* row, std::uint32_t (&out)[kRun]) {
+    constexpr int kLast = kWidth<S> - 1;
+    std::uint32_t w[kRun + kLast];
+#pragma unroll
+    for (int m = 0; m < kRun + kLast; ++m) w[m] = row[m];
+#pragma unroll
+    for (int j = 0; j < kRun; ++j) {
+        std::uint32_t a = tap<S>(kLast / 2) * w[j + kLast / 2];
+#pragma unroll
+        for (int k = 0; k < kLast / 2; ++k) a += tap<S>(k) * (w[j + k] + w[j + kLast - k]);
+        out[j] = a;
+    }
+}
+
+/// out[j] = filtered_product(sum_k c_k * row[j + k], round) for j < kRun: horizontally
+/// filtered products, the CPU's 64-bit sum (acc + round) >> 16 truncated to 32 bits, formed in
+/// 32-bit halves: with row[m] = H_m * 2^16 + L_m, acc = 2^16 * SH + SL where SH = sum c_k H and
+/// SL = sum c_k L are below 2^32 (the taps sum to 2^16), so (acc + round) >> 16 = SH +
+/// ((SL + round) >> 16) exactly (round <= 2^15: SL + round < 2^32). Symmetric taps share a
+/// multiply, as in filter_means.
+template <int S>
+__device__ __forceinline__ void filter_products(const std::uint32_t* row, std::uint32_t round,
+                                                std::uint32_t (&out)[kRun]) {
+    constexpr int kLast = kWidth<S> - 1;
+    std::uint32_t lo[kRun + kLast], hi[kRun + kLast];
+#pragma unroll
+    for (int m = 0; m < kRun + kLast; ++m) {
+        const std::uint32_t v = row[m];
+        lo[m] = v & 0xffffu;
+        hi[m] = v >> 16;
+    }
+#pragma unroll
+    for (int j = 0; j < kRun; ++j) {
+        std::uint32_t sum_lo = tap<S>(kLast / 2) * lo[j + kLast / 2];
+        std::uint32_t sum_hi = tap<S>(kLast / 2) * hi[j + kLast / 2];
+#pragma unroll
+        for (int k = 0; k < kLast / 2; ++k) {
+            sum_lo += tap<S>(k) * (lo[j + k] + lo[j + kLast - k]);
+            sum_hi += tap<S>(k) * (hi[j + k] + hi[j + kLast - k]);
+        }
+        out[j] = sum_hi + ((sum_lo + round) >> vif::kHorizontalShift);
+    }
+}
+
+/// A thread's sums of the VIF terms. Per warp (at most 32 * kRun * kRunsPerWarp samples) the
+/// log terms (each below 2^17) and the count stay below 2^31, so 32 bits are exact;
+/// num_non_log adds int32 variances and needs 64.
+struct ThreadSums {
+    std::uint32_t num_log = 0;
+    std::uint32_t den_log = 0;
+    std::uint64_t num_non_log = 0;
+    std::uint32_t den_non_log = 0;
+};
+static_assert(32ull * kRun * kRunsPerWarp * (1u << 17) < (1ull << 31));
+
+/// Horizontal pass and VIF terms of one run: the outputs at tile row `row`, columns
+/// first .. first + count - 1 (count <= kRun; the window beyond them is read, unused).
+template <int S>
+__device__ __forceinline__ void horizontal_run(const Tile& tile, int row, int first, int count,
+                                               const ScaleArgs& a, const PackedLog2& table, ThreadSums& sums) {
+    const int at = row * kPitch + first;
+    std::uint32_t mu1[kRun], mu2[kRun], xx[kRun], yy[kRun], xy[kRun];
+    filter_means<S>(tile.mu1 + at, mu1);
+    filter_means<S>(tile.mu2 + at, mu2);
+    filter_products<S>(tile.xx + at, a.xx_round, xx);
+    filter_products<S>(tile.yy + at, vif::rounding(vif::kHorizontalShift), yy);
+    filter_products<S>(tile.xy + at, vif::rounding(vif::kHorizontalShift), xy);
+#pragma unroll
+    for (int j = 0; j < kRun; ++j) {
+        if (j >= count) break;
+        const vif::Variances v = vif::variances(mu1[j], mu2[j], xx[j], yy[j], xy[j]);
+        vif::add_sample_terms(v.sigma1_sq, v.sigma2_sq, v.sigma12, a.gain_limit, table, sums, a.fused);
+    }
+}
+
+/// Adds the block's thread sums into sums[0..3] (num_log, den_log, num_non_log, den_non_log):
+/// per warp, then one atomicAdd per value. Every thread of the block must call it.
+__device__ __forceinline__ void add_block_sums(const ThreadSums& s, Tile& tile, unsigned long long* sums) {
+    const unsigned full = 0xffffffffu;
+    const int t = static_cast<int>(threadIdx.x);
+    const std::uint32_t num_log = __reduce_add_sync(full, s.num_log);
+    const std::uint32_t den_log = __reduce_add_sync(full, s.den_log);
+    const std::uint32_t den_non_log = __reduce_add_sync(full, s.den_non_log);
+    unsigned long long num_non_log = s.num_non_log;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) num_non_log += __shfl_xor_sync(full, num_non_log, offset);
+    if (t % 32 == 0) {
+        unsigned long long* w = tile.warp_sums[t / 32];
+        w[0] = num_log;
+        w[1] = den_log;
+        w[2] = num_non_log;
+        w[3] = den_non_log;
+    }
+    __syncthreads();
+    if (t < 4) {
+        unsigned long long total = 0;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) total += tile.warp_sums[w][t];
+        if (total) atomicAdd(sums + t, total);
+    }
+}
+
+/// Scale S of one frame, one tile per block (grid: column tiles x row tiles, kThreads threads,
+/// sizeof(Tile) bytes of dynamic shared memory). Adds the VIF terms of the tile's samples to
+/// a.sums and, for S < 3, writes the tile's part of the next scale's pictures. Sample: uint8_t
+/// or uint16_t at scale 0 (as the luma), uint16_t above. Pictures at least 2x2 and every
+/// filter's half width below their sides (kMinSide at scale 0).
+template <int S, typename Sample>
+__global__ void __launch_bounds__(kThreads, 2) scale_kernel(const ScaleArgs a) {
+    using G = ScaleGeometry<S, Sample>;
+    constexpr int kWindow = G::kWindow;
+    extern __shared__ __align__(16) unsigned char vif_shared[];
+    Tile& tile = *reinterpret_cast<Tile*>(vif_shared);
+
+    const int t = static_cast<int>(threadIdx.x);
+    const int x0 = static_cast<int>(blockIdx.x) * kTileColumns;
+    const int y0 = static_cast<int>(blockIdx.y) * kTileRows;
+    const int width = a.width;
+    const int height = a.height;
+
+    if (a.statistics) {
+        const uint4* from = reinterpret_cast<const uint4*>(a.log2_packed);
+        uint4* to = reinterpret_cast<uint4*>(tile.log2);
+        for (int i = t; i < kPackedLog2Vectors; i += kThreads) to[i] = __ldg(from + i);
+    }
+
+    // 1. Vertical passes: thread (column, group) computes rows group * kRowsPerThread + 0..15
+    //    of tile column `column` (picture column x0 - kHalf + column, mirrored), kChunkRows at
+    //    a time.
+    {
+        const int column = t % kGroupThreads;
+        const int group_row = t / kGroupThreads * kRowsPerThread;
+        std::uint32_t ref_max = 0, dis_max = 0;
+        if (column < G::kColumns) {
+            // Columns past width - 1 + kHalf are never read: clamp them to a valid one.
+            const int x = vif::mirror(min_of(x0 - G::kHalf + column, width - 1 + G::kHalf), width);
+#pragma unroll 1
+            for (int first_row = group_row; first_row < group_row + kRowsPerThread; first_row += G::kChunkRows) {
+                const int r0 = y0 + first_row;
+                if (r0 >= height) break;
+                std::uint32_t ref[kWindow], dis[kWindow];
+#pragma unroll
+                for (int k = 0; k < kWindow; ++k) {
+                    // Rows past height - 1 + kHalf are never read: clamp them to a valid one.
+                    const int y = min_of(r0 - G::kHalf + k, height - 1 + G::kHalf);
+                    const int row =
+                        S == 0 && a.mirror_shift && y >= height ? 2 * height - 3 - y : vif::mirror(y, height);
+                    ref[k] = load_sample<Sample>(a.ref, a.ref_pitch, row, x);
+                    dis[k] = load_sample<Sample>(a.dis, a.dis_pitch, row, x);
+                    ref_max = ref[k] > ref_max ? ref[k] : ref_max;
+                    dis_max = dis[k] > dis_max ? dis[k] : dis_max;
+                }
+                if (a.statistics) vertical_statistics<S, Sample>(ref, dis, a.bit_depth, tile, first_row, column);
+                if constexpr (G::kDecimates) {
+                    const int conv_column = column - (G::kHalf - G::kDecimationHalf);
+                    if (conv_column >= 0 && conv_column < kTileColumns + 2 * G::kDecimationHalf)
+                        vertical_decimation<S, Sample>(ref, dis, a.bit_depth, tile, first_row, conv_column);
+                }
+            }
+        }
+        if (S == 0 && a.max_sample) {
+            ref_max = __reduce_max_sync(0xffffffffu, ref_max);
+            dis_max = __reduce_max_sync(0xffffffffu, dis_max);
+            if (t % 32 == 0) {
+                atomicMax(a.max_sample, ref_max);
+                atomicMax(a.max_sample + 1, dis_max);
+            }
+        }
+    }
+    __syncthreads();
+
+    // 2. Decimation: horizontal pass at the even columns of the even rows (the CPU's
+    //    generic_decimation_at, second loop).
+    if constexpr (G::kDecimates) {
+        constexpr int kOutColumns = kTileColumns / 2;
+        const int out_width = width / 2;
+        const int out_height = height / 2;
+        for (int i = t; i < kConvRows * kOutColumns; i += kThreads) {
+            const int m = i / kOutColumns;
+            const int j = i % kOutColumns;
+            const int out_row = y0 / 2 + m;
+            const int out_column = x0 / 2 + j;
+            if (out_row >= out_height || out_column >= out_width) continue;
+            const std::uint32_t* ref_conv = tile.conv_ref + m * kConvPitch + 2 * j;
+            const std::uint32_t* dis_conv = tile.conv_dis + m * kConvPitch + 2 * j;
+            std::uint32_t a_ref = 0, a_dis = 0;
+#pragma unroll
+            for (int k = 0; k < kWidth<G::kNext>; ++k) {
+                a_ref += tap<G::kNext>(k) * ref_conv[k];
+                a_dis += tap<G::kNext>(k) * dis_conv[k];
+            }
+            const std::uint32_t round = vif::rounding(vif::kHorizontalShift);
+            const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(out_row) * a.out_pitch + out_column;
+            a.ref_out[at] = static_cast<std::uint16_t>((a_ref + round) >> vif::kHorizontalShift);
+            a.dis_out[at] = static_cast<std::uint16_t>((a_dis + round) >> vif::kHorizontalShift);
+        }
+    }
+
+    // 3. Horizontal pass and VIF terms: lane = tile row, runs of kRun columns; 4. sums.
+    if (a.statistics) {
+        const int row = t % 32;
+        const int warp = t / 32;
+        const PackedLog2 table{tile.log2};
+        ThreadSums sums;
+        if (y0 + row < height) {
+            for (int run = 0; run < kRunsPerWarp; ++run) {
+                const int first = (warp * kRunsPerWarp + run) * kRun;
+                const int count = min_of(kRun, width - x0 - first);
+                if (count > 0) horizontal_run<S>(tile, row, first, count, a, table, sums);
+            }
+        }
+        add_block_sums(sums, tile, a.sums);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The twin.
+
+/// The GPU twin: per slot, the decimated pictures of scales 1..3 and the frame's results on the
+/// device and in pinned host memory; one packed log2 table.
+class VifTwin final : public GpuExtractor {
+public:
+    VifTwin(const Options& options, const VideoFormat& format, unsigned slots)
+        : options_(options),
+          format_(format),
+          debug_(options.get_bool("debug")),
+          skip_scale0_(options.get_bool("vif_skip_scale0")),
+          gain_limit_(options.get("vif_enhn_gain_limit")),
+          results_(slots),
+          host_results_(slots),
+          slot_index_(slots, 0) {
+        const std::vector<std::uint16_t> packed = pack_log2_table();
+        log2_packed_ = cuda::DeviceBuffer<std::uint16_t>(packed.size());
+        cuda::check(cudaMemcpy(log2_packed_.get(), packed.data(), packed.size() * sizeof(std::uint16_t),
+                               cudaMemcpyHostToDevice),
+                    "uploading the vif log2 table");
+        // Pictures of scales 1..3 (rows padded to 256 bytes), reference then distorted.
+        std::size_t offset = 0;
+        for (int s = 1; s < kScales; ++s) {
+            scale_width_[s] = format.width >> s;
+            scale_height_[s] = format.height >> s;
+            scale_pitch_[s] = (static_cast<std::size_t>(scale_width_[s]) + 127) / 128 * 128;
+            const std::size_t samples = scale_pitch_[s] * static_cast<std::size_t>(scale_height_[s]);
+            scale_offset_[s][0] = offset;
+            scale_offset_[s][1] = offset + samples;
+            offset += 2 * samples;
+        }
+        slot_samples_ = offset;
+        pictures_ = cuda::DeviceBuffer<std::uint16_t>(slot_samples_ * slots);
+        set_shared_memory(scale_kernel<0, std::uint8_t>);
+        set_shared_memory(scale_kernel<0, std::uint16_t>);
+        set_shared_memory(scale_kernel<1, std::uint16_t>);
+        set_shared_memory(scale_kernel<2, std::uint16_t>);
+        set_shared_memory(scale_kernel<3, std::uint16_t>);
+    }
+
+    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
+        check_slot(slot);
+        if (!f.ref.data || !f.dist.data)
+            throw Error("vif (CUDA): frame " + std::to_string(f.index) + " has no reference or distorted luma");
+        slot_index_[slot] = f.index;
+        const PlantedDefect planted = planted_defect();
+        FrameResults* results = results_.get() + slot;
+        cuda::check(cudaMemsetAsync(results, 0, sizeof(FrameResults), stream), "cudaMemsetAsync");
+
+        ScaleArgs a{};
+        a.bit_depth = format_.bit_depth;
+        a.log2_packed = log2_packed_.get();
+        a.gain_limit = gain_limit_;
+        a.xx_round = planted == PlantedDefect::kRoundingConstant ? 1u << 14 : vif::rounding(vif::kHorizontalShift);
+        a.fused = planted == PlantedDefect::kContraction;
+        a.mirror_shift = planted == PlantedDefect::kMirrorShift;
+        std::uint16_t* pictures = pictures_.get() + slot_samples_ * slot;
+        for (int s = 0; s < kScales; ++s) {
+            if (s == 0) {
+                a.ref = static_cast<const unsigned char*>(f.ref.data);
+                a.ref_pitch = f.ref.pitch;
+                a.dis = static_cast<const unsigned char*>(f.dist.data);
+                a.dis_pitch = f.dist.pitch;
+                a.width = format_.width;
+                a.height = format_.height;
+            } else {
+                a.ref = reinterpret_cast<const unsigned char*>(pictures + scale_offset_[s][0]);
+                a.dis = reinterpret_cast<const unsigned char*>(pictures + scale_offset_[s][1]);
+                a.ref_pitch = a.dis_pitch = static_cast<std::ptrdiff_t>(scale_pitch_[s] * sizeof(std::uint16_t));
+                a.width = scale_width_[s];
+                a.height = scale_height_[s];
+            }
+            if (s + 1 < kScales) {
+                a.ref_out = pictures + scale_offset_[s + 1][0];
+                a.dis_out = pictures + scale_offset_[s + 1][1];
+                a.out_pitch = static_cast<std::ptrdiff_t>(scale_pitch_[s + 1]);
+            } else {
+                a.ref_out = a.dis_out = nullptr;
+                a.out_pitch = 0;
+            }
+            a.sums = results->sums[s];
+            a.max_sample = s == 0 && format_.bit_depth > 8 && format_.bit_depth < 16 ? results->max_sample : nullptr;
+            a.statistics = !(s == 0 && skip_scale0_);
+            const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(a.width), kTileColumns),
+                            cuda::blocks_for(static_cast<std::size_t>(a.height), kTileRows));
+            switch (s) {
+            case 0:
+                if (format_.bit_depth == 8)
+                    scale_kernel<0, std::uint8_t><<<grid, kThreads, sizeof(Tile), stream>>>(a);
+                else
+                    scale_kernel<0, std::uint16_t><<<grid, kThreads, sizeof(Tile), stream>>>(a);
+                break;
+            case 1: scale_kernel<1, std::uint16_t><<<grid, kThreads, sizeof(Tile), stream>>>(a); break;
+            case 2: scale_kernel<2, std::uint16_t><<<grid, kThreads, sizeof(Tile), stream>>>(a); break;
+            default: scale_kernel<3, std::uint16_t><<<grid, kThreads, sizeof(Tile), stream>>>(a); break;
+            }
+            cuda::check_launch("vif scale_kernel");
+        }
+        cuda::check(cudaMemcpyAsync(host_results_.get() + slot, results, sizeof(FrameResults),
+                                    cudaMemcpyDeviceToHost, stream),
+                    "copying the vif sums to the host");
+    }
+
+    void finish(unsigned slot, unsigned index, FrameScores& out) override {
+        check_slot(slot);
+        if (slot_index_[slot] != index)
+            throw Error("vif (CUDA): internal: slot " + std::to_string(slot) + " holds frame " +
+                        std::to_string(slot_index_[slot]) + ", not " + std::to_string(index));
+        const FrameResults& r = host_results_[slot];
+        // As the CPU extractor: samples above the bit depth have no defined integer VIF.
+        const unsigned max = (1u << format_.bit_depth) - 1u;
+        for (int p = 0; p < 2; ++p)
+            if (r.max_sample[p] > max)
+                throw Error("vif (CUDA): frame " + std::to_string(index) + ": " +
+                            (p == 0 ? "reference" : "distorted") + " luma has a sample of " +
+                            std::to_string(r.max_sample[p]) + ", above the " + std::to_string(format_.bit_depth) +
+                            "-bit maximum " + std::to_string(max));
+        std::array<vif::ScaleScore, kScales> scores{};
+        for (int s = skip_scale0_ ? 1 : 0; s < kScales; ++s) {
+            vif::ScaleSums sums;
+            sums.num_log = static_cast<std::int64_t>(r.sums[s][0]);
+            sums.den_log = static_cast<std::int64_t>(r.sums[s][1]);
+            sums.num_non_log = static_cast<std::int64_t>(r.sums[s][2]);
+            sums.den_non_log = static_cast<std::int64_t>(r.sums[s][3]);
+            scores[s] = vif::score_of(sums);
+        }
+        vif::write_scores(options_, debug_, skip_scale0_, scores, out);
+    }
+
+private:
+    template <typename Kernel>
+    static void set_shared_memory(Kernel* kernel) {
+        cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(sizeof(Tile))),
+                    "cudaFuncSetAttribute (vif shared memory)");
+        cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         cudaSharedmemCarveoutMaxShared),
+                    "cudaFuncSetAttribute (vif carveout)");
+    }
+
+    void check_slot(unsigned slot) const {
+        if (slot >= slot_index_.size())
+            throw Error("vif (CUDA): internal: slot " + std::to_string(slot) + " of " +
+                        std::to_string(slot_index_.size()));
+    }
+
+    Options options_;
+    VideoFormat format_;
+    bool debug_;
+    bool skip_scale0_;
+    double gain_limit_;
+    cuda::DeviceBuffer<std::uint16_t> log2_packed_;
+    int scale_width_[kScales] = {};
+    int scale_height_[kScales] = {};
+    std::size_t scale_pitch_[kScales] = {};      // samples
+    std::size_t scale_offset_[kScales][2] = {};  // in a slot's pictures: reference, distorted
+    std::size_t slot_samples_ = 0;
+    cuda::DeviceBuffer<std::uint16_t> pictures_;      // slots x slot_samples_
+    cuda::DeviceBuffer<FrameResults> results_;        // per slot
+    cuda::PinnedBuffer<FrameResults> host_results_;   // per slot
+    std::vector<unsigned> slot_index_;                // frame enqueued in each slot
+};
+
+}  // namespace
+
+std::unique_ptr<GpuExtractor> make_vif_gpu(const Options& options, const VideoFormat& format, unsigned slots) {
+    vif::check_format(format);
+    if (slots == 0) throw Error("vif (CUDA): at least one result slot is needed");
+    return std::make_unique<VifTwin>(options, format, slots);
+}
+
+}  // namespace vmafx

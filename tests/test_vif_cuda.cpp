@@ -1,0 +1,289 @@
+// Tests of the CUDA twin of the integer VIF metric (src/feature/vif/vif_cuda.cu): every output of
+// every frame bit for bit equal to the CPU extractor's (vif.cpp), through the GPU pipeline
+// (GpuScorer), on random content of odd sizes down to the smallest the CPU accepts, at 8 to 16
+// bits, with every option; on fixtures against the golden values; and samples above the bit
+// depth refused as the CPU refuses them. The parity tests skip, saying why, when no CUDA device
+// is usable; the registry test needs no device.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "feature/vif/vif.hpp"
+#include "test_support.hpp"
+#ifdef VMAFX_HAVE_CUDA
+#include "cuda/gpu_scorer.hpp"
+#endif
+
+namespace vmafx {
+namespace {
+
+using OptionValues = std::vector<std::pair<std::string, std::string>>;
+
+Options vif_options(const OptionValues& values = {}) {
+    return Options("vif", vif_extractor_info().options, values);
+}
+
+TEST(VifCudaInfo, RegistryEntryDeclaresExactTwin) {
+    const ExtractorInfo* info = find_extractor("vif");
+    ASSERT_NE(info, nullptr);
+#ifdef VMAFX_HAVE_CUDA
+    ASSERT_TRUE(static_cast<bool>(info->create_gpu)) << "vif has no CUDA twin registered";
+    EXPECT_TRUE(info->gpu_contract.exact);
+    EXPECT_EQ(info->gpu_contract.bound, 0.0);
+    EXPECT_NE(std::string(info->gpu_contract.derivation), "");
+    // Formats the CPU refuses are refused before any device work (no GPU needed).
+    const Options options = vif_options();
+    for (const VideoFormat& bad :
+         {VideoFormat{15, 16, 8, Subsampling::k420}, VideoFormat{16, 15, 8, Subsampling::k420},
+          VideoFormat{16, 16, 7, Subsampling::k420}, VideoFormat{16, 16, 17, Subsampling::k420}}) {
+        SCOPED_TRACE(fmt::format("{}x{} {}-bit", bad.width, bad.height, bad.bit_depth));
+        EXPECT_THROW(info->create(options, bad), Error);
+        EXPECT_THROW(info->create_gpu(options, bad, 4), Error);
+    }
+    EXPECT_THROW(info->create_gpu(options, VideoFormat{16, 16, 8, Subsampling::k420}, 0), Error);
+#else
+    EXPECT_FALSE(static_cast<bool>(info->create_gpu)) << "CUDA backend not built, yet a twin is registered";
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parity with the CPU extractor.
+
+#ifdef VMAFX_HAVE_CUDA
+
+#define VMAFX_REQUIRE_GPU()                                                          \
+    do {                                                                             \
+        const std::string why = gpu_unavailable_reason();                           \
+        if (!why.empty()) GTEST_SKIP() << "skipped: no usable CUDA device: " << why; \
+    } while (0)
+
+/// Reference and distorted pictures of a synthetic or fixture video.
+struct Clip {
+    VideoFormat format;
+    std::vector<Picture> ref, dist;
+};
+
+/// Writes sample (x, y) of `luma`.
+void put(Plane& luma, int x, int y, std::uint32_t v) {
+    if (luma.bytes_per_sample() == 1) luma.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(v);
+    else luma.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(v);
+}
+
+/// A clip of `count` frames of `format` from `seed`, samples within the bit depth. Reference
+/// frame i is, by i % 3: uniform random samples (large variances: the logarithmic terms); a
+/// smooth wave with patches of strong noise and elsewhere +-1 (both kinds of terms, exact zero
+/// variances); samples that are 0 or the largest value (the largest sums). The distorted frame
+/// is the reference blurred a little with noise added, except every fourth frame, independent
+/// random samples (negative covariances).
+Clip make_clip(const VideoFormat& format, unsigned count, unsigned seed) {
+    Clip clip{format, {}, {}};
+    std::mt19937 rng(seed * 7919u + static_cast<unsigned>(format.width * 31 + format.height * 17 + format.bit_depth));
+    const std::uint32_t max = (1u << format.bit_depth) - 1;
+    const auto uniform = [&](std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(0, hi)(rng); };
+    for (unsigned i = 0; i < count; ++i) {
+        Picture ref(format);
+        Plane& r = ref.luma();
+        for (int y = 0; y < format.height; ++y)
+            for (int x = 0; x < format.width; ++x) {
+                std::uint32_t v = 0;
+                switch (i % 3) {
+                case 0: v = uniform(max); break;
+                case 1: {
+                    const double wave = (std::sin(x * 0.05) + std::cos(y * 0.07) + 2.0) / 4.0 * max;
+                    const bool noisy = (x / 24 + y / 20) % 3 == 0;
+                    const std::int64_t spread = noisy ? std::max<std::int64_t>(1, max / 8) : 1;
+                    const std::int64_t noise =
+                        std::uniform_int_distribution<std::int64_t>(-spread, spread)(rng);
+                    v = static_cast<std::uint32_t>(
+                        std::clamp<std::int64_t>(std::llround(wave) + noise, 0, static_cast<std::int64_t>(max)));
+                    break;
+                }
+                default: v = uniform(1) ? max : 0; break;
+                }
+                put(r, x, y, v);
+            }
+        Picture dist(format);
+        Plane& d = dist.luma();
+        const bool independent = i % 4 == 3;
+        const std::int64_t unit = std::max<std::int64_t>(1, max / 255);
+        for (int y = 0; y < format.height; ++y)
+            for (int x = 0; x < format.width; ++x) {
+                if (independent) {
+                    put(d, x, y, uniform(max));
+                    continue;
+                }
+                const std::int64_t left = r.at(x > 0 ? x - 1 : x, y);
+                const std::int64_t here = r.at(x, y);
+                const std::int64_t noise = std::uniform_int_distribution<std::int64_t>(-4, 4)(rng) * unit;
+                put(d, x, y,
+                    static_cast<std::uint32_t>(
+                        std::clamp<std::int64_t>((left + 3 * here) / 4 + noise, 0, static_cast<std::int64_t>(max))));
+            }
+        clip.ref.push_back(std::move(ref));
+        clip.dist.push_back(std::move(dist));
+    }
+    return clip;
+}
+
+/// The CPU extractor over the clip.
+ScoreTable run_cpu(const Options& options, const Clip& clip) {
+    const auto fex = vif_extractor_info().create(options, clip.format);
+    ScoreTable table;
+    for (unsigned i = 0; i < clip.ref.size(); ++i) {
+        FrameInput in;
+        in.index = i;
+        in.ref = &clip.ref[i];
+        in.dist = &clip.dist[i];
+        FrameScores scores;
+        fex->extract(in, scores);
+        for (const auto& [name, value] : scores) table.set(name, i, value);
+    }
+    return table;
+}
+
+/// The CUDA twin over the clip, through the GPU pipeline with `slots` frames in flight.
+ScoreTable run_gpu(const Options& options, const Clip& clip, unsigned slots = 3) {
+    GpuScorer scorer({FeatureInstance{&vif_extractor_info(), options}}, clip.format, slots);
+    for (unsigned i = 0; i < clip.ref.size(); ++i) scorer.submit(i, clip.ref[i].luma(), clip.dist[i].luma());
+    return scorer.drain();
+}
+
+/// Compares every output of every frame bit for bit; returns the number of differing values.
+unsigned count_differences(const ScoreTable& cpu, const ScoreTable& gpu, unsigned frames) {
+    unsigned differences = 0;
+    EXPECT_EQ(cpu.names(), gpu.names());
+    for (const std::string& name : cpu.names())
+        for (unsigned i = 0; i < frames; ++i) {
+            const auto want = cpu.get(name, i);
+            const auto have = gpu.get(name, i);
+            if (!want || !have) {
+                ADD_FAILURE() << name << " frame " << i << ": missing on the " << (want ? "GPU" : "CPU");
+                ++differences;
+                continue;
+            }
+            if (std::bit_cast<std::uint64_t>(*want) != std::bit_cast<std::uint64_t>(*have)) {
+                if (differences < 10)
+                    ADD_FAILURE() << fmt::format("{} frame {}: CPU {:.17g}, GPU {:.17g}", name, i, *want, *have);
+                ++differences;
+            }
+        }
+    return differences;
+}
+
+/// Every output of the twin equals the CPU's for the clip under each option set.
+void expect_parity(const Clip& clip, const std::vector<OptionValues>& option_sets) {
+    for (const OptionValues& values : option_sets) {
+        std::string label;
+        for (const auto& [k, v] : values) label += k + "=" + v + " ";
+        SCOPED_TRACE(label.empty() ? "default options" : label);
+        const Options options = vif_options(values);
+        const ScoreTable cpu = run_cpu(options, clip);
+        const ScoreTable gpu = run_gpu(options, clip);
+        EXPECT_EQ(count_differences(cpu, gpu, static_cast<unsigned>(clip.ref.size())), 0u);
+    }
+}
+
+const std::vector<OptionValues> kAllOptions = {
+    {{"debug", "true"}},
+    {{"debug", "true"}, {"vif_enhn_gain_limit", "1"}},
+    {{"debug", "true"}, {"vif_skip_scale0", "true"}},
+    {{"vif_enhn_gain_limit", "1.5"}},
+};
+
+TEST(VifCudaParity, SmallestAndOddSizesEveryBitDepth) {
+    VMAFX_REQUIRE_GPU();
+    const int sizes[][2] = {{16, 16}, {17, 16}, {16, 19}, {33, 35}, {77, 41}, {113, 33}, {225, 97}};
+    for (const auto& size : sizes)
+        for (int bit_depth = 8; bit_depth <= 16; ++bit_depth) {
+            const VideoFormat format{size[0], size[1], bit_depth, Subsampling::k420};
+            SCOPED_TRACE(fmt::format("{}x{} {}-bit", format.width, format.height, bit_depth));
+            expect_parity(make_clip(format, 6, 1), kAllOptions);
+        }
+}
+
+TEST(VifCudaParity, LargeOddSizes) {
+    VMAFX_REQUIRE_GPU();
+    const int sizes[][2] = {{853, 481}, {1921, 1079}};
+    for (const auto& size : sizes)
+        for (int bit_depth : {8, 10, 12, 16}) {
+            const VideoFormat format{size[0], size[1], bit_depth, Subsampling::k420};
+            SCOPED_TRACE(fmt::format("{}x{} {}-bit", format.width, format.height, bit_depth));
+            expect_parity(make_clip(format, 4, 2), {{}, {{"vif_enhn_gain_limit", "1"}}});
+        }
+}
+
+TEST(VifCudaParity, SeveralSeeds) {
+    VMAFX_REQUIRE_GPU();
+    for (unsigned seed = 3; seed < 7; ++seed)
+        for (int bit_depth : {8, 10, 12, 16}) {
+            const VideoFormat format{67 + static_cast<int>(seed) * 26, 45 + static_cast<int>(seed) * 14, bit_depth,
+                                     Subsampling::k420};
+            SCOPED_TRACE(fmt::format("seed {} {}x{} {}-bit", seed, format.width, format.height, bit_depth));
+            expect_parity(make_clip(format, 6, seed), {{}, {{"vif_enhn_gain_limit", "1"}}});
+        }
+}
+
+/// Samples above the bit depth: the CPU refuses the frame, so does the twin.
+TEST(VifCudaParity, SamplesAboveTheBitDepthAreRefused) {
+    VMAFX_REQUIRE_GPU();
+    for (int bit_depth : {9, 10, 12, 15}) {
+        SCOPED_TRACE(fmt::format("{}-bit", bit_depth));
+        const VideoFormat format{40, 24, bit_depth, Subsampling::k420};
+        for (bool in_ref : {true, false}) {
+            Clip clip = make_clip(format, 1, 9);
+            put((in_ref ? clip.ref : clip.dist)[0].luma(), 39, 23, 1u << bit_depth);
+            EXPECT_THROW(run_cpu(vif_options(), clip), Error);
+            EXPECT_THROW(run_gpu(vif_options(), clip), Error);
+        }
+    }
+}
+
+/// Fixture frames: the twin's scores are upstream's golden values (and so the CPU's).
+TEST(VifCudaParity, FixturesMatchGolden) {
+    VMAFX_REQUIRE_GPU();
+    VMAFX_REQUIRE_FIXTURES();
+    for (const std::string fixture : {"odd_853x481_420p8", "cups_960x540_444p12"}) {
+        SCOPED_TRACE(fixture);
+        Clip clip{test::fixture_format(fixture), {}, {}};
+        const unsigned frames = std::min(test::fixture_frames(fixture), 8u);
+        for (unsigned i = 0; i < frames; ++i) {
+            clip.ref.push_back(test::fixture_frame(fixture, "ref", i));
+            clip.dist.push_back(test::fixture_frame(fixture, "dist", i));
+        }
+        const nlohmann::json golden = test::golden(fixture);
+        for (const OptionValues& values : {OptionValues{}, OptionValues{{"vif_enhn_gain_limit", "1"}}}) {
+            const Options options = vif_options(values);
+            const ScoreTable gpu = run_gpu(options, clip);
+            unsigned compared = 0;
+            for (int s = 0; s < 4; ++s) {
+                const std::string feature = "VMAF_integer_feature_vif_scale" + std::to_string(s) + "_score";
+                const std::string name = options.feature_name(feature);
+                // Golden files name outputs by their alias: integer_vif_scale0[_egl_1].
+                const std::string golden_name = feature_alias(feature) + (values.empty() ? "" : "_egl_1");
+                for (unsigned i = 0; i < frames; ++i) {
+                    const double want = golden.at("frames")[i].at("metrics").at(golden_name).get<double>();
+                    const auto have = gpu.get(name, i);
+                    ASSERT_TRUE(have.has_value()) << name << " frame " << i;
+                    EXPECT_EQ(std::bit_cast<std::uint64_t>(*have), std::bit_cast<std::uint64_t>(want))
+                        << golden_name << " frame " << i << ": GPU " << *have << ", golden " << want;
+                    ++compared;
+                }
+            }
+            EXPECT_EQ(compared, 4 * frames);
+            EXPECT_EQ(count_differences(run_cpu(options, clip), gpu, frames), 0u);
+        }
+    }
+}
+
+#endif  // VMAFX_HAVE_CUDA
+
+}  // namespace
+}  // namespace vmafx
