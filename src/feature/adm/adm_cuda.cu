@@ -290,7 +290,7 @@ __global__ void __launch_bounds__(kThreads)
             restored[theta] = static_cast<int16_t>(rst);
             additive[theta] = static_cast<int16_t>(tj - rst);
             out.x[0][theta][idx] = restored[theta];
-            out.x[1][theta][idx] = additive[theta];
+            if (a.aim) out.x[1][theta][idx] = additive[theta];
         }
         // Masking inputs: DLM's masker is the additive part, AIM's the restored part.
         const bool cm_vec = j < a.cm.vector_cut(i, 14);
@@ -465,7 +465,7 @@ __global__ void __launch_bounds__(kThreads)
             restored[theta] = rst;
             additive[theta] = static_cast<int32_t>(static_cast<uint32_t>(d) - static_cast<uint32_t>(rst));
             out.x[0][theta][idx] = restored[theta];
-            out.x[1][theta][idx] = additive[theta];
+            if (a.aim) out.x[1][theta][idx] = additive[theta];
         }
 #pragma unroll
         for (int m = 0; m < 2; ++m) {
