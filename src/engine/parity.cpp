@@ -88,6 +88,9 @@ std::vector<ParityRow> run_parity(const std::vector<ParityInput>& inputs) {
     };
     for (const auto& info : extractor_registry())
         if (info.create_gpu) add(&info, {});
+    // ADM with the DLM weight of the v1.0.16 models: with the default 0.5 both products of
+    // adm3's blend are exact, so a contracted blend would go unseen.
+    if (const ExtractorInfo* adm = find_extractor("adm"); adm && adm->create_gpu) add(adm, {{"adm_dlm_weight", "0.7"}});
     std::vector<ModelSpec> models;
     for (const char* m : {"version=vmaf_v0.6.1", "version=vmaf_v0.6.1neg:name=vmaf_neg"}) {
         models.push_back(parse_model_spec(m));

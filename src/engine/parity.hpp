@@ -30,7 +30,7 @@ struct ParityRow {
 
 /// What the gate runs on each input: every extractor that has a GPU twin, with default options,
 /// and with the options of the built-in models vmaf_v0.6.1 and vmaf_v0.6.1neg (enhancement gain
-/// limits); and those models' scores. Each extractor instance is run alone on both backends.
+/// limits), ADM also with the v1.0.16 models' DLM weight 0.7; and those models' scores. Each extractor instance is run alone on both backends.
 /// Throws Error when a backend cannot run.
 std::vector<ParityRow> run_parity(const std::vector<ParityInput>& inputs);
 
