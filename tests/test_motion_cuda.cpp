@@ -18,6 +18,8 @@
 #include "cuda/gpu_scorer.hpp"
 #endif
 
+#include "test_support.hpp"
+
 namespace vmafx {
 namespace {
 
@@ -54,11 +56,6 @@ TEST(MotionCudaInfo, RegistryEntryDeclaresExactTwin) {
 
 #ifdef VMAFX_HAVE_CUDA
 
-#define VMAFX_REQUIRE_GPU()                                                          \
-    do {                                                                             \
-        const std::string why = gpu_unavailable_reason();                           \
-        if (!why.empty()) GTEST_SKIP() << "skipped: no usable CUDA device: " << why; \
-    } while (0)
 
 /// Reference and distorted pictures of a synthetic video.
 struct Clip {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cuda/gpu_scorer.hpp"
 #include "picture/picture.hpp"
 
 namespace vmafx::test {
@@ -39,4 +40,12 @@ std::vector<std::string> golden_fixtures();
         if (vmafx::test::fixtures_dir().empty())                                                 \
             GTEST_SKIP() << "skipped: fixtures not unpacked (run ../shared/fixtures/prepare.py " \
                             "--out .fixtures --y4m)";                                            \
+    } while (0)
+
+/// Skips the current test, saying why, when no CUDA device can be used (or the CUDA backend
+/// is not built).
+#define VMAFX_REQUIRE_GPU()                                                                      \
+    do {                                                                                         \
+        const std::string why = vmafx::gpu_unavailable_reason();                                \
+        if (!why.empty()) GTEST_SKIP() << "skipped: no usable CUDA device: " << why;             \
     } while (0)

@@ -59,11 +59,6 @@ TEST(VifCudaInfo, RegistryEntryDeclaresExactTwin) {
 
 #ifdef VMAFX_HAVE_CUDA
 
-#define VMAFX_REQUIRE_GPU()                                                          \
-    do {                                                                             \
-        const std::string why = gpu_unavailable_reason();                           \
-        if (!why.empty()) GTEST_SKIP() << "skipped: no usable CUDA device: " << why; \
-    } while (0)
 
 /// Reference and distorted pictures of a synthetic or fixture video.
 struct Clip {
