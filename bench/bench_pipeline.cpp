@@ -1,13 +1,15 @@
 // Whole-frame throughput of the VMAF v0.6.1 feature set (integer VIF, ADM, motion), frames
 // held in memory: the CPU reference with 1 and all threads, and the CUDA twins with frames in
-// pinned host memory (uploaded each frame) and already on the device. Counters: fps, and for
-// the GPU the bytes uploaded per frame and the host-to-device bandwidth they use.
+// pinned host memory (uploaded each frame) and already on the device; and the reading of frame
+// pairs from files in the page cache. Counters: fps, and for the GPU the bytes uploaded per
+// frame and the host-to-device bandwidth they use.
 // Run: build/vmafx_bench --benchmark_filter=Pipeline ; figures in docs/performance.md.
 #include <thread>
 
 #include <benchmark/benchmark.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_invoke.h>
 
 #include "cuda/gpu_scorer.hpp"
 #include "engine/parity.hpp"
@@ -86,6 +88,43 @@ void BM_PipelineCpu1(benchmark::State& state) { cpu(state, 1); }
 void BM_PipelineCpuAll(benchmark::State& state) { cpu(state, std::max(1u, std::thread::hardware_concurrency())); }
 BENCHMARK(BM_PipelineCpu1)->Apply(sizes);
 BENCHMARK(BM_PipelineCpuAll)->Apply(sizes);
+
+/// Reading frame pairs from raw files in the page cache, as the engine does (both files at
+/// once, planes in parallel pieces): luma only (arg planes=1, what the VMAF features read) and
+/// all three planes (planes=3). The ceiling of the CLI's throughput. Counters: fps, GB/s read.
+void BM_ReadPair(benchmark::State& state) {
+    VideoFormat format;
+    format.width = static_cast<int>(state.range(0));
+    format.height = static_cast<int>(state.range(1));
+    const PlaneSet which = state.range(2) == 1 ? PlaneSet::kLuma : PlaneSet::kAll;
+    const std::string base = "/tmp/vmafx_bench_read_" + std::to_string(format.width) + "x" + std::to_string(format.height);
+    write_random_video(base + "_ref.yuv", format, kDistinctFrames, 1, 0);
+    write_random_video(base + "_dist.yuv", format, kDistinctFrames, 2, 3);
+    Picture ref(format), dist(format);
+    std::unique_ptr<VideoReader> r, d;
+    std::size_t frames = 0;
+    for (auto _ : state) {
+        if (frames % kDistinctFrames == 0) {
+            r = open_video(base + "_ref.yuv", format);
+            d = open_video(base + "_dist.yuv", format);
+        }
+        tbb::parallel_invoke([&] { r->read(ref, which); }, [&] { d->read(dist, which); });
+        ++frames;
+    }
+    const double bytes = 2.0 * static_cast<double>(which == PlaneSet::kLuma
+                                                        ? static_cast<std::size_t>(format.width) * format.height
+                                                        : format.frame_bytes());
+    state.counters["fps"] = benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsRate);
+    state.counters["read_GBps"] = benchmark::Counter(static_cast<double>(frames) * bytes / 1e9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_ReadPair)
+    ->Args({1920, 1080, 1})
+    ->Args({1920, 1080, 3})
+    ->Args({3840, 2160, 1})
+    ->Args({3840, 2160, 3})
+    ->ArgNames({"w", "h", "planes"})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 #ifdef VMAFX_HAVE_CUDA
 constexpr int kBatch = 64;  // frames per timed iteration

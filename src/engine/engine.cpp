@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 #include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/parallel_pipeline.h>
 
 #include "engine/pooling.hpp"
@@ -61,10 +62,26 @@ struct Token {
     FrameScores scores;
 };
 
+/// The planes the run's extractors read: luma only unless one of them reads chroma.
+PlaneSet planes_needed(const std::vector<FeatureInstance>& instances) {
+    for (const auto& f : instances)
+        if (f.info->planes == PlaneSet::kAll) return PlaneSet::kAll;
+    return PlaneSet::kLuma;
+}
+
+/// Reads frame `index` of both videos (the planes `which`), the two files at once.
 void read_pair(const RunConfig& config, VideoReader& ref_reader, VideoReader& dist_reader, Picture& ref,
-               Picture& dist, unsigned index) {
-    if (!ref_reader.read(ref)) throw Error(fmt::format("{}: ended after {} frames", config.reference_path, index));
-    if (!dist_reader.read(dist)) throw Error(fmt::format("{}: ended after {} frames", config.distorted_path, index));
+               Picture& dist, unsigned index, PlaneSet which) {
+    bool ref_ok = true, dist_ok = true;
+    tbb::parallel_invoke([&] { ref_ok = ref_reader.read(ref, which); },
+                         [&] { dist_ok = dist_reader.read(dist, which); });
+    if (!ref_ok) throw Error(fmt::format("{}: ended after {} frames", config.reference_path, index));
+    if (!dist_ok) throw Error(fmt::format("{}: ended after {} frames", config.distorted_path, index));
+}
+
+/// Worker threads of the run: --threads, or every hardware thread when it is 0.
+unsigned thread_count(const RunConfig& config) {
+    return config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
 /// Adds the instance (info, options) unless an equal one (same extractor, same non-default
@@ -88,8 +105,9 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
         extractors.push_back(f.info->create(f.options, format));
         history = std::max(history, extractors.back()->previous_refs());
     }
-    const unsigned threads = config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = thread_count(config);
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    const PlaneSet planes = planes_needed(instances);
 
     PicturePool pool(format);
     std::shared_ptr<Picture> last_ref, last_last_ref;
@@ -106,7 +124,7 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                            t->index = next;
                                            t->ref = pool.get();
                                            t->dist = pool.get();
-                                           read_pair(config, ref_reader, dist_reader, *t->ref, *t->dist, next);
+                                           read_pair(config, ref_reader, dist_reader, *t->ref, *t->dist, next, planes);
                                            if (history >= 1) t->prev_ref = last_ref;
                                            if (history >= 2) t->prev_prev_ref = last_last_ref;
                                            if (history >= 2) last_last_ref = last_ref;
@@ -147,27 +165,46 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
 }
 
 #ifdef VMAFX_HAVE_CUDA
-/// The GPU pipeline: this thread reads frame pairs into slots + 1 pinned picture pairs and
-/// submits them; the GpuScorer keeps `slots` frames in flight on the device.
+/// The GPU pipeline, two oneTBB stages: the first reads frame pairs (the two files at once,
+/// large planes in parallel pieces, luma only: the twins read nothing else) into a ring of
+/// pinned pictures, up to kReadAhead frames ahead; the second submits them in order to the
+/// GpuScorer, which keeps kSlots frames in flight on the device. Reading thus overlaps both
+/// the uploads and the kernels.
 void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, VideoReader& ref_reader,
              VideoReader& dist_reader, RunResult& result) {
-    constexpr unsigned kSlots = 4;
+    constexpr unsigned kSlots = 4;      // frames in flight on the device
+    constexpr unsigned kReadAhead = 4;  // frames read but not yet submitted, at most
+    // Ring slot i % kRing is rewritten for frame i once frame i - kReadAhead was submitted,
+    // hence once frame i - kRing finished on the device (GpuScorer::submit's contract).
+    constexpr unsigned kRing = kSlots + kReadAhead;
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, std::max(2u, thread_count(config)));
     GpuScorer scorer(instances, result.format, kSlots, result.subsample);
     std::vector<Picture> refs, dists;
-    for (unsigned i = 0; i <= kSlots; ++i) {
+    for (unsigned i = 0; i < kRing; ++i) {
         refs.emplace_back(result.format);
         dists.emplace_back(result.format);
         scorer.pin(refs.back().luma());
         scorer.pin(dists.back().luma());
     }
-    result.pictures_allocated = 2 * (kSlots + 1);
-    for (unsigned i = 0; i < result.frames; ++i) {
-        Picture& ref = refs[i % refs.size()];
-        Picture& dist = dists[i % dists.size()];
-        read_pair(config, ref_reader, dist_reader, ref, dist, i);
-        scorer.submit(i, ref.luma(), dist.luma());
-        if (config.progress) config.progress(i + 1);
-    }
+    result.pictures_allocated = 2 * kRing;
+    unsigned next = 0;
+    tbb::parallel_pipeline(
+        kReadAhead,
+        tbb::make_filter<void, unsigned>(tbb::filter_mode::serial_in_order,
+                                         [&](tbb::flow_control& fc) -> unsigned {
+                                             if (next == result.frames) {
+                                                 fc.stop();
+                                                 return 0;
+                                             }
+                                             const unsigned i = next++;
+                                             read_pair(config, ref_reader, dist_reader, refs[i % kRing],
+                                                       dists[i % kRing], i, PlaneSet::kLuma);
+                                             return i;
+                                         }) &
+            tbb::make_filter<unsigned, void>(tbb::filter_mode::serial_in_order, [&](unsigned i) {
+                scorer.submit(i, refs[i % kRing].luma(), dists[i % kRing].luma());
+                if (config.progress) config.progress(i + 1);
+            }));
     result.scores = std::move(scorer.drain());
 }
 #endif

@@ -8,13 +8,18 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
-#include <cstdio>
+#include <cstdio>  // snprintf
 #include <cstring>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include "feature/feature_extractor.hpp"  // vmafx::Error
 
@@ -24,9 +29,8 @@ namespace {
 
 /// Longest y4m stream header or frame header accepted, newline included, in bytes.
 constexpr std::size_t kMaxHeaderLine = 64 * 1024;
-/// stdio buffer of an open video file: large enough that row-by-row reads of odd-width planes
-/// cost few system calls; whole-plane reads bypass it.
-constexpr std::size_t kFileBuffer = 256 * 1024;
+/// Largest piece of a plane one read call moves; larger planes are read in parallel pieces.
+constexpr std::size_t kReadPiece = 512 * 1024;
 
 constexpr std::string_view kY4mMagic = "YUV4MPEG2";
 
@@ -58,59 +62,140 @@ std::string quoted(std::string_view bytes) {
     return out + "\"";
 }
 
-struct FileCloser {
-    void operator()(std::FILE* f) const { std::fclose(f); }
+/// An open file descriptor, closed when destroyed.
+class FileHandle {
+public:
+    explicit FileHandle(int fd) : fd_(fd) {}
+    ~FileHandle() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    FileHandle(FileHandle&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+    FileHandle& operator=(FileHandle&&) = delete;
+    FileHandle(const FileHandle&) = delete;
+    FileHandle& operator=(const FileHandle&) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_;
 };
-using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 /// Opens `path` for reading; returns the file and its size in bytes. Throws when the file is
 /// missing, unreadable or not a regular file.
-std::pair<FilePtr, std::uint64_t> open_regular_file(const std::string& path) {
-    FilePtr file(std::fopen(path.c_str(), "rb"));
-    if (!file) fail(path, std::string("cannot open: ") + std::strerror(errno));
+std::pair<FileHandle, std::uint64_t> open_regular_file(const std::string& path) {
+    FileHandle file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (file.get() < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
-    if (fstat(fileno(file.get()), &st) != 0) fail(path, std::string("cannot stat: ") + std::strerror(errno));
+    if (fstat(file.get(), &st) != 0) fail(path, std::string("cannot stat: ") + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) fail(path, "not a regular file (vmafx reads video files, not pipes or directories)");
-    std::setvbuf(file.get(), nullptr, _IOFBF, kFileBuffer);
+    ::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint only: its failure is harmless
     return {std::move(file), static_cast<std::uint64_t>(st.st_size)};
 }
 
-void seek(std::FILE* file, std::uint64_t offset, const std::string& path) {
-    if (fseeko(file, static_cast<off_t>(offset), SEEK_SET) != 0)
-        fail(path, std::string("cannot seek: ") + std::strerror(errno));
+/// Reads up to `n` bytes at byte `offset` of `fd` into `dst` (pread, repeated after signals and
+/// short reads). Returns the bytes read: fewer than `n` only at the end of the file. Throws on
+/// an I/O error, naming the file and frame `frame`.
+std::size_t read_at(int fd, void* dst, std::size_t n, std::uint64_t offset, const std::string& path,
+                    unsigned frame) {
+    std::size_t done = 0;
+    while (done < n) {
+        const ssize_t got = ::pread(fd, static_cast<char*>(dst) + done, n - done, static_cast<off_t>(offset + done));
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            fail(path, frame_name(frame) + ": read error: " + std::strerror(errno));
+        }
+        if (got == 0) break;
+        done += static_cast<std::size_t>(got);
+    }
+    return done;
 }
 
-std::uint64_t tell(std::FILE* file, const std::string& path) {
-    const off_t pos = ftello(file);
-    if (pos < 0) fail(path, std::string("cannot tell position: ") + std::strerror(errno));
-    return static_cast<std::uint64_t>(pos);
+/// Reads exactly `n` bytes of frame `frame` at `offset` into `dst`. Large reads are split into
+/// kReadPiece pieces read in parallel (oneTBB), which moves a 4K plane out of the page cache
+/// several times faster than one thread's copy. The caller has checked that the file holds
+/// the bytes; a short read therefore means the file shrank while it was read.
+void read_exact(int fd, std::uint8_t* dst, std::size_t n, std::uint64_t offset, const std::string& path,
+                unsigned frame) {
+    const auto read_piece = [&](std::size_t begin, std::size_t end) {
+        if (read_at(fd, dst + begin, end - begin, offset + begin, path, frame) != end - begin)
+            fail(path, frame_name(frame) + ": read error: the file ended early (did it shrink while vmafx read it?)");
+    };
+    if (n <= kReadPiece) {
+        read_piece(0, n);
+        return;
+    }
+    const std::size_t pieces = (n + kReadPiece - 1) / kReadPiece;
+    // Isolated: a thread waiting here runs only these pieces, never unrelated pipeline work.
+    tbb::this_task_arena::isolate([&] {
+        tbb::parallel_for(std::size_t{0}, pieces, [&](std::size_t i) {
+            read_piece(i * kReadPiece, std::min(n, (i + 1) * kReadPiece));
+        });
+    });
 }
 
-/// Throws the read error of `file`, if any.
-void check_read_error(std::FILE* file, const std::string& path, unsigned frame) {
-    if (std::ferror(file)) fail(path, frame_name(frame) + ": read error: " + std::strerror(errno));
+/// Bytes of plane `p` of one frame of `format` in a file (no padding).
+std::size_t plane_file_bytes(const VideoFormat& format, int p) {
+    return static_cast<std::size_t>(format.plane_width(p)) * static_cast<std::size_t>(format.plane_height(p)) *
+           static_cast<std::size_t>(format.bytes_per_sample());
 }
 
-/// Reads the planes of one frame from the current position of `file` into `pic` (allocated to
-/// the file's format): each plane with one read when its rows are contiguous (stride equals
-/// the row size), else row by row. 16-bit samples are little-endian in the file and are
-/// byte-swapped only on a big-endian host. Returns the number of bytes read: the frame size
-/// unless the file ends (or fails) within the frame.
-std::size_t read_planes(std::FILE* file, Picture& pic) {
-    std::size_t total = 0;
-    for (Plane& plane : pic.planes) {
+/// What raw and y4m readers share: the open file, its size, the frame position and the reading
+/// of a frame's samples.
+class FileReader : public VideoReader {
+protected:
+    FileReader(std::string path, const VideoFormat& format, FileHandle file, std::uint64_t file_size)
+        : VideoReader(std::move(path), format),
+          file_(std::move(file)),
+          file_size_(file_size),
+          frame_bytes_(format.frame_bytes()) {}
+
+    /// Throws unless the file holds the whole samples of frame `index` at `samples_at`.
+    void check_whole(std::uint64_t samples_at, unsigned index) const {
+        if (samples_at > file_size_ || file_size_ - samples_at < frame_bytes_)
+            fail(path(), frame_name(index) + " is truncated: the file ends after " +
+                             std::to_string(samples_at > file_size_ ? 0 : file_size_ - samples_at) + " of its " +
+                             std::to_string(frame_bytes_) + " bytes of samples (" + describe(format()) + ")");
+    }
+
+    /// Reads the samples of frame `next_`, which start at byte `samples_at`, into the planes
+    /// `which` of `pic` (re-allocated when its format is not the file's); the other planes are
+    /// skipped in the file and left as they are. Throws when the frame is truncated.
+    void read_samples(Picture& pic, PlaneSet which, std::uint64_t samples_at) {
+        check_whole(samples_at, next_);
+        if (pic.format != format() || pic.planes[0].width() != format().width ||
+            pic.planes[0].height() != format().height)
+            pic = Picture(format());
+        std::uint64_t offset = samples_at;
+        const int planes = which == PlaneSet::kAll ? 3 : 1;
+        for (int p = 0; p < planes; ++p) {
+            read_plane(pic.planes[p], offset);
+            offset += plane_file_bytes(format(), p);
+        }
+    }
+
+    [[noreturn]] void fail_skip(unsigned n, unsigned total) const {
+        fail(path(), "cannot skip " + std::to_string(n) + " frames from " + frame_name(next_) + ": the file has " +
+                         std::to_string(total) + " frames");
+    }
+
+    FileHandle file_;
+    std::uint64_t file_size_;
+    std::size_t frame_bytes_;
+    unsigned next_ = 0;  ///< index of the next frame read() returns
+
+private:
+    /// Reads one plane's samples at `offset`: straight into the plane when its rows are
+    /// contiguous (stride equals the row size), else through a bounce buffer, row by row.
+    /// 16-bit samples are little-endian in the file and byte-swapped only on a big-endian host.
+    void read_plane(Plane& plane, std::uint64_t offset) {
         const std::size_t row_bytes = static_cast<std::size_t>(plane.width()) * plane.bytes_per_sample();
         const auto rows = static_cast<std::size_t>(plane.height());
         if (static_cast<std::size_t>(plane.stride()) == row_bytes) {
-            const std::size_t got = std::fread(plane.data(), 1, row_bytes * rows, file);
-            total += got;
-            if (got != row_bytes * rows) return total;
+            read_exact(file_.get(), plane.data(), row_bytes * rows, offset, path(), next_);
         } else {
-            for (int y = 0; y < plane.height(); ++y) {
-                const std::size_t got = std::fread(plane.row<std::uint8_t>(y), 1, row_bytes, file);
-                total += got;
-                if (got != row_bytes) return total;
-            }
+            bounce_.resize(row_bytes * rows);
+            read_exact(file_.get(), bounce_.data(), bounce_.size(), offset, path(), next_);
+            for (std::size_t y = 0; y < rows; ++y)
+                std::memcpy(plane.row<std::uint8_t>(static_cast<int>(y)), bounce_.data() + y * row_bytes, row_bytes);
         }
         if constexpr (std::endian::native == std::endian::big) {
             if (plane.bytes_per_sample() == 2) {
@@ -122,53 +207,20 @@ std::size_t read_planes(std::FILE* file, Picture& pic) {
             }
         }
     }
-    return total;
-}
 
-/// What raw and y4m readers share: the open file, its size and the frame position.
-class FileReader : public VideoReader {
-protected:
-    FileReader(std::string path, const VideoFormat& format, FilePtr file, std::uint64_t file_size)
-        : VideoReader(std::move(path), format),
-          file_(std::move(file)),
-          file_size_(file_size),
-          frame_bytes_(format.frame_bytes()) {}
-
-    /// Reads the samples of frame `next_` (the file positioned at them) into `pic`, which is
-    /// re-allocated when its format is not the file's. Throws when the frame is truncated.
-    void read_samples(Picture& pic) {
-        if (pic.format != format() || pic.planes[0].width() != format().width ||
-            pic.planes[0].height() != format().height)
-            pic = Picture(format());
-        const std::size_t got = read_planes(file_.get(), pic);
-        if (got != frame_bytes_) {
-            check_read_error(file_.get(), path(), next_);
-            fail(path(), frame_name(next_) + " is truncated: the file ends after " + std::to_string(got) + " of its " +
-                             std::to_string(frame_bytes_) + " bytes of samples (" + describe(format()) + ")");
-        }
-    }
-
-    [[noreturn]] void fail_skip(unsigned n, unsigned total) const {
-        fail(path(), "cannot skip " + std::to_string(n) + " frames from " + frame_name(next_) + ": the file has " +
-                         std::to_string(total) + " frames");
-    }
-
-    FilePtr file_;
-    std::uint64_t file_size_;
-    std::size_t frame_bytes_;
-    unsigned next_ = 0;  ///< index of the frame the file is positioned at
+    std::vector<std::uint8_t> bounce_;  ///< samples of a plane with padded rows, as in the file
 };
 
 /// Raw planar YUV (upstream: tools/yuv_input.c): frame i at byte i * frame_bytes.
 class RawReader final : public FileReader {
 public:
-    RawReader(std::string path, const VideoFormat& format, FilePtr file, std::uint64_t file_size)
+    RawReader(std::string path, const VideoFormat& format, FileHandle file, std::uint64_t file_size)
         : FileReader(std::move(path), format, std::move(file), file_size),
           frame_count_(static_cast<unsigned>(file_size / frame_bytes_)) {}
 
-    bool read(Picture& pic) override {
+    bool read(Picture& pic, PlaneSet which) override {
         if (next_ >= frame_count_) return false;
-        read_samples(pic);
+        read_samples(pic, which, static_cast<std::uint64_t>(next_) * frame_bytes_);
         ++next_;
         return true;
     }
@@ -176,7 +228,6 @@ public:
     void skip(unsigned n) override {
         if (n > frame_count_ - next_) fail_skip(n, frame_count_);
         next_ += n;
-        seek(file_.get(), static_cast<std::uint64_t>(next_) * frame_bytes_, path());
     }
 
     unsigned frame_count() const override { return frame_count_; }
@@ -185,13 +236,14 @@ private:
     unsigned frame_count_;
 };
 
-/// Reads the y4m frame header ("FRAME", optional " parameters", "\n") of frame `index` at the
-/// current position of `file`. Returns its length in bytes, or 0 at a clean end of file.
+/// Reads the y4m frame header ("FRAME", optional " parameters", "\n") of frame `index` at byte
+/// `offset` of the file. Returns its length in bytes, or 0 at a clean end of file.
 /// Throws on a truncated, malformed or over-long header.
-std::size_t read_frame_header(std::FILE* file, const std::string& path, unsigned index) {
+std::size_t read_frame_header(int fd, std::uint64_t offset, std::uint64_t file_size, const std::string& path,
+                              unsigned index) {
+    if (offset >= file_size) return 0;
     char head[6];
-    const std::size_t got = std::fread(head, 1, sizeof head, file);
-    check_read_error(file, path, index);
+    const std::size_t got = read_at(fd, head, sizeof head, offset, path, index);
     if (got == 0) return 0;
     const std::string_view seen(head, got);
     if (got < sizeof head) {
@@ -201,39 +253,45 @@ std::size_t read_frame_header(std::FILE* file, const std::string& path, unsigned
     }
     if (std::memcmp(head, "FRAME", 5) != 0 || (head[5] != '\n' && head[5] != ' '))
         fail(path, frame_name(index) + ": malformed y4m frame header " + quoted(seen) + " (expected \"FRAME\")");
-    std::size_t length = sizeof head;
-    if (head[5] == '\n') return length;
-    for (;;) {
-        const int c = std::getc(file);
-        if (c == EOF) {
-            check_read_error(file, path, index);
-            fail(path, frame_name(index) + " is truncated: the file ends within its header");
-        }
-        if (++length > kMaxHeaderLine)
-            fail(path, frame_name(index) + ": y4m frame header longer than " + std::to_string(kMaxHeaderLine) +
-                           " bytes (no newline)");
-        if (c == '\n') return length;
+    if (head[5] == '\n') return sizeof head;
+    // Parameters: scan for the newline within the first kMaxHeaderLine bytes of the header.
+    const std::uint64_t limit = std::min<std::uint64_t>(kMaxHeaderLine, file_size - offset);
+    char buffer[4096];
+    for (std::uint64_t scanned = sizeof head; scanned < limit;) {
+        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof buffer, limit - scanned));
+        const std::size_t n = read_at(fd, buffer, want, offset + scanned, path, index);
+        if (n == 0) break;
+        if (const void* nl = std::memchr(buffer, '\n', n))
+            return static_cast<std::size_t>(scanned) + static_cast<std::size_t>(static_cast<const char*>(nl) - buffer) +
+                   1;
+        scanned += n;
     }
+    if (file_size - offset > kMaxHeaderLine)
+        fail(path, frame_name(index) + ": y4m frame header longer than " + std::to_string(kMaxHeaderLine) +
+                       " bytes (no newline)");
+    fail(path, frame_name(index) + " is truncated: the file ends within its header");
 }
 
 /// YUV4MPEG2 (upstream: tools/y4m_input.c): a header line, then per frame a "FRAME" line and
 /// the raw planes.
 class Y4mReader final : public FileReader {
 public:
-    Y4mReader(std::string path, const VideoFormat& format, FilePtr file, std::uint64_t file_size,
+    Y4mReader(std::string path, const VideoFormat& format, FileHandle file, std::uint64_t file_size,
               std::uint64_t data_start)
-        : FileReader(std::move(path), format, std::move(file), file_size), data_start_(data_start) {}
+        : FileReader(std::move(path), format, std::move(file), file_size), data_start_(data_start), pos_(data_start) {}
 
-    bool read(Picture& pic) override {
-        if (read_frame_header(file_.get(), path(), next_) == 0) return false;
-        read_samples(pic);
+    bool read(Picture& pic, PlaneSet which) override {
+        const std::size_t header = read_frame_header(file_.get(), pos_, file_size_, path(), next_);
+        if (header == 0) return false;
+        read_samples(pic, which, pos_ + header);
+        pos_ += header + frame_bytes_;
         ++next_;
         return true;
     }
 
     void skip(unsigned n) override {
         for (unsigned i = 0; i < n; ++i) {
-            if (!skip_frame(file_.get(), next_)) {
+            if (!skip_frame(pos_, next_)) {
                 const unsigned total = next_;
                 next_ -= i;  // name the frame the skip started from
                 fail_skip(n, total);
@@ -244,32 +302,27 @@ public:
 
     unsigned frame_count() const override {
         if (!frame_count_) {
-            // A second handle, so that read()'s position is untouched.
-            FilePtr file = open_regular_file(path()).first;
-            seek(file.get(), data_start_, path());
+            std::uint64_t pos = data_start_;
             unsigned count = 0;
-            while (skip_frame(file.get(), count)) ++count;
+            while (skip_frame(pos, count)) ++count;
             frame_count_ = count;
         }
         return *frame_count_;
     }
 
 private:
-    /// Moves `file` past frame `index` (header and samples) by reading its header and seeking
-    /// over its samples. Returns false at a clean end of file; throws when the frame is
-    /// malformed or truncated.
-    bool skip_frame(std::FILE* file, unsigned index) const {
-        if (read_frame_header(file, path(), index) == 0) return false;
-        const std::uint64_t samples_at = tell(file, path());
-        if (file_size_ - samples_at < frame_bytes_)
-            fail(path(), frame_name(index) + " is truncated: the file ends after " +
-                             std::to_string(file_size_ - samples_at) + " of its " + std::to_string(frame_bytes_) +
-                             " bytes of samples (" + describe(format()) + ")");
-        seek(file, samples_at + frame_bytes_, path());
+    /// Moves `pos` past frame `index` (header and samples) by reading its header. Returns false
+    /// at a clean end of file; throws when the frame is malformed or truncated.
+    bool skip_frame(std::uint64_t& pos, unsigned index) const {
+        const std::size_t header = read_frame_header(file_.get(), pos, file_size_, path(), index);
+        if (header == 0) return false;
+        check_whole(pos + header, index);
+        pos += header + frame_bytes_;
         return true;
     }
 
     std::uint64_t data_start_;                     ///< offset of the first frame header
+    std::uint64_t pos_;                            ///< offset of the next frame's header
     mutable std::optional<unsigned> frame_count_;  ///< cached by frame_count()
 };
 
@@ -377,8 +430,7 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
 
     // The y4m stream header, if any, lies within the first kMaxHeaderLine bytes.
     std::vector<char> head(static_cast<std::size_t>(std::min<std::uint64_t>(size, kMaxHeaderLine)));
-    const std::size_t got = std::fread(head.data(), 1, head.size(), file.get());
-    check_read_error(file.get(), path, 0);
+    const std::size_t got = read_at(file.get(), head.data(), head.size(), 0, path, 0);
     const std::string_view start(head.data(), got);
     const bool is_y4m =
         start.size() > kY4mMagic.size() && start.starts_with(kY4mMagic) &&
@@ -394,7 +446,6 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
         if (size / frame_bytes > UINT_MAX)
             fail(path, "too many frames (" + std::to_string(size / frame_bytes) + ", at most " +
                            std::to_string(UINT_MAX) + ")");
-        seek(file.get(), 0, path);
         return std::make_unique<RawReader>(path, *raw, std::move(file), size);
     }
 
@@ -408,7 +459,6 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
     validate_video_format(format, path);
     const std::uint64_t data_start = newline + 1;
     if (data_start == size) fail(path, "y4m file has no frames");
-    seek(file.get(), data_start, path);
     return std::make_unique<Y4mReader>(path, format, std::move(file), size, data_start);
 }
 

@@ -43,24 +43,28 @@ public:
     /// The path the file was opened with.
     const std::string& path() const { return path_; }
 
-    /// Reads the next frame into `pic`: its three planes (Y, Cb, Cr; chroma of 4:2:0 is
+    /// Reads the next frame into `pic`: the planes in `which` (Y, Cb, Cr; chroma of 4:2:0 is
     /// ceil(w/2) x ceil(h/2), of 4:2:2 ceil(w/2) x h) receive the file's samples unchanged
-    /// (uint8_t at 8 bits, uint16_t above). `pic` is re-allocated to format() when its format
-    /// differs, else its planes (and strides) are reused, so a caller reading into the same
-    /// Picture allocates once.
+    /// (uint8_t at 8 bits, uint16_t above); with PlaneSet::kLuma the chroma bytes are skipped
+    /// in the file and `pic`'s chroma planes keep what they held. `pic` is re-allocated to
+    /// format() when its format differs, else its planes (and strides) are reused, so a caller
+    /// reading into the same Picture allocates once. Planes of more than 512 KiB are read in
+    /// parallel pieces (oneTBB), positioned reads (pread) that leave no shared file position.
     /// Returns false at a clean end of file (no byte after the last whole frame).
     /// Throws vmafx::Error naming the file and the frame on a truncated frame (saying how many
     /// bytes of how many it got), a malformed y4m frame header or an I/O error.
-    virtual bool read(Picture& pic) = 0;
+    virtual bool read(Picture& pic, PlaneSet which) = 0;
+    /// read(pic, PlaneSet::kAll).
+    bool read(Picture& pic) { return read(pic, PlaneSet::kAll); }
 
-    /// Skips the next `n` frames without reading their samples (seeks).
+    /// Skips the next `n` frames without reading their samples.
     /// Throws vmafx::Error naming the file, the count asked for and how many frames the file
     /// has when fewer than `n` frames remain; on a y4m file also on a malformed or truncated
     /// frame among those skipped.
     virtual void skip(unsigned n) = 0;
 
     /// Number of frames in the file. Raw: file size / frame size (exact, checked at open).
-    /// Y4M: counted on first call by walking the frame headers with seeks, without reading the
+    /// Y4M: counted on first call by reading only the frame headers, without reading the
     /// samples (a few microseconds per frame), then cached; throws vmafx::Error as read() would
     /// if a frame header is malformed or the last frame is truncated. Does not move the
     /// position of read()/skip().
@@ -74,8 +78,8 @@ private:
     VideoFormat format_;
 };
 
-/// Opens the video file `path` (a regular file; pipes are not supported, since frame_count()
-/// and skip() seek).
+/// Opens the video file `path` (a regular file; pipes are not supported, since every read is
+/// positioned).
 ///
 /// A file starting with "YUV4MPEG2" followed by a space or newline is read as y4m: its header
 /// gives the format and `raw`, if given, is ignored (upstream's tool instead reads every file as

@@ -11,6 +11,10 @@ namespace vmafx {
 /// Chroma subsampling of a planar YUV picture (ITU-R BT.601 naming: 4:2:0, 4:2:2, 4:4:4).
 enum class Subsampling { k420, k422, k444 };
 
+/// Which planes of a picture a reader fills or a metric reads: all three (Y, Cb, Cr), or
+/// luma (Y) only, so that readers can skip the chroma bytes of luma-only runs.
+enum class PlaneSet { kAll, kLuma };
+
 /// "420", "422" or "444".
 const char* subsampling_name(Subsampling s);
 

@@ -70,7 +70,7 @@ private:
 
 const ExtractorInfo& adm_extractor_info() {
     static const ExtractorInfo info{
-        "adm", kAdmOptions, kAdmFeatures,
+        "adm", kAdmOptions, kAdmFeatures, PlaneSet::kLuma,
         [](const Options& options, const VideoFormat& format) -> std::unique_ptr<FeatureExtractor> {
             return std::make_unique<AdmExtractor>(options, format);
         },

@@ -155,6 +155,7 @@ const ExtractorInfo& motion_extractor_info() {
         "motion",
         kMotionOptions,
         {kSadFeature, kMotionFeature, kMotion2Feature, kMotion3Feature},
+        PlaneSet::kLuma,
         create_motion,
 #ifdef VMAFX_HAVE_CUDA
         make_motion_gpu,

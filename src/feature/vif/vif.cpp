@@ -525,6 +525,7 @@ const ExtractorInfo& vif_extractor_info() {
          "integer_vif_num", "integer_vif_den", "integer_vif_num_scale0", "integer_vif_den_scale0",
          "integer_vif_num_scale1", "integer_vif_den_scale1", "integer_vif_num_scale2", "integer_vif_den_scale2",
          "integer_vif_num_scale3", "integer_vif_den_scale3"},
+        PlaneSet::kLuma,
         [](const Options& options, const VideoFormat& format) -> std::unique_ptr<FeatureExtractor> {
             return std::make_unique<VifExtractor>(options, format);
         }
