@@ -199,7 +199,8 @@ TEST_F(IoY4m, FieldsInAnyOrderUnknownTagsAndLongXParameters) {
 TEST_F(IoY4m, FrameHeadersWithParameters) {
     const VideoFormat format = make_format(9, 5, Subsampling::k420, 8);
     const auto pics = random_pictures(format, 4, 11);
-    const std::string frame_headers[] = {"FRAME Ip\n", "FRAME\n", "FRAME XA=1 XB=" + std::string(3000, 'b') + "\n",
+    // The third header is longer than the reader's 4 KiB scan buffer.
+    const std::string frame_headers[] = {"FRAME Ip\n", "FRAME\n", "FRAME XA=1 XB=" + std::string(9000, 'b') + "\n",
                                          "FRAME \n"};
     std::string bytes = "YUV4MPEG2 W9 H5 C420jpeg\n";
     for (std::size_t i = 0; i < pics.size(); ++i) bytes += frame_headers[i] + raw_bytes(pics[i]);
@@ -396,6 +397,61 @@ TEST_F(IoRaw, EveryFormat) {
                 expect_frames(*reader, pics, name);
             }
         }
+    }
+}
+
+/// Reads `reader`'s frames alternating luma-only and whole reads and checks them against
+/// `expected`: a luma-only read fills the luma and leaves the chroma planes as they were.
+void expect_luma_only_reads(VideoReader& reader, const std::vector<Picture>& expected, const std::string& what) {
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const std::string frame = what + ": frame " + std::to_string(i);
+        if (i % 2 == 0) {
+            Picture pic(expected[i].format);
+            Picture before = pic;
+            for (Plane& plane : pic.planes) std::memset(plane.data(), 0x5a, plane.stride() * plane.height());
+            for (Plane& plane : before.planes) std::memset(plane.data(), 0x5a, plane.stride() * plane.height());
+            ASSERT_TRUE(reader.read(pic, PlaneSet::kLuma)) << frame;
+            Picture want = expected[i];
+            want.planes[1] = before.planes[1];
+            want.planes[2] = before.planes[2];
+            expect_same_samples(pic, want, frame + " (luma only)");
+        } else {
+            Picture pic;
+            ASSERT_TRUE(reader.read(pic)) << frame;
+            expect_same_samples(pic, expected[i], frame);
+        }
+    }
+    Picture pic;
+    EXPECT_FALSE(reader.read(pic, PlaneSet::kLuma)) << what << ": read past the last frame";
+}
+
+TEST_F(IoRaw, LumaOnlyReadsSkipChroma) {
+    for (const Subsampling s : {Subsampling::k420, Subsampling::k422, Subsampling::k444}) {
+        for (const int bits : {8, 10, 16}) {
+            const VideoFormat format = make_format(33, 17, s, bits);
+            const auto pics = random_pictures(format, 5, 61);
+            std::string bytes;
+            for (const Picture& pic : pics) bytes += raw_bytes(pic);
+            const std::string name = std::string("luma_") + subsampling_name(s) + "_" + std::to_string(bits);
+            auto raw = open_video(write(name + ".yuv", bytes), format);
+            expect_luma_only_reads(*raw, pics, name + ".yuv");
+            const std::string tag = s == Subsampling::k420 && bits == 8
+                                        ? "420"
+                                        : std::string(subsampling_name(s)) + (bits == 8 ? "" : "p" + std::to_string(bits));
+            auto y4m = open_video(write(name + ".y4m", y4m_bytes("W33 H17 C" + tag, pics, "FRAME Ip\n")), std::nullopt);
+            expect_luma_only_reads(*y4m, pics, name + ".y4m");
+        }
+    }
+}
+
+TEST_F(IoRaw, LargePlanesReadInPieces) {
+    // Planes above the 512 KiB piece size: contiguous rows (1024 x 16-bit) and padded rows
+    // (1001 x 16-bit: 2002-byte rows in 2048-byte strides, read through the bounce buffer).
+    for (const int width : {1024, 1001}) {
+        const VideoFormat format = make_format(width, 700, Subsampling::k444, 16);
+        const auto pics = random_pictures(format, 2, 71);
+        auto reader = open_video(write("large.yuv", raw_bytes(pics[0]) + raw_bytes(pics[1])), format);
+        expect_frames(*reader, pics, "large planes, width " + std::to_string(width));
     }
 }
 
