@@ -19,6 +19,7 @@
 #include "feature/adm/adm.hpp"
 #include "feature/adm/adm_math.hpp"
 #include "test_support.hpp"
+#include "twin_support.hpp"
 #ifdef VMAFX_HAVE_CUDA
 #include "cuda/gpu_scorer.hpp"
 #endif
@@ -79,18 +80,11 @@ TEST(AdmCudaMath, ConstantsAreUpstreams) {
 
 #ifdef VMAFX_HAVE_CUDA
 
-
-/// Reference and distorted pictures of a synthetic video.
-struct Clip {
-    VideoFormat format;
-    std::vector<Picture> ref, dist;
-};
-
-void set_sample(Picture& pic, int x, int y, std::uint32_t v) {
-    Plane& luma = pic.luma();
-    if (luma.bytes_per_sample() == 1) luma.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(v);
-    else luma.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(v);
-}
+using test::Clip;
+using test::count_differences;
+using test::run_cpu;
+using test::run_gpu;
+using test::set_sample;
 
 template <typename Fn>
 void fill(Picture& pic, Fn&& sample) {
@@ -159,54 +153,6 @@ Clip make_clip(const VideoFormat& format, unsigned count, unsigned seed) {
     return clip;
 }
 
-/// The CPU extractor over the clip.
-ScoreTable run_cpu(const Options& options, const Clip& clip) {
-    const auto fex = adm_extractor_info().create(options, clip.format);
-    ScoreTable table;
-    for (unsigned i = 0; i < clip.ref.size(); ++i) {
-        FrameInput in;
-        in.index = i;
-        in.ref = &clip.ref[i];
-        in.dist = &clip.dist[i];
-        FrameScores scores;
-        fex->extract(in, scores);
-        for (const auto& [name, value] : scores) table.set(name, i, value);
-    }
-    return table;
-}
-
-/// The twin over the clip through GpuScorer (`slots` frames in flight), then drain().
-ScoreTable run_gpu(const Options& options, const Clip& clip, unsigned slots) {
-    GpuScorer scorer({FeatureInstance{&adm_extractor_info(), options}}, clip.format, slots);
-    for (unsigned i = 0; i < clip.ref.size(); ++i) scorer.submit(i, clip.ref[i].luma(), clip.dist[i].luma());
-    return scorer.drain();
-}
-
-/// Compares every output of every frame bit for bit; returns the number of differing values
-/// (reporting the first few when `report`).
-int count_differences(const ScoreTable& cpu, const ScoreTable& gpu, const std::string& what, bool report = true) {
-    auto cpu_names = cpu.names(), gpu_names = gpu.names();
-    std::sort(cpu_names.begin(), cpu_names.end());
-    std::sort(gpu_names.begin(), gpu_names.end());
-    if (report) {
-        EXPECT_EQ(cpu_names, gpu_names) << what << ": the twin writes other outputs than the CPU";
-    }
-    int differences = cpu_names == gpu_names ? 0 : 1;
-    for (const auto& name : cpu_names) {
-        const unsigned frames = std::max(cpu.frames(name), gpu.frames(name));
-        for (unsigned i = 0; i < frames; ++i) {
-            const auto want = cpu.get(name, i), got = gpu.get(name, i);
-            const bool same = want.has_value() == got.has_value() &&
-                              (!want || std::bit_cast<std::uint64_t>(*want) == std::bit_cast<std::uint64_t>(*got));
-            if (!same && ++differences <= 8 && report)
-                ADD_FAILURE() << what << " frame " << i << " " << name << ": cuda "
-                              << (got ? fmt::format("{:.17g}", *got) : "(none)") << ", cpu "
-                              << (want ? fmt::format("{:.17g}", *want) : "(none)");
-        }
-    }
-    return differences;
-}
-
 /// Runs CPU and twin on a generated clip and expects identical tables.
 void expect_parity(const OptionValues& values, const VideoFormat& format, unsigned count, unsigned seed,
                    unsigned slots = 3) {
@@ -215,8 +161,8 @@ void expect_parity(const OptionValues& values, const VideoFormat& format, unsign
                                          format.height, format.bit_depth, count, seed, slots, options.key());
     SCOPED_TRACE(what);
     const Clip clip = make_clip(format, count, seed);
-    const ScoreTable cpu = run_cpu(options, clip);
-    const ScoreTable gpu = run_gpu(options, clip, slots);
+    const ScoreTable cpu = run_cpu(adm_extractor_info(), options, clip);
+    const ScoreTable gpu = run_gpu(adm_extractor_info(), options, clip, slots);
     EXPECT_EQ(cpu.frames(options.feature_name("VMAF_integer_feature_adm2_score")), count) << what;
     EXPECT_EQ(count_differences(cpu, gpu, what), 0) << what;
 }
@@ -285,10 +231,10 @@ TEST(AdmCudaParity, RepeatedRunsAllIdentical) {
     const VideoFormat format{1921, 1079, 10, Subsampling::k420};
     const Options options = adm_options({{"debug", "true"}});
     const Clip clip = make_clip(format, 8, 21);
-    const ScoreTable cpu = run_cpu(options, clip);
+    const ScoreTable cpu = run_cpu(adm_extractor_info(), options, clip);
     for (int run = 0; run < 3; ++run)
         for (unsigned slots : {1u, 4u})
-            EXPECT_EQ(count_differences(cpu, run_gpu(options, clip, slots), fmt::format("run {} slots {}", run, slots)),
+            EXPECT_EQ(count_differences(cpu, run_gpu(adm_extractor_info(), options, clip, slots), fmt::format("run {} slots {}", run, slots)),
                       0);
 }
 
@@ -298,17 +244,11 @@ TEST(AdmCudaParity, Fixtures) {
     VMAFX_REQUIRE_GPU();
     if (test::fixtures_dir().empty()) GTEST_SKIP() << "skipped: fixtures not unpacked";
     for (const std::string fixture : {"odd_853x481_420p8", "volna_1920x1080_420p10"}) {
-        const VideoFormat format = test::fixture_format(fixture);
-        Clip clip{format, {}, {}};
-        const unsigned n = std::min(test::fixture_frames(fixture), 8u);
-        for (unsigned i = 0; i < n; ++i) {
-            clip.ref.push_back(test::fixture_frame(fixture, "ref", i));
-            clip.dist.push_back(test::fixture_frame(fixture, "dist", i));
-        }
+        const Clip clip = test::fixture_clip(fixture, 8);
         for (const OptionValues* values : {&kDefault, &kNeg}) {
             const Options options = adm_options(*values);
             const std::string what = fixture + " '" + options.key() + "'";
-            EXPECT_EQ(count_differences(run_cpu(options, clip), run_gpu(options, clip, 4), what), 0) << what;
+            EXPECT_EQ(count_differences(run_cpu(adm_extractor_info(), options, clip), run_gpu(adm_extractor_info(), options, clip, 4), what), 0) << what;
         }
     }
 }
@@ -340,11 +280,11 @@ TEST(AdmCudaParity, PlantedDefectsAreCaught) {
             const VideoFormat format{77, 41, depth, Subsampling::k420};
             const Clip clip = make_clip(format, 12, 29);
             const Options options = adm_options(c.values);
-            const ScoreTable cpu = run_cpu(options, clip);
+            const ScoreTable cpu = run_cpu(adm_extractor_info(), options, clip);
             const std::string what = fmt::format("{} {}-bit", c.name, depth);
-            EXPECT_EQ(count_differences(cpu, run_gpu(options, clip, 2), what + " (none planted)"), 0);
+            EXPECT_EQ(count_differences(cpu, run_gpu(adm_extractor_info(), options, clip, 2), what + " (none planted)"), 0);
             PlantedDefectGuard guard(c.defect);
-            changed += count_differences(cpu, run_gpu(options, clip, 2), what, false);
+            changed += count_differences(cpu, run_gpu(adm_extractor_info(), options, clip, 2), what, false);
         }
         EXPECT_GT(changed, 0) << c.name << ": the planted defect changed no value";
     }

@@ -19,6 +19,7 @@
 #endif
 
 #include "test_support.hpp"
+#include "twin_support.hpp"
 
 namespace vmafx {
 namespace {
@@ -56,12 +57,11 @@ TEST(MotionCudaInfo, RegistryEntryDeclaresExactTwin) {
 
 #ifdef VMAFX_HAVE_CUDA
 
-
-/// Reference and distorted pictures of a synthetic video.
-struct Clip {
-    VideoFormat format;
-    std::vector<Picture> ref, dist;
-};
+using test::Clip;
+using test::count_differences;
+using test::run_cpu;
+using test::run_gpu;
+using test::set_sample;
 
 /// splitmix64: a small, fast deterministic generator for the test pictures.
 class Random {
@@ -79,13 +79,6 @@ public:
 private:
     std::uint64_t state_;
 };
-
-/// Sets luma sample (x, y) of `pic` to v (v fits the sample word).
-void set_sample(Picture& pic, int x, int y, std::uint32_t v) {
-    Plane& luma = pic.luma();
-    if (luma.bytes_per_sample() == 1) luma.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(v);
-    else luma.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(v);
-}
 
 /// A clip of `count` frames of `format` from `seed`. Reference frame i is, by i % 6: fresh
 /// random samples within the bit depth; a smooth gradient with small noise; a repeat of frame
@@ -131,54 +124,6 @@ Clip make_clip(const VideoFormat& format, unsigned count, unsigned seed) {
     return clip;
 }
 
-/// The CPU extractor over the clip, frames in order, then flush().
-ScoreTable run_cpu(const Options& options, const Clip& clip) {
-    const auto fex = motion_extractor_info().create(options, clip.format);
-    ScoreTable table;
-    for (unsigned i = 0; i < clip.ref.size(); ++i) {
-        FrameInput in;
-        in.index = i;
-        in.ref = &clip.ref[i];
-        in.dist = &clip.dist[i];
-        if (fex->previous_refs() >= 1 && i >= 1) in.prev_ref = &clip.ref[i - 1];
-        if (fex->previous_refs() >= 2 && i >= 2) in.prev_prev_ref = &clip.ref[i - 2];
-        FrameScores scores;
-        fex->extract(in, scores);
-        for (const auto& [name, value] : scores) table.set(name, i, value);
-    }
-    fex->flush(table);
-    return table;
-}
-
-/// Compares every output of every frame bit for bit; returns the number of differing values.
-int count_differences(const ScoreTable& cpu, const ScoreTable& gpu, const std::string& what) {
-    auto cpu_names = cpu.names(), gpu_names = gpu.names();
-    std::sort(cpu_names.begin(), cpu_names.end());
-    std::sort(gpu_names.begin(), gpu_names.end());
-    EXPECT_EQ(cpu_names, gpu_names) << what << ": the twin writes other outputs than the CPU";
-    int differences = 0;
-    for (const auto& name : cpu_names) {
-        const unsigned frames = std::max(cpu.frames(name), gpu.frames(name));
-        for (unsigned i = 0; i < frames; ++i) {
-            const auto want = cpu.get(name, i), got = gpu.get(name, i);
-            const bool same = want.has_value() == got.has_value() &&
-                              (!want || std::bit_cast<std::uint64_t>(*want) == std::bit_cast<std::uint64_t>(*got));
-            if (!same && ++differences <= 8)
-                ADD_FAILURE() << what << " frame " << i << " " << name << ": cuda "
-                              << (got ? fmt::format("{:.17g}", *got) : "(none)") << ", cpu "
-                              << (want ? fmt::format("{:.17g}", *want) : "(none)");
-        }
-    }
-    return differences;
-}
-
-/// The twin over the clip through GpuScorer (`slots` frames in flight), then drain().
-ScoreTable run_gpu(const Options& options, const Clip& clip, unsigned slots) {
-    GpuScorer scorer({FeatureInstance{&motion_extractor_info(), options}}, clip.format, slots);
-    for (unsigned i = 0; i < clip.ref.size(); ++i) scorer.submit(i, clip.ref[i].luma(), clip.dist[i].luma());
-    return scorer.drain();
-}
-
 /// Runs CPU and twin on a clip and expects identical tables; prints one line of what was compared.
 void expect_parity(const OptionValues& values, const VideoFormat& format, unsigned count, unsigned seed,
                    unsigned slots) {
@@ -187,8 +132,8 @@ void expect_parity(const OptionValues& values, const VideoFormat& format, unsign
                                          format.height, format.bit_depth, count, seed, slots, options.key());
     SCOPED_TRACE(what);
     const Clip clip = make_clip(format, count, seed);
-    const ScoreTable cpu = run_cpu(options, clip);
-    const ScoreTable gpu = run_gpu(options, clip, slots);
+    const ScoreTable cpu = run_cpu(motion_extractor_info(), options, clip);
+    const ScoreTable gpu = run_gpu(motion_extractor_info(), options, clip, slots);
     const std::string sad = options.feature_name("VMAF_integer_feature_motion_sad_score");
     EXPECT_EQ(cpu.frames(sad), count) << what;
     EXPECT_EQ(count_differences(cpu, gpu, what), 0) << what;
@@ -240,10 +185,10 @@ TEST(MotionCudaParity, RepeatedRunsAllIdentical) {
     const VideoFormat format{1920, 1080, 10, Subsampling::k420};
     const Options options = motion_options();
     const Clip clip = make_clip(format, 12, 21);
-    const ScoreTable cpu = run_cpu(options, clip);
+    const ScoreTable cpu = run_cpu(motion_extractor_info(), options, clip);
     for (int run = 0; run < 3; ++run)
         for (unsigned slots : {1u, 4u})
-            EXPECT_EQ(count_differences(cpu, run_gpu(options, clip, slots), fmt::format("run {} slots {}", run, slots)),
+            EXPECT_EQ(count_differences(cpu, run_gpu(motion_extractor_info(), options, clip, slots), fmt::format("run {} slots {}", run, slots)),
                       0);
 }
 

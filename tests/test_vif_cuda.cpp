@@ -18,6 +18,7 @@
 
 #include "feature/vif/vif.hpp"
 #include "test_support.hpp"
+#include "twin_support.hpp"
 #ifdef VMAFX_HAVE_CUDA
 #include "cuda/gpu_scorer.hpp"
 #endif
@@ -59,18 +60,11 @@ TEST(VifCudaInfo, RegistryEntryDeclaresExactTwin) {
 
 #ifdef VMAFX_HAVE_CUDA
 
-
-/// Reference and distorted pictures of a synthetic or fixture video.
-struct Clip {
-    VideoFormat format;
-    std::vector<Picture> ref, dist;
-};
-
-/// Writes sample (x, y) of `luma`.
-void put(Plane& luma, int x, int y, std::uint32_t v) {
-    if (luma.bytes_per_sample() == 1) luma.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(v);
-    else luma.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(v);
-}
+using test::Clip;
+using test::count_differences;
+using test::run_cpu;
+using test::run_gpu;
+using test::set_sample;
 
 /// A clip of `count` frames of `format` from `seed`, samples within the bit depth. Reference
 /// frame i is, by i % 3: uniform random samples (large variances: the logarithmic terms); a
@@ -103,22 +97,21 @@ Clip make_clip(const VideoFormat& format, unsigned count, unsigned seed) {
                 }
                 default: v = uniform(1) ? max : 0; break;
                 }
-                put(r, x, y, v);
+                set_sample(ref, x, y, v);
             }
         Picture dist(format);
-        Plane& d = dist.luma();
         const bool independent = i % 4 == 3;
         const std::int64_t unit = std::max<std::int64_t>(1, max / 255);
         for (int y = 0; y < format.height; ++y)
             for (int x = 0; x < format.width; ++x) {
                 if (independent) {
-                    put(d, x, y, uniform(max));
+                    set_sample(dist, x, y, uniform(max));
                     continue;
                 }
                 const std::int64_t left = r.at(x > 0 ? x - 1 : x, y);
                 const std::int64_t here = r.at(x, y);
                 const std::int64_t noise = std::uniform_int_distribution<std::int64_t>(-4, 4)(rng) * unit;
-                put(d, x, y,
+                set_sample(dist, x, y,
                     static_cast<std::uint32_t>(
                         std::clamp<std::int64_t>((left + 3 * here) / 4 + noise, 0, static_cast<std::int64_t>(max))));
             }
@@ -128,51 +121,6 @@ Clip make_clip(const VideoFormat& format, unsigned count, unsigned seed) {
     return clip;
 }
 
-/// The CPU extractor over the clip.
-ScoreTable run_cpu(const Options& options, const Clip& clip) {
-    const auto fex = vif_extractor_info().create(options, clip.format);
-    ScoreTable table;
-    for (unsigned i = 0; i < clip.ref.size(); ++i) {
-        FrameInput in;
-        in.index = i;
-        in.ref = &clip.ref[i];
-        in.dist = &clip.dist[i];
-        FrameScores scores;
-        fex->extract(in, scores);
-        for (const auto& [name, value] : scores) table.set(name, i, value);
-    }
-    return table;
-}
-
-/// The CUDA twin over the clip, through the GPU pipeline with `slots` frames in flight.
-ScoreTable run_gpu(const Options& options, const Clip& clip, unsigned slots = 3) {
-    GpuScorer scorer({FeatureInstance{&vif_extractor_info(), options}}, clip.format, slots);
-    for (unsigned i = 0; i < clip.ref.size(); ++i) scorer.submit(i, clip.ref[i].luma(), clip.dist[i].luma());
-    return scorer.drain();
-}
-
-/// Compares every output of every frame bit for bit; returns the number of differing values.
-unsigned count_differences(const ScoreTable& cpu, const ScoreTable& gpu, unsigned frames) {
-    unsigned differences = 0;
-    EXPECT_EQ(cpu.names(), gpu.names());
-    for (const std::string& name : cpu.names())
-        for (unsigned i = 0; i < frames; ++i) {
-            const auto want = cpu.get(name, i);
-            const auto have = gpu.get(name, i);
-            if (!want || !have) {
-                ADD_FAILURE() << name << " frame " << i << ": missing on the " << (want ? "GPU" : "CPU");
-                ++differences;
-                continue;
-            }
-            if (std::bit_cast<std::uint64_t>(*want) != std::bit_cast<std::uint64_t>(*have)) {
-                if (differences < 10)
-                    ADD_FAILURE() << fmt::format("{} frame {}: CPU {:.17g}, GPU {:.17g}", name, i, *want, *have);
-                ++differences;
-            }
-        }
-    return differences;
-}
-
 /// Every output of the twin equals the CPU's for the clip under each option set.
 void expect_parity(const Clip& clip, const std::vector<OptionValues>& option_sets) {
     for (const OptionValues& values : option_sets) {
@@ -180,9 +128,9 @@ void expect_parity(const Clip& clip, const std::vector<OptionValues>& option_set
         for (const auto& [k, v] : values) label += k + "=" + v + " ";
         SCOPED_TRACE(label.empty() ? "default options" : label);
         const Options options = vif_options(values);
-        const ScoreTable cpu = run_cpu(options, clip);
-        const ScoreTable gpu = run_gpu(options, clip);
-        EXPECT_EQ(count_differences(cpu, gpu, static_cast<unsigned>(clip.ref.size())), 0u);
+        const ScoreTable cpu = run_cpu(vif_extractor_info(), options, clip);
+        const ScoreTable gpu = run_gpu(vif_extractor_info(), options, clip, 3);
+        EXPECT_EQ(count_differences(cpu, gpu, label.empty() ? "default options" : label), 0);
     }
 }
 
@@ -234,9 +182,9 @@ TEST(VifCudaParity, SamplesAboveTheBitDepthAreRefused) {
         const VideoFormat format{40, 24, bit_depth, Subsampling::k420};
         for (bool in_ref : {true, false}) {
             Clip clip = make_clip(format, 1, 9);
-            put((in_ref ? clip.ref : clip.dist)[0].luma(), 39, 23, 1u << bit_depth);
-            EXPECT_THROW(run_cpu(vif_options(), clip), Error);
-            EXPECT_THROW(run_gpu(vif_options(), clip), Error);
+            set_sample((in_ref ? clip.ref : clip.dist)[0], 39, 23, 1u << bit_depth);
+            EXPECT_THROW(run_cpu(vif_extractor_info(), vif_options(), clip), Error);
+            EXPECT_THROW(run_gpu(vif_extractor_info(), vif_options(), clip, 3), Error);
         }
     }
 }
@@ -247,16 +195,12 @@ TEST(VifCudaParity, FixturesMatchGolden) {
     VMAFX_REQUIRE_FIXTURES();
     for (const std::string fixture : {"odd_853x481_420p8", "cups_960x540_444p12"}) {
         SCOPED_TRACE(fixture);
-        Clip clip{test::fixture_format(fixture), {}, {}};
-        const unsigned frames = std::min(test::fixture_frames(fixture), 8u);
-        for (unsigned i = 0; i < frames; ++i) {
-            clip.ref.push_back(test::fixture_frame(fixture, "ref", i));
-            clip.dist.push_back(test::fixture_frame(fixture, "dist", i));
-        }
+        const Clip clip = test::fixture_clip(fixture, 8);
+        const auto frames = static_cast<unsigned>(clip.ref.size());
         const nlohmann::json golden = test::golden(fixture);
         for (const OptionValues& values : {OptionValues{}, OptionValues{{"vif_enhn_gain_limit", "1"}}}) {
             const Options options = vif_options(values);
-            const ScoreTable gpu = run_gpu(options, clip);
+            const ScoreTable gpu = run_gpu(vif_extractor_info(), options, clip, 3);
             unsigned compared = 0;
             for (int s = 0; s < 4; ++s) {
                 const std::string feature = "VMAF_integer_feature_vif_scale" + std::to_string(s) + "_score";
@@ -273,7 +217,7 @@ TEST(VifCudaParity, FixturesMatchGolden) {
                 }
             }
             EXPECT_EQ(compared, 4 * frames);
-            EXPECT_EQ(count_differences(run_cpu(options, clip), gpu, frames), 0u);
+            EXPECT_EQ(count_differences(run_cpu(vif_extractor_info(), options, clip), gpu, fixture), 0);
         }
     }
 }
