@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|bench|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|bench|cli|all]
+# cli: the whole CLI, --backend cuda, on long .yuv files in memory (tmpfs, i.e. page cache)
+# built by repeating fixtures: CLI_4K_REPEATS x 3 frames at 3840x2160 and CLI_HD_REPEATS x 6
+# frames at 1920x1080 (8-bit), three runs each, wall time by bash's `time`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -25,5 +28,29 @@ if [ "$what" = parity ] || [ "$what" = all ]; then
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
   "$bin/vmafx_bench" --benchmark_filter="${BENCH_FILTER:-Pipeline|Copy}" --benchmark_min_time=0.3 2>&1 | tee "$out/bench.txt" | tail -40
+fi
+if [ "$what" = cli ] || [ "$what" = all ]; then
+  dir=${CLI_DIR:-/dev/shm/vmafx-cli}
+  mkdir -p "$dir"
+  df -h "$dir" | tail -1
+  TIMEFORMAT='%R s wall'
+  for spec in "canopee_3840x2160_420p8 3840 2160 ${CLI_4K_REPEATS:-200}" \
+              "autumn_1920x1080_420p8 1920 1080 ${CLI_HD_REPEATS:-500}"; do
+    set -- $spec
+    name=$1 w=$2 h=$3 repeats=$4
+    for which in ref dist; do
+      f="$dir/$name.$which.yuv"
+      [ -s "$f" ] || for _ in $(seq "$repeats"); do cat "$VMAFX_FIXTURES/$name/$which.yuv"; done >"$f"
+    done
+    frames=$(( $(stat -c %s "$dir/$name.ref.yuv") / (w * h * 3 / 2) ))
+    for run in 1 2 3; do
+      echo "cli $name cuda: $frames frames, run $run" | tee -a "$out/cli.txt"
+      { time "$bin/vmafx" -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 \
+          --backend cuda -q --json -o "$out/cli_$name.json" ; } 2>&1 | tee -a "$out/cli.txt"
+    done
+    echo "cli $name cpu, all threads: first 64 frames" | tee -a "$out/cli.txt"
+    { time "$bin/vmafx" -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 \
+        --frame_cnt 64 -q --json -o "$dir/cpu.json" ; } 2>&1 | tee -a "$out/cli.txt"
+  done
 fi
 exit $status
