@@ -20,41 +20,26 @@
 #include "feature/adm/adm_math.hpp"
 #include "test_support.hpp"
 #include "twin_support.hpp"
-#ifdef VMAFX_HAVE_CUDA
-#include "cuda/gpu_scorer.hpp"
-#endif
-
 namespace vmafx {
 namespace {
 
-using OptionValues = std::vector<std::pair<std::string, std::string>>;
+using test::OptionValues;
 
 Options adm_options(const OptionValues& values = {}) {
     return Options("adm", adm_extractor_info().options, values);
 }
 
 TEST(AdmCudaInfo, RegistryEntryDeclaresExactTwin) {
-    const ExtractorInfo* info = find_extractor("adm");
-    ASSERT_NE(info, nullptr);
+    const VideoFormat accepted{64, 64, 8, Subsampling::k420};
+    test::expect_exact_twin_entry(adm_extractor_info(), adm_options(),
+                                  {{32, 64, 8, Subsampling::k420}, {64, 32, 8, Subsampling::k420},
+                                   {64, 64, 7, Subsampling::k420}, {64, 64, 17, Subsampling::k420}},
+                                  accepted);
+    // Viewing conditions the CPU refuses (1 x 1080 < 3240), the twin refuses too.
+    const Options near = adm_options({{"adm_norm_view_dist", "1"}});
+    EXPECT_THROW(adm_extractor_info().create(near, accepted), Error);
 #ifdef VMAFX_HAVE_CUDA
-    ASSERT_TRUE(static_cast<bool>(info->create_gpu)) << "adm has no CUDA twin registered";
-    EXPECT_TRUE(info->gpu_contract.exact);
-    EXPECT_EQ(info->gpu_contract.bound, 0.0);
-    EXPECT_NE(std::string(info->gpu_contract.derivation), "");
-    // What the CPU refuses the twin refuses, before any device work (no GPU needed).
-    const Options options = adm_options();
-    for (const VideoFormat& bad : {VideoFormat{32, 64, 8, Subsampling::k420}, VideoFormat{64, 32, 8, Subsampling::k420},
-                                   VideoFormat{64, 64, 7, Subsampling::k420}, VideoFormat{64, 64, 17, Subsampling::k420}}) {
-        SCOPED_TRACE(fmt::format("{}x{} {}-bit", bad.width, bad.height, bad.bit_depth));
-        EXPECT_THROW(info->create(options, bad), Error);
-        EXPECT_THROW(info->create_gpu(options, bad, 4), Error);
-    }
-    const Options near = adm_options({{"adm_norm_view_dist", "1"}});  // 1 x 1080 < 3240
-    EXPECT_THROW(info->create(near, VideoFormat{64, 64, 8, Subsampling::k420}), Error);
-    EXPECT_THROW(info->create_gpu(near, VideoFormat{64, 64, 8, Subsampling::k420}, 4), Error);
-    EXPECT_THROW(info->create_gpu(options, VideoFormat{64, 64, 8, Subsampling::k420}, 0), Error);
-#else
-    EXPECT_FALSE(static_cast<bool>(info->create_gpu)) << "CUDA backend not built, yet a twin is registered";
+    EXPECT_THROW(adm_extractor_info().create_gpu(near, accepted, 4), Error);
 #endif
 }
 
@@ -80,11 +65,7 @@ TEST(AdmCudaMath, ConstantsAreUpstreams) {
 
 #ifdef VMAFX_HAVE_CUDA
 
-using test::Clip;
-using test::count_differences;
-using test::run_cpu;
-using test::run_gpu;
-using test::set_sample;
+using namespace test;  // Clip, run_cpu, run_gpu, count_differences, set_sample
 
 template <typename Fn>
 void fill(Picture& pic, Fn&& sample) {

@@ -14,42 +14,23 @@
 #include <gtest/gtest.h>
 
 #include "feature/motion/motion.hpp"
-#ifdef VMAFX_HAVE_CUDA
-#include "cuda/gpu_scorer.hpp"
-#endif
-
 #include "test_support.hpp"
 #include "twin_support.hpp"
 
 namespace vmafx {
 namespace {
 
-using OptionValues = std::vector<std::pair<std::string, std::string>>;
+using test::OptionValues;
 
 Options motion_options(const OptionValues& values = {}) {
     return Options("motion", motion_extractor_info().options, values);
 }
 
 TEST(MotionCudaInfo, RegistryEntryDeclaresExactTwin) {
-    const ExtractorInfo* info = find_extractor("motion");
-    ASSERT_NE(info, nullptr);
-#ifdef VMAFX_HAVE_CUDA
-    ASSERT_TRUE(static_cast<bool>(info->create_gpu)) << "motion has no CUDA twin registered";
-    EXPECT_TRUE(info->gpu_contract.exact);
-    EXPECT_EQ(info->gpu_contract.bound, 0.0);
-    EXPECT_NE(std::string(info->gpu_contract.derivation), "");
-    // Formats the CPU refuses are refused before any device work (no GPU needed).
-    const Options options = motion_options();
-    for (const VideoFormat& bad : {VideoFormat{2, 8, 8, Subsampling::k420}, VideoFormat{8, 2, 8, Subsampling::k420},
-                                   VideoFormat{8, 8, 7, Subsampling::k420}, VideoFormat{8, 8, 17, Subsampling::k420}}) {
-        SCOPED_TRACE(fmt::format("{}x{} {}-bit", bad.width, bad.height, bad.bit_depth));
-        EXPECT_THROW(info->create(options, bad), Error);
-        EXPECT_THROW(info->create_gpu(options, bad, 4), Error);
-    }
-    EXPECT_THROW(info->create_gpu(options, VideoFormat{8, 8, 8, Subsampling::k420}, 0), Error);
-#else
-    EXPECT_FALSE(static_cast<bool>(info->create_gpu)) << "CUDA backend not built, yet a twin is registered";
-#endif
+    test::expect_exact_twin_entry(motion_extractor_info(), motion_options(),
+                                  {{2, 8, 8, Subsampling::k420}, {8, 2, 8, Subsampling::k420},
+                                   {8, 8, 7, Subsampling::k420}, {8, 8, 17, Subsampling::k420}},
+                                  {8, 8, 8, Subsampling::k420});
 }
 
 // ---------------------------------------------------------------------------------------
@@ -57,11 +38,7 @@ TEST(MotionCudaInfo, RegistryEntryDeclaresExactTwin) {
 
 #ifdef VMAFX_HAVE_CUDA
 
-using test::Clip;
-using test::count_differences;
-using test::run_cpu;
-using test::run_gpu;
-using test::set_sample;
+using namespace test;  // Clip, run_cpu, run_gpu, count_differences, set_sample
 
 /// splitmix64: a small, fast deterministic generator for the test pictures.
 class Random {

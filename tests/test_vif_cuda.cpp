@@ -19,40 +19,20 @@
 #include "feature/vif/vif.hpp"
 #include "test_support.hpp"
 #include "twin_support.hpp"
-#ifdef VMAFX_HAVE_CUDA
-#include "cuda/gpu_scorer.hpp"
-#endif
-
 namespace vmafx {
 namespace {
 
-using OptionValues = std::vector<std::pair<std::string, std::string>>;
+using test::OptionValues;
 
 Options vif_options(const OptionValues& values = {}) {
     return Options("vif", vif_extractor_info().options, values);
 }
 
 TEST(VifCudaInfo, RegistryEntryDeclaresExactTwin) {
-    const ExtractorInfo* info = find_extractor("vif");
-    ASSERT_NE(info, nullptr);
-#ifdef VMAFX_HAVE_CUDA
-    ASSERT_TRUE(static_cast<bool>(info->create_gpu)) << "vif has no CUDA twin registered";
-    EXPECT_TRUE(info->gpu_contract.exact);
-    EXPECT_EQ(info->gpu_contract.bound, 0.0);
-    EXPECT_NE(std::string(info->gpu_contract.derivation), "");
-    // Formats the CPU refuses are refused before any device work (no GPU needed).
-    const Options options = vif_options();
-    for (const VideoFormat& bad :
-         {VideoFormat{15, 16, 8, Subsampling::k420}, VideoFormat{16, 15, 8, Subsampling::k420},
-          VideoFormat{16, 16, 7, Subsampling::k420}, VideoFormat{16, 16, 17, Subsampling::k420}}) {
-        SCOPED_TRACE(fmt::format("{}x{} {}-bit", bad.width, bad.height, bad.bit_depth));
-        EXPECT_THROW(info->create(options, bad), Error);
-        EXPECT_THROW(info->create_gpu(options, bad, 4), Error);
-    }
-    EXPECT_THROW(info->create_gpu(options, VideoFormat{16, 16, 8, Subsampling::k420}, 0), Error);
-#else
-    EXPECT_FALSE(static_cast<bool>(info->create_gpu)) << "CUDA backend not built, yet a twin is registered";
-#endif
+    test::expect_exact_twin_entry(vif_extractor_info(), vif_options(),
+                                  {{15, 16, 8, Subsampling::k420}, {16, 15, 8, Subsampling::k420},
+                                   {16, 16, 7, Subsampling::k420}, {16, 16, 17, Subsampling::k420}},
+                                  {16, 16, 8, Subsampling::k420});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -60,11 +40,7 @@ TEST(VifCudaInfo, RegistryEntryDeclaresExactTwin) {
 
 #ifdef VMAFX_HAVE_CUDA
 
-using test::Clip;
-using test::count_differences;
-using test::run_cpu;
-using test::run_gpu;
-using test::set_sample;
+using namespace test;  // Clip, run_cpu, run_gpu, count_differences, set_sample
 
 /// A clip of `count` frames of `format` from `seed`, samples within the bit depth. Reference
 /// frame i is, by i % 3: uniform random samples (large variances: the logarithmic terms); a

@@ -11,6 +11,26 @@
 
 namespace vmafx::test {
 
+void expect_exact_twin_entry(const ExtractorInfo& info, const Options& options, const std::vector<VideoFormat>& refused,
+                             const VideoFormat& accepted) {
+#ifdef VMAFX_HAVE_CUDA
+    ASSERT_TRUE(static_cast<bool>(info.create_gpu)) << info.name << " has no CUDA twin registered";
+    EXPECT_TRUE(info.gpu_contract.exact);
+    EXPECT_EQ(info.gpu_contract.bound, 0.0);
+    EXPECT_NE(std::string(info.gpu_contract.derivation), "");
+    for (const VideoFormat& bad : refused) {
+        SCOPED_TRACE(fmt::format("{} {}x{} {}-bit", info.name, bad.width, bad.height, bad.bit_depth));
+        EXPECT_THROW(info.create(options, bad), Error);
+        EXPECT_THROW(info.create_gpu(options, bad, 4), Error);
+    }
+    EXPECT_NO_THROW(info.create(options, accepted));
+    EXPECT_THROW(info.create_gpu(options, accepted, 0), Error);
+#else
+    (void)options, (void)refused, (void)accepted;
+    EXPECT_FALSE(static_cast<bool>(info.create_gpu)) << "CUDA backend not built, yet a twin is registered";
+#endif
+}
+
 void set_sample(Picture& pic, int x, int y, std::uint32_t v) {
     Plane& luma = pic.luma();
     if (luma.bytes_per_sample() == 1) luma.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(v);

@@ -5,12 +5,23 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "feature/feature_extractor.hpp"
 #include "picture/picture.hpp"
 
 namespace vmafx::test {
+
+/// Option values of an extractor, as a test gives them ({name, value} pairs).
+using OptionValues = std::vector<std::pair<std::string, std::string>>;
+
+/// Checks extractor `info`'s registry entry, needing no GPU: with the CUDA backend built, a
+/// twin declared exact (bound 0, with a derivation) that refuses every format in `refused`
+/// as the CPU extractor does, and 0 result slots for the format `accepted`, before any device
+/// work; without the backend, no twin registered.
+void expect_exact_twin_entry(const ExtractorInfo& info, const Options& options, const std::vector<VideoFormat>& refused,
+                             const VideoFormat& accepted);
 
 /// Reference and distorted pictures of a synthetic or fixture video, all of `format`.
 struct Clip {
