@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -437,7 +438,7 @@ TEST_F(IoRaw, LumaOnlyReadsSkipChroma) {
             expect_luma_only_reads(*raw, pics, name + ".yuv");
             const std::string tag = s == Subsampling::k420 && bits == 8
                                         ? "420"
-                                        : std::string(subsampling_name(s)) + (bits == 8 ? "" : "p" + std::to_string(bits));
+                                        : std::string(subsampling_name(s)) + (bits == 8 ? std::string() : std::string("p") + std::to_string(bits));
             auto y4m = open_video(write(name + ".y4m", y4m_bytes("W33 H17 C" + tag, pics, "FRAME Ip\n")), std::nullopt);
             expect_luma_only_reads(*y4m, pics, name + ".y4m");
         }
@@ -523,6 +524,28 @@ TEST_F(IoOpen, MissingEmptyOrDirectory) {
     expect_error([&] { open_video(empty, std::nullopt); }, {empty, "empty file"});
     expect_error([&] { open_video(empty, make_format(4, 4, Subsampling::k420, 8)); }, {empty, "empty file"});
     expect_error([&] { open_video(dir_.string(), std::nullopt); }, {dir_.string(), "not a regular file"});
+    // A pipe with no writer is refused at once (opening it must not wait for a writer).
+    const std::string fifo = (dir_ / "pipe.y4m").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    expect_error([&] { open_video(fifo, std::nullopt); }, {fifo, "not a regular file"});
+}
+
+// A file cut short after it was opened (another process rewriting it): the frame it now ends
+// in is reported as truncated, with the bytes it still has, for small and for large planes
+// (read in parallel pieces).
+TEST_F(IoRaw, FileShrinksAfterOpen) {
+    for (const auto& [w, h] : {std::pair{33, 17}, std::pair{1024, 1024}}) {
+        const VideoFormat format = make_format(w, h, Subsampling::k420, 8);
+        const auto pics = random_pictures(format, 3, 81);
+        const std::string path = write("shrink.yuv", raw_bytes(pics[0]) + raw_bytes(pics[1]) + raw_bytes(pics[2]));
+        auto reader = open_video(path, format);
+        Picture pic;
+        ASSERT_TRUE(reader->read(pic));
+        const std::size_t frame = format.frame_bytes();
+        fs::resize_file(path, frame + 100);
+        expect_error([&] { reader->read(pic); },
+                     {path, "frame 1 is truncated", "100 of its " + std::to_string(frame) + " bytes"});
+    }
 }
 
 /// Every unpacked fixture's .y4m gives the samples of its .yuv (first and last frame, and the

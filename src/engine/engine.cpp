@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <mutex>
 #include <thread>
 
@@ -69,13 +70,26 @@ PlaneSet planes_needed(const std::vector<FeatureInstance>& instances) {
     return PlaneSet::kLuma;
 }
 
-/// Reads frame `index` of both videos (the planes `which`), the two files at once.
+/// Reads frame `index` of both videos (the planes `which`), the two files at once. When both
+/// fail, the reference's error is the one reported, as if they had been read in turn.
 void read_pair(const RunConfig& config, VideoReader& ref_reader, VideoReader& dist_reader, Picture& ref,
                Picture& dist, unsigned index, PlaneSet which) {
-    bool ref_ok = true, dist_ok = true;
-    tbb::parallel_invoke([&] { ref_ok = ref_reader.read(ref, which); },
-                         [&] { dist_ok = dist_reader.read(dist, which); });
+    bool ref_ok = false, dist_ok = false;
+    std::exception_ptr ref_error, dist_error;
+    const auto read = [which](VideoReader& reader, Picture& pic, bool& ok, std::exception_ptr& error) {
+        try {
+            ok = reader.read(pic, which);
+        } catch (...) {
+            error = std::current_exception();
+        }
+    };
+    // Its own context: a cancelled pipeline cannot skip one of the two reads.
+    tbb::task_group_context context(tbb::task_group_context::isolated);
+    tbb::parallel_invoke([&] { read(ref_reader, ref, ref_ok, ref_error); },
+                         [&] { read(dist_reader, dist, dist_ok, dist_error); }, context);
+    if (ref_error) std::rethrow_exception(ref_error);
     if (!ref_ok) throw Error(fmt::format("{}: ended after {} frames", config.reference_path, index));
+    if (dist_error) std::rethrow_exception(dist_error);
     if (!dist_ok) throw Error(fmt::format("{}: ended after {} frames", config.distorted_path, index));
 }
 
@@ -178,8 +192,12 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     // hence once frame i - kRing finished on the device (GpuScorer::submit's contract).
     constexpr unsigned kRing = kSlots + kReadAhead;
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, std::max(2u, thread_count(config)));
-    GpuScorer scorer(instances, result.format, kSlots, result.subsample);
+    // Declared before the scorer so that they outlive it: its destructor waits for the uploads
+    // still reading them and unregisters them.
     std::vector<Picture> refs, dists;
+    refs.reserve(kRing);
+    dists.reserve(kRing);
+    GpuScorer scorer(instances, result.format, kSlots, result.subsample);
     for (unsigned i = 0; i < kRing; ++i) {
         refs.emplace_back(result.format);
         dists.emplace_back(result.format);

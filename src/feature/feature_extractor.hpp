@@ -173,7 +173,7 @@ struct ExtractorInfo {
     std::span<const OptionSpec> options;
     std::vector<std::string> provided_features;
     /// The planes its extract() reads (kLuma lets the engine skip chroma when reading files).
-    PlaneSet planes;
+    PlaneSet planes = PlaneSet::kAll;
     std::function<std::unique_ptr<FeatureExtractor>(const Options&, const VideoFormat&)> create;
     /// The GPU twin's factory (options, format, result slots); empty where the metric has no
     /// twin or the CUDA backend is not built. Throws Error like `create`.

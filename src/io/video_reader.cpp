@@ -3,6 +3,7 @@
 #include "io/video_reader.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <climits>
 #include <cerrno>
@@ -82,7 +83,9 @@ private:
 /// Opens `path` for reading; returns the file and its size in bytes. Throws when the file is
 /// missing, unreadable or not a regular file.
 std::pair<FileHandle, std::uint64_t> open_regular_file(const std::string& path) {
-    FileHandle file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    // Non-blocking, so that opening a pipe with no writer cannot hang before it is refused;
+    // reads of a regular file ignore the flag.
+    FileHandle file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
     if (file.get() < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
     if (fstat(file.get(), &st) != 0) fail(path, std::string("cannot stat: ") + std::strerror(errno));
@@ -109,27 +112,30 @@ std::size_t read_at(int fd, void* dst, std::size_t n, std::uint64_t offset, cons
     return done;
 }
 
-/// Reads exactly `n` bytes of frame `frame` at `offset` into `dst`. Large reads are split into
+/// Reads `n` bytes of frame `frame` at `offset` into `dst`. Large reads are split into
 /// kReadPiece pieces read in parallel (oneTBB), which moves a 4K plane out of the page cache
-/// several times faster than one thread's copy. The caller has checked that the file holds
-/// the bytes; a short read therefore means the file shrank while it was read.
-void read_exact(int fd, std::uint8_t* dst, std::size_t n, std::uint64_t offset, const std::string& path,
+/// several times faster than one thread's copy. Returns false when the file ended before
+/// (the caller checked the size first, so the file shrank while it was read); throws on an
+/// I/O error.
+bool read_exact(int fd, std::uint8_t* dst, std::size_t n, std::uint64_t offset, const std::string& path,
                 unsigned frame) {
-    const auto read_piece = [&](std::size_t begin, std::size_t end) {
-        if (read_at(fd, dst + begin, end - begin, offset + begin, path, frame) != end - begin)
-            fail(path, frame_name(frame) + ": read error: the file ended early (did it shrink while vmafx read it?)");
-    };
-    if (n <= kReadPiece) {
-        read_piece(0, n);
-        return;
-    }
+    if (n <= kReadPiece) return read_at(fd, dst, n, offset, path, frame) == n;
     const std::size_t pieces = (n + kReadPiece - 1) / kReadPiece;
-    // Isolated: a thread waiting here runs only these pieces, never unrelated pipeline work.
+    std::atomic<bool> whole{true};
+    // Its own context: a cancelled caller (a failing pipeline, a library user's task group)
+    // cannot skip pieces and leave the plane half read; and isolated, so that a thread
+    // waiting here runs only these pieces, never unrelated pipeline work.
+    tbb::task_group_context context(tbb::task_group_context::isolated);
     tbb::this_task_arena::isolate([&] {
-        tbb::parallel_for(std::size_t{0}, pieces, [&](std::size_t i) {
-            read_piece(i * kReadPiece, std::min(n, (i + 1) * kReadPiece));
-        });
+        tbb::parallel_for(
+            std::size_t{0}, pieces,
+            [&](std::size_t i) {
+                const std::size_t begin = i * kReadPiece, end = std::min(n, (i + 1) * kReadPiece);
+                if (read_at(fd, dst + begin, end - begin, offset + begin, path, frame) != end - begin) whole = false;
+            },
+            context);
     });
+    return whole;
 }
 
 /// Bytes of plane `p` of one frame of `format` in a file (no padding).
@@ -167,7 +173,14 @@ protected:
         std::uint64_t offset = samples_at;
         const int planes = which == PlaneSet::kAll ? 3 : 1;
         for (int p = 0; p < planes; ++p) {
-            read_plane(pic.planes[p], offset);
+            if (!read_plane(pic.planes[p], offset)) {
+                // The file shrank since it was opened: report it as the truncated frame it now is.
+                struct stat st {};
+                if (fstat(file_.get(), &st) != 0) fail(path(), std::string("cannot stat: ") + std::strerror(errno));
+                file_size_ = static_cast<std::uint64_t>(st.st_size);
+                check_whole(samples_at, next_);
+                fail(path(), frame_name(next_) + ": read error: the file ended early while it was read");
+            }
             offset += plane_file_bytes(format(), p);
         }
     }
@@ -186,14 +199,15 @@ private:
     /// Reads one plane's samples at `offset`: straight into the plane when its rows are
     /// contiguous (stride equals the row size), else through a bounce buffer, row by row.
     /// 16-bit samples are little-endian in the file and byte-swapped only on a big-endian host.
-    void read_plane(Plane& plane, std::uint64_t offset) {
+    /// Returns false when the file ended within the plane.
+    bool read_plane(Plane& plane, std::uint64_t offset) {
         const std::size_t row_bytes = static_cast<std::size_t>(plane.width()) * plane.bytes_per_sample();
         const auto rows = static_cast<std::size_t>(plane.height());
         if (static_cast<std::size_t>(plane.stride()) == row_bytes) {
-            read_exact(file_.get(), plane.data(), row_bytes * rows, offset, path(), next_);
+            if (!read_exact(file_.get(), plane.data(), row_bytes * rows, offset, path(), next_)) return false;
         } else {
             bounce_.resize(row_bytes * rows);
-            read_exact(file_.get(), bounce_.data(), bounce_.size(), offset, path(), next_);
+            if (!read_exact(file_.get(), bounce_.data(), bounce_.size(), offset, path(), next_)) return false;
             for (std::size_t y = 0; y < rows; ++y)
                 std::memcpy(plane.row<std::uint8_t>(static_cast<int>(y)), bounce_.data() + y * row_bytes, row_bytes);
         }
@@ -206,6 +220,7 @@ private:
                 }
             }
         }
+        return true;
     }
 
     std::vector<std::uint8_t> bounce_;  ///< samples of a plane with padded rows, as in the file
@@ -257,16 +272,17 @@ std::size_t read_frame_header(int fd, std::uint64_t offset, std::uint64_t file_s
     // Parameters: scan for the newline within the first kMaxHeaderLine bytes of the header.
     const std::uint64_t limit = std::min<std::uint64_t>(kMaxHeaderLine, file_size - offset);
     char buffer[4096];
-    for (std::uint64_t scanned = sizeof head; scanned < limit;) {
+    std::uint64_t scanned = sizeof head;
+    while (scanned < limit) {
         const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof buffer, limit - scanned));
         const std::size_t n = read_at(fd, buffer, want, offset + scanned, path, index);
-        if (n == 0) break;
+        if (n == 0) break;  // the file shrank since it was opened
         if (const void* nl = std::memchr(buffer, '\n', n))
             return static_cast<std::size_t>(scanned) + static_cast<std::size_t>(static_cast<const char*>(nl) - buffer) +
                    1;
         scanned += n;
     }
-    if (file_size - offset > kMaxHeaderLine)
+    if (scanned == kMaxHeaderLine && file_size - offset > kMaxHeaderLine)
         fail(path, frame_name(index) + ": y4m frame header longer than " + std::to_string(kMaxHeaderLine) +
                        " bytes (no newline)");
     fail(path, frame_name(index) + " is truncated: the file ends within its header");
