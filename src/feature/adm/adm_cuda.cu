@@ -616,7 +616,7 @@ class AdmTwin final : public GpuExtractor {
 public:
     AdmTwin(const Options& options, const VideoFormat& format, unsigned slots)
         : format_(format), settings_(options), host_sums_(static_cast<std::size_t>(slots) * kSums),
-          slots_(slots), slot_index_(slots, 0), slot_defect_(slots, PlantedDefect::kNone) {
+          slots_(slots), frames_("adm", slots), slot_defect_(slots, PlantedDefect::kNone) {
         const adm::AdmConfig& cfg = settings_.config;
         bw_[0] = format.width;
         bh_[0] = format.height;
@@ -761,11 +761,10 @@ public:
     }
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
-        check_slot(slot);
+        frames_.enqueued(slot, f.index);
         if (!f.ref.data || !f.dist.data)
             throw Error("adm (CUDA): frame " + std::to_string(f.index) + " without reference or distorted luma");
         const PlantedDefect defect = planted_defect();
-        slot_index_[slot] = f.index;
         slot_defect_[slot] = defect;
         SlotMemory& m = slots_[slot];
         const bool mirror_shift = defect == PlantedDefect::kMirrorShift;
@@ -819,10 +818,7 @@ public:
     }
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
-        check_slot(slot);
-        if (slot_index_[slot] != index)
-            throw Error("adm (CUDA): internal: slot " + std::to_string(slot) + " holds frame " +
-                        std::to_string(slot_index_[slot]) + ", not " + std::to_string(index));
+        frames_.check_holds(slot, index);
         const ull* v = host_sums_.get() + static_cast<std::size_t>(slot) * kSums;
         adm::AdmSums sums;
         for (int s = 0; s < 4; ++s)
@@ -858,12 +854,6 @@ private:
                     static_cast<unsigned>(c.cm.row_end - c.cm.row_begin));
     }
 
-    void check_slot(unsigned slot) const {
-        if (slot >= slots_.size())
-            throw Error("adm (CUDA): internal: slot " + std::to_string(slot) + " of " +
-                        std::to_string(slots_.size()));
-    }
-
     VideoFormat format_;
     adm::Settings settings_;
     int bw_[5] = {}, bh_[5] = {};  // band sizes per level (0: the luma)
@@ -874,7 +864,7 @@ private:
     cuda::PinnedBuffer<ull> host_sums_;  // kSums per slot
     std::vector<SlotMemory> slots_;
     std::vector<cuda::DeviceBuffer<unsigned char>> memory_;  // per slot
-    std::vector<unsigned> slot_index_;
+    cuda::SlotFrames frames_;  // frame enqueued in each slot
     std::vector<PlantedDefect> slot_defect_;
 };
 

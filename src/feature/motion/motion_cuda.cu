@@ -148,7 +148,7 @@ public:
           row_sums_(static_cast<std::size_t>(slots) * static_cast<std::size_t>(format.height)),
           totals_(slots),
           host_totals_(slots),
-          slot_index_(slots, 0),
+          frames_("motion", slots),
           slot_scored_(slots, false) {
         // Zero once (and wait: the twin's streams may not synchronize with the default one);
         // total_kernel leaves them zero after each frame.
@@ -159,8 +159,7 @@ public:
     unsigned previous_refs() const override { return settings_.first_scored_index(); }
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
-        check_slot(slot);
-        slot_index_[slot] = f.index;
+        frames_.enqueued(slot, f.index);
         slot_scored_[slot] = settings_.scores_frame(f.index);
         if (!slot_scored_[slot]) return;  // frame 0 (0 and 1 with the five-frame window), force zero
         const DevicePlane& prev = settings_.five_frame_window ? f.prev_prev_ref : f.prev_ref;
@@ -192,10 +191,7 @@ public:
     }
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
-        check_slot(slot);
-        if (slot_index_[slot] != index)
-            throw Error("motion (CUDA): internal: slot " + std::to_string(slot) + " holds frame " +
-                        std::to_string(slot_index_[slot]) + ", not " + std::to_string(index));
+        frames_.check_holds(slot, index);
         const double score = slot_scored_[slot]
                                  ? settings_.sad_score(static_cast<std::uint64_t>(host_totals_[slot]),
                                                        format_.width, format_.height)
@@ -215,18 +211,12 @@ private:
         return static_cast<int>(pitch);
     }
 
-    void check_slot(unsigned slot) const {
-        if (slot >= slot_index_.size())
-            throw Error("motion (CUDA): internal: slot " + std::to_string(slot) + " of " +
-                        std::to_string(slot_index_.size()));
-    }
-
     VideoFormat format_;
     motion::Settings settings_;
     cuda::DeviceBuffer<std::uint32_t> row_sums_;        // slots x height, zero between frames
     cuda::DeviceBuffer<unsigned long long> totals_;     // per slot
     cuda::PinnedBuffer<unsigned long long> host_totals_;  // per slot
-    std::vector<unsigned> slot_index_;  // frame enqueued in each slot
+    cuda::SlotFrames frames_;  // frame enqueued in each slot
     std::vector<bool> slot_scored_;     // whether that frame is scored from pictures
 };
 

@@ -519,7 +519,7 @@ public:
           gain_limit_(options.get("vif_enhn_gain_limit")),
           results_(slots),
           host_results_(slots),
-          slot_index_(slots, 0) {
+          frames_("vif", slots) {
         const std::vector<std::uint16_t> packed = pack_log2_table();
         log2_packed_ = cuda::DeviceBuffer<std::uint16_t>(packed.size());
         cuda::check(cudaMemcpy(log2_packed_.get(), packed.data(), packed.size() * sizeof(std::uint16_t),
@@ -546,10 +546,9 @@ public:
     }
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
-        check_slot(slot);
+        frames_.enqueued(slot, f.index);
         if (!f.ref.data || !f.dist.data)
             throw Error("vif (CUDA): frame " + std::to_string(f.index) + " has no reference or distorted luma");
-        slot_index_[slot] = f.index;
         const PlantedDefect planted = planted_defect();
         FrameResults* results = results_.get() + slot;
         cuda::check(cudaMemsetAsync(results, 0, sizeof(FrameResults), stream), "cudaMemsetAsync");
@@ -609,10 +608,7 @@ public:
     }
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
-        check_slot(slot);
-        if (slot_index_[slot] != index)
-            throw Error("vif (CUDA): internal: slot " + std::to_string(slot) + " holds frame " +
-                        std::to_string(slot_index_[slot]) + ", not " + std::to_string(index));
+        frames_.check_holds(slot, index);
         const FrameResults& r = host_results_[slot];
         // As the CPU extractor: samples above the bit depth have no defined integer VIF.
         const unsigned max = (1u << format_.bit_depth) - 1u;
@@ -645,12 +641,6 @@ private:
                     "cudaFuncSetAttribute (vif carveout)");
     }
 
-    void check_slot(unsigned slot) const {
-        if (slot >= slot_index_.size())
-            throw Error("vif (CUDA): internal: slot " + std::to_string(slot) + " of " +
-                        std::to_string(slot_index_.size()));
-    }
-
     Options options_;
     VideoFormat format_;
     bool debug_;
@@ -665,7 +655,7 @@ private:
     cuda::DeviceBuffer<std::uint16_t> pictures_;      // slots x slot_samples_
     cuda::DeviceBuffer<FrameResults> results_;        // per slot
     cuda::PinnedBuffer<FrameResults> host_results_;   // per slot
-    std::vector<unsigned> slot_index_;                // frame enqueued in each slot
+    cuda::SlotFrames frames_;  // frame enqueued in each slot
 };
 
 }  // namespace
