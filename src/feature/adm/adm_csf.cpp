@@ -233,6 +233,14 @@ std::array<std::uint16_t, 3> csf_weights_q_scale0(const CsfConfig& c) {
 }
 
 std::array<std::uint32_t, 3> csf_weights_q32(const CsfConfig& c, int scale) {
+    // A blend mode without a table: upstream's weight is the constant -EINVAL (-22) on that
+    // path, and its conversion (-22 * 2^32 to uint32_t, undefined in C) becomes 0 in every
+    // upstream build measured (C, AVX2 and AVX-512 code paths: GCC folds the constant, and
+    // the 64-bit truncation the C path uses leaves 0 in the low 32 bits). Runtime weights out
+    // of range (Barten with large scales) still convert as the AVX-512 kernels do.
+    if ((c.mode == CsfMode::kBlend || c.mode == CsfMode::kBlendMae) &&
+        !blend_table(c.mode == CsfMode::kBlendMae, c.ref_display_height, c.norm_view_dist))
+        return {0u, 0u, 0u};
     const std::array<float, 3> w = csf_weights(c, scale);
     const double q32 = std::pow(2, 32);
     return {to_u32_avx512(w[0] * q32), to_u32_avx512(w[1] * q32), to_u32_avx512(w[2] * q32)};

@@ -38,7 +38,9 @@ std::array<float, 3> csf_weights(const CsfConfig& config, int scale);
 std::array<std::uint16_t, 3> csf_weights_q_scale0(const CsfConfig& config);
 
 /// Weights of level `scale` (1..3) times 2^32 converted to 32 bits, as upstream's
-/// AVX-512 kernels convert them (out-of-range values become 0xFFFFFFFF).
+/// AVX-512 kernels convert them (out-of-range values become 0xFFFFFFFF), except the -EINVAL
+/// weight of a blend mode without a table, which becomes 0 as in every upstream build (its
+/// conversion is folded at compile time); see tests/data/option_corners.json.
 std::array<std::uint32_t, 3> csf_weights_q32(const CsfConfig& config, int scale);
 
 /// double -> uint32_t as x86 vcvttsd2usi converts (truncation; NaN and values outside

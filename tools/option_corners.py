@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Option corners: every option of every vmafx metric at its limits and at the values that
+pick another code path, scored by upstream libvmaf 3.2.0 (the oracle) and by vmafx, compared
+bit for bit. The golden files (../shared/golden) hold the option sets the models use; this
+covers the rest.
+
+  option_corners.py generate --oracle BIN [--fixtures DIR] [--out FILE]
+      Runs the oracle on every corner and writes the reference values (tests/data/
+      option_corners.json). BIN is an upstream `vmaf` 3.2.0 tool built locally whose
+      output prints every score with %.17g; it is called with the corner's command line
+      plus `--precision max`, which a wrapper around it drops. Where the oracle fails
+      (non-zero exit or a signal), the corner is recorded as refused with its message.
+  option_corners.py annotate --data FILE --oracle-note TEXT [--other LABEL=FILE ...]
+      Sets the data file's description of its oracle, and marks each corner where another
+      upstream build's values (a data file made by generate from the same corners, e.g. with
+      `--cpumask` limiting upstream to its AVX2 or C code paths) differ: "differs_in" lists
+      those builds. These are the corners where upstream's own code paths disagree.
+  option_corners.py check --bin BIN [--fixtures DIR] [--data FILE] [--verbose]
+      Runs BIN on every corner: each value recorded must be the same double (null where the
+      oracle wrote null), the output names the same, and a refused corner must fail cleanly
+      (exit 1 or 2, a message, no signal, no output file). Exit 77 (skipped) when the
+      fixtures are absent.
+
+Fixtures come from ../shared/fixtures (prepare.py --out .fixtures); the data file records
+each fixture's sha256 so that a changed fixture is noticed.
+"""
+import argparse, configparser, hashlib, json, math, os, struct, subprocess, sys, tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FIXTURES = os.environ.get("VMAFX_FIXTURES", os.path.join(ROOT, ".fixtures"))
+DATA = os.path.join(ROOT, "tests", "data", "option_corners.json")
+
+# (fixture, frames scored): 8-bit 4:2:0, 10-bit 4:2:2, 12-bit 4:4:4, 16-bit 4:2:0.
+FIXTURES_USED = [("path_576x324_420p8", 6), ("fallenleaf_1280x720_422p10", 2),
+                 ("cups_960x540_444p12", 2), ("honeywave_1280x720_420p16", 2)]
+
+
+def adm_corners():
+    c = []
+    for opt in ["adm_csf_scale=0", "adm_csf_scale=50", "adm_csf_diag_scale=0", "adm_csf_diag_scale=50",
+                "adm_dlm_weight=0", "adm_dlm_weight=1", "adm_dlm_weight=0.7",
+                "adm_enhn_gain_limit=1", "adm_enhn_gain_limit=1.2",
+                "adm_norm_view_dist=0.75", "adm_norm_view_dist=1.5", "adm_norm_view_dist=6",
+                "adm_norm_view_dist=24",
+                "adm_ref_display_height=1", "adm_ref_display_height=720", "adm_ref_display_height=2160",
+                "adm_ref_display_height=4320",
+                "adm_noise_weight=0", "adm_noise_weight=0.5", "adm_noise_weight=1500",
+                "adm_skip_aim=true", "adm_skip_scale0=true", "adm_skip_aim=true:adm_skip_scale0=true",
+                "adm_min_val=0.5", "adm_min_val=1",
+                "adm_norm_view_dist=24:adm_ref_display_height=4320"]:
+        c.append(opt)
+    # Barten (mode 1): its own scales, and viewing conditions far from the default.
+    for opt in ["", ":adm_csf_scale=0", ":adm_csf_scale=0.5", ":adm_csf_scale=50", ":adm_csf_diag_scale=50",
+                ":adm_csf_scale=10:adm_csf_diag_scale=10", ":adm_norm_view_dist=24:adm_ref_display_height=4320",
+                ":adm_norm_view_dist=0.75:adm_ref_display_height=4320"]:
+        c.append("adm_csf_mode=1" + opt)
+    # Blend tables (modes 2 and 3): every (height, distance) with a table, and some without.
+    for mode in (2, 3):
+        for rdh, nvd in [(1080, 3), (1080, 5), (2160, 1.5), (2160, 3), (2160, 5), (720, 5),
+                         (1080, 6), (1080, 4), (4320, 3), (720, 4.5)]:
+            c.append(f"adm_csf_mode={mode}:adm_ref_display_height={rdh}:adm_norm_view_dist={nvd}")
+    c.append("adm_csf_mode=2:adm_norm_view_dist=6:adm_skip_scale0=true")
+    c.append("adm_csf_mode=3:adm_ref_display_height=720:adm_norm_view_dist=4.5:adm_enhn_gain_limit=1")
+    return ["adm=debug=true"] + [f"adm={o}:debug=true" for o in c]
+
+
+def vif_corners():
+    c = ["vif_enhn_gain_limit=1", "vif_enhn_gain_limit=1.5", "vif_skip_scale0=true",
+         "vif_enhn_gain_limit=1:vif_skip_scale0=true"]
+    return ["vif=debug=true"] + [f"vif={o}:debug=true" for o in c]
+
+
+def motion_corners():
+    c = ["motion_force_zero=true", "motion_blend_factor=0", "motion_blend_factor=0.5",
+         "motion_blend_offset=0", "motion_blend_offset=1000", "motion_blend_factor=0.5:motion_blend_offset=10",
+         "motion_fps_weight=0", "motion_fps_weight=2.5", "motion_fps_weight=5",
+         "motion_max_val=0", "motion_max_val=5", "motion_five_frame_window=true", "motion_moving_average=true",
+         "motion_five_frame_window=true:motion_moving_average=true",
+         "motion_force_zero=true:motion_five_frame_window=true"]
+    return ["motion=debug=true"] + [f"motion={o}:debug=true" for o in c]
+
+
+CORNERS = adm_corners() + vif_corners() + motion_corners()
+
+
+def fixture_args(name):
+    ini = configparser.ConfigParser()
+    with open(os.path.join(FIXTURES, name, "fixture.ini")) as fh:
+        ini.read_string("[f]\n" + fh.read())
+    pf = ini["f"]["pix_fmt"]
+    depth = pf[7:-2] if pf.endswith("le") else "8"
+    d = os.path.join(FIXTURES, name)
+    return ["-r", os.path.join(d, "ref.yuv"), "-d", os.path.join(d, "dist.yuv"), "-w", ini["f"]["width"],
+            "-h", ini["f"]["height"], "-p", pf[3:6], "-b", depth]
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def run(binary, fixture, frames, feature, workdir):
+    out = os.path.join(workdir, "out.json")
+    if os.path.exists(out):
+        os.remove(out)
+    args = fixture_args(fixture) + ["-n", "--feature", feature, "--frame_cnt", str(frames), "--json", "-o", out,
+                                     "-q", "--precision", "max"]
+    p = subprocess.run([binary] + args, capture_output=True, text=True)
+    result = {"exit": p.returncode, "stderr": p.stderr.strip()[-400:], "output": os.path.exists(out)}
+    if p.returncode == 0:
+        with open(out) as fh:
+            d = json.load(fh)
+        result["frames"] = [f["metrics"] for f in sorted(d["frames"], key=lambda f: f["frameNum"])]
+    return result
+
+
+def generate(args):
+    data = {"oracle": args.note,
+            "made_by": "tools/option_corners.py generate --oracle BIN",
+            "fixtures": {}, "corners": []}
+    with tempfile.TemporaryDirectory() as work:
+        for fixture, frames in FIXTURES_USED:
+            data["fixtures"][fixture] = {"frames": frames,
+                                         "ref_sha256": sha256(os.path.join(FIXTURES, fixture, "ref.yuv")),
+                                         "dist_sha256": sha256(os.path.join(FIXTURES, fixture, "dist.yuv"))}
+            for feature in CORNERS:
+                r = run(args.oracle, fixture, frames, feature, work)
+                entry = {"fixture": fixture, "feature": feature}
+                if r["exit"] != 0 or "frames" not in r:
+                    entry["refused"] = r["stderr"].splitlines()[-1] if r["stderr"] else f"exit {r['exit']}"
+                else:
+                    entry["frames"] = r["frames"]
+                data["corners"].append(entry)
+                print(fixture, feature, "refused" if "refused" in entry else "ok", flush=True)
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as fh:
+        json.dump(data, fh, indent=0, separators=(",", ":"))
+        fh.write("\n")
+    return 0
+
+
+def annotate(args):
+    with open(args.data) as fh:
+        data = json.load(fh)
+    data["oracle"] = args.oracle_note
+    others = []
+    for spec in args.other:
+        label, _, path = spec.partition("=")
+        with open(path) as fh:
+            others.append((label, json.load(fh)["corners"]))
+    for i, c in enumerate(data["corners"]):
+        c.pop("differs_in", None)
+        differs = []
+        for label, corners in others:
+            o = corners[i]
+            if (o["fixture"], o["feature"]) != (c["fixture"], c["feature"]):
+                raise SystemExit(f"{label}: corner {i} is not {c['fixture']} {c['feature']}")
+            if o.get("frames") != c.get("frames") or ("refused" in o) != ("refused" in c):
+                differs.append(label)
+        if differs:
+            c["differs_in"] = differs
+    with open(args.data, "w") as fh:
+        json.dump(data, fh, indent=0, separators=(",", ":"))
+        fh.write("\n")
+    for label, _ in others:
+        print(f"{label}: {sum(label in c.get('differs_in', []) for c in data['corners'])} corners differ")
+    return 0
+
+
+def bits(x):
+    return struct.pack("<d", float(x))
+
+
+def same(ref, ours):
+    if ref is None:
+        return ours is None
+    if ours is None or isinstance(ours, bool) or not isinstance(ours, (int, float)):
+        return False
+    return bits(ref) == bits(ours)
+
+
+def check(args):
+    if not os.path.isdir(FIXTURES):
+        print(f"skipped: fixtures not unpacked in {FIXTURES} (run ../shared/fixtures/prepare.py --out .fixtures)")
+        return 77
+    with open(args.data) as fh:
+        data = json.load(fh)
+    for fixture, info in data["fixtures"].items():
+        if not os.path.isfile(os.path.join(FIXTURES, fixture, "ref.yuv")):
+            print(f"skipped: fixture {fixture} is not unpacked in {FIXTURES}")
+            return 77
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as work:
+        for c in data["corners"]:
+            frames = data["fixtures"][c["fixture"]]["frames"]
+            r = run(args.bin, c["fixture"], frames, c["feature"], work)
+            where = f"{c['fixture']} --feature {c['feature']}"
+            problems = []
+            if "refused" in c:
+                if r["exit"] not in (1, 2) or not r["stderr"] or r["output"]:
+                    problems.append(f"oracle refused ({c['refused']}) but vmafx gave exit {r['exit']}, "
+                                    f"output file {'written' if r['output'] else 'absent'}")
+            elif r["exit"] != 0:
+                problems.append(f"vmafx failed: exit {r['exit']}: {r['stderr']}")
+            else:
+                ours = r["frames"]
+                if len(ours) != len(c["frames"]):
+                    problems.append(f"{len(ours)} frames, oracle {len(c['frames'])}")
+                for i, (ref, got) in enumerate(zip(c["frames"], ours)):
+                    if set(ref) != set(got):
+                        problems.append(f"frame {i}: names differ: only oracle {sorted(set(ref) - set(got))}, "
+                                        f"only vmafx {sorted(set(got) - set(ref))}")
+                    for k, v in ref.items():
+                        if k in got and not same(v, got[k]):
+                            problems.append(f"frame {i} {k}: vmafx {got[k]!r}, oracle {v!r}")
+            if problems:
+                failed += 1
+                print(f"FAIL {where}")
+                for p in problems[: (None if args.verbose else 6)]:
+                    print("    " + p)
+            else:
+                passed += 1
+                if args.verbose:
+                    print(f"ok   {where}")
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("--oracle", required=True)
+    g.add_argument("--out", default=DATA)
+    g.add_argument("--note", default="upstream libvmaf 3.2.0, built locally, scores printed with %.17g",
+                   help="what the oracle is (written to the data file)")
+    a = sub.add_parser("annotate")
+    a.add_argument("--data", default=DATA)
+    a.add_argument("--oracle-note", required=True)
+    a.add_argument("--other", action="append", default=[], help="LABEL=FILE")
+    c = sub.add_parser("check")
+    c.add_argument("--bin", required=True)
+    c.add_argument("--data", default=DATA)
+    c.add_argument("--verbose", action="store_true")
+    for p in (g, a, c):
+        p.add_argument("--fixtures", default=None)
+    args = ap.parse_args()
+    global FIXTURES
+    if args.fixtures:
+        FIXTURES = args.fixtures
+    return {"generate": generate, "annotate": annotate, "check": check}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
