@@ -1,13 +1,20 @@
 // The frame pipeline: same bits for every thread count, memory bounded by frames in flight.
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "engine/engine.hpp"
 #include "engine/parity.hpp"
+#include "feature/feature_extractor.hpp"
 
 namespace vmafx {
 namespace {
@@ -108,6 +115,194 @@ TEST_F(EngineTest, FeatureSpecSyntax) {
     EXPECT_THROW(parse_feature_spec("vif=egl"), Error);
     EXPECT_THROW(parse_feature_spec("=x=1"), Error);
     EXPECT_THROW(parse_feature_spec("vif=a=1::b=2"), Error);
+}
+
+/// The message of the vmafx::Error run(c) throws; fails the test if it throws none.
+std::string run_error(const RunConfig& c) {
+    try {
+        run(c);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "run() threw no vmafx::Error";
+    return {};
+}
+
+bool has_name_containing(const RunResult& r, const std::string& part) {
+    const auto& names = r.scores.names();
+    return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return n.find(part) != std::string::npos; });
+}
+
+// Upstream merges two registrations of one extractor whose feature parameters are equal and
+// keeps the first (models before --feature): options that are not feature parameters (debug)
+// of the later one are dropped. Checked against upstream's output names (see
+// docs/reliability.md); both orders.
+TEST_F(EngineTest, DuplicateExtractorsMergeKeepingTheFirst) {
+    VideoFormat f;
+    f.width = 64;
+    f.height = 48;
+    RunConfig c = config(f, 2);
+    c.models.clear();
+    c.no_prediction = true;
+    c.features = {parse_feature_spec("adm=debug=true"), parse_feature_spec("adm")};
+    const RunResult debug_first = run(c);
+    EXPECT_TRUE(has_name_containing(debug_first, "adm_num")) << "the first registration (debug) is kept";
+    EXPECT_EQ(debug_first.scores.names().size(), 18u);
+
+    c.features = {parse_feature_spec("adm"), parse_feature_spec("adm=debug=true")};
+    const RunResult plain_first = run(c);
+    EXPECT_FALSE(has_name_containing(plain_first, "adm_num")) << "debug of the later registration is dropped";
+    EXPECT_EQ(plain_first.scores.names().size(), 7u);
+
+    // A model's adm comes first: --feature adm=debug=true merges into it, adding nothing.
+    c.no_prediction = false;
+    c.models = {parse_model_spec("version=vmaf_v0.6.1")};
+    c.features = {parse_feature_spec("adm=debug=true")};
+    const RunResult model_first = run(c);
+    EXPECT_FALSE(has_name_containing(model_first, "adm_num"));
+    EXPECT_FALSE(has_name_containing(model_first, "adm_den"));
+
+    // Another feature parameter makes another instance, debug and all.
+    c.features = {parse_feature_spec("adm=adm_enhn_gain_limit=1:debug=true")};
+    const RunResult other = run(c);
+    EXPECT_TRUE(has_name_containing(other, "adm_num_egl_1"));
+    EXPECT_TRUE(has_name_containing(other, "integer_adm2_egl_1"));
+    EXPECT_TRUE(other.scores.get("VMAF_integer_feature_adm2_score", 1).has_value());
+}
+
+// Only scored frames must be whole: a damaged tail after the scored frames is a warning naming
+// the file and the frame; a damaged frame that is scored is an error naming both.
+TEST_F(EngineTest, DamagedTailScoredOnlyWhenAsked) {
+    VideoFormat f;
+    f.width = 48;
+    f.height = 40;
+    RunConfig c = config(f, 6);
+    const std::string dist = c.distorted_path;
+    // 4 whole frames and part of a fifth.
+    fs::resize_file(dist, f.frame_bytes() * 4 + 123);
+    c.frame_count = 3;
+    const RunResult r = run(c);
+    EXPECT_EQ(r.frames, 3u);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    for (const std::string part : {dist, std::string("frame 4 is truncated"), std::string("123 of its"),
+                                   std::string("not scored")})
+        EXPECT_NE(r.warnings[0].find(part), std::string::npos) << r.warnings[0];
+
+    c.frame_count = 5;  // the common prefix holds the damaged frame 4
+    std::string e = run_error(c);
+    EXPECT_NE(e.find(dist + ": frame 4 is truncated"), std::string::npos) << e;
+    c.frame_count = 0;  // every frame: the damaged one too
+    e = run_error(c);
+    EXPECT_NE(e.find(dist + ": frame 4 is truncated"), std::string::npos) << e;
+
+    // y4m cut inside frame 2, and skipping: frames 1..1 of it are scored.
+    const std::string header = "YUV4MPEG2 W48 H40 C420jpeg\n";
+    std::ifstream raw(c.reference_path, std::ios::binary);
+    std::string y4m = header;
+    for (int i = 0; i < 3; ++i) {
+        std::string frame(f.frame_bytes(), '\0');
+        raw.read(frame.data(), static_cast<std::streamsize>(frame.size()));
+        y4m += "FRAME\n" + frame;
+    }
+    y4m.resize(y4m.size() - 5);
+    const std::string cut = (dir_ / "cut.y4m").string();
+    std::ofstream(cut, std::ios::binary) << y4m;
+    RunConfig y = c;
+    y.distorted_path = cut;
+    y.frame_skip_dist = 1;
+    y.frame_count = 1;
+    const RunResult ry = run(y);
+    EXPECT_EQ(ry.frames, 1u);
+    ASSERT_EQ(ry.warnings.size(), 1u);
+    EXPECT_NE(ry.warnings[0].find(cut + ": frame 2 is truncated"), std::string::npos) << ry.warnings[0];
+    y.frame_count = 2;
+    e = run_error(y);
+    EXPECT_NE(e.find(cut + ": frame 2 is truncated"), std::string::npos) << e;
+}
+
+/// Writes the file `from` into a new FIFO `fifo` from a thread (which waits for a reader).
+std::thread feed_fifo(const fs::path& from, const fs::path& fifo, std::size_t bytes = SIZE_MAX) {
+    EXPECT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    return std::thread([from, fifo, bytes] {
+        std::ifstream in(from, std::ios::binary);
+        std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        data.resize(std::min(bytes, data.size()));
+        const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        for (std::size_t done = 0; done < data.size();) {
+            const ssize_t n = ::write(fd, data.data() + done, std::min<std::size_t>(4096, data.size() - done));
+            if (n <= 0) break;
+            done += static_cast<std::size_t>(n);
+        }
+        ::close(fd);
+    });
+}
+
+// Either video may be a stream: the same bits as from the files; a length mismatch found at a
+// stream's end names both counts; --frame_cnt scores the common prefix.
+TEST_F(EngineTest, StreamsScoreAsFiles) {
+    VideoFormat f;
+    f.width = 50;
+    f.height = 38;
+    f.bit_depth = 10;
+    RunConfig c = config(f, 5);
+    c.threads = 1;  // the two pipes are still read at once
+    const RunResult files = run(c);
+
+    RunConfig s = c;
+    s.reference_path = (dir_ / "ref.fifo").string();
+    s.distorted_path = (dir_ / "dist.fifo").string();
+    std::thread a = feed_fifo(c.reference_path, s.reference_path);
+    std::thread b = feed_fifo(c.distorted_path, s.distorted_path);
+    const RunResult streams = run(s);
+    a.join();
+    b.join();
+    EXPECT_TRUE(same_bits(files, streams));
+
+    // The distorted stream ends after 3 frames: an error with both counts, after reading it all.
+    fs::remove(s.distorted_path);
+    RunConfig m = c;
+    m.distorted_path = s.distorted_path;
+    std::thread short_feed = feed_fifo(c.distorted_path, m.distorted_path, f.frame_bytes() * 3);
+    const std::string e = run_error(m);
+    short_feed.join();
+    EXPECT_NE(e.find("has 5 frames but distorted \"" + m.distorted_path + "\" has 3"), std::string::npos) << e;
+
+    // The same with --frame_cnt: the common prefix, 3 frames.
+    fs::remove(m.distorted_path);
+    m.frame_count = 10;
+    std::thread again = feed_fifo(c.distorted_path, m.distorted_path, f.frame_bytes() * 3);
+    const RunResult prefix = run(m);
+    again.join();
+    EXPECT_EQ(prefix.frames, 3u);
+    EXPECT_EQ(prefix.scores.get("vmaf", 2), files.scores.get("vmaf", 2));
+
+    RunConfig both = c;
+    both.reference_path = both.distorted_path = "-";
+    EXPECT_NE(run_error(both).find("cannot both be standard input"), std::string::npos);
+}
+
+// An extractor that throws mid-run (here VIF, on a sample above the 10-bit maximum in frame 9)
+// cancels the pipeline with frames in flight between its stages: the error reaches the caller
+// and nothing is leaked (the sanitizer build runs this test under LeakSanitizer).
+TEST_F(EngineTest, ExtractorErrorFreesFramesInFlight) {
+    VideoFormat f;
+    f.width = 40;
+    f.height = 36;
+    f.bit_depth = 10;
+    RunConfig c = config(f, 16);
+    {
+        std::fstream io(c.distorted_path, std::ios::binary | std::ios::in | std::ios::out);
+        io.seekp(static_cast<std::streamoff>(f.frame_bytes() * 9 + 2 * (5 * 40 + 7)));
+        const char above[2] = {static_cast<char>(0xff), static_cast<char>(0x7f)};  // 32767 > 1023
+        io.write(above, 2);
+    }
+    for (unsigned threads : {1u, 2u, 4u}) {
+        c.threads = threads;
+        const std::string e = run_error(c);
+        EXPECT_NE(e.find("frame 9"), std::string::npos) << e;
+        EXPECT_NE(e.find("above the 10-bit maximum"), std::string::npos) << e;
+    }
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 #include <initializer_list>
 #include <random>
 #include <string>
+#include <thread>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -137,9 +139,33 @@ std::vector<Picture> random_pictures(const VideoFormat& format, unsigned count, 
     return pics;
 }
 
+/// The whole frames of a regular file's reader, checking that it has no damaged tail.
+unsigned whole_frames(const VideoReader& reader) {
+    const std::optional<FrameCount> c = reader.frame_count();
+    EXPECT_TRUE(c.has_value()) << reader.path() << ": a regular file has a known frame count";
+    if (!c) return 0;
+    EXPECT_EQ(c->damage, "") << reader.path();
+    return c->whole;
+}
+
+/// The damage a regular file's reader reports after `whole` whole frames.
+std::string damage_after(const VideoReader& reader, unsigned whole) {
+    const std::optional<FrameCount> c = reader.frame_count();
+    EXPECT_TRUE(c.has_value()) << reader.path();
+    if (!c) return {};
+    EXPECT_EQ(c->whole, whole) << reader.path();
+    return c->damage;
+}
+
+/// Checks that `text` contains every one of `parts`.
+void expect_contains(const std::string& text, std::initializer_list<std::string> parts) {
+    for (const std::string& part : parts)
+        EXPECT_NE(text.find(part), std::string::npos) << "\"" << text << "\" lacks \"" << part << "\"";
+}
+
 /// Reads every frame of `reader` and checks them against `expected`, then the clean end.
 void expect_frames(VideoReader& reader, const std::vector<Picture>& expected, const std::string& what) {
-    EXPECT_EQ(reader.frame_count(), expected.size()) << what;
+    if (!reader.is_stream()) EXPECT_EQ(whole_frames(reader), expected.size()) << what;
     Picture pic;
     for (std::size_t i = 0; i < expected.size(); ++i) {
         ASSERT_TRUE(reader.read(pic)) << what << ": frame " << i;
@@ -239,8 +265,8 @@ TEST_F(IoY4m, OddSizesMatchRaw) {
             auto yuv = open_video(write(name + ".yuv", yuv_bytes), format);
             ASSERT_EQ(y4m->format(), format) << name;
             ASSERT_EQ(yuv->format(), format) << name;
-            ASSERT_EQ(y4m->frame_count(), 3u) << name;
-            ASSERT_EQ(yuv->frame_count(), 3u) << name;
+            ASSERT_EQ(whole_frames(*y4m), 3u) << name;
+            ASSERT_EQ(whole_frames(*yuv), 3u) << name;
             Picture a, b;
             for (std::size_t i = 0; i < pics.size(); ++i) {
                 ASSERT_TRUE(y4m->read(a));
@@ -261,7 +287,7 @@ TEST_F(IoY4m, TruncatedLastFrame) {
     bytes.resize(bytes.size() - 100);
     const std::string path = write("trunc.y4m", bytes);
     auto reader = open_video(path, std::nullopt);
-    expect_error([&] { reader->frame_count(); }, {path, "frame 2", "truncated", "284 of its 384 bytes"});
+    expect_contains(damage_after(*reader, 2), {path, "frame 2", "truncated", "284 of its 384 bytes"});
     Picture pic;
     ASSERT_TRUE(reader->read(pic));
     expect_same_samples(pic, pics[0], "frame 0");
@@ -294,7 +320,7 @@ TEST_F(IoY4m, TruncatedOrMalformedFrameHeader) {
         const std::string path =
             write("bad_header.y4m", y4m_bytes("W4 H4 C444", pics) + "FRAMX\n" + raw_bytes(pics[0]));
         auto reader = open_video(path, std::nullopt);
-        expect_error([&] { reader->frame_count(); }, {path, "frame 1", "malformed y4m frame header", "FRAMX"});
+        expect_contains(damage_after(*reader, 1), {path, "frame 1", "malformed y4m frame header", "FRAMX"});
         Picture pic;
         ASSERT_TRUE(reader->read(pic));
         expect_error([&] { reader->read(pic); }, {path, "frame 1", "malformed y4m frame header", "FRAMX"});
@@ -371,16 +397,16 @@ TEST_F(IoY4m, Skip) {
     ASSERT_TRUE(reader->read(pic));
     expect_same_samples(pic, pics[0], "frame 0");
     reader->skip(2);
-    EXPECT_EQ(reader->frame_count(), 5u);  // does not move the read position
+    EXPECT_EQ(whole_frames(*reader), 5u);  // does not move the read position
     ASSERT_TRUE(reader->read(pic));
     expect_same_samples(pic, pics[3], "frame 3");
-    expect_error([&] { reader->skip(2); }, {path, "cannot skip 2 frames from frame 4", "the file has 5 frames"});
+    expect_error([&] { reader->skip(2); }, {path, "cannot skip 2 frames from frame 4", "the file has 5 whole frames"});
 
     auto to_end = open_video(path, std::nullopt);
     to_end->skip(5);
     EXPECT_FALSE(to_end->read(pic));
     auto past = open_video(path, std::nullopt);
-    expect_error([&] { past->skip(6); }, {path, "cannot skip 6 frames from frame 0", "the file has 5 frames"});
+    expect_error([&] { past->skip(6); }, {path, "cannot skip 6 frames from frame 0", "the file has 5 whole frames"});
 }
 
 TEST_F(IoRaw, EveryFormat) {
@@ -469,18 +495,30 @@ TEST_F(IoRaw, ReallocatesOnlyWhenFormatDiffers) {
     EXPECT_EQ(pic.planes[0].data(), luma) << "planes of the right format are reused";
 }
 
+// A raw file whose size is not a whole number of frames opens: its whole frames read, and the
+// partial last frame is the damaged tail, reported by frame_count() and thrown by read().
 TEST_F(IoRaw, SizeNotWholeFrames) {
     const VideoFormat format = make_format(853, 481, Subsampling::k420, 8);
     const std::size_t frame_bytes = 853 * 481 + 2 * 427 * 241;
     ASSERT_EQ(format.frame_bytes(), frame_bytes);
     const std::string path = write("partial.yuv", std::string(frame_bytes * 2 + 1000, '\x20'));
-    expect_error([&] { open_video(path, format); },
-                 {path,
-                  "size " + std::to_string(frame_bytes * 2 + 1000) + " bytes is not a whole number of frames of " +
-                      std::to_string(frame_bytes) + " bytes",
-                  "853x481 4:2:0 8-bit"});
+    auto reader = open_video(path, format);
+    const std::vector<std::string> expected = {
+        path, "frame 2 is truncated", "1000 of its " + std::to_string(frame_bytes) + " bytes", "853x481 4:2:0 8-bit",
+        "size, " + std::to_string(frame_bytes * 2 + 1000) + " bytes, is not a whole number of frames"};
+    const std::string damage = damage_after(*reader, 2);
+    for (const auto& part : expected) expect_contains(damage, {part});
+    Picture pic;
+    ASSERT_TRUE(reader->read(pic));
+    ASSERT_TRUE(reader->read(pic));
+    const std::string thrown = error_of([&] { reader->read(pic); });
+    EXPECT_EQ(thrown, damage);
+    expect_error([&] { open_video(path, format)->skip(3); }, {path, "cannot skip 3 frames", "2 whole frames"});
+
     const std::string small = write("small.yuv", std::string(100, '\x20'));
-    expect_error([&] { open_video(small, format); }, {small, "size 100 bytes", std::to_string(frame_bytes) + " bytes"});
+    auto small_reader = open_video(small, format);
+    expect_contains(damage_after(*small_reader, 0), {small, "frame 0 is truncated", "100 of its"});
+    expect_error([&] { small_reader->read(pic); }, {small, "frame 0 is truncated", "100 of its"});
 }
 
 TEST_F(IoRaw, NeedsFormat) {
@@ -507,12 +545,12 @@ TEST_F(IoRaw, Skip) {
     for (const Picture& pic : pics) bytes += raw_bytes(pic);
     const std::string path = write("skip.yuv", bytes);
     auto reader = open_video(path, format);
-    EXPECT_EQ(reader->frame_count(), 4u);
+    EXPECT_EQ(whole_frames(*reader), 4u);
     reader->skip(1);
     Picture pic;
     ASSERT_TRUE(reader->read(pic));
     expect_same_samples(pic, pics[1], "frame 1");
-    expect_error([&] { reader->skip(3); }, {path, "cannot skip 3 frames from frame 2", "the file has 4 frames"});
+    expect_error([&] { reader->skip(3); }, {path, "cannot skip 3 frames from frame 2", "the file has 4 whole frames"});
     reader->skip(2);
     EXPECT_FALSE(reader->read(pic));
 }
@@ -523,11 +561,10 @@ TEST_F(IoOpen, MissingEmptyOrDirectory) {
     const std::string empty = write("empty.yuv", "");
     expect_error([&] { open_video(empty, std::nullopt); }, {empty, "empty file"});
     expect_error([&] { open_video(empty, make_format(4, 4, Subsampling::k420, 8)); }, {empty, "empty file"});
-    expect_error([&] { open_video(dir_.string(), std::nullopt); }, {dir_.string(), "not a regular file"});
-    // A pipe with no writer is refused at once (opening it must not wait for a writer).
-    const std::string fifo = (dir_ / "pipe.y4m").string();
-    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    expect_error([&] { open_video(fifo, std::nullopt); }, {fifo, "not a regular file"});
+    expect_error([&] { open_video(dir_.string(), std::nullopt); }, {dir_.string(), "is a directory"});
+    const fs::path link = dir_ / "link_to_dir";
+    fs::create_directory_symlink(dir_, link);
+    expect_error([&] { open_video(link.string(), std::nullopt); }, {link.string(), "is a directory"});
 }
 
 // A file cut short after it was opened (another process rewriting it): the frame it now ends
@@ -548,6 +585,161 @@ TEST_F(IoRaw, FileShrinksAfterOpen) {
     }
 }
 
+// Windows tools end y4m lines with "\r\n": the stream header and frame headers still parse
+// (upstream reads such files too).
+TEST_F(IoY4m, CrlfLineEnds) {
+    const VideoFormat format = make_format(6, 4, Subsampling::k422, 10);
+    const auto pics = random_pictures(format, 3, 71);
+    std::string bytes = "YUV4MPEG2 W6 H4 F25:1 Ip A1:1 C422p10\r\n";
+    for (const Picture& pic : pics) bytes += "FRAME\r\n" + raw_bytes(pic);
+    auto reader = open_video(write("crlf.y4m", bytes), std::nullopt);
+    EXPECT_EQ(reader->format(), format);
+    expect_frames(*reader, pics, "CRLF y4m");
+    // The colour space as the last field, where the "\r" would otherwise stick to it.
+    std::string last = "YUV4MPEG2 W6 H4 C422p10\r\n";
+    for (const Picture& pic : pics) last += "FRAME Ip\r\n" + raw_bytes(pic);
+    auto reader2 = open_video(write("crlf_last.y4m", last), std::nullopt);
+    expect_frames(*reader2, pics, "CRLF y4m, colour space last");
+}
+
+/// Base of the stream tests: bytes fed to a FIFO in the temporary directory by a writer thread,
+/// in pieces of `piece` bytes (1 makes every read of the reader a short one).
+class IoStream : public IoTempDir {
+protected:
+    void TearDown() override {
+        if (writer_.joinable()) {
+            // A writer still waiting for a reader (the test failed before opening its FIFO) is
+            // released by a reader that leaves at once.
+            const int fd = ::open(fifo_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+            if (fd >= 0) ::close(fd);
+            writer_.join();
+        }
+        IoTempDir::TearDown();
+    }
+
+    /// Makes FIFO `name` and starts writing `bytes` into it; returns its path. The writer opens
+    /// the FIFO (waiting for the reader), writes, and closes it (the reader's end of stream).
+    std::string feed(const std::string& name, std::string bytes, std::size_t piece = 65536) {
+        const std::string path = (dir_ / name).string();
+        EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0) << path;
+        fifo_ = path;
+        writer_ = std::thread([path, bytes = std::move(bytes), piece] {
+            const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+            if (fd < 0) return;
+            for (std::size_t done = 0; done < bytes.size();) {
+                const ssize_t n = ::write(fd, bytes.data() + done, std::min(piece, bytes.size() - done));
+                if (n <= 0) break;  // the reader left (EPIPE): the test then fails on its own
+                done += static_cast<std::size_t>(n);
+            }
+            ::close(fd);
+        });
+        return path;
+    }
+
+    std::thread writer_;
+    std::string fifo_;
+};
+
+TEST_F(IoStream, Y4mFromPipeMatchesFile) {
+    struct Case {
+        VideoFormat format;
+        std::string fields;
+        std::size_t piece;
+    };
+    const Case cases[] = {
+        {make_format(9, 5, Subsampling::k420, 8), "W9 H5 C420jpeg F30000:1001", 1},
+        {make_format(7, 3, Subsampling::k422, 10), "W7 H3 C422p10", 5},
+        {make_format(160, 90, Subsampling::k444, 16), "W160 H90 C444p16 XYSCSS=444P16", 65536},
+    };
+    for (const Case& c : cases) {
+        const auto pics = random_pictures(c.format, 4, 3);
+        const std::string bytes = y4m_bytes(c.fields, pics, "FRAME Ip\n");
+        auto reader = open_video(feed("in.y4m", bytes, c.piece), std::nullopt);
+        EXPECT_TRUE(reader->is_stream());
+        EXPECT_FALSE(reader->frame_count().has_value()) << "a stream's length is unknown";
+        EXPECT_EQ(reader->format(), c.format);
+        expect_frames(*reader, pics, "y4m stream " + c.fields);
+        writer_.join();
+        fs::remove(dir_ / "in.y4m");
+    }
+}
+
+TEST_F(IoStream, RawFromPipeLumaOnlyAndSkip) {
+    const VideoFormat format = make_format(33, 17, Subsampling::k420, 12);
+    const auto pics = random_pictures(format, 5, 13);
+    std::string bytes;
+    for (const Picture& pic : pics) bytes += raw_bytes(pic);
+    auto reader = open_video(feed("in.yuv", bytes, 777), format);
+    EXPECT_TRUE(reader->is_stream());
+    reader->skip(1);
+    Picture pic;
+    ASSERT_TRUE(reader->read(pic));
+    expect_same_samples(pic, pics[1], "frame 1 after skip(1)");
+    ASSERT_TRUE(reader->read(pic, PlaneSet::kLuma));  // chroma bytes skipped in the stream
+    const std::size_t luma_row = 33 * 2;
+    for (int y = 0; y < 17; ++y)
+        ASSERT_EQ(std::memcmp(pic.planes[0].row<std::uint8_t>(y), pics[2].planes[0].row<std::uint8_t>(y), luma_row), 0);
+    ASSERT_TRUE(reader->read(pic));
+    expect_same_samples(pic, pics[3], "frame 3 after a luma-only read");
+    expect_error([&] { reader->skip(2); }, {"in.yuv", "cannot skip 2 frames from frame 4", "the stream has 5 whole frames"});
+}
+
+TEST_F(IoStream, TruncatedOrEmptyStream) {
+    const VideoFormat format = make_format(8, 8, Subsampling::k444, 8);
+    const auto pics = random_pictures(format, 2, 17);
+    {
+        const std::string bytes = y4m_bytes("W8 H8 C444", pics);
+        auto reader = open_video(feed("cut.y4m", bytes.substr(0, bytes.size() - 10)), std::nullopt);
+        Picture pic;
+        ASSERT_TRUE(reader->read(pic));
+        expect_error([&] { reader->read(pic); }, {"cut.y4m", "frame 1 is truncated", "the stream ends after 182 of its 192"});
+        writer_.join();
+    }
+    {
+        auto reader = open_video(feed("cut.yuv", raw_bytes(pics[0]) + "abc"), format);
+        Picture pic;
+        ASSERT_TRUE(reader->read(pic));
+        expect_error([&] { reader->read(pic); }, {"cut.yuv", "frame 1 is truncated", "3 of its 192"});
+        writer_.join();
+    }
+    {
+        const std::string path = feed("empty.y4m", "");
+        expect_error([&] { open_video(path, std::nullopt); }, {"empty.y4m", "empty stream"});
+        writer_.join();
+    }
+    {
+        // A header and no frame: opens; the first read is the clean end.
+        auto reader = open_video(feed("header_only.y4m", "YUV4MPEG2 W8 H8 C444\n"), std::nullopt);
+        Picture pic;
+        EXPECT_FALSE(reader->read(pic));
+    }
+}
+
+// "-" reads standard input: here a pipe put in place of descriptor 0 for the test.
+TEST_F(IoStream, StandardInput) {
+    const VideoFormat format = make_format(10, 6, Subsampling::k420, 8);
+    const auto pics = random_pictures(format, 3, 19);
+    const std::string fifo = feed("stdin.y4m", y4m_bytes("W10 H6 C420mpeg2", pics));
+    const int saved = ::dup(STDIN_FILENO);
+    ASSERT_GE(saved, 0);
+    const int in = ::open(fifo.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(in, 0);
+    ASSERT_EQ(::dup2(in, STDIN_FILENO), STDIN_FILENO);
+    ::close(in);
+    std::unique_ptr<VideoReader> reader;
+    try {
+        reader = open_video("-", std::nullopt);
+    } catch (...) {
+        ::dup2(saved, STDIN_FILENO);
+        throw;
+    }
+    ::dup2(saved, STDIN_FILENO);  // the reader holds its own descriptor
+    ::close(saved);
+    EXPECT_EQ(reader->path(), "standard input");
+    EXPECT_TRUE(reader->is_stream());
+    expect_frames(*reader, pics, "standard input");
+}
+
 /// Every unpacked fixture's .y4m gives the samples of its .yuv (first and last frame, and the
 /// frame counts agree).
 TEST(IoFixtures, Y4mMatchesYuv) {
@@ -565,8 +757,8 @@ TEST(IoFixtures, Y4mMatchesYuv) {
             auto y4m = open_video(y4m_path.string(), std::nullopt);
             auto yuv = open_video((entry.path() / (which + ".yuv")).string(), format);
             ASSERT_EQ(y4m->format(), format) << what;
-            const unsigned frames = yuv->frame_count();
-            ASSERT_EQ(y4m->frame_count(), frames) << what;
+            const unsigned frames = whole_frames(*yuv);
+            ASSERT_EQ(whole_frames(*y4m), frames) << what;
             ASSERT_EQ(frames, test::fixture_frames(name)) << what;
             Picture a, b;
             ASSERT_TRUE(y4m->read(a));

@@ -132,6 +132,7 @@ int run_cli(int argc, char** argv) {
     }
     const RunResult result = run(cfg);
     if (live) std::fprintf(stderr, "\n");
+    for (const auto& w : result.warnings) std::fprintf(stderr, "vmafx: warning: %s\n", w.c_str());
 
     if (!output.empty()) write_output(result, output, out_format, nf);
     if (!quiet || output.empty()) {

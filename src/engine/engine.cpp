@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -56,7 +59,9 @@ private:
     std::vector<std::unique_ptr<Picture>> free_;
 };
 
-/// One frame pair travelling through the pipeline.
+/// One frame pair travelling through the pipeline. The CPU pipeline keeps its tokens in a ring
+/// that it owns and passes them between stages by pointer, so that a stage that throws (the
+/// pipeline is then cancelled with tokens in flight) leaks nothing.
 struct Token {
     unsigned index = 0;
     std::shared_ptr<Picture> ref, dist, prev_ref, prev_prev_ref;
@@ -70,49 +75,121 @@ PlaneSet planes_needed(const std::vector<FeatureInstance>& instances) {
     return PlaneSet::kLuma;
 }
 
-/// Reads frame `index` of both videos (the planes `which`), the two files at once. When both
-/// fail, the reference's error is the one reported, as if they had been read in turn.
-void read_pair(const RunConfig& config, VideoReader& ref_reader, VideoReader& dist_reader, Picture& ref,
-               Picture& dist, unsigned index, PlaneSet which) {
-    bool ref_ok = false, dist_ok = false;
-    std::exception_ptr ref_error, dist_error;
-    const auto read = [which](VideoReader& reader, Picture& pic, bool& ok, std::exception_ptr& error) {
+/// Runs `a` and `b` at the same time and waits for both; rethrows `a`'s exception first, as if
+/// they had run in turn. Where `threads` is set (a stream is read), `b` gets a thread of its
+/// own: a writer feeding both videos (one process writing two pipes) may block on either, so
+/// the two reads must really overlap, which oneTBB does not promise when it has one thread.
+void concurrently(bool threads, const std::function<void()>& a, const std::function<void()>& b) {
+    std::exception_ptr a_error, b_error;
+    const auto guarded = [](const std::function<void()>& fn, std::exception_ptr& error) {
         try {
-            ok = reader.read(pic, which);
+            fn();
         } catch (...) {
             error = std::current_exception();
         }
     };
-    // Its own context: a cancelled pipeline cannot skip one of the two reads.
-    tbb::task_group_context context(tbb::task_group_context::isolated);
-    tbb::parallel_invoke([&] { read(ref_reader, ref, ref_ok, ref_error); },
-                         [&] { read(dist_reader, dist, dist_ok, dist_error); }, context);
-    if (ref_error) std::rethrow_exception(ref_error);
-    if (!ref_ok) throw Error(fmt::format("{}: ended after {} frames", config.reference_path, index));
-    if (dist_error) std::rethrow_exception(dist_error);
-    if (!dist_ok) throw Error(fmt::format("{}: ended after {} frames", config.distorted_path, index));
+    if (threads) {
+        std::thread other([&] { guarded(b, b_error); });
+        guarded(a, a_error);
+        other.join();
+    } else {
+        // Its own context: a cancelled pipeline cannot skip one of the two.
+        tbb::task_group_context context(tbb::task_group_context::isolated);
+        tbb::parallel_invoke([&] { guarded(a, a_error); }, [&] { guarded(b, b_error); }, context);
+    }
+    if (a_error) std::rethrow_exception(a_error);
+    if (b_error) std::rethrow_exception(b_error);
 }
+
+/// The frame pairs of a run, read in order: frame i of both videos at once, until `limit`
+/// pairs or the end of either video.
+class PairSource {
+public:
+    PairSource(const RunConfig& config, VideoReader& ref, VideoReader& dist, unsigned limit)
+        : config_(config), ref_(ref), dist_(dist), limit_(limit), threads_(ref.is_stream() || dist.is_stream()) {}
+
+    /// Reads the next pair into `ref` and `dist` (the planes `which`). Returns false when the
+    /// run has no more pairs: `limit` reached, or one video or both ended.
+    bool next(Picture& ref, Picture& dist, PlaneSet which) {
+        if (count_ == limit_ || ended_) return false;
+        bool ref_ok = false, dist_ok = false;
+        concurrently(
+            threads_, [&] { ref_ok = ref_.read(ref, which); }, [&] { dist_ok = dist_.read(dist, which); });
+        if (ref_ok && dist_ok) {
+            ++count_;
+            return true;
+        }
+        ended_ = true;
+        ref_longer_ = ref_ok;
+        dist_longer_ = dist_ok;
+        return false;
+    }
+
+    /// Pairs read so far.
+    unsigned count() const { return count_; }
+
+    /// After the last pair: unless --frame_cnt asked for a common prefix, throws when one video
+    /// ended before the other, naming both counts (a stream that is longer is read to its end
+    /// to count its frames); throws when there was no pair at all.
+    void finish() {
+        if (config_.frame_count || (!ref_longer_ && !dist_longer_)) {
+            if (count_ == 0)
+                throw Error(fmt::format("no frames to score in \"{}\" and \"{}\"", ref_.path(), dist_.path()));
+            return;
+        }
+        VideoReader& longer = ref_longer_ ? ref_ : dist_;
+        const unsigned skipped = ref_longer_ ? config_.frame_skip_ref : config_.frame_skip_dist;
+        std::uint64_t more = 1;  // the frame read with the other's end
+        if (const auto c = longer.frame_count()) {
+            more = c->whole + (c->damage.empty() ? 0u : 1u) - skipped - count_;
+        } else {
+            Picture scratch;
+            while (longer.read(scratch, PlaneSet::kLuma)) ++more;
+        }
+        const std::uint64_t ref_frames = ref_longer_ ? count_ + more : count_;
+        const std::uint64_t dist_frames = dist_longer_ ? count_ + more : count_;
+        throw Error(fmt::format("reference \"{}\" has {} frames but distorted \"{}\" has {}{}; use --frame_cnt N "
+                                "to score the first N frames of both",
+                                ref_.path(), ref_frames, dist_.path(), dist_frames,
+                                config_.frame_skip_ref || config_.frame_skip_dist ? " (after skipping)" : ""));
+    }
+
+private:
+    const RunConfig& config_;
+    VideoReader& ref_;
+    VideoReader& dist_;
+    unsigned limit_;
+    bool threads_;
+    unsigned count_ = 0;
+    bool ended_ = false;
+    bool ref_longer_ = false, dist_longer_ = false;  ///< which one still had a frame at the end
+};
 
 /// Worker threads of the run: --threads, or every hardware thread when it is 0.
 unsigned thread_count(const RunConfig& config) {
     return config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
-/// Adds the instance (info, options) unless an equal one (same extractor, same non-default
-/// options) is there already: upstream shares such instances too.
+/// Adds the instance (info, options) unless one of the same extractor with the same feature
+/// parameters (the options that name its outputs) is there already: upstream's merging rule
+/// (libvmaf fex_ctx_vector.c feature_extractor_vector_append compares the names
+/// vmaf_feature_name_from_options gives the two), which keeps the first registered, so that
+/// options that are not feature parameters (debug, adm_skip_aim) of a later registration are
+/// dropped with it.
 void add_instance(std::vector<FeatureInstance>& instances, const ExtractorInfo& info,
                   const std::vector<std::pair<std::string, std::string>>& options) {
     Options opts(info.name, info.options, options);
+    const std::string name = opts.feature_name(info.name);
     for (const auto& f : instances)
-        if (f.info == &info && f.options.key() == opts.key()) return;
+        if (f.info == &info && f.options.feature_name(info.name) == name) return;
     instances.push_back({&info, std::move(opts)});
 }
 
 /// The CPU pipeline: frames in parallel through oneTBB, a bounded number in flight.
-void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, VideoReader& ref_reader,
-             VideoReader& dist_reader, RunResult& result) {
+void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, PairSource& pairs,
+             RunResult& result) {
     const VideoFormat& format = result.format;
-    const unsigned frames = result.frames, subsample = result.subsample;
+    const unsigned subsample = result.subsample;
     std::vector<std::unique_ptr<FeatureExtractor>> extractors;
     unsigned history = 0;
     for (const auto& f : instances) {
@@ -123,33 +200,41 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
     const PlaneSet planes = planes_needed(instances);
 
+    // Declared in this order so that the tokens (holding pictures) go before the pool.
     PicturePool pool(format);
+    const std::size_t in_flight = std::max<std::size_t>(2, 2 * static_cast<std::size_t>(threads));
+    std::vector<Token> ring(in_flight);
     std::shared_ptr<Picture> last_ref, last_last_ref;
     unsigned next = 0;
     tbb::parallel_pipeline(
-        std::max(2u, 2 * threads),
+        in_flight,
         tbb::make_filter<void, Token*>(tbb::filter_mode::serial_in_order,
                                        [&](tbb::flow_control& fc) -> Token* {
-                                           if (next == frames) {
+                                           // Token `next % in_flight` was last used by frame
+                                           // next - in_flight, which has left the pipeline (at
+                                           // most in_flight tokens are alive, and they leave it
+                                           // in order).
+                                           Token& t = ring[next % in_flight];
+                                           t.index = next;
+                                           t.scores.clear();
+                                           t.ref = pool.get();
+                                           t.dist = pool.get();
+                                           if (!pairs.next(*t.ref, *t.dist, planes)) {
+                                               t.ref.reset();
+                                               t.dist.reset();
                                                fc.stop();
                                                return nullptr;
                                            }
-                                           auto t = std::make_unique<Token>();
-                                           t->index = next;
-                                           t->ref = pool.get();
-                                           t->dist = pool.get();
-                                           read_pair(config, ref_reader, dist_reader, *t->ref, *t->dist, next, planes);
-                                           if (history >= 1) t->prev_ref = last_ref;
-                                           if (history >= 2) t->prev_prev_ref = last_last_ref;
+                                           if (history >= 1) t.prev_ref = last_ref;
+                                           if (history >= 2) t.prev_prev_ref = last_last_ref;
                                            if (history >= 2) last_last_ref = last_ref;
-                                           if (history >= 1) last_ref = t->ref;
+                                           if (history >= 1) last_ref = t.ref;
                                            ++next;
                                            if (config.progress) config.progress(next);
-                                           return t.release();
+                                           return &t;
                                        }) &
             tbb::make_filter<Token*, Token*>(tbb::filter_mode::parallel,
                                              [&](Token* t) -> Token* {
-                                                 std::unique_ptr<Token> guard(t);
                                                  FrameInput in;
                                                  in.index = t->index;
                                                  in.ref = t->ref.get();
@@ -166,15 +251,18 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                                  t->dist.reset();
                                                  t->prev_ref.reset();
                                                  t->prev_prev_ref.reset();
-                                                 return guard.release();
+                                                 return t;
                                              }) &
             tbb::make_filter<Token*, void>(tbb::filter_mode::serial_in_order, [&](Token* t) {
-                std::unique_ptr<Token> guard(t);
                 for (const auto& [name, value] : t->scores) result.scores.set(name, t->index, value);
+                t->scores.clear();
             }));
     last_ref.reset();
     last_last_ref.reset();
+    ring.clear();
+    result.frames = pairs.count();
     result.pictures_allocated = pool.created();
+    pairs.finish();
     for (const auto& e : extractors) e->flush(result.scores);
 }
 
@@ -184,8 +272,8 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
 /// pinned pictures, up to kReadAhead frames ahead; the second submits them in order to the
 /// GpuScorer, which keeps kSlots frames in flight on the device. Reading thus overlaps both
 /// the uploads and the kernels.
-void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, VideoReader& ref_reader,
-             VideoReader& dist_reader, RunResult& result) {
+void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, PairSource& pairs,
+             RunResult& result) {
     constexpr unsigned kSlots = 4;      // frames in flight on the device
     constexpr unsigned kReadAhead = 4;  // frames read but not yet submitted, at most
     // Ring slot i % kRing is rewritten for frame i once frame i - kReadAhead was submitted,
@@ -210,19 +298,20 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
         kReadAhead,
         tbb::make_filter<void, unsigned>(tbb::filter_mode::serial_in_order,
                                          [&](tbb::flow_control& fc) -> unsigned {
-                                             if (next == result.frames) {
+                                             const unsigned i = next;
+                                             if (!pairs.next(refs[i % kRing], dists[i % kRing], PlaneSet::kLuma)) {
                                                  fc.stop();
                                                  return 0;
                                              }
-                                             const unsigned i = next++;
-                                             read_pair(config, ref_reader, dist_reader, refs[i % kRing],
-                                                       dists[i % kRing], i, PlaneSet::kLuma);
+                                             ++next;
                                              return i;
                                          }) &
             tbb::make_filter<unsigned, void>(tbb::filter_mode::serial_in_order, [&](unsigned i) {
                 scorer.submit(i, refs[i % kRing].luma(), dists[i % kRing].luma());
                 if (config.progress) config.progress(i + 1);
             }));
+    result.frames = pairs.count();
+    pairs.finish();
     result.scores = std::move(scorer.drain());
 }
 #endif
@@ -257,39 +346,33 @@ FeatureSpec parse_feature_spec(const std::string& text) {
     return spec;
 }
 
+namespace {
+
+/// Frames of a regular file after `skip`, its damaged frame counted as one.
+unsigned frames_after(const FrameCount& c, unsigned skip) {
+    const unsigned all = c.whole + (c.damage.empty() ? 0u : 1u);
+    return all - std::min(all, skip);
+}
+
+/// Before a run of regular files: throws where a damaged frame would be scored (frames
+/// skip..skip+frames-1 of the file); a damaged frame left unscored is a warning.
+void check_damage(const FrameCount& c, unsigned skip, unsigned frames, std::vector<std::string>& warnings) {
+    if (c.damage.empty()) return;
+    if (static_cast<std::uint64_t>(skip) + frames > c.whole) throw Error(c.damage);
+    warnings.push_back(fmt::format("{} (not scored: the run scores frames {} to {})", c.damage, skip,
+                                   static_cast<std::uint64_t>(skip) + frames - 1));
+}
+
+}  // namespace
+
 RunResult run(const RunConfig& config) {
-    auto ref_reader = open_video(config.reference_path, config.raw_format);
-    auto dist_reader = open_video(config.distorted_path, config.raw_format);
-    const VideoFormat format = ref_reader->format();
-    if (!(dist_reader->format() == format))
-        throw Error(fmt::format("reference \"{}\" is {} but distorted \"{}\" is {}: they must match",
-                                config.reference_path, describe(format), config.distorted_path,
-                                describe(dist_reader->format())));
-
-    // Frame counts: the same in both unless the user bounded the run with --frame_cnt.
-    const unsigned ref_total = ref_reader->frame_count();
-    const unsigned dist_total = dist_reader->frame_count();
-    if (config.frame_skip_ref > ref_total)
-        throw Error(fmt::format("{}: cannot skip {} frames, it has {}", config.reference_path,
-                                config.frame_skip_ref, ref_total));
-    if (config.frame_skip_dist > dist_total)
-        throw Error(fmt::format("{}: cannot skip {} frames, it has {}", config.distorted_path,
-                                config.frame_skip_dist, dist_total));
-    const unsigned ref_frames = ref_total - config.frame_skip_ref;
-    const unsigned dist_frames = dist_total - config.frame_skip_dist;
-    if (ref_frames != dist_frames && config.frame_count == 0)
-        throw Error(fmt::format("reference \"{}\" has {} frames but distorted \"{}\" has {}{}; "
-                                "use --frame_cnt N to score the first N frames of both",
-                                config.reference_path, ref_frames, config.distorted_path, dist_frames,
-                                config.frame_skip_ref || config.frame_skip_dist ? " (after skipping)" : ""));
-    unsigned frames = std::min(ref_frames, dist_frames);
-    if (config.frame_count) frames = std::min(frames, config.frame_count);
-    if (frames == 0)
-        throw Error(fmt::format("no frames to score in \"{}\" and \"{}\"", config.reference_path,
+    if (config.reference_path == "-" && config.distorted_path == "-")
+        throw Error("the reference and the distorted video cannot both be standard input (-)");
+    // Checked before opening too: two readers of one stream would each get part of its bytes.
+    if (const std::string id = stream_identity_of(config.reference_path);
+        !id.empty() && id == stream_identity_of(config.distorted_path))
+        throw Error(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream", config.reference_path,
                                 config.distorted_path));
-    ref_reader->skip(config.frame_skip_ref);
-    dist_reader->skip(config.frame_skip_dist);
-
     // Models first (their features), then the extra features; equal instances are shared.
     std::vector<std::unique_ptr<Model>> models;
     std::vector<FeatureInstance> instances;
@@ -310,27 +393,74 @@ RunResult run(const RunConfig& config) {
         add_instance(instances, *info, f.options);
     }
 
+    // Both at once: opening a pipe waits for its writer, and one writer may open both.
+    std::unique_ptr<VideoReader> ref_reader, dist_reader;
+    concurrently(
+        true, [&] { ref_reader = open_video(config.reference_path, config.raw_format); },
+        [&] { dist_reader = open_video(config.distorted_path, config.raw_format); });
+    const VideoFormat format = ref_reader->format();
+    if (!(dist_reader->format() == format))
+        throw Error(fmt::format("reference \"{}\" is {} but distorted \"{}\" is {}: they must match",
+                                ref_reader->path(), describe(format), dist_reader->path(),
+                                describe(dist_reader->format())));
+    if (ref_reader->is_stream() && ref_reader->stream_identity() == dist_reader->stream_identity())
+        throw Error(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream", ref_reader->path(),
+                                dist_reader->path()));
+
+    // Frame counts. Regular files: known now, so that a mismatch or a damaged frame to be scored
+    // is reported before scoring, with both numbers; they must agree unless --frame_cnt asks for
+    // the common prefix. Streams: read until they end (PairSource checks their lengths).
     RunResult result;
+    const std::optional<FrameCount> ref_count = ref_reader->frame_count();
+    const std::optional<FrameCount> dist_count = dist_reader->frame_count();
+    unsigned limit = config.frame_count ? config.frame_count : UINT_MAX;
+    if (ref_count && dist_count) {
+        if (config.frame_skip_ref > ref_count->whole) ref_reader->skip(config.frame_skip_ref);  // throws
+        if (config.frame_skip_dist > dist_count->whole) dist_reader->skip(config.frame_skip_dist);  // throws
+        const unsigned ref_frames = frames_after(*ref_count, config.frame_skip_ref);
+        const unsigned dist_frames = frames_after(*dist_count, config.frame_skip_dist);
+        if (config.frame_count == 0) {
+            // Every frame is to be scored: a damaged one is an error, whatever the other video.
+            check_damage(*ref_count, config.frame_skip_ref, ref_frames, result.warnings);
+            check_damage(*dist_count, config.frame_skip_dist, dist_frames, result.warnings);
+            if (ref_frames != dist_frames)
+                throw Error(fmt::format("reference \"{}\" has {} frames but distorted \"{}\" has {}{}; "
+                                        "use --frame_cnt N to score the first N frames of both",
+                                        ref_reader->path(), ref_frames, dist_reader->path(), dist_frames,
+                                        config.frame_skip_ref || config.frame_skip_dist ? " (after skipping)" : ""));
+        }
+        limit = std::min({limit, ref_frames, dist_frames});
+        if (limit == 0)
+            throw Error(fmt::format("no frames to score in \"{}\" and \"{}\"", ref_reader->path(),
+                                    dist_reader->path()));
+        check_damage(*ref_count, config.frame_skip_ref, limit, result.warnings);
+        check_damage(*dist_count, config.frame_skip_dist, limit, result.warnings);
+    }
+    concurrently(
+        ref_reader->is_stream() || dist_reader->is_stream(), [&] { ref_reader->skip(config.frame_skip_ref); },
+        [&] { dist_reader->skip(config.frame_skip_dist); });
+    PairSource pairs(config, *ref_reader, *dist_reader, limit);
+
     result.format = format;
-    result.frames = frames;
     result.subsample = std::max(1u, config.subsample);
     const unsigned subsample = result.subsample;
     const auto t0 = std::chrono::steady_clock::now();
     if (config.backend == Backend::kCuda) {
 #ifdef VMAFX_HAVE_CUDA
-        run_gpu(config, instances, *ref_reader, *dist_reader, result);
+        run_gpu(config, instances, pairs, result);
 #else
         throw Error("--backend cuda: this vmafx was built without the CUDA backend (configure with -DVMAFX_CUDA=ON "
                     "where nvcc is installed)");
 #endif
     } else {
-        run_cpu(config, instances, *ref_reader, *dist_reader, result);
+        run_cpu(config, instances, pairs, result);
     }
 
     // As upstream's tool: every model's own score first, then the bootstrap collections'.
-    for (unsigned i = 0; i < frames; i += subsample) {
-        for (const auto& m : models) m->predict_score(result.scores, i);
-        for (const auto& m : models) m->predict_collection(result.scores, i);
+    const unsigned frames = result.frames;
+    for (std::uint64_t i = 0; i < frames; i += subsample) {
+        for (const auto& m : models) m->predict_score(result.scores, static_cast<unsigned>(i));
+        for (const auto& m : models) m->predict_collection(result.scores, static_cast<unsigned>(i));
     }
 
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

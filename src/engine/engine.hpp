@@ -66,13 +66,29 @@ struct RunResult {
     double fps = 0.0;  ///< frames scored per second of wall time
     /// Pictures the run allocated: bounded by the frames in flight, not by the video's length.
     unsigned pictures_allocated = 0;
+    /// What the run noticed but did not stop for, one message each: a damaged tail of a file
+    /// (naming the file and the frame) that the run did not score.
+    std::vector<std::string> warnings;
 };
 
 /// Runs the whole pipeline. Output is identical for every thread count. Memory holds at most a
 /// fixed number of frames in flight (about twice the thread count), whatever the video length.
+/// Either video may be a stream (a pipe, or "-" for standard input; not both): it is read once,
+/// in order, and its length is known at its end.
+///
+/// Extractors are registered models first (each model's features in order), then `features`;
+/// a registration with the same extractor and feature parameters as an earlier one is merged
+/// into it, keeping the first (upstream's rule: `-m version=vmaf_v0.6.1 --feature adm=debug=true`
+/// adds no debug outputs, since debug is not a feature parameter).
+///
+/// Only frames that are scored must be whole: a damaged frame (a truncated or malformed one) that
+/// is scored is an error naming the file and the frame; a damaged tail after the scored frames
+/// (with frame_count) is a warning in RunResult::warnings.
+///
 /// Throws Error naming the file and the problem: unreadable input, mismatched reference and
 /// distorted formats, different frame counts (unless frame_count is set: then the common
-/// prefix, up to frame_count, is scored), zero frames, unknown feature or model.
+/// prefix, up to frame_count, is scored), zero frames, a damaged frame that is scored, unknown
+/// feature or model, both videos standard input or the same stream.
 RunResult run(const RunConfig& config);
 
 }  // namespace vmafx

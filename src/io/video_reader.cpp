@@ -1,13 +1,14 @@
 // Raw planar YUV and YUV4MPEG2 readers (upstream: libvmaf tools/yuv_input.c, tools/y4m_input.c,
-// tools/vidinput.c; see video_reader.hpp for where vmafx differs).
+// tools/vidinput.c; see video_reader.hpp for where vmafx differs). Both read through one
+// ByteReader, which reads a regular file with positioned reads and a stream in order.
 #include "io/video_reader.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <climits>
 #include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cstdint>
 #include <cstdio>  // snprintf
 #include <cstring>
@@ -30,10 +31,16 @@ namespace {
 
 /// Longest y4m stream header or frame header accepted, newline included, in bytes.
 constexpr std::size_t kMaxHeaderLine = 64 * 1024;
-/// Largest piece of a plane one read call moves; larger planes are read in parallel pieces.
+/// Largest piece of a plane one read call moves; larger planes of regular files are read in
+/// parallel pieces.
 constexpr std::size_t kReadPiece = 512 * 1024;
+/// Bytes a header scan asks for at a time.
+constexpr std::size_t kScanStep = 4096;
 
 constexpr std::string_view kY4mMagic = "YUV4MPEG2";
+
+/// The name messages give standard input ("-").
+constexpr const char* kStandardInput = "standard input";
 
 [[noreturn]] void fail(const std::string& path, const std::string& problem) {
     throw Error(path + ": " + problem);
@@ -63,15 +70,13 @@ std::string quoted(std::string_view bytes) {
     return out + "\"";
 }
 
-/// An open file descriptor, closed when destroyed.
+/// An open file descriptor, closed when the last owner lets it go.
 class FileHandle {
 public:
     explicit FileHandle(int fd) : fd_(fd) {}
     ~FileHandle() {
         if (fd_ >= 0) ::close(fd_);
     }
-    FileHandle(FileHandle&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-    FileHandle& operator=(FileHandle&&) = delete;
     FileHandle(const FileHandle&) = delete;
     FileHandle& operator=(const FileHandle&) = delete;
     int get() const { return fd_; }
@@ -79,20 +84,6 @@ public:
 private:
     int fd_;
 };
-
-/// Opens `path` for reading; returns the file and its size in bytes. Throws when the file is
-/// missing, unreadable or not a regular file.
-std::pair<FileHandle, std::uint64_t> open_regular_file(const std::string& path) {
-    // Non-blocking, so that opening a pipe with no writer cannot hang before it is refused;
-    // reads of a regular file ignore the flag.
-    FileHandle file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    if (file.get() < 0) fail(path, std::string("cannot open: ") + std::strerror(errno));
-    struct stat st {};
-    if (fstat(file.get(), &st) != 0) fail(path, std::string("cannot stat: ") + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) fail(path, "not a regular file (vmafx reads video files, not pipes or directories)");
-    ::posix_fadvise(file.get(), 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint only: its failure is harmless
-    return {std::move(file), static_cast<std::uint64_t>(st.st_size)};
-}
 
 /// Reads up to `n` bytes at byte `offset` of `fd` into `dst` (pread, repeated after signals and
 /// short reads). Returns the bytes read: fewer than `n` only at the end of the file. Throws on
@@ -112,31 +103,137 @@ std::size_t read_at(int fd, void* dst, std::size_t n, std::uint64_t offset, cons
     return done;
 }
 
-/// Reads `n` bytes of frame `frame` at `offset` into `dst`. Large reads are split into
-/// kReadPiece pieces read in parallel (oneTBB), which moves a 4K plane out of the page cache
-/// several times faster than one thread's copy. Returns false when the file ended before
-/// (the caller checked the size first, so the file shrank while it was read); throws on an
-/// I/O error.
-bool read_exact(int fd, std::uint8_t* dst, std::size_t n, std::uint64_t offset, const std::string& path,
-                unsigned frame) {
-    if (n <= kReadPiece) return read_at(fd, dst, n, offset, path, frame) == n;
-    const std::size_t pieces = (n + kReadPiece - 1) / kReadPiece;
-    std::atomic<bool> whole{true};
-    // Its own context: a cancelled caller (a failing pipeline, a library user's task group)
-    // cannot skip pieces and leave the plane half read; and isolated, so that a thread
-    // waiting here runs only these pieces, never unrelated pipeline work.
-    tbb::task_group_context context(tbb::task_group_context::isolated);
-    tbb::this_task_arena::isolate([&] {
-        tbb::parallel_for(
-            std::size_t{0}, pieces,
-            [&](std::size_t i) {
-                const std::size_t begin = i * kReadPiece, end = std::min(n, (i + 1) * kReadPiece);
-                if (read_at(fd, dst + begin, end - begin, offset + begin, path, frame) != end - begin) whole = false;
-            },
-            context);
-    });
-    return whole;
+/// Reads up to `n` bytes of `fd` at its position into `dst` (read, repeated after signals and
+/// short reads, which pipes give whenever the writer is behind). Returns the bytes read: fewer
+/// than `n` only at the end of the stream. Throws on an I/O error.
+std::size_t read_stream(int fd, void* dst, std::size_t n, const std::string& path, unsigned frame) {
+    std::size_t done = 0;
+    while (done < n) {
+        const ssize_t got = ::read(fd, static_cast<char*>(dst) + done, n - done);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            fail(path, frame_name(frame) + ": read error: " + std::strerror(errno));
+        }
+        if (got == 0) break;
+        done += static_cast<std::size_t>(got);
+    }
+    return done;
 }
+
+/// The bytes of a video read in order: a regular file (positioned reads from a cursor of its
+/// own, so that several ByteReaders share one descriptor; reads above kReadPiece in parallel
+/// pieces; skips move the cursor without reading) or a stream (read() in order; skips read and
+/// discard). A look-ahead buffer lets header parsing peek at bytes before consuming them;
+/// reads take the buffered bytes first, the rest straight from the file or stream.
+class ByteReader {
+public:
+    /// A regular file of `size` bytes, read from byte `start`.
+    ByteReader(std::shared_ptr<FileHandle> file, std::uint64_t size, std::uint64_t start, std::string path)
+        : fd_(std::move(file)), stream_(false), size_(size), cursor_(start), path_(std::move(path)) {}
+    /// A stream, read from its current position.
+    ByteReader(std::shared_ptr<FileHandle> stream, std::string path)
+        : fd_(std::move(stream)), stream_(true), path_(std::move(path)) {}
+
+    /// Up to `n` bytes at the position, not consumed: fewer only at the end. The view is valid
+    /// until the next call.
+    std::string_view peek(std::size_t n, unsigned frame) {
+        if (buffered() < n) {
+            if (begin_ > 0) {
+                buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(begin_));
+                begin_ = 0;
+            }
+            const std::size_t have = buffer_.size();
+            buffer_.resize(n);
+            buffer_.resize(have + fill(buffer_.data() + have, n - have, frame));
+        }
+        return {reinterpret_cast<const char*>(buffer_.data()) + begin_, std::min(n, buffered())};
+    }
+
+    /// Consumes `n` bytes that peek() returned.
+    void consume(std::size_t n) {
+        begin_ += n;
+        if (begin_ == buffer_.size()) {
+            buffer_.clear();
+            begin_ = 0;
+        }
+    }
+
+    /// Reads `n` bytes into `dst`; returns how many: fewer only at the end.
+    std::size_t read(std::uint8_t* dst, std::size_t n, unsigned frame) {
+        const std::size_t from_buffer = std::min(n, buffered());
+        std::memcpy(dst, buffer_.data() + begin_, from_buffer);
+        consume(from_buffer);
+        return from_buffer + fill(dst + from_buffer, n - from_buffer, frame);
+    }
+
+    /// Skips `n` bytes; returns how many: fewer only at the end.
+    std::uint64_t skip(std::uint64_t n, unsigned frame) {
+        const std::size_t from_buffer = static_cast<std::size_t>(std::min<std::uint64_t>(n, buffered()));
+        consume(from_buffer);
+        std::uint64_t done = from_buffer;
+        if (!stream_) {
+            const std::uint64_t left = cursor_ < size_ ? size_ - cursor_ : 0;
+            const std::uint64_t step = std::min(n - done, left);
+            cursor_ += step;
+            return done + step;
+        }
+        std::vector<std::uint8_t> scratch(static_cast<std::size_t>(std::min<std::uint64_t>(n - done, kReadPiece)));
+        while (done < n) {
+            const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, scratch.size()));
+            const std::size_t got = read_stream(fd_->get(), scratch.data(), want, path_, frame);
+            done += got;
+            if (got < want) break;
+        }
+        return done;
+    }
+
+    /// Bytes left in a regular file from the position (as its size was at open).
+    std::uint64_t remaining() const { return buffered() + (cursor_ < size_ ? size_ - cursor_ : 0); }
+
+private:
+    std::size_t buffered() const { return buffer_.size() - begin_; }
+
+    /// Reads `n` bytes from the file at the cursor or from the stream, bypassing the buffer.
+    std::size_t fill(std::uint8_t* dst, std::size_t n, unsigned frame) {
+        if (n == 0) return 0;
+        if (stream_) return read_stream(fd_->get(), dst, n, path_, frame);
+        std::size_t got = 0;
+        if (n <= kReadPiece) {
+            got = read_at(fd_->get(), dst, n, cursor_, path_, frame);
+        } else {
+            // Parallel pieces move a 4K plane out of the page cache several times faster than
+            // one thread's copy. Its own context: a cancelled caller (a failing pipeline, a
+            // library user's task group) cannot skip pieces; isolated, so that a thread waiting
+            // here runs only these pieces, never unrelated pipeline work.
+            const std::size_t pieces = (n + kReadPiece - 1) / kReadPiece;
+            std::atomic<bool> whole{true};
+            tbb::task_group_context context(tbb::task_group_context::isolated);
+            tbb::this_task_arena::isolate([&] {
+                tbb::parallel_for(
+                    std::size_t{0}, pieces,
+                    [&](std::size_t i) {
+                        const std::size_t begin = i * kReadPiece, end = std::min(n, (i + 1) * kReadPiece);
+                        if (read_at(fd_->get(), dst + begin, end - begin, cursor_ + begin, path_, frame) != end - begin)
+                            whole = false;
+                    },
+                    context);
+            });
+            // A file that shrank while it was read: the pieces after a short one may have read
+            // nothing, so the prefix that is there is read again, in one piece.
+            got = whole ? n : read_at(fd_->get(), dst, n, cursor_, path_, frame);
+        }
+        cursor_ += got;
+        return got;
+    }
+
+    std::shared_ptr<FileHandle> fd_;
+    bool stream_;
+    std::uint64_t size_ = 0;    ///< regular files: size at open
+    std::uint64_t cursor_ = 0;  ///< regular files: offset of the next byte past the buffer
+    std::string path_;
+    std::vector<std::uint8_t> buffer_;  ///< look-ahead: bytes [begin_, size) come next
+    std::size_t begin_ = 0;
+};
 
 /// Bytes of plane `p` of one frame of `format` in a file (no padding).
 std::size_t plane_file_bytes(const VideoFormat& format, int p) {
@@ -144,71 +241,72 @@ std::size_t plane_file_bytes(const VideoFormat& format, int p) {
            static_cast<std::size_t>(format.bytes_per_sample());
 }
 
-/// What raw and y4m readers share: the open file, its size, the frame position and the reading
-/// of a frame's samples.
-class FileReader : public VideoReader {
+/// What the raw and y4m readers share: the bytes, the frame position and the reading of a
+/// frame's samples.
+class FrameReader : public VideoReader {
 protected:
-    FileReader(std::string path, const VideoFormat& format, FileHandle file, std::uint64_t file_size)
-        : VideoReader(std::move(path), format),
-          file_(std::move(file)),
-          file_size_(file_size),
+    FrameReader(std::string path, const VideoFormat& format, std::string identity, ByteReader bytes)
+        : VideoReader(std::move(path), format, std::move(identity)),
+          bytes_(std::move(bytes)),
           frame_bytes_(format.frame_bytes()) {}
 
-    /// Throws unless the file holds the whole samples of frame `index` at `samples_at`.
-    void check_whole(std::uint64_t samples_at, unsigned index) const {
-        if (samples_at > file_size_ || file_size_ - samples_at < frame_bytes_)
-            fail(path(), frame_name(index) + " is truncated: the file ends after " +
-                             std::to_string(samples_at > file_size_ ? 0 : file_size_ - samples_at) + " of its " +
-                             std::to_string(frame_bytes_) + " bytes of samples (" + describe(format()) + ")");
+    /// The message of frame `index` being cut short after `got` of its samples' bytes.
+    std::string truncated(unsigned index, std::uint64_t got) const {
+        return frame_name(index) + " is truncated: the " + (is_stream() ? "stream" : "file") + " ends after " +
+               std::to_string(got) + " of its " + std::to_string(frame_bytes_) + " bytes of samples (" +
+               describe(format()) + ")";
     }
 
-    /// Reads the samples of frame `next_`, which start at byte `samples_at`, into the planes
-    /// `which` of `pic` (re-allocated when its format is not the file's); the other planes are
-    /// skipped in the file and left as they are. Throws when the frame is truncated.
-    void read_samples(Picture& pic, PlaneSet which, std::uint64_t samples_at) {
-        check_whole(samples_at, next_);
+    /// Reads the samples of frame `next_`, which start at the position, into the planes
+    /// `which` of `pic` (re-allocated when its format is not the video's); the other planes are
+    /// skipped and left as they are. Returns false when `clean_end_allowed` and the video ended
+    /// before the frame's first byte; throws when the frame is truncated.
+    bool read_samples(Picture& pic, PlaneSet which, bool clean_end_allowed) {
         if (pic.format != format() || pic.planes[0].width() != format().width ||
             pic.planes[0].height() != format().height)
             pic = Picture(format());
-        std::uint64_t offset = samples_at;
-        const int planes = which == PlaneSet::kAll ? 3 : 1;
-        for (int p = 0; p < planes; ++p) {
-            if (!read_plane(pic.planes[p], offset)) {
-                // The file shrank since it was opened: report it as the truncated frame it now is.
-                struct stat st {};
-                if (fstat(file_.get(), &st) != 0) fail(path(), std::string("cannot stat: ") + std::strerror(errno));
-                file_size_ = static_cast<std::uint64_t>(st.st_size);
-                check_whole(samples_at, next_);
-                fail(path(), frame_name(next_) + ": read error: the file ended early while it was read");
-            }
-            offset += plane_file_bytes(format(), p);
+        std::uint64_t got = 0;
+        for (int p = 0; p < 3; ++p) {
+            const std::size_t want = plane_file_bytes(format(), p);
+            const std::size_t n = p == 0 || which == PlaneSet::kAll ? read_plane(pic.planes[p], want)
+                                                                     : static_cast<std::size_t>(bytes_.skip(want, next_));
+            got += n;
+            if (got == 0 && clean_end_allowed) return false;
+            if (n < want) fail(path(), truncated(next_, got));
         }
+        return true;
     }
 
-    [[noreturn]] void fail_skip(unsigned n, unsigned total) const {
-        fail(path(), "cannot skip " + std::to_string(n) + " frames from " + frame_name(next_) + ": the file has " +
-                         std::to_string(total) + " frames");
+    /// Skips the samples of frame `index`; throws when they are cut short.
+    void skip_samples(unsigned index) {
+        const std::uint64_t got = bytes_.skip(frame_bytes_, index);
+        if (got < frame_bytes_) fail(path(), truncated(index, got));
     }
 
-    FileHandle file_;
-    std::uint64_t file_size_;
+    [[noreturn]] void fail_skip(unsigned n, unsigned from, unsigned total) const {
+        fail(path(), "cannot skip " + std::to_string(n) + " frames from " + frame_name(from) + ": the " +
+                         (is_stream() ? "stream" : "file") + " has " + std::to_string(total) + " whole frames");
+    }
+
+    ByteReader bytes_;
     std::size_t frame_bytes_;
     unsigned next_ = 0;  ///< index of the next frame read() returns
 
 private:
-    /// Reads one plane's samples at `offset`: straight into the plane when its rows are
-    /// contiguous (stride equals the row size), else through a bounce buffer, row by row.
-    /// 16-bit samples are little-endian in the file and byte-swapped only on a big-endian host.
-    /// Returns false when the file ended within the plane.
-    bool read_plane(Plane& plane, std::uint64_t offset) {
+    /// Reads one plane's `want` bytes: straight into the plane when its rows are contiguous
+    /// (stride equals the row size), else through a bounce buffer, row by row. 16-bit samples
+    /// are little-endian in the video and byte-swapped only on a big-endian host. Returns the
+    /// bytes read (fewer only at the end).
+    std::size_t read_plane(Plane& plane, std::size_t want) {
         const std::size_t row_bytes = static_cast<std::size_t>(plane.width()) * plane.bytes_per_sample();
         const auto rows = static_cast<std::size_t>(plane.height());
+        std::size_t got = 0;
         if (static_cast<std::size_t>(plane.stride()) == row_bytes) {
-            if (!read_exact(file_.get(), plane.data(), row_bytes * rows, offset, path(), next_)) return false;
+            got = bytes_.read(plane.data(), want, next_);
         } else {
-            bounce_.resize(row_bytes * rows);
-            if (!read_exact(file_.get(), bounce_.data(), bounce_.size(), offset, path(), next_)) return false;
-            for (std::size_t y = 0; y < rows; ++y)
+            bounce_.resize(want);
+            got = bytes_.read(bounce_.data(), want, next_);
+            for (std::size_t y = 0; y < rows && (y + 1) * row_bytes <= got; ++y)
                 std::memcpy(plane.row<std::uint8_t>(static_cast<int>(y)), bounce_.data() + y * row_bytes, row_bytes);
         }
         if constexpr (std::endian::native == std::endian::big) {
@@ -220,126 +318,133 @@ private:
                 }
             }
         }
-        return true;
+        return got;
     }
 
-    std::vector<std::uint8_t> bounce_;  ///< samples of a plane with padded rows, as in the file
+    std::vector<std::uint8_t> bounce_;  ///< samples of a plane with padded rows, as in the video
 };
 
 /// Raw planar YUV (upstream: tools/yuv_input.c): frame i at byte i * frame_bytes.
-class RawReader final : public FileReader {
+class RawReader final : public FrameReader {
 public:
-    RawReader(std::string path, const VideoFormat& format, FileHandle file, std::uint64_t file_size)
-        : FileReader(std::move(path), format, std::move(file), file_size),
-          frame_count_(static_cast<unsigned>(file_size / frame_bytes_)) {}
+    RawReader(std::string path, const VideoFormat& format, std::string identity, ByteReader bytes,
+              std::optional<FrameCount> count)
+        : FrameReader(std::move(path), format, std::move(identity), std::move(bytes)), count_(std::move(count)) {}
 
     bool read(Picture& pic, PlaneSet which) override {
-        if (next_ >= frame_count_) return false;
-        read_samples(pic, which, static_cast<std::uint64_t>(next_) * frame_bytes_);
+        if (count_ && next_ >= count_->whole) {
+            if (count_->damage.empty()) return false;
+            throw Error(count_->damage);
+        }
+        if (!read_samples(pic, which, true)) return false;
         ++next_;
         return true;
     }
 
     void skip(unsigned n) override {
-        if (n > frame_count_ - next_) fail_skip(n, frame_count_);
-        next_ += n;
+        if (count_) {
+            if (n > count_->whole - std::min(next_, count_->whole)) fail_skip(n, next_, count_->whole);
+            bytes_.skip(static_cast<std::uint64_t>(n) * frame_bytes_, next_);
+            next_ += n;
+            return;
+        }
+        for (unsigned i = 0; i < n; ++i, ++next_) {
+            if (bytes_.peek(1, next_).empty()) fail_skip(n, next_ - i, next_);
+            skip_samples(next_);
+        }
     }
 
-    unsigned frame_count() const override { return frame_count_; }
+    std::optional<FrameCount> frame_count() const override { return count_; }
 
 private:
-    unsigned frame_count_;
+    std::optional<FrameCount> count_;  ///< regular files: from the size
 };
 
-/// Reads the y4m frame header ("FRAME", optional " parameters", "\n") of frame `index` at byte
-/// `offset` of the file. Returns its length in bytes, or 0 at a clean end of file.
-/// Throws on a truncated, malformed or over-long header.
-std::size_t read_frame_header(int fd, std::uint64_t offset, std::uint64_t file_size, const std::string& path,
-                              unsigned index) {
-    if (offset >= file_size) return 0;
-    char head[6];
-    const std::size_t got = read_at(fd, head, sizeof head, offset, path, index);
-    if (got == 0) return 0;
-    const std::string_view seen(head, got);
-    if (got < sizeof head) {
-        if (seen == std::string_view("FRAME", got))
-            fail(path, frame_name(index) + " is truncated: the file ends within its header " + quoted(seen));
-        fail(path, frame_name(index) + ": malformed y4m frame header " + quoted(seen) + " (expected \"FRAME\")");
+/// Reads the y4m frame header of frame `index` ("FRAME", optional parameters after a space,
+/// then "\n" or "\r\n") at the position of `bytes` and consumes it. Returns false at a clean
+/// end (no byte left). Throws on a truncated, malformed or over-long header.
+bool read_frame_header(ByteReader& bytes, const std::string& path, unsigned index) {
+    const std::string_view head = bytes.peek(6, index);
+    if (head.empty()) return false;
+    if (head.size() < 6) {
+        if (head == std::string_view("FRAME", head.size()))
+            fail(path, frame_name(index) + " is truncated: the video ends within its header " + quoted(head));
+        fail(path, frame_name(index) + ": malformed y4m frame header " + quoted(head) + " (expected \"FRAME\")");
     }
-    if (std::memcmp(head, "FRAME", 5) != 0 || (head[5] != '\n' && head[5] != ' '))
-        fail(path, frame_name(index) + ": malformed y4m frame header " + quoted(seen) + " (expected \"FRAME\")");
-    if (head[5] == '\n') return sizeof head;
-    // Parameters: scan for the newline within the first kMaxHeaderLine bytes of the header.
-    const std::uint64_t limit = std::min<std::uint64_t>(kMaxHeaderLine, file_size - offset);
-    char buffer[4096];
-    std::uint64_t scanned = sizeof head;
-    while (scanned < limit) {
-        const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof buffer, limit - scanned));
-        const std::size_t n = read_at(fd, buffer, want, offset + scanned, path, index);
-        if (n == 0) break;  // the file shrank since it was opened
-        if (const void* nl = std::memchr(buffer, '\n', n))
-            return static_cast<std::size_t>(scanned) + static_cast<std::size_t>(static_cast<const char*>(nl) - buffer) +
-                   1;
-        scanned += n;
+    if (!head.starts_with("FRAME") || (head[5] != '\n' && head[5] != ' ' && head[5] != '\r'))
+        fail(path, frame_name(index) + ": malformed y4m frame header " + quoted(head) + " (expected \"FRAME\")");
+    if (head[5] == '\n') {
+        bytes.consume(6);
+        return true;
     }
-    if (scanned == kMaxHeaderLine && file_size - offset > kMaxHeaderLine)
-        fail(path, frame_name(index) + ": y4m frame header longer than " + std::to_string(kMaxHeaderLine) +
-                       " bytes (no newline)");
-    fail(path, frame_name(index) + " is truncated: the file ends within its header");
+    // Parameters (or "\r"): scan for the newline within the first kMaxHeaderLine bytes.
+    for (std::size_t want = kScanStep;; want = std::min(want + kScanStep, kMaxHeaderLine)) {
+        const std::string_view line = bytes.peek(want, index);
+        const std::size_t nl = line.find('\n');
+        if (nl != std::string_view::npos) {
+            bytes.consume(nl + 1);
+            return true;
+        }
+        if (line.size() < want)
+            fail(path, frame_name(index) + " is truncated: the video ends within its header");
+        if (want == kMaxHeaderLine)
+            fail(path, frame_name(index) + ": y4m frame header longer than " + std::to_string(kMaxHeaderLine) +
+                           " bytes (no newline)");
+    }
 }
 
 /// YUV4MPEG2 (upstream: tools/y4m_input.c): a header line, then per frame a "FRAME" line and
 /// the raw planes.
-class Y4mReader final : public FileReader {
+class Y4mReader final : public FrameReader {
 public:
-    Y4mReader(std::string path, const VideoFormat& format, FileHandle file, std::uint64_t file_size,
-              std::uint64_t data_start)
-        : FileReader(std::move(path), format, std::move(file), file_size), data_start_(data_start), pos_(data_start) {}
+    /// `file` and `data_start` (the offset of the first frame header) are those of a regular
+    /// file, for frame_count()'s scan; null for a stream.
+    Y4mReader(std::string path, const VideoFormat& format, std::string identity, ByteReader bytes,
+              std::shared_ptr<FileHandle> file, std::uint64_t file_size, std::uint64_t data_start)
+        : FrameReader(std::move(path), format, std::move(identity), std::move(bytes)),
+          file_(std::move(file)),
+          file_size_(file_size),
+          data_start_(data_start) {}
 
     bool read(Picture& pic, PlaneSet which) override {
-        const std::size_t header = read_frame_header(file_.get(), pos_, file_size_, path(), next_);
-        if (header == 0) return false;
-        read_samples(pic, which, pos_ + header);
-        pos_ += header + frame_bytes_;
+        if (!read_frame_header(bytes_, path(), next_)) return false;
+        read_samples(pic, which, false);
         ++next_;
         return true;
     }
 
     void skip(unsigned n) override {
-        for (unsigned i = 0; i < n; ++i) {
-            if (!skip_frame(pos_, next_)) {
-                const unsigned total = next_;
-                next_ -= i;  // name the frame the skip started from
-                fail_skip(n, total);
-            }
-            ++next_;
+        for (unsigned i = 0; i < n; ++i, ++next_) {
+            if (!read_frame_header(bytes_, path(), next_)) fail_skip(n, next_ - i, next_);
+            skip_samples(next_);
         }
     }
 
-    unsigned frame_count() const override {
-        if (!frame_count_) {
-            std::uint64_t pos = data_start_;
-            unsigned count = 0;
-            while (skip_frame(pos, count)) ++count;
-            frame_count_ = count;
+    std::optional<FrameCount> frame_count() const override {
+        if (!file_) return std::nullopt;
+        if (!count_) {
+            // A scan of its own over the same file: the headers only, the samples skipped.
+            ByteReader scan(file_, file_size_, data_start_, path());
+            FrameCount c;
+            try {
+                while (read_frame_header(scan, path(), c.whole)) {
+                    const std::uint64_t got = scan.skip(frame_bytes_, c.whole);
+                    if (got < frame_bytes_) fail(path(), truncated(c.whole, got));
+                    ++c.whole;
+                }
+            } catch (const Error& e) {
+                c.damage = e.what();
+            }
+            count_ = std::move(c);
         }
-        return *frame_count_;
+        return count_;
     }
 
 private:
-    /// Moves `pos` past frame `index` (header and samples) by reading its header. Returns false
-    /// at a clean end of file; throws when the frame is malformed or truncated.
-    bool skip_frame(std::uint64_t& pos, unsigned index) const {
-        const std::size_t header = read_frame_header(file_.get(), pos, file_size_, path(), index);
-        if (header == 0) return false;
-        check_whole(pos + header, index);
-        pos += header + frame_bytes_;
-        return true;
-    }
-
-    std::uint64_t data_start_;                     ///< offset of the first frame header
-    std::uint64_t pos_;                            ///< offset of the next frame's header
-    mutable std::optional<unsigned> frame_count_;  ///< cached by frame_count()
+    std::shared_ptr<FileHandle> file_;
+    std::uint64_t file_size_;
+    std::uint64_t data_start_;
+    mutable std::optional<FrameCount> count_;  ///< cached by frame_count()
 };
 
 /// Parses the decimal value of a W or H field ("W1920": `digits` = "1920").
@@ -440,42 +545,110 @@ void validate_video_format(const VideoFormat& format, const std::string& path) {
         fail(path, "bit depth " + std::to_string(format.bit_depth) + " is outside 8..16");
 }
 
-std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw) {
-    auto [file, size] = open_regular_file(path);
-    if (size == 0) fail(path, "empty file (no frames)");
+namespace {
 
-    // The y4m stream header, if any, lies within the first kMaxHeaderLine bytes.
-    std::vector<char> head(static_cast<std::size_t>(std::min<std::uint64_t>(size, kMaxHeaderLine)));
-    const std::size_t got = read_at(file.get(), head.data(), head.size(), 0, path, 0);
-    const std::string_view start(head.data(), got);
-    const bool is_y4m =
-        start.size() > kY4mMagic.size() && start.starts_with(kY4mMagic) &&
-        (start[kY4mMagic.size()] == ' ' || start[kY4mMagic.size()] == '\n');
+/// "<device>:<inode>" of a stream's status, empty for a regular file or a directory.
+std::string identity_of(const struct stat& st) {
+    if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return {};
+    return std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+}
+
+}  // namespace
+
+std::string stream_identity_of(const std::string& path) {
+    struct stat st {};
+    const int status = path == "-" ? ::fstat(STDIN_FILENO, &st) : ::stat(path.c_str(), &st);
+    return status == 0 ? identity_of(st) : std::string();
+}
+
+std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw) {
+    const bool standard_input = path == "-";
+    const std::string name = standard_input ? kStandardInput : path;
+    int descriptor = -1;
+    if (standard_input) {
+        descriptor = ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+        if (descriptor < 0) fail(name, std::string("cannot read: ") + std::strerror(errno));
+    } else {
+        // A directory opens for reading too: refuse it by name before opening. Opening a FIFO
+        // waits for its writer.
+        struct stat st {};
+        if (::stat(path.c_str(), &st) != 0) fail(name, std::string("cannot open: ") + std::strerror(errno));
+        if (S_ISDIR(st.st_mode)) fail(name, "is a directory, not a video");
+        do {
+            descriptor = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        } while (descriptor < 0 && errno == EINTR);
+        if (descriptor < 0) fail(name, std::string("cannot open: ") + std::strerror(errno));
+    }
+    auto file = std::make_shared<FileHandle>(descriptor);
+    struct stat st {};
+    if (::fstat(descriptor, &st) != 0) fail(name, std::string("cannot stat: ") + std::strerror(errno));
+    if (S_ISDIR(st.st_mode)) fail(name, "is a directory, not a video");
+
+    // A regular file is read with positioned reads from where it stands (standard input
+    // redirected from a file may have been read before); anything else is a stream.
+    const bool regular = S_ISREG(st.st_mode);
+    std::uint64_t start = 0, size = 0;
+    std::string identity;
+    if (regular) {
+        size = static_cast<std::uint64_t>(st.st_size);
+        if (standard_input) {
+            const off_t at = ::lseek(descriptor, 0, SEEK_CUR);
+            start = at > 0 ? std::min(static_cast<std::uint64_t>(at), size) : 0;
+        }
+        if (size == start) fail(name, "empty file (no frames)");
+        ::posix_fadvise(descriptor, 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint only: its failure is harmless
+    } else {
+        identity = identity_of(st);
+    }
+    ByteReader bytes = regular ? ByteReader(file, size, start, name) : ByteReader(file, name);
+
+    const std::string_view head = bytes.peek(kY4mMagic.size() + 1, 0);
+    if (head.empty()) fail(name, "empty stream (no frames)");
+    const bool is_y4m = head.size() > kY4mMagic.size() && head.starts_with(kY4mMagic) &&
+                        (head[kY4mMagic.size()] == ' ' || head[kY4mMagic.size()] == '\n');
 
     if (!is_y4m) {
-        if (!raw) fail(path, "raw YUV needs -w, -h, -p and -b");
-        validate_video_format(*raw, path);
-        const std::uint64_t frame_bytes = raw->frame_bytes();
-        if (size % frame_bytes != 0)
-            fail(path, "size " + std::to_string(size) + " bytes is not a whole number of frames of " +
-                           std::to_string(frame_bytes) + " bytes (" + describe(*raw) + ")");
-        if (size / frame_bytes > UINT_MAX)
-            fail(path, "too many frames (" + std::to_string(size / frame_bytes) + ", at most " +
-                           std::to_string(UINT_MAX) + ")");
-        return std::make_unique<RawReader>(path, *raw, std::move(file), size);
+        if (!raw) fail(name, "raw YUV needs -w, -h, -p and -b");
+        validate_video_format(*raw, name);
+        std::optional<FrameCount> count;
+        if (regular) {
+            const std::uint64_t frame_bytes = raw->frame_bytes();
+            const std::uint64_t bytes_left = size - start;
+            if (bytes_left / frame_bytes > UINT_MAX)
+                fail(name, "too many frames (" + std::to_string(bytes_left / frame_bytes) + ", at most " +
+                               std::to_string(UINT_MAX) + ")");
+            count = FrameCount{static_cast<unsigned>(bytes_left / frame_bytes), {}};
+            if (const std::uint64_t part = bytes_left % frame_bytes)
+                count->damage = name + ": " + frame_name(count->whole) + " is truncated: the file ends after " +
+                                std::to_string(part) + " of its " + std::to_string(frame_bytes) +
+                                " bytes of samples (" + describe(*raw) + "; its size, " + std::to_string(size) +
+                                " bytes, is not a whole number of frames: are -w, -h, -p and -b right?)";
+        }
+        return std::make_unique<RawReader>(name, *raw, identity, std::move(bytes), std::move(count));
     }
 
-    const std::size_t newline = start.find('\n');
-    if (newline == std::string_view::npos) {
-        if (size >= kMaxHeaderLine)
-            fail(path, "y4m header longer than " + std::to_string(kMaxHeaderLine) + " bytes (no newline)");
-        fail(path, "y4m header is not ended by a newline");
+    // The stream header: a line within kMaxHeaderLine bytes.
+    std::string_view line;
+    for (std::size_t want = kScanStep;; want = std::min(want + kScanStep, kMaxHeaderLine)) {
+        line = bytes.peek(want, 0);
+        const std::size_t nl = line.find('\n');
+        if (nl != std::string_view::npos) {
+            line = line.substr(0, nl + 1);
+            break;
+        }
+        if (line.size() < want) fail(name, "y4m header is not ended by a newline");
+        if (want == kMaxHeaderLine)
+            fail(name, "y4m header longer than " + std::to_string(kMaxHeaderLine) + " bytes (no newline)");
     }
-    const VideoFormat format = parse_y4m_header(start.substr(kY4mMagic.size(), newline - kY4mMagic.size()), path);
-    validate_video_format(format, path);
-    const std::uint64_t data_start = newline + 1;
-    if (data_start == size) fail(path, "y4m file has no frames");
-    return std::make_unique<Y4mReader>(path, format, std::move(file), size, data_start);
+    std::string_view fields = line.substr(kY4mMagic.size(), line.size() - kY4mMagic.size() - 1);
+    if (fields.ends_with('\r')) fields.remove_suffix(1);  // CRLF line ends, as Windows tools write
+    const VideoFormat format = parse_y4m_header(fields, name);
+    validate_video_format(format, name);
+    const std::uint64_t data_start = start + line.size();
+    bytes.consume(line.size());
+    if (regular && data_start == size) fail(name, "y4m file has no frames");
+    return std::make_unique<Y4mReader>(name, format, identity, std::move(bytes), regular ? file : nullptr, size,
+                                       data_start);
 }
 
 }  // namespace vmafx

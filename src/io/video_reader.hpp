@@ -26,7 +26,21 @@ inline constexpr long long kMaxVideoArea = 16384LL * 16384LL;
 /// most kMaxVideoArea, bit depth 8..16. Throws vmafx::Error "<path>: <problem>" otherwise.
 void validate_video_format(const VideoFormat& format, const std::string& path);
 
-/// A source of frames of one video file, read sequentially from its first frame.
+/// What a reader knows of a video's frames before reading them (regular files only).
+struct FrameCount {
+    /// Frames whose header and samples are complete, in order from the first.
+    unsigned whole = 0;
+    /// Empty, or why frame `whole` cannot be read (a raw file whose size is not a whole number
+    /// of frames, a y4m file cut short inside a frame or with a malformed frame header): the
+    /// message read() throws for that frame, naming the file and the frame. Nothing after a
+    /// damaged frame is readable.
+    std::string damage;
+};
+
+/// A source of frames of one video, read in order from its first frame: a regular file
+/// (positioned reads, the frame count known before reading) or a stream (a pipe, FIFO,
+/// terminal, socket or standard input: read once, in order, with memory bounded by one frame
+/// and a 64 KiB look-ahead, the frame count known only at its end).
 ///
 /// Frames are numbered from 0 in error messages (as upstream numbers frames in its output).
 /// After a read() or skip() has thrown, the reader is in an unspecified position and should
@@ -38,72 +52,88 @@ public:
     VideoReader& operator=(const VideoReader&) = delete;
 
     /// Geometry (luma width x height in samples), bit depth (8..16) and chroma subsampling
-    /// (4:2:0, 4:2:2 or 4:4:4) of every frame of the file.
+    /// (4:2:0, 4:2:2 or 4:4:4) of every frame of the video.
     const VideoFormat& format() const { return format_; }
-    /// The path the file was opened with.
+    /// The name messages give the video: the path it was opened with, or "standard input".
     const std::string& path() const { return path_; }
+    /// Whether the video is a stream (see the class comment): frame_count() is then unknown and
+    /// skip() reads the frames it skips.
+    bool is_stream() const { return !stream_identity_.empty(); }
+    /// For a stream, "<device>:<inode>" of what it reads (two readers of one pipe have the same
+    /// identity); empty for a regular file.
+    const std::string& stream_identity() const { return stream_identity_; }
 
     /// Reads the next frame into `pic`: the planes in `which` (Y, Cb, Cr; chroma of 4:2:0 is
-    /// ceil(w/2) x ceil(h/2), of 4:2:2 ceil(w/2) x h) receive the file's samples unchanged
+    /// ceil(w/2) x ceil(h/2), of 4:2:2 ceil(w/2) x h) receive the video's samples unchanged
     /// (uint8_t at 8 bits, uint16_t above); with PlaneSet::kLuma the chroma bytes are skipped
-    /// in the file and `pic`'s chroma planes keep what they held. `pic` is re-allocated to
-    /// format() when its format differs, else its planes (and strides) are reused, so a caller
-    /// reading into the same Picture allocates once. Planes of more than 512 KiB are read in
-    /// parallel pieces (oneTBB), positioned reads (pread) that leave no shared file position.
-    /// Returns false at a clean end of file (no byte after the last whole frame).
-    /// Throws vmafx::Error naming the file and the frame on a truncated frame (saying how many
+    /// and `pic`'s chroma planes keep what they held. `pic` is re-allocated to format() when
+    /// its format differs, else its planes (and strides) are reused, so a caller reading into
+    /// the same Picture allocates once. In regular files, planes of more than 512 KiB are read
+    /// in parallel pieces (oneTBB), positioned reads (pread) that leave no shared file
+    /// position. Returns false at a clean end (no byte after the last whole frame).
+    /// Throws vmafx::Error naming the video and the frame on a truncated frame (saying how many
     /// bytes of how many it got), a malformed y4m frame header or an I/O error.
     virtual bool read(Picture& pic, PlaneSet which) = 0;
     /// read(pic, PlaneSet::kAll).
     bool read(Picture& pic) { return read(pic, PlaneSet::kAll); }
 
-    /// Skips the next `n` frames without reading their samples.
-    /// Throws vmafx::Error naming the file, the count asked for and how many frames the file
-    /// has when fewer than `n` frames remain; on a y4m file also on a malformed or truncated
-    /// frame among those skipped.
+    /// Skips the next `n` frames (a stream reads and discards them; a raw file moves without
+    /// reading). Throws vmafx::Error naming the video, the count asked for and how many frames
+    /// it has when fewer than `n` whole frames remain, or on a damaged frame among those
+    /// skipped (which names it).
     virtual void skip(unsigned n) = 0;
 
-    /// Number of frames in the file. Raw: file size / frame size (exact, checked at open).
-    /// Y4M: counted on first call by reading only the frame headers, without reading the
-    /// samples (a few microseconds per frame), then cached; throws vmafx::Error as read() would
-    /// if a frame header is malformed or the last frame is truncated. Does not move the
-    /// position of read()/skip().
-    virtual unsigned frame_count() const = 0;
+    /// Regular files: the whole frames and the damaged tail, if any (FrameCount). Raw: from the
+    /// file size. Y4M: counted on first call by reading only the frame headers (a few
+    /// microseconds per frame), then cached; does not move the position of read()/skip().
+    /// Streams: std::nullopt (unknown until read to the end). Throws vmafx::Error on an I/O
+    /// error.
+    virtual std::optional<FrameCount> frame_count() const = 0;
 
 protected:
-    VideoReader(std::string path, const VideoFormat& format) : path_(std::move(path)), format_(format) {}
+    VideoReader(std::string path, const VideoFormat& format, std::string stream_identity)
+        : path_(std::move(path)), format_(format), stream_identity_(std::move(stream_identity)) {}
 
 private:
     std::string path_;
     VideoFormat format_;
+    std::string stream_identity_;
 };
 
-/// Opens the video file `path` (a regular file; pipes are not supported, since every read is
-/// positioned).
+/// "<device>:<inode>" of what `path` names ("-": standard input) when it is a stream (not a
+/// regular file, not a directory); empty otherwise, also when it cannot be examined. Two
+/// paths with the same non-empty identity name one stream (e.g. "-" and /dev/stdin).
+std::string stream_identity_of(const std::string& path);
+
+/// Opens the video `path`: a regular file, a stream (a FIFO, character device or socket
+/// reached through `path`, e.g. a named pipe or /dev/stdin), or standard input when `path` is
+/// "-". Opening a FIFO waits for a writer, as any reader of one does.
 ///
-/// A file starting with "YUV4MPEG2" followed by a space or newline is read as y4m: its header
+/// A video starting with "YUV4MPEG2" followed by a space or newline is read as y4m: its header
 /// gives the format and `raw`, if given, is ignored (upstream's tool instead reads every file as
 /// raw when -w/-h/-p/-b are given, which would take the y4m header for samples; vmafx trusts the
 /// header).
 ///
-/// Y4M header: "YUV4MPEG2" then space-separated fields in any order, ended by "\n" within
-/// 64 KiB: W<width> and H<height> (required), C<colour space> (default 420jpeg), I<interlacing>
-/// (p or ? accepted; t, b and m refused as upstream does), F, A, X<anything> and unknown tags
-/// ignored. Colour spaces: 420jpeg, 420mpeg2, 420paldv, 420 (4:2:0 8-bit; the chroma siting
-/// they name is not resampled), 422, 444 (8-bit), and 420pN, 422pN, 444pN for N = 9..16
-/// (N-bit samples in 16-bit little-endian words). Refused with the list of supported ones:
-/// mono*, 411, 444alpha and any other. Each frame is "FRAME", optional space-separated
-/// parameters (ignored), "\n" (within 64 KiB), then the three planes as in a raw file.
+/// Y4M header: "YUV4MPEG2" then space-separated fields in any order, ended by "\n" (or "\r\n")
+/// within 64 KiB: W<width> and H<height> (required), C<colour space> (default 420jpeg),
+/// I<interlacing> (p or ? accepted; t, b and m refused as upstream does), F, A, X<anything> and
+/// unknown tags ignored. Colour spaces: 420jpeg, 420mpeg2, 420paldv, 420 (4:2:0 8-bit; the
+/// chroma siting they name is not resampled), 422, 444 (8-bit), and 420pN, 422pN, 444pN for
+/// N = 9..16 (N-bit samples in 16-bit little-endian words). Refused with the list of supported
+/// ones: mono*, 411, 444alpha and any other. Each frame is "FRAME", optional space-separated
+/// parameters (ignored), "\n" or "\r\n" (within 64 KiB), then the three planes as in a raw
+/// file.
 ///
-/// Raw planar YUV (any other file) needs `raw`: planes Y, Cb, Cr one after the other with no
-/// padding, 8-bit samples as bytes, 9..16-bit ones as 16-bit little-endian words.
+/// Raw planar YUV (anything else) needs `raw`: planes Y, Cb, Cr one after the other with no
+/// padding, 8-bit samples as bytes, 9..16-bit ones as 16-bit little-endian words. A raw file
+/// whose size is not a whole number of frames is opened: its last, partial frame is the damaged
+/// tail FrameCount reports.
 ///
 /// Throws vmafx::Error "<path>: <problem>" on: a missing or unreadable file (with the system's
-/// reason), a file that is not a regular file, an empty file or a y4m file with no frame, a raw
-/// file without `raw` ("<path>: raw YUV needs -w, -h, -p and -b"), a raw size that is not a
-/// whole number of frames (giving the size and the frame size), a malformed y4m header (naming
-/// the field), an unsupported y4m colour space, a bit depth outside 8..16, a zero or absurd
-/// width/height (see validate_video_format).
+/// reason), a directory, an empty file or stream, a y4m file with no frame, a raw video without
+/// `raw` ("<path>: raw YUV needs -w, -h, -p and -b"), a malformed y4m header (naming the
+/// field), an unsupported y4m colour space, a bit depth outside 8..16, a zero or absurd
+/// width/height (see validate_video_format), more than 2^32 - 1 frames in a raw file.
 std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw);
 
 }  // namespace vmafx

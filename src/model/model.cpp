@@ -129,7 +129,7 @@ struct ModelFeature {
     OptionList options;
     const ExtractorInfo* extractor = nullptr;
     std::string key;          // name of its values in the ScoreTable
-    std::string options_key;  // Options::key(), tells extractor instances apart
+    std::string options_key;  // the instance's name under its feature parameters (upstream's merging key)
     std::string error;        // why it has no extractor or key
 };
 
@@ -367,7 +367,7 @@ void resolve(ModelFeature& f, const std::string& label) {
     try {
         const Options opts(f.extractor->name, f.extractor->options, f.options);
         f.key = opts.feature_name(f.name);
-        f.options_key = opts.key();
+        f.options_key = opts.feature_name(f.extractor->name);
     } catch (const Error& e) {
         f.error = fmt::format("model {}: {}", label, e.what());
     }

@@ -92,7 +92,7 @@ public:
     /// model's feature_names (upstream libvmaf.c vmaf_use_features_from_model), with the
     /// model file's feature_opts_dicts and the spec's overloads applied. For a collection,
     /// those of member 0 and then of the other members; repeated instances (same extractor
-    /// and option values) are listed once. Throws Error when no registered extractor
+    /// and feature parameters, upstream's merging rule, see run()) are listed once, the first. Throws Error when no registered extractor
     /// provides a feature, or its options are not the extractor's.
     std::vector<FeatureRequest> required_features() const;
 
