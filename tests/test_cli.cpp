@@ -1,7 +1,14 @@
 // The vmafx CLI end to end: bad input gets one clear message naming the file and the problem, a
-// non-zero exit and no output file; good input gets scores, and frame counts are honoured.
+// non-zero exit and no output file; good input gets scores, frame counts are honoured, and -o
+// writes where it is told (files, standard output, descriptors, FIFOs) and fails before the
+// run when it cannot.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -53,14 +60,39 @@ protected:
         return path(name);
     }
 
-    CliResult run(const std::string& args) const {
+    /// Runs the CLI with `args` (after `prefix`, e.g. "timeout 60"), standard output and
+    /// standard error into files.
+    CliResult run(const std::string& args, const std::string& prefix = "") const {
         const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-        const std::string cmd = std::string(VMAFX_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
+        const std::string cmd =
+            prefix + " " + std::string(VMAFX_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
         const int status = std::system(cmd.c_str());
         CliResult r;
         r.signaled = WIFSIGNALED(status);
         r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
         r.out = read_file(out);
+        r.err = read_file(err);
+        return r;
+    }
+
+    /// Runs `args` with standard output on descriptor `out` (standard error into a file);
+    /// returns the exit status and standard error.
+    CliResult run_with_stdout(const std::string& args, int out) const {
+        const fs::path err = dir_ / "stderr.txt";
+        const std::string cmd = "exec " + std::string(VMAFX_CLI) + " " + args + " 2>" + err.string();
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, out, STDOUT_FILENO);
+        const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
+        pid_t pid = -1;
+        CliResult r;
+        if (posix_spawn(&pid, "/bin/sh", &actions, nullptr, const_cast<char**>(argv), environ) == 0) {
+            int status = 0;
+            waitpid(pid, &status, 0);
+            r.signaled = WIFSIGNALED(status);
+            r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        }
+        posix_spawn_file_actions_destroy(&actions);
         r.err = read_file(err);
         return r;
     }
@@ -74,8 +106,18 @@ protected:
         EXPECT_GT(r.exit_code, 0) << args;
         for (const auto& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << "message lacks \"" << w << "\": " << r.err;
         EXPECT_FALSE(fs::exists(output)) << "a failed run left " << output;
+        expect_no_temporary_file();
+    }
+
+    void expect_no_temporary_file() const {
         for (const auto& e : fs::directory_iterator(dir_))
             EXPECT_EQ(e.path().string().find(".vmafx-tmp"), std::string::npos) << "temporary file left: " << e.path();
+    }
+
+    /// A random pair ref.yuv, dist.yuv of 3 frames of 64x48 and the flags that read it.
+    std::string pair_args() {
+        const auto ref = write_yuv("ref.yuv", 64, 48, 3, 1), dist = write_yuv("dist.yuv", 64, 48, 3, 2);
+        return "-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 420 -b 8";
     }
 
     fs::path dir_;
@@ -196,6 +238,7 @@ TEST_F(CliTest, UnwritableOutputFails) {
                             (dir_ / "no_such_dir" / "out.xml").string() + " -q");
     EXPECT_GT(r.exit_code, 0);
     EXPECT_NE(r.err.find("out.xml"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, VersionAndHelp) {
@@ -212,5 +255,102 @@ TEST_F(CliTest, UnknownFlagFails) {
     EXPECT_GT(r.exit_code, 0);
     EXPECT_FALSE(r.signaled);
 }
+
+// ---------------------------------------------------------------------------------------
+// Where -o writes.
+
+TEST_F(CliTest, OutputDashIsStandardOutputAndTheSummaryGoesToStandardError) {
+    const CliResult r = run(pair_args() + " --json -o -");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);  // nothing but the JSON on standard output
+    EXPECT_EQ(j.at("frames").size(), 3u);
+    EXPECT_NE(r.err.find("vmaf_v0.6.1: "), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("-")));
+}
+
+TEST_F(CliTest, OutputDashIntoAPipe) {
+    const std::string cmd = std::string(VMAFX_CLI) + " " + pair_args() + " --csv -o - 2>" + path("stderr.txt").string();
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string out;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    const int status = ::pclose(pipe);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_file(path("stderr.txt"));
+    EXPECT_EQ(out.substr(0, 6), "Frame,");
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 4);  // header and 3 frames, no summary
+    EXPECT_NE(read_file(path("stderr.txt")).find("vmaf_v0.6.1: "), std::string::npos);
+}
+
+TEST_F(CliTest, OutputThroughSymlinkToOwnStandardOutput) {
+    const std::string pair = pair_args();
+    fs::create_symlink("/proc/self/fd/1", path("stdout_link"));
+    const CliResult r = run(pair + " --json -o " + path("stdout_link").string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out).at("frames").size(), 3u);
+    EXPECT_NE(r.err.find("vmaf_v0.6.1: "), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_symlink(path("stdout_link")));
+    EXPECT_EQ(fs::read_symlink(path("stdout_link")), "/proc/self/fd/1");
+}
+
+TEST_F(CliTest, ReaderGoneIsAnErrorNotASignal) {
+    const std::string pair = pair_args();
+    int p[2];
+    ASSERT_EQ(::pipe2(p, O_CLOEXEC), 0);
+    ::close(p[0]);  // nobody will read
+    const CliResult r = run_with_stdout(pair + " --json -o - -q", p[1]);
+    ::close(p[1]);
+    EXPECT_FALSE(r.signaled);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("Broken pipe"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, FailedRunLeavesTheExistingOutputUntouched) {
+    const std::string pair = pair_args();
+    std::ofstream(path("out.json")) << "old";
+    const CliResult r = run("-r " + path("nope.yuv").string() + " -d " + path("dist.yuv").string() + kRaw +
+                            " --json -o " + path("out.json").string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("nope.yuv"), std::string::npos) << r.err;
+    EXPECT_EQ(read_file(path("out.json")), "old");
+    expect_no_temporary_file();
+}
+
+TEST_F(CliTest, FailedRunDoesNotOpenAFifo) {
+    // Opening a FIFO waits for a reader: the CLI must not open it before it has something to
+    // write (`timeout` turns a hang into a failure).
+    const std::string pair = pair_args();
+    ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+    const CliResult r = run("-r " + path("nope.yuv").string() + " -d " + path("dist.yuv").string() + kRaw +
+                            " -o " + path("fifo").string(),
+                            "timeout 60");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("nope.yuv"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_fifo(path("fifo")));
+}
+
+TEST_F(CliTest, BadOutputFailsBeforeTheRun) {
+    // The input is missing too: the output's error comes first, before any file is read.
+    const CliResult r = run("-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw +
+                            " -o " + path("no_dir/out.json").string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("out.json"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("nope.yuv"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("no_dir")));
+}
+
+TEST_F(CliTest, OutputIntoUnwritableDirectory) {
+    if (::geteuid() == 0) GTEST_SKIP() << "skipped: root may write into a directory without write permission";
+    const std::string pair = pair_args();
+    fs::create_directory(path("ro"));
+    fs::permissions(path("ro"), fs::perms::owner_read | fs::perms::owner_exec);
+    const CliResult r = run(pair + " -o " + path("ro/out.xml").string());
+    fs::permissions(path("ro"), fs::perms::owner_all);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("ro/out.xml"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_empty(path("ro")));
+}
+
 
 }  // namespace

@@ -1,9 +1,12 @@
 // vmafx: score a distorted video against its reference, with upstream libvmaf's `vmaf` flags.
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
-#include <iostream>
+#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "engine/engine.hpp"
+#include "output/output_target.hpp"
 #include "output/writers.hpp"
 
 namespace {
@@ -37,7 +41,8 @@ int run_cli(int argc, char** argv) {
                    "model: version=NAME (built-in) or path=FILE.json, then :name=ALIAS, :disable_clip, "
                    ":enable_transform, :EXTRACTOR.OPTION=VALUE; repeatable (default: version=vmaf_v0.6.1)");
     app.add_option("--feature", feature_args, "extra feature extractor: NAME or NAME=opt=val:opt=val; repeatable");
-    app.add_option("-o,--output", output, "output file (written whole or not at all)");
+    app.add_option("-o,--output", output, "output file: a regular file is replaced atomically (whole or not at "
+                                          "all); a FIFO, device or socket is written in place; - is standard output");
     app.add_flag("--xml", xml, "write the output file as XML (default)");
     app.add_flag("--json", json, "write the output file as JSON");
     app.add_flag("--csv", csv, "write the output file as CSV");
@@ -74,6 +79,7 @@ int run_cli(int argc, char** argv) {
         throw Error("--aom_ctc/--nflx_ctc need psnr, ssim, ms_ssim, ciede and cambi, which vmafx does not have yet");
     if (ref.empty()) throw Error("the reference video (-r/--reference) is required");
     if (dist.empty()) throw Error("the distorted video (-d/--distorted) is required");
+    if (app.count("--output") && output.empty()) throw Error("-o/--output needs a path (- for standard output)");
     if (app.count("--subsample") && cfg.subsample == 0) throw Error("--subsample must be at least 1");
 
     const bool raw_given = width || height || !pix_fmt.empty() || bit_depth;
@@ -122,6 +128,15 @@ int run_cli(int argc, char** argv) {
     }
     for (const auto& f : feature_args) cfg.features.push_back(parse_feature_spec(f));
 
+    // A bad -o fails now, not after hours of scoring; nothing is created or opened yet.
+    std::optional<OutputTarget> target;
+    if (!output.empty()) {
+        target = OutputTarget::resolve(output);
+        target->check();
+    }
+    // When the output file goes to standard output, the score summary goes to standard error.
+    std::FILE* const summary = target && target->writes_to_standard_output() ? stderr : stdout;
+
     const bool live = !quiet && isatty(STDERR_FILENO);
     if (live) {
         cfg.progress = [start = std::chrono::steady_clock::now()](unsigned n) {
@@ -133,15 +148,18 @@ int run_cli(int argc, char** argv) {
     const RunResult result = run(cfg);
     if (live) std::fprintf(stderr, "\n");
 
-    if (!output.empty()) write_output(result, output, out_format, nf);
+    if (target) target->write(render_output(result, out_format, nf));
     if (!quiet || output.empty()) {
         for (const auto& m : result.models) {
-            std::printf("%s: %s\n", m.label.c_str(), format_number(m.mean, nf).c_str());
+            std::fprintf(summary, "%s: %s\n", m.label.c_str(), format_number(m.mean, nf).c_str());
             if (m.bootstrap)
-                std::printf("%s: bagging %s, ci.p95: [%s, %s], stddev: %s\n", m.label.c_str(),
-                            format_number(m.bagging, nf).c_str(), format_number(m.ci_lo, nf).c_str(),
-                            format_number(m.ci_hi, nf).c_str(), format_number(m.stddev, nf).c_str());
+                std::fprintf(summary, "%s: bagging %s, ci.p95: [%s, %s], stddev: %s\n", m.label.c_str(),
+                             format_number(m.bagging, nf).c_str(), format_number(m.ci_lo, nf).c_str(),
+                             format_number(m.ci_hi, nf).c_str(), format_number(m.stddev, nf).c_str());
         }
+        if (std::fflush(summary) != 0)
+            throw Error(fmt::format("cannot print the scores on standard {} ({})", summary == stdout ? "output" : "error",
+                                    std::strerror(errno)));
     }
     return 0;
 }
@@ -149,6 +167,9 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // A reader that goes away (vmafx -o - ... | head) makes a write fail with EPIPE, which is
+    // reported, instead of killing vmafx silently.
+    std::signal(SIGPIPE, SIG_IGN);
     try {
         return run_cli(argc, argv);
     } catch (const vmafx::Error& e) {

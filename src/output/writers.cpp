@@ -1,15 +1,14 @@
 #include "output/writers.hpp"
 
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <random>
+#include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/printf.h>
 
 #include "engine/pooling.hpp"
+#include "output/output_target.hpp"
 
 namespace vmafx {
 
@@ -137,35 +136,20 @@ std::string format_number(double v, const NumberFormat& nf) {
     return fmt::sprintf(leading_zeros(v) <= 6 ? "%.6f" : "%.16f", v);
 }
 
+std::string render_output(const RunResult& result, OutputFormat format, const NumberFormat& nf) {
+    std::ostringstream out;
+    switch (format) {
+    case OutputFormat::kXml: write_xml(out, result, nf); break;
+    case OutputFormat::kJson: write_json(out, result, nf); break;
+    case OutputFormat::kCsv: write_csv(out, result, nf); break;
+    case OutputFormat::kSub: write_sub(out, result, nf); break;
+    }
+    return std::move(out).str();
+}
+
 void write_output(const RunResult& result, const std::string& path, OutputFormat format,
                   const NumberFormat& nf) {
-    namespace fs = std::filesystem;
-    const fs::path target(path);
-    fs::path tmp = target;
-    tmp += fmt::format(".vmafx-tmp-{:x}", std::random_device{}());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw Error(fmt::format("{}: cannot write the output file (cannot create {})", path, tmp.string()));
-        switch (format) {
-        case OutputFormat::kXml: write_xml(out, result, nf); break;
-        case OutputFormat::kJson: write_json(out, result, nf); break;
-        case OutputFormat::kCsv: write_csv(out, result, nf); break;
-        case OutputFormat::kSub: write_sub(out, result, nf); break;
-        }
-        out.flush();
-        if (!out) {
-            out.close();
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            throw Error(fmt::format("{}: cannot write the output file (disk full?)", path));
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        throw Error(fmt::format("{}: cannot write the output file ({})", path, ec.message()));
-    }
+    OutputTarget::resolve(path).write(render_output(result, format, nf));
 }
 
 }  // namespace vmafx
