@@ -1,7 +1,7 @@
-// The vmafx CLI end to end: bad input gets one clear message naming the file and the problem, a
-// non-zero exit and no output file; good input gets scores, frame counts are honoured, and -o
-// writes where it is told (files, standard output, descriptors, FIFOs) and fails before the
-// run when it cannot.
+// The vmafx CLI end to end: bad input gets one clear message naming the file and the problem,
+// exit status 2 for a usage error or 1 for any other, and no output file; good input gets
+// scores, frame counts are honoured, and -o writes where it is told (files, standard output,
+// descriptors, FIFOs) and fails before the run when it cannot.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -97,13 +98,13 @@ protected:
         return r;
     }
 
-    /// Runs `args` expecting a clean failure whose message contains every one of `words`,
-    /// and no output file.
-    void expect_failure(const std::string& args, const std::vector<std::string>& words) {
+    /// Runs `args` expecting a clean failure with exit status `status` whose message contains
+    /// every one of `words`, and no output file.
+    void expect_failure(const std::string& args, const std::vector<std::string>& words, int status) {
         const fs::path output = path("out.json");
         const CliResult r = run(args + " --json -o " + output.string());
         EXPECT_FALSE(r.signaled) << args;
-        EXPECT_GT(r.exit_code, 0) << args;
+        EXPECT_EQ(r.exit_code, status) << args << ": " << r.err;
         for (const auto& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << "message lacks \"" << w << "\": " << r.err;
         EXPECT_FALSE(fs::exists(output)) << "a failed run left " << output;
         expect_no_temporary_file();
@@ -144,22 +145,22 @@ TEST_F(CliTest, ScoresRandomPairAndWritesJson) {
 
 TEST_F(CliTest, MissingFile) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1);
-    expect_failure("-r " + ref.string() + " -d " + path("nope.yuv").string() + kRaw, {"nope.yuv"});
+    expect_failure("-r " + ref.string() + " -d " + path("nope.yuv").string() + kRaw, {"nope.yuv"}, 1);
 }
 
 TEST_F(CliTest, SizeNotWholeFrames) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2, 100);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw, {"dist.yuv"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw, {"dist.yuv"}, 1);
 }
 
 TEST_F(CliTest, UnknownPixelFormat) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 411 -b 8", {"411"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 411 -b 8", {"411"}, 2);
 }
 
 TEST_F(CliTest, UnsupportedBitDepth) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 420 -b 7", {"bit depth"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 420 -b 7", {"--bitdepth", "8..16"}, 2);
 }
 
 TEST_F(CliTest, MismatchedGeometry) {
@@ -172,45 +173,45 @@ TEST_F(CliTest, MismatchedGeometry) {
     d << "YUV4MPEG2 W64 H48 F25:1 C420jpeg\n";
     for (int f = 0; f < 2; ++f) d << "FRAME\n" << std::string(64 * 48 * 3 / 2, '\x40');
     d.close();
-    expect_failure("-r " + path("ref.y4m").string() + " -d " + path("dist.y4m").string(), {"ref.y4m", "dist.y4m", "32x32", "64x48"});
+    expect_failure("-r " + path("ref.y4m").string() + " -d " + path("dist.y4m").string(), {"ref.y4m", "dist.y4m", "32x32", "64x48"}, 1);
 }
 
 TEST_F(CliTest, ZeroFrames) {
     std::ofstream(path("empty.yuv")).close();
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1);
-    expect_failure("-r " + ref.string() + " -d " + path("empty.yuv").string() + kRaw, {"empty.yuv"});
+    expect_failure("-r " + ref.string() + " -d " + path("empty.yuv").string() + kRaw, {"empty.yuv"}, 1);
 }
 
 TEST_F(CliTest, UnknownModel) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " -m version=vmaf_v9", {"vmaf_v9"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " -m version=vmaf_v9", {"vmaf_v9"}, 2);
 }
 
 TEST_F(CliTest, ModelFileMissing) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " -m path=" + path("m.json").string(), {"m.json"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " -m path=" + path("m.json").string(), {"m.json"}, 1);
 }
 
 TEST_F(CliTest, UnknownFeature) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature nosuch", {"nosuch"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature nosuch", {"nosuch"}, 2);
 }
 
 TEST_F(CliTest, BadFeatureOption) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature vif=nosuch=1", {"vif", "nosuch"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature vif=nosuch=1", {"vif", "nosuch"}, 2);
     expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature vif=vif_enhn_gain_limit=0.5",
-                   {"vif_enhn_gain_limit"});
+                   {"vif_enhn_gain_limit"}, 2);
 }
 
 TEST_F(CliTest, MalformedY4mHeader) {
     std::ofstream(path("bad.y4m"), std::ios::binary) << "YUV4MPEG2 W64 Hx F25:1\nFRAME\n";
-    expect_failure("-r " + path("bad.y4m").string() + " -d " + path("bad.y4m").string(), {"bad.y4m"});
+    expect_failure("-r " + path("bad.y4m").string() + " -d " + path("bad.y4m").string(), {"bad.y4m"}, 1);
 }
 
 TEST_F(CliTest, DifferentFrameCountsNameBothCounts) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 3, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw, {"ref.yuv", "dist.yuv", "3", "2", "--frame_cnt"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw, {"ref.yuv", "dist.yuv", "3", "2", "--frame_cnt"}, 1);
 }
 
 TEST_F(CliTest, FrameCountScoresCommonPrefix) {
@@ -236,7 +237,7 @@ TEST_F(CliTest, UnwritableOutputFails) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
     const CliResult r = run("-r " + ref.string() + " -d " + dist.string() + kRaw + " -o " +
                             (dir_ / "no_such_dir" / "out.xml").string() + " -q");
-    EXPECT_GT(r.exit_code, 0);
+    EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("out.xml"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
 }
@@ -252,8 +253,103 @@ TEST_F(CliTest, VersionAndHelp) {
 
 TEST_F(CliTest, UnknownFlagFails) {
     const CliResult r = run("--no-such-flag");
-    EXPECT_GT(r.exit_code, 0);
+    EXPECT_EQ(r.exit_code, 2);
     EXPECT_FALSE(r.signaled);
+    EXPECT_NE(r.err.find("--no-such-flag"), std::string::npos) << r.err;
+}
+
+// ---------------------------------------------------------------------------------------
+// Exit status: 2 for anything wrong with the command line itself, 1 for every other error.
+
+TEST_F(CliTest, UsageErrorsExitWithTwo) {
+    const std::string pair = pair_args();
+    const std::string files = "-r " + path("ref.yuv").string() + " -d " + path("dist.yuv").string();
+    std::ofstream(path("model.json")) << "{}";
+    struct Case {
+        std::string args, word;
+    };
+    const std::vector<Case> cases = {
+        {pair + " --no-such-flag", "--no-such-flag"},
+        {pair + " --threads", "--threads"},  // missing value
+        {pair + " --threads abc", "--threads"},
+        {pair + " --threads 2.5", "--threads"},
+        {pair + " --threads -1", "--threads"},
+        {pair + " --threads -18446744073709551615", "--threads"},  // CLI11 alone takes it as 1
+        {pair + " --frame_cnt -5", "--frame_cnt"},
+        {pair + " --frame_cnt 4294967296", "--frame_cnt"},
+        {pair + " --frame_skip_ref -1", "--frame_skip_ref"},
+        {pair + " --subsample 0", "--subsample"},
+        {pair + " --subsample -1", "--subsample"},
+        {pair + " --cpumask -1", "--cpumask"},
+        {files + " -w -64 -h 48 -p 420 -b 8", "--width"},
+        {files + " -w 0 -h 48 -p 420 -b 8", "--width"},
+        {files + " -w 40000 -h 48 -p 420 -b 8", "--width"},
+        {files + " -w 20000 -h 20000 -p 420 -b 8", "too large"},
+        {files + " -w 64 -h 48 -p 420 -b 7", "--bitdepth"},
+        {files + " -w 64 -h 48 -p 411 -b 8", "411"},
+        {files + " -w 64", "--width/-w"},
+        {"-d " + path("dist.yuv").string(), "-r/--reference"},
+        {"-r " + path("ref.yuv").string(), "-d/--distorted"},
+        {pair + " --xml --json", "--json"},
+        {pair + " --threads 1 --threads 2", "--threads"},  // given twice
+        {pair + " --precision 18", "--precision"},
+        {pair + " --precision abc", "--precision"},
+        {pair + " --backend gpu", "--backend"},
+        {pair + " --aom_ctc v1.0", "--aom_ctc"},
+        {pair + " -o ''", "-o/--output"},
+        {pair + " -o", "--output"},  // missing value
+        {pair + " -m name=x", "version=NAME"},
+        {pair + " -m version=vmaf_v0.6.1:bogus", "bogus"},
+        {pair + " -m version=vmaf_v0.6.1:vif.nosuch=1", "nosuch"},
+        {pair + " -m version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=0.5", "vif_enhn_gain_limit"},
+        {pair + " -m version=vmaf_v0.6.1:foo.bar=1", "foo"},
+        {pair + " -m version=vmaf_v9", "vmaf_v9"},
+        {pair + " -m version=vmaf_v0.6.1 -m version=vmaf_v0.6.1neg", "unique"},
+        {pair + " --feature nosuch", "nosuch"},
+        {pair + " --feature =x=1", "no feature name"},
+        {pair + " --feature vif=egl", "egl"},
+        {pair + " --feature vif=nosuch=1", "nosuch"},
+        {pair + " --feature adm=adm_enhn_gain_limit=0.5", "adm_enhn_gain_limit"},
+        {pair + " --feature motion=motion_force_zero=maybe", "motion_force_zero"},
+        // A usage error is found before any file is opened.
+        {"-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw + " --feature nosuch", "nosuch"},
+        {"-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw + " -m version=vmaf_v9", "vmaf_v9"},
+    };
+    for (const auto& c : cases) {
+        const CliResult r = run(c.args);
+        EXPECT_FALSE(r.signaled) << c.args;
+        EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.word), std::string::npos) << c.args << ": message lacks \"" << c.word << "\": " << r.err;
+    }
+}
+
+TEST_F(CliTest, OtherErrorsExitWithOne) {
+    const std::string pair = pair_args();
+    std::ofstream(path("bad_model.json")) << "{ not json";
+    std::ofstream(path("short.yuv"), std::ios::binary) << std::string(100, 'x');
+    std::ofstream(path("bad.y4m"), std::ios::binary) << "YUV4MPEG2 W64 Hx F25:1\nFRAME\n";
+    fs::create_directory(path("a_dir"));
+    struct Case {
+        std::string args, word;
+    };
+    const std::vector<Case> cases = {
+        {"-r " + path("nope.yuv").string() + " -d " + path("dist.yuv").string() + kRaw, "nope.yuv"},
+        {"-r " + path("ref.yuv").string() + " -d " + path("short.yuv").string() + kRaw, "short.yuv"},
+        {"-r " + path("bad.y4m").string() + " -d " + path("bad.y4m").string(), "bad.y4m"},
+        {pair + " -m path=" + path("missing_model.json").string(), "missing_model.json"},
+        {pair + " -m path=" + path("bad_model.json").string(), "bad_model.json"},
+        {pair + " --frame_skip_dist 4", "cannot skip"},
+        {pair + " --frame_skip_dist 1", "--frame_cnt"},  // different frame counts
+        {pair + " -o " + path("no_dir/out.json").string(), "No such file or directory"},
+        {pair + " -o " + path("a_dir").string(), "Is a directory"},
+        {pair + " -o " + path("ref.yuv").string() + "/out.json", "Not a directory"},
+    };
+    for (const auto& c : cases) {
+        const CliResult r = run(c.args + " -q");
+        EXPECT_FALSE(r.signaled) << c.args;
+        EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.word), std::string::npos) << c.args << ": message lacks \"" << c.word << "\": " << r.err;
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -351,6 +447,5 @@ TEST_F(CliTest, OutputIntoUnwritableDirectory) {
     EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
     EXPECT_TRUE(fs::is_empty(path("ro")));
 }
-
 
 }  // namespace

@@ -110,5 +110,22 @@ TEST_F(EngineTest, FeatureSpecSyntax) {
     EXPECT_THROW(parse_feature_spec("vif=a=1::b=2"), Error);
 }
 
+TEST_F(EngineTest, FeatureErrorsAreUsageErrors) {
+    // What the caller asked for is wrong, not a file: the CLI exits with 2 on these.
+    for (const char* text : {"nosuch", "=x=1", "vif=egl", "vif=nosuch=1", "vif=vif_enhn_gain_limit=0.5",
+                             "motion=motion_force_zero=maybe"})
+        EXPECT_THROW(parse_feature_spec(text), UsageError) << text;
+    EXPECT_NO_THROW(parse_feature_spec("vif=vif_enhn_gain_limit=1.0"));
+    // A FeatureSpec built by hand is checked by run() alike.
+    VideoFormat f;
+    f.width = 48;
+    f.height = 40;
+    RunConfig c = config(f, 2);
+    c.features = {{"nosuch", {}}};
+    EXPECT_THROW(run(c), UsageError);
+    c.features = {{"vif", {{"nosuch", "1"}}}};
+    EXPECT_THROW(run(c), UsageError);
+}
+
 }  // namespace
 }  // namespace vmafx

@@ -98,6 +98,12 @@ unsigned thread_count(const RunConfig& config) {
     return config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
 }
 
+/// The extractor called `name`; throws UsageError listing the known ones when there is none.
+const ExtractorInfo& extractor_named(const std::string& name) {
+    if (const ExtractorInfo* info = find_extractor(name)) return *info;
+    throw UsageError(fmt::format("unknown feature \"{}\" (available: {})", name, extractor_names()));
+}
+
 /// Adds the instance (info, options) unless an equal one (same extractor, same non-default
 /// options) is there already: upstream shares such instances too.
 void add_instance(std::vector<FeatureInstance>& instances, const ExtractorInfo& info,
@@ -239,7 +245,8 @@ FeatureSpec parse_feature_spec(const std::string& text) {
     FeatureSpec spec;
     const auto eq = text.find('=');
     spec.name = text.substr(0, eq);
-    if (spec.name.empty()) throw Error(fmt::format("--feature \"{}\": no feature name", text));
+    if (spec.name.empty()) throw UsageError(fmt::format("--feature \"{}\": no feature name", text));
+    const ExtractorInfo& info = extractor_named(spec.name);
     if (eq == std::string::npos) return spec;
     std::string rest = text.substr(eq + 1);
     std::size_t start = 0;
@@ -248,12 +255,13 @@ FeatureSpec parse_feature_spec(const std::string& text) {
         const std::string kv = rest.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
         const auto e = kv.find('=');
         if (kv.empty() || e == std::string::npos || e == 0 || e + 1 == kv.size())
-            throw Error(fmt::format("--feature \"{}\": bad option string \"{}\" (expected opt=value)", text, kv));
+            throw UsageError(fmt::format("--feature \"{}\": bad option string \"{}\" (expected opt=value)", text, kv));
         // Upstream stores option values normalized (numbers as %g of a float), then parses them.
         spec.options.emplace_back(kv.substr(0, e), normalize_option_value(kv.substr(e + 1)));
         if (colon == std::string::npos) break;
         start = colon + 1;
     }
+    Options(info.name, info.options, spec.options);  // throws UsageError for a bad option
     return spec;
 }
 
@@ -300,15 +308,7 @@ RunResult run(const RunConfig& config) {
                 add_instance(instances, *req.extractor, req.options);
         }
     }
-    for (const auto& f : config.features) {
-        const ExtractorInfo* info = find_extractor(f.name);
-        if (!info) {
-            std::string known;
-            for (const auto& e : extractor_registry()) known += std::string(known.empty() ? "" : ", ") + e.name;
-            throw Error(fmt::format("unknown feature \"{}\" (available: {})", f.name, known));
-        }
-        add_instance(instances, *info, f.options);
-    }
+    for (const auto& f : config.features) add_instance(instances, extractor_named(f.name), f.options);
 
     RunResult result;
     result.format = format;

@@ -22,8 +22,9 @@ struct FeatureSpec {
     std::vector<std::pair<std::string, std::string>> options;
 };
 
-/// Parses upstream's `--feature` syntax "NAME" or "NAME=opt=val:opt=val". Throws Error on a
-/// malformed option string (the extractor and its options are checked when the run starts).
+/// Parses upstream's `--feature` syntax "NAME" or "NAME=opt=val:opt=val" and checks it against
+/// the registry. Throws UsageError on a malformed option string, an unknown feature, an option
+/// the feature does not have, or a bad option value.
 FeatureSpec parse_feature_spec(const std::string& text);
 
 /// Where the metrics run: the CPU reference, or their CUDA twins.
@@ -70,9 +71,11 @@ struct RunResult {
 
 /// Runs the whole pipeline. Output is identical for every thread count. Memory holds at most a
 /// fixed number of frames in flight (about twice the thread count), whatever the video length.
-/// Throws Error naming the file and the problem: unreadable input, mismatched reference and
-/// distorted formats, different frame counts (unless frame_count is set: then the common
-/// prefix, up to frame_count, is scored), zero frames, unknown feature or model.
+/// Throws UsageError for an unknown feature, a feature option it does not have or a bad
+/// value, an unknown built-in model. Throws Error naming the file and
+/// the problem: unreadable input, mismatched reference and distorted formats, different frame
+/// counts (unless frame_count is set: then the common prefix, up to frame_count, is scored),
+/// zero frames, a bad model file.
 RunResult run(const RunConfig& config);
 
 }  // namespace vmafx
