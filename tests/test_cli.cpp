@@ -274,6 +274,8 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         {pair + " --threads abc", "--threads"},
         {pair + " --threads 2.5", "--threads"},
         {pair + " --threads -1", "--threads"},
+        {pair + " --threads 1025", "0..1024"},
+        {pair + " --threads 4294967295", "0..1024"},
         {pair + " --threads -18446744073709551615", "--threads"},  // CLI11 alone takes it as 1
         {pair + " --frame_cnt -5", "--frame_cnt"},
         {pair + " --frame_cnt 4294967296", "--frame_cnt"},
@@ -312,6 +314,7 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         {pair + " --feature adm=adm_enhn_gain_limit=0.5", "adm_enhn_gain_limit"},
         {pair + " --feature motion=motion_force_zero=maybe", "motion_force_zero"},
         // A usage error is found before any file is opened.
+        {"-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw + " --threads 5000", "0..1024"},
         {"-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw + " --feature nosuch", "nosuch"},
         {"-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw + " -m version=vmaf_v9", "vmaf_v9"},
     };
@@ -338,6 +341,7 @@ TEST_F(CliTest, OtherErrorsExitWithOne) {
         {"-r " + path("bad.y4m").string() + " -d " + path("bad.y4m").string(), "bad.y4m"},
         {pair + " -m path=" + path("missing_model.json").string(), "missing_model.json"},
         {pair + " -m path=" + path("bad_model.json").string(), "bad_model.json"},
+        {pair + " --frame_skip_ref 4294967295", "cannot skip"},
         {pair + " --frame_skip_dist 4", "cannot skip"},
         {pair + " --frame_skip_dist 1", "--frame_cnt"},  // different frame counts
         {pair + " -o " + path("no_dir/out.json").string(), "No such file or directory"},
@@ -350,6 +354,35 @@ TEST_F(CliTest, OtherErrorsExitWithOne) {
         EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.err;
         EXPECT_NE(r.err.find(c.word), std::string::npos) << c.args << ": message lacks \"" << c.word << "\": " << r.err;
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Threads and frame counts at the ends of their ranges.
+
+TEST_F(CliTest, ThreadRange) {
+    const std::string pair = pair_args();
+    const CliResult one = run(pair + " --json -o - -q --precision max --threads 1");
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const auto scores = [](const std::string& json) { return nlohmann::json::parse(json).at("frames"); };
+    for (const char* n : {"0", "1024"}) {
+        const CliResult r = run(pair + " --json -o - -q --precision max --threads " + n);
+        ASSERT_EQ(r.exit_code, 0) << "--threads " << n << ": " << r.err;
+        EXPECT_EQ(scores(r.out), scores(one.out)) << "--threads " << n;
+    }
+}
+
+TEST_F(CliTest, HugeFrameCountsAndSubsample) {
+    const std::string pair = pair_args();
+    CliResult r = run(pair + " --json -o - -q --subsample 4294967295");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto frames = nlohmann::json::parse(r.out).at("frames");
+    ASSERT_EQ(frames.size(), 1u);
+    EXPECT_EQ(frames[0]["frameNum"], 0);
+    r = run(pair + " --json -o - -q --subsample 2 --frame_cnt 4294967295");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    frames = nlohmann::json::parse(r.out).at("frames");
+    ASSERT_EQ(frames.size(), 2u);
+    EXPECT_EQ(frames[1]["frameNum"], 2);
 }
 
 // ---------------------------------------------------------------------------------------

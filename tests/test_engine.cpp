@@ -127,5 +127,37 @@ TEST_F(EngineTest, FeatureErrorsAreUsageErrors) {
     EXPECT_THROW(run(c), UsageError);
 }
 
+TEST_F(EngineTest, ThreadsAboveTheLimitAreRefused) {
+    VideoFormat f;
+    f.width = 48;
+    f.height = 40;
+    RunConfig c = config(f, 2);
+    // 4294967295 used to overflow 2 x threads frames in flight and end in std::bad_alloc.
+    for (unsigned t : {kMaxThreads + 1, 4294967295u}) {
+        c.threads = t;
+        try {
+            (void)run(c);
+            ADD_FAILURE() << t << " threads accepted";
+        } catch (const UsageError& e) {
+            EXPECT_NE(std::string(e.what()).find(std::to_string(kMaxThreads)), std::string::npos) << e.what();
+        }
+    }
+    c.threads = kMaxThreads;
+    EXPECT_EQ(run(c).frames, 2u);
+}
+
+TEST_F(EngineTest, HugeSubsampleScoresFrameZeroOnly) {
+    // next + subsample must not wrap around to a frame below the count.
+    VideoFormat f;
+    f.width = 48;
+    f.height = 40;
+    RunConfig c = config(f, 3);
+    c.subsample = 4294967295u;
+    const RunResult r = run(c);
+    EXPECT_TRUE(r.scores.get("vmaf", 0).has_value());
+    EXPECT_FALSE(r.scores.get("vmaf", 1).has_value());
+    EXPECT_FALSE(r.scores.get("vmaf", 2).has_value());
+}
+
 }  // namespace
 }  // namespace vmafx

@@ -88,8 +88,9 @@ int run_cli(int argc, char** argv) {
     app.add_option("--backend", backend, "where the metrics run: cpu (the reference) or cuda (GPU twins, "
                                          "bit-identical to the CPU)")
         ->check(CLI::IsMember({"cpu", "cuda"}));
-    app.add_option("--threads", cfg.threads, "worker threads (default: all cores); output does not depend on it")
-        ->check(whole_number(0, UINT_MAX));
+    app.add_option("--threads", cfg.threads, "worker threads, 0 (the default) for all cores; output does not "
+                                             "depend on it")
+        ->check(whole_number(0, kMaxThreads));
     app.add_option("--cpumask", cpumask, "accepted for libvmaf compatibility: vmafx's output does not depend "
                                          "on the CPU's instruction sets")
         ->check(whole_number(0, UINT_MAX));

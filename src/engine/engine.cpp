@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <exception>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -93,9 +95,11 @@ void read_pair(const RunConfig& config, VideoReader& ref_reader, VideoReader& di
     if (!dist_ok) throw Error(fmt::format("{}: ended after {} frames", config.distorted_path, index));
 }
 
-/// Worker threads of the run: --threads, or every hardware thread when it is 0.
+/// Worker threads of the run: --threads, or every hardware thread when it is 0; at most
+/// kMaxThreads (run() refuses more), so that 2 x threads frames in flight cannot overflow.
 unsigned thread_count(const RunConfig& config) {
-    return config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
+    static_assert(kMaxThreads <= std::numeric_limits<unsigned>::max() / 2);
+    return config.threads ? config.threads : std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
 }
 
 /// The extractor called `name`; throws UsageError listing the known ones when there is none.
@@ -266,6 +270,8 @@ FeatureSpec parse_feature_spec(const std::string& text) {
 }
 
 RunResult run(const RunConfig& config) {
+    if (config.threads > kMaxThreads)
+        throw UsageError(fmt::format("{} threads asked for: at most {} (0: all cores)", config.threads, kMaxThreads));
     auto ref_reader = open_video(config.reference_path, config.raw_format);
     auto dist_reader = open_video(config.distorted_path, config.raw_format);
     const VideoFormat format = ref_reader->format();
@@ -328,7 +334,9 @@ RunResult run(const RunConfig& config) {
     }
 
     // As upstream's tool: every model's own score first, then the bootstrap collections'.
-    for (unsigned i = 0; i < frames; i += subsample) {
+    // A 64-bit count: next + subsample cannot wrap around to below frames.
+    for (std::uint64_t next = 0; next < frames; next += subsample) {
+        const auto i = static_cast<unsigned>(next);
         for (const auto& m : models) m->predict_score(result.scores, i);
         for (const auto& m : models) m->predict_collection(result.scores, i);
     }

@@ -27,6 +27,9 @@ struct FeatureSpec {
 /// the feature does not have, or a bad option value.
 FeatureSpec parse_feature_spec(const std::string& text);
 
+/// The most worker threads a run takes (RunConfig::threads, the CLI's --threads).
+inline constexpr unsigned kMaxThreads = 1024;
+
 /// Where the metrics run: the CPU reference, or their CUDA twins.
 enum class Backend { kCpu, kCuda };
 
@@ -37,7 +40,7 @@ struct RunConfig {
     std::optional<VideoFormat> raw_format;  ///< required for raw .yuv input
     std::vector<ModelSpec> models;          ///< empty with no_prediction
     std::vector<FeatureSpec> features;
-    unsigned threads = 0;          ///< 0: all cores
+    unsigned threads = 0;          ///< 1..kMaxThreads; 0: all cores (at most kMaxThreads)
     unsigned frame_count = 0;      ///< 0: all frames (ref and dist must then have the same count)
     unsigned frame_skip_ref = 0;   ///< frames skipped at the start of the reference
     unsigned frame_skip_dist = 0;  ///< frames skipped at the start of the distorted video
@@ -71,8 +74,8 @@ struct RunResult {
 
 /// Runs the whole pipeline. Output is identical for every thread count. Memory holds at most a
 /// fixed number of frames in flight (about twice the thread count), whatever the video length.
-/// Throws UsageError for an unknown feature, a feature option it does not have or a bad
-/// value, an unknown built-in model. Throws Error naming the file and
+/// Throws UsageError for threads above kMaxThreads, an unknown feature, a feature option it
+/// does not have or a bad value, an unknown built-in model. Throws Error naming the file and
 /// the problem: unreadable input, mismatched reference and distorted formats, different frame
 /// counts (unless frame_count is set: then the common prefix, up to frame_count, is scored),
 /// zero frames, a bad model file.

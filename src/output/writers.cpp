@@ -1,6 +1,8 @@
 #include "output/writers.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
 #include <utility>
 
@@ -34,7 +36,10 @@ constexpr PoolMethod kPools[] = {PoolMethod::kMin, PoolMethod::kMax, PoolMethod:
 /// The frames that appear in the output: every subsample-th frame with at least one score.
 std::vector<unsigned> output_frames(const RunResult& r) {
     std::vector<unsigned> out;
-    for (unsigned i = 0; i < r.frames; i += r.subsample) {
+    const unsigned step = std::max(1u, r.subsample);
+    // A 64-bit count: next + step cannot wrap around to below r.frames (--subsample 4294967295).
+    for (std::uint64_t next = 0; next < r.frames; next += step) {
+        const auto i = static_cast<unsigned>(next);
         for (const auto& name : r.scores.names())
             if (r.scores.get(name, i)) {
                 out.push_back(i);
