@@ -1,7 +1,15 @@
-// The vmafx CLI end to end: bad input gets one clear message naming the file and the problem, a
-// non-zero exit and no output file; good input gets scores, and frame counts are honoured.
+// The vmafx CLI end to end: bad input gets one clear message naming the file and the problem,
+// exit status 2 for a usage error or 1 for any other, and no output file; good input gets
+// scores, frame counts are honoured, and -o writes where it is told (files, standard output,
+// descriptors, FIFOs) and fails before the run when it cannot.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -53,9 +61,12 @@ protected:
         return path(name);
     }
 
-    CliResult run(const std::string& args) const {
+    /// Runs the CLI with `args` (after `prefix`, e.g. "timeout 60"), standard output and
+    /// standard error into files.
+    CliResult run(const std::string& args, const std::string& prefix = "") const {
         const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-        const std::string cmd = std::string(VMAFX_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
+        const std::string cmd =
+            prefix + " " + std::string(VMAFX_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
         const int status = std::system(cmd.c_str());
         CliResult r;
         r.signaled = WIFSIGNALED(status);
@@ -65,17 +76,49 @@ protected:
         return r;
     }
 
-    /// Runs `args` expecting a clean failure whose message contains every one of `words`,
-    /// and no output file.
-    void expect_failure(const std::string& args, const std::vector<std::string>& words) {
+    /// Runs `args` with standard output on descriptor `out` (standard error into a file);
+    /// returns the exit status and standard error.
+    CliResult run_with_stdout(const std::string& args, int out) const {
+        const fs::path err = dir_ / "stderr.txt";
+        const std::string cmd = "exec " + std::string(VMAFX_CLI) + " " + args + " 2>" + err.string();
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, out, STDOUT_FILENO);
+        const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
+        pid_t pid = -1;
+        CliResult r;
+        if (posix_spawn(&pid, "/bin/sh", &actions, nullptr, const_cast<char**>(argv), environ) == 0) {
+            int status = 0;
+            waitpid(pid, &status, 0);
+            r.signaled = WIFSIGNALED(status);
+            r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        }
+        posix_spawn_file_actions_destroy(&actions);
+        r.err = read_file(err);
+        return r;
+    }
+
+    /// Runs `args` expecting a clean failure with exit status `status` whose message contains
+    /// every one of `words`, and no output file.
+    void expect_failure(const std::string& args, const std::vector<std::string>& words, int status) {
         const fs::path output = path("out.json");
         const CliResult r = run(args + " --json -o " + output.string());
         EXPECT_FALSE(r.signaled) << args;
-        EXPECT_GT(r.exit_code, 0) << args;
+        EXPECT_EQ(r.exit_code, status) << args << ": " << r.err;
         for (const auto& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << "message lacks \"" << w << "\": " << r.err;
         EXPECT_FALSE(fs::exists(output)) << "a failed run left " << output;
+        expect_no_temporary_file();
+    }
+
+    void expect_no_temporary_file() const {
         for (const auto& e : fs::directory_iterator(dir_))
             EXPECT_EQ(e.path().string().find(".vmafx-tmp"), std::string::npos) << "temporary file left: " << e.path();
+    }
+
+    /// A random pair ref.yuv, dist.yuv of 3 frames of 64x48 and the flags that read it.
+    std::string pair_args() {
+        const auto ref = write_yuv("ref.yuv", 64, 48, 3, 1), dist = write_yuv("dist.yuv", 64, 48, 3, 2);
+        return "-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 420 -b 8";
     }
 
     fs::path dir_;
@@ -102,22 +145,22 @@ TEST_F(CliTest, ScoresRandomPairAndWritesJson) {
 
 TEST_F(CliTest, MissingFile) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1);
-    expect_failure("-r " + ref.string() + " -d " + path("nope.yuv").string() + kRaw, {"nope.yuv"});
+    expect_failure("-r " + ref.string() + " -d " + path("nope.yuv").string() + kRaw, {"nope.yuv"}, 1);
 }
 
 TEST_F(CliTest, SizeNotWholeFrames) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2, 100);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw, {"dist.yuv"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw, {"dist.yuv"}, 1);
 }
 
 TEST_F(CliTest, UnknownPixelFormat) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 411 -b 8", {"411"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 411 -b 8", {"411"}, 2);
 }
 
 TEST_F(CliTest, UnsupportedBitDepth) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 420 -b 7", {"bit depth"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 420 -b 7", {"--bitdepth", "8..16"}, 2);
 }
 
 TEST_F(CliTest, MismatchedGeometry) {
@@ -130,45 +173,45 @@ TEST_F(CliTest, MismatchedGeometry) {
     d << "YUV4MPEG2 W64 H48 F25:1 C420jpeg\n";
     for (int f = 0; f < 2; ++f) d << "FRAME\n" << std::string(64 * 48 * 3 / 2, '\x40');
     d.close();
-    expect_failure("-r " + path("ref.y4m").string() + " -d " + path("dist.y4m").string(), {"ref.y4m", "dist.y4m", "32x32", "64x48"});
+    expect_failure("-r " + path("ref.y4m").string() + " -d " + path("dist.y4m").string(), {"ref.y4m", "dist.y4m", "32x32", "64x48"}, 1);
 }
 
 TEST_F(CliTest, ZeroFrames) {
     std::ofstream(path("empty.yuv")).close();
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1);
-    expect_failure("-r " + ref.string() + " -d " + path("empty.yuv").string() + kRaw, {"empty.yuv"});
+    expect_failure("-r " + ref.string() + " -d " + path("empty.yuv").string() + kRaw, {"empty.yuv"}, 1);
 }
 
 TEST_F(CliTest, UnknownModel) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " -m version=vmaf_v9", {"vmaf_v9"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " -m version=vmaf_v9", {"vmaf_v9"}, 2);
 }
 
 TEST_F(CliTest, ModelFileMissing) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " -m path=" + path("m.json").string(), {"m.json"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " -m path=" + path("m.json").string(), {"m.json"}, 1);
 }
 
 TEST_F(CliTest, UnknownFeature) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature nosuch", {"nosuch"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature nosuch", {"nosuch"}, 2);
 }
 
 TEST_F(CliTest, BadFeatureOption) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature vif=nosuch=1", {"vif", "nosuch"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature vif=nosuch=1", {"vif", "nosuch"}, 2);
     expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw + " --feature vif=vif_enhn_gain_limit=0.5",
-                   {"vif_enhn_gain_limit"});
+                   {"vif_enhn_gain_limit"}, 2);
 }
 
 TEST_F(CliTest, MalformedY4mHeader) {
     std::ofstream(path("bad.y4m"), std::ios::binary) << "YUV4MPEG2 W64 Hx F25:1\nFRAME\n";
-    expect_failure("-r " + path("bad.y4m").string() + " -d " + path("bad.y4m").string(), {"bad.y4m"});
+    expect_failure("-r " + path("bad.y4m").string() + " -d " + path("bad.y4m").string(), {"bad.y4m"}, 1);
 }
 
 TEST_F(CliTest, DifferentFrameCountsNameBothCounts) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 3, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
-    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw, {"ref.yuv", "dist.yuv", "3", "2", "--frame_cnt"});
+    expect_failure("-r " + ref.string() + " -d " + dist.string() + kRaw, {"ref.yuv", "dist.yuv", "3", "2", "--frame_cnt"}, 1);
 }
 
 TEST_F(CliTest, FrameCountScoresCommonPrefix) {
@@ -194,8 +237,9 @@ TEST_F(CliTest, UnwritableOutputFails) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
     const CliResult r = run("-r " + ref.string() + " -d " + dist.string() + kRaw + " -o " +
                             (dir_ / "no_such_dir" / "out.xml").string() + " -q");
-    EXPECT_GT(r.exit_code, 0);
+    EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("out.xml"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, VersionAndHelp) {
@@ -209,8 +253,232 @@ TEST_F(CliTest, VersionAndHelp) {
 
 TEST_F(CliTest, UnknownFlagFails) {
     const CliResult r = run("--no-such-flag");
-    EXPECT_GT(r.exit_code, 0);
+    EXPECT_EQ(r.exit_code, 2);
     EXPECT_FALSE(r.signaled);
+    EXPECT_NE(r.err.find("--no-such-flag"), std::string::npos) << r.err;
+}
+
+// ---------------------------------------------------------------------------------------
+// Exit status: 2 for anything wrong with the command line itself, 1 for every other error.
+
+TEST_F(CliTest, UsageErrorsExitWithTwo) {
+    const std::string pair = pair_args();
+    const std::string files = "-r " + path("ref.yuv").string() + " -d " + path("dist.yuv").string();
+    std::ofstream(path("model.json")) << "{}";
+    struct Case {
+        std::string args, word;
+    };
+    const std::vector<Case> cases = {
+        {pair + " --no-such-flag", "--no-such-flag"},
+        {pair + " --threads", "--threads"},  // missing value
+        {pair + " --threads abc", "--threads"},
+        {pair + " --threads 2.5", "--threads"},
+        {pair + " --threads -1", "--threads"},
+        {pair + " --threads 1025", "0..1024"},
+        {pair + " --threads 4294967295", "0..1024"},
+        {pair + " --threads -18446744073709551615", "--threads"},  // CLI11 alone takes it as 1
+        {pair + " --frame_cnt -5", "--frame_cnt"},
+        {pair + " --frame_cnt 4294967296", "--frame_cnt"},
+        {pair + " --frame_skip_ref -1", "--frame_skip_ref"},
+        {pair + " --subsample 0", "--subsample"},
+        {pair + " --subsample -1", "--subsample"},
+        {pair + " --cpumask -1", "--cpumask"},
+        {files + " -w -64 -h 48 -p 420 -b 8", "--width"},
+        {files + " -w 0 -h 48 -p 420 -b 8", "--width"},
+        {files + " -w 40000 -h 48 -p 420 -b 8", "--width"},
+        {files + " -w 20000 -h 20000 -p 420 -b 8", "too large"},
+        {files + " -w 64 -h 48 -p 420 -b 7", "--bitdepth"},
+        {files + " -w 64 -h 48 -p 411 -b 8", "411"},
+        {files + " -w 64", "--width/-w"},
+        {"-d " + path("dist.yuv").string(), "-r/--reference"},
+        {"-r " + path("ref.yuv").string(), "-d/--distorted"},
+        {pair + " --xml --json", "--json"},
+        {pair + " --threads 1 --threads 2", "--threads"},  // given twice
+        {pair + " --precision 18", "--precision"},
+        {pair + " --precision abc", "--precision"},
+        {pair + " --backend gpu", "--backend"},
+        {pair + " --aom_ctc v1.0", "--aom_ctc"},
+        {pair + " -o ''", "-o/--output"},
+        {pair + " -o", "--output"},  // missing value
+        {pair + " -m name=x", "version=NAME"},
+        {pair + " -m version=vmaf_v0.6.1:bogus", "bogus"},
+        {pair + " -m version=vmaf_v0.6.1:vif.nosuch=1", "nosuch"},
+        {pair + " -m version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=0.5", "vif_enhn_gain_limit"},
+        {pair + " -m version=vmaf_v0.6.1:foo.bar=1", "foo"},
+        {pair + " -m version=vmaf_v9", "vmaf_v9"},
+        {pair + " -m version=vmaf_v0.6.1 -m version=vmaf_v0.6.1neg", "unique"},
+        {pair + " --feature nosuch", "nosuch"},
+        {pair + " --feature =x=1", "no feature name"},
+        {pair + " --feature vif=egl", "egl"},
+        {pair + " --feature vif=nosuch=1", "nosuch"},
+        {pair + " --feature adm=adm_enhn_gain_limit=0.5", "adm_enhn_gain_limit"},
+        {pair + " --feature motion=motion_force_zero=maybe", "motion_force_zero"},
+        // A usage error is found before any file is opened.
+        {"-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw + " --threads 5000", "0..1024"},
+        {"-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw + " --feature nosuch", "nosuch"},
+        {"-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw + " -m version=vmaf_v9", "vmaf_v9"},
+    };
+    for (const auto& c : cases) {
+        const CliResult r = run(c.args);
+        EXPECT_FALSE(r.signaled) << c.args;
+        EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.word), std::string::npos) << c.args << ": message lacks \"" << c.word << "\": " << r.err;
+    }
+}
+
+TEST_F(CliTest, OtherErrorsExitWithOne) {
+    const std::string pair = pair_args();
+    std::ofstream(path("bad_model.json")) << "{ not json";
+    std::ofstream(path("short.yuv"), std::ios::binary) << std::string(100, 'x');
+    std::ofstream(path("bad.y4m"), std::ios::binary) << "YUV4MPEG2 W64 Hx F25:1\nFRAME\n";
+    fs::create_directory(path("a_dir"));
+    struct Case {
+        std::string args, word;
+    };
+    const std::vector<Case> cases = {
+        {"-r " + path("nope.yuv").string() + " -d " + path("dist.yuv").string() + kRaw, "nope.yuv"},
+        {"-r " + path("ref.yuv").string() + " -d " + path("short.yuv").string() + kRaw, "short.yuv"},
+        {"-r " + path("bad.y4m").string() + " -d " + path("bad.y4m").string(), "bad.y4m"},
+        {pair + " -m path=" + path("missing_model.json").string(), "missing_model.json"},
+        {pair + " -m path=" + path("bad_model.json").string(), "bad_model.json"},
+        {pair + " --frame_skip_ref 4294967295", "cannot skip"},
+        {pair + " --frame_skip_dist 4", "cannot skip"},
+        {pair + " --frame_skip_dist 1", "--frame_cnt"},  // different frame counts
+        {pair + " -o " + path("no_dir/out.json").string(), "No such file or directory"},
+        {pair + " -o " + path("a_dir").string(), "Is a directory"},
+        {pair + " -o " + path("ref.yuv").string() + "/out.json", "Not a directory"},
+    };
+    for (const auto& c : cases) {
+        const CliResult r = run(c.args + " -q");
+        EXPECT_FALSE(r.signaled) << c.args;
+        EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.word), std::string::npos) << c.args << ": message lacks \"" << c.word << "\": " << r.err;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Threads and frame counts at the ends of their ranges.
+
+TEST_F(CliTest, ThreadRange) {
+    const std::string pair = pair_args();
+    const CliResult one = run(pair + " --json -o - -q --precision max --threads 1");
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const auto scores = [](const std::string& json) { return nlohmann::json::parse(json).at("frames"); };
+    for (const char* n : {"0", "1024"}) {
+        const CliResult r = run(pair + " --json -o - -q --precision max --threads " + n);
+        ASSERT_EQ(r.exit_code, 0) << "--threads " << n << ": " << r.err;
+        EXPECT_EQ(scores(r.out), scores(one.out)) << "--threads " << n;
+    }
+}
+
+TEST_F(CliTest, HugeFrameCountsAndSubsample) {
+    const std::string pair = pair_args();
+    CliResult r = run(pair + " --json -o - -q --subsample 4294967295");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto frames = nlohmann::json::parse(r.out).at("frames");
+    ASSERT_EQ(frames.size(), 1u);
+    EXPECT_EQ(frames[0]["frameNum"], 0);
+    r = run(pair + " --json -o - -q --subsample 2 --frame_cnt 4294967295");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    frames = nlohmann::json::parse(r.out).at("frames");
+    ASSERT_EQ(frames.size(), 2u);
+    EXPECT_EQ(frames[1]["frameNum"], 2);
+}
+
+// ---------------------------------------------------------------------------------------
+// Where -o writes.
+
+TEST_F(CliTest, OutputDashIsStandardOutputAndTheSummaryGoesToStandardError) {
+    const CliResult r = run(pair_args() + " --json -o -");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);  // nothing but the JSON on standard output
+    EXPECT_EQ(j.at("frames").size(), 3u);
+    EXPECT_NE(r.err.find("vmaf_v0.6.1: "), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("-")));
+}
+
+TEST_F(CliTest, OutputDashIntoAPipe) {
+    const std::string cmd = std::string(VMAFX_CLI) + " " + pair_args() + " --csv -o - 2>" + path("stderr.txt").string();
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string out;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    const int status = ::pclose(pipe);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << read_file(path("stderr.txt"));
+    EXPECT_EQ(out.substr(0, 6), "Frame,");
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 4);  // header and 3 frames, no summary
+    EXPECT_NE(read_file(path("stderr.txt")).find("vmaf_v0.6.1: "), std::string::npos);
+}
+
+TEST_F(CliTest, OutputThroughSymlinkToOwnStandardOutput) {
+    const std::string pair = pair_args();
+    fs::create_symlink("/proc/self/fd/1", path("stdout_link"));
+    const CliResult r = run(pair + " --json -o " + path("stdout_link").string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out).at("frames").size(), 3u);
+    EXPECT_NE(r.err.find("vmaf_v0.6.1: "), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_symlink(path("stdout_link")));
+    EXPECT_EQ(fs::read_symlink(path("stdout_link")), "/proc/self/fd/1");
+}
+
+TEST_F(CliTest, ReaderGoneIsAnErrorNotASignal) {
+    const std::string pair = pair_args();
+    int p[2];
+    ASSERT_EQ(::pipe2(p, O_CLOEXEC), 0);
+    ::close(p[0]);  // nobody will read
+    const CliResult r = run_with_stdout(pair + " --json -o - -q", p[1]);
+    ::close(p[1]);
+    EXPECT_FALSE(r.signaled);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("Broken pipe"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, FailedRunLeavesTheExistingOutputUntouched) {
+    const std::string pair = pair_args();
+    std::ofstream(path("out.json")) << "old";
+    const CliResult r = run("-r " + path("nope.yuv").string() + " -d " + path("dist.yuv").string() + kRaw +
+                            " --json -o " + path("out.json").string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("nope.yuv"), std::string::npos) << r.err;
+    EXPECT_EQ(read_file(path("out.json")), "old");
+    expect_no_temporary_file();
+}
+
+TEST_F(CliTest, FailedRunDoesNotOpenAFifo) {
+    // Opening a FIFO waits for a reader: the CLI must not open it before it has something to
+    // write (`timeout` turns a hang into a failure).
+    const std::string pair = pair_args();
+    ASSERT_EQ(::mkfifo(path("fifo").c_str(), 0600), 0);
+    const CliResult r = run("-r " + path("nope.yuv").string() + " -d " + path("dist.yuv").string() + kRaw +
+                            " -o " + path("fifo").string(),
+                            "timeout 60");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("nope.yuv"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_fifo(path("fifo")));
+}
+
+TEST_F(CliTest, BadOutputFailsBeforeTheRun) {
+    // The input is missing too: the output's error comes first, before any file is read.
+    const CliResult r = run("-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw +
+                            " -o " + path("no_dir/out.json").string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("out.json"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("nope.yuv"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("no_dir")));
+}
+
+TEST_F(CliTest, OutputIntoUnwritableDirectory) {
+    if (::geteuid() == 0) GTEST_SKIP() << "skipped: root may write into a directory without write permission";
+    const std::string pair = pair_args();
+    fs::create_directory(path("ro"));
+    fs::permissions(path("ro"), fs::perms::owner_read | fs::perms::owner_exec);
+    const CliResult r = run(pair + " -o " + path("ro/out.xml").string());
+    fs::permissions(path("ro"), fs::perms::owner_all);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("ro/out.xml"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_empty(path("ro")));
 }
 
 }  // namespace

@@ -305,5 +305,54 @@ TEST_F(EngineTest, ExtractorErrorFreesFramesInFlight) {
     }
 }
 
+TEST_F(EngineTest, FeatureErrorsAreUsageErrors) {
+    // What the caller asked for is wrong, not a file: the CLI exits with 2 on these.
+    for (const char* text : {"nosuch", "=x=1", "vif=egl", "vif=nosuch=1", "vif=vif_enhn_gain_limit=0.5",
+                             "motion=motion_force_zero=maybe"})
+        EXPECT_THROW(parse_feature_spec(text), UsageError) << text;
+    EXPECT_NO_THROW(parse_feature_spec("vif=vif_enhn_gain_limit=1.0"));
+    // A FeatureSpec built by hand is checked by run() alike.
+    VideoFormat f;
+    f.width = 48;
+    f.height = 40;
+    RunConfig c = config(f, 2);
+    c.features = {{"nosuch", {}}};
+    EXPECT_THROW(run(c), UsageError);
+    c.features = {{"vif", {{"nosuch", "1"}}}};
+    EXPECT_THROW(run(c), UsageError);
+}
+
+TEST_F(EngineTest, ThreadsAboveTheLimitAreRefused) {
+    VideoFormat f;
+    f.width = 48;
+    f.height = 40;
+    RunConfig c = config(f, 2);
+    // 4294967295 used to overflow 2 x threads frames in flight and end in std::bad_alloc.
+    for (unsigned t : {kMaxThreads + 1, 4294967295u}) {
+        c.threads = t;
+        try {
+            (void)run(c);
+            ADD_FAILURE() << t << " threads accepted";
+        } catch (const UsageError& e) {
+            EXPECT_NE(std::string(e.what()).find(std::to_string(kMaxThreads)), std::string::npos) << e.what();
+        }
+    }
+    c.threads = kMaxThreads;
+    EXPECT_EQ(run(c).frames, 2u);
+}
+
+TEST_F(EngineTest, HugeSubsampleScoresFrameZeroOnly) {
+    // next + subsample must not wrap around to a frame below the count.
+    VideoFormat f;
+    f.width = 48;
+    f.height = 40;
+    RunConfig c = config(f, 3);
+    c.subsample = 4294967295u;
+    const RunResult r = run(c);
+    EXPECT_TRUE(r.scores.get("vmaf", 0).has_value());
+    EXPECT_FALSE(r.scores.get("vmaf", 1).has_value());
+    EXPECT_FALSE(r.scores.get("vmaf", 2).has_value());
+}
+
 }  // namespace
 }  // namespace vmafx

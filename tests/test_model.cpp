@@ -138,6 +138,17 @@ TEST(ModelSpec, Errors) {
     expect_error([] { parse_model_spec("version=a:.x=1"); }, "EXTRACTOR.OPTION=VALUE");
     expect_error([] { parse_model_spec("version=a:a.b.c=1"); }, "EXTRACTOR.OPTION=VALUE");
     expect_error([] { parse_model_spec("version=a:disable_clip=yes"); }, "true or false");
+    // Feature overloads are checked against the extractors' option tables.
+    expect_error([] { parse_model_spec("version=a:foo.x=1"); }, "no feature extractor \"foo\"");
+    expect_error([] { parse_model_spec("version=a:vif.nosuch=1"); }, "has no option \"nosuch\"");
+    expect_error([] { parse_model_spec("version=a:vif.vif_enhn_gain_limit=0.5"); }, "out of range");
+    expect_error([] { parse_model_spec("version=a:motion.motion_force_zero=maybe"); }, "true or false");
+}
+
+TEST(ModelSpec, ErrorsAreUsageErrors) {
+    for (const char* text : {"", "name=x", "version=a:path=b", "version=a:bogus", "version=a:disable_clip=yes",
+                             "version=a:foo.x=1", "version=a:vif.nosuch=1", "version=a:vif.vif_enhn_gain_limit=0.5"})
+        EXPECT_THROW(parse_model_spec(text), UsageError) << text;
 }
 
 TEST(ModelSpec, NormalizeOptionValue) {
@@ -188,6 +199,17 @@ TEST(ModelLoad, CollectionFromPath) {
 TEST(ModelLoad, UnknownVersionListsKnown) {
     expect_error([] { (void)Model(parse_model_spec("version=vmaf_v9")); }, "no built-in model \"vmaf_v9\"");
     expect_error([] { (void)Model(parse_model_spec("version=vmaf_v9")); }, "vmaf_v0.6.1neg");
+}
+
+TEST(ModelLoad, UnknownVersionIsAUsageErrorAMissingFileIsNot) {
+    EXPECT_THROW((void)Model(parse_model_spec("version=vmaf_v9")), UsageError);
+    try {
+        (void)Model(parse_model_spec("path=/nonexistent/vmafx/m.json"));
+        ADD_FAILURE() << "no Error thrown";
+    } catch (const UsageError& e) {
+        ADD_FAILURE() << "a missing model file is no usage error: " << e.what();
+    } catch (const Error&) {
+    }
 }
 
 TEST_F(ModelFiles, MissingFile) {
@@ -348,6 +370,12 @@ TEST_F(ModelFiles, UnknownFeatureOption) {
     j["model_dict"]["feature_opts_dicts"] = {{{"motion_no_such_option", 3}}};
     const Model m(parse_model_spec("path=" + write("m.json", j.dump())));
     expect_error([&] { m.required_features(); }, "motion_no_such_option");
+    try {  // the model file is wrong, not the command line
+        m.required_features();
+    } catch (const UsageError& e) {
+        ADD_FAILURE() << "an option of a model file is no usage error: " << e.what();
+    } catch (const Error&) {
+    }
 }
 
 TEST_F(ModelFiles, MissingFeatureValue) {

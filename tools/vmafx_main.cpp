@@ -1,9 +1,19 @@
 // vmafx: score a distorted video against its reference, with upstream libvmaf's `vmaf` flags.
+//
+// Exit status: 0 success (also --help and --version); 2 a usage error, anything wrong with the
+// command line itself (vmafx::UsageError, CLI11's parse errors); 1 every other error (files,
+// model files, decoding, output, internal).
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <climits>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
-#include <iostream>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,14 +21,40 @@
 #include <fmt/format.h>
 
 #include "engine/engine.hpp"
+#include "io/video_reader.hpp"
+#include "output/output_target.hpp"
 #include "output/writers.hpp"
 
 namespace {
+
+constexpr int kExitError = 1;  ///< files, model files, decoding, output, internal errors
+constexpr int kExitUsage = 2;  ///< anything wrong with the command line itself
+
+/// A CLI11 check that a value is a whole number in lo..hi, read as upstream's parse_unsigned
+/// and CLI11 read it (C's strtoul with base 0: decimal, 0x hexadecimal, leading 0 octal) but
+/// without the sign strtoul accepts and wraps around ("-1" would become 4294967295, and
+/// CLI11 takes "-18446744073709551615" as 1) and without wrapping values above hi.
+CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& text) -> std::string {
+            const auto wrong = [&] { return fmt::format("expected a whole number {}..{}, not \"{}\"", lo, hi, text); };
+            if (text.empty() || text[0] < '0' || text[0] > '9') return wrong();
+            errno = 0;
+            char* end = nullptr;
+            const unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+            if (*end != '\0') return wrong();
+            if (errno == ERANGE || v < lo || v > hi) return fmt::format("{} is out of range {}..{}", text, lo, hi);
+            return {};
+        },
+        fmt::format("{}..{}", lo, hi));
+}
 
 int run_cli(int argc, char** argv) {
     using namespace vmafx;
     CLI::App app{"vmafx: perceptual video quality (VMAF), bit-identical to libvmaf 3.2.0", "vmafx"};
     app.set_help_flag("--help", "print this help and exit");
+    app.footer("Exit status: 0 success; 1 an error (files, model files, decoding, output); 2 a usage error "
+               "(anything wrong with the command line itself).");
 
     std::string ref, dist, pix_fmt, output, precision, aom_ctc, nflx_ctc, backend = "cpu";
     unsigned width = 0, height = 0, bit_depth = 0, cpumask = 0;
@@ -28,16 +64,20 @@ int run_cli(int argc, char** argv) {
 
     app.add_option("-r,--reference", ref, "reference video (.y4m, or raw .yuv with -w -h -p -b)");
     app.add_option("-d,--distorted", dist, "distorted video (.y4m, or raw .yuv with -w -h -p -b)");
-    app.add_option("-w,--width", width, "width of raw .yuv input, in luma samples");
-    app.add_option("-h,--height", height, "height of raw .yuv input, in luma samples");
+    app.add_option("-w,--width", width, "width of raw .yuv input, in luma samples")
+        ->check(whole_number(1, kMaxVideoSide));
+    app.add_option("-h,--height", height, "height of raw .yuv input, in luma samples")
+        ->check(whole_number(1, kMaxVideoSide));
     app.add_option("-p,--pixel_format", pix_fmt, "chroma subsampling of raw .yuv input: 420, 422 or 444");
-    app.add_option("-b,--bitdepth", bit_depth, "bits per sample of raw .yuv input: 8, 10, 12 or 16 "
-                                               "(little-endian 16-bit words above 8)");
+    app.add_option("-b,--bitdepth", bit_depth, "bits per sample of raw .yuv input: 8 to 16 "
+                                               "(little-endian 16-bit words above 8)")
+        ->check(whole_number(8, 16));
     app.add_option("-m,--model", model_args,
                    "model: version=NAME (built-in) or path=FILE.json, then :name=ALIAS, :disable_clip, "
                    ":enable_transform, :EXTRACTOR.OPTION=VALUE; repeatable (default: version=vmaf_v0.6.1)");
     app.add_option("--feature", feature_args, "extra feature extractor: NAME or NAME=opt=val:opt=val; repeatable");
-    app.add_option("-o,--output", output, "output file (written whole or not at all)");
+    app.add_option("-o,--output", output, "output file: a regular file is replaced atomically (whole or not at "
+                                          "all); a FIFO, device or socket is written in place; - is standard output");
     app.add_flag("--xml", xml, "write the output file as XML (default)");
     app.add_flag("--json", json, "write the output file as JSON");
     app.add_flag("--csv", csv, "write the output file as CSV");
@@ -48,13 +88,20 @@ int run_cli(int argc, char** argv) {
     app.add_option("--backend", backend, "where the metrics run: cpu (the reference) or cuda (GPU twins, "
                                          "bit-identical to the CPU)")
         ->check(CLI::IsMember({"cpu", "cuda"}));
-    app.add_option("--threads", cfg.threads, "worker threads (default: all cores); output does not depend on it");
+    app.add_option("--threads", cfg.threads, "worker threads, 0 (the default) for all cores; output does not "
+                                             "depend on it")
+        ->check(whole_number(0, kMaxThreads));
     app.add_option("--cpumask", cpumask, "accepted for libvmaf compatibility: vmafx's output does not depend "
-                                         "on the CPU's instruction sets");
-    app.add_option("--frame_cnt", cfg.frame_count, "score at most N frames (the common prefix of both videos)");
-    app.add_option("--frame_skip_ref", cfg.frame_skip_ref, "skip the first N frames of the reference");
-    app.add_option("--frame_skip_dist", cfg.frame_skip_dist, "skip the first N frames of the distorted video");
-    app.add_option("--subsample", cfg.subsample, "score every N-th frame only");
+                                         "on the CPU's instruction sets")
+        ->check(whole_number(0, UINT_MAX));
+    app.add_option("--frame_cnt", cfg.frame_count, "score at most N frames (the common prefix of both videos); "
+                                                   "0: all")
+        ->check(whole_number(0, UINT_MAX));
+    app.add_option("--frame_skip_ref", cfg.frame_skip_ref, "skip the first N frames of the reference")
+        ->check(whole_number(0, UINT_MAX));
+    app.add_option("--frame_skip_dist", cfg.frame_skip_dist, "skip the first N frames of the distorted video")
+        ->check(whole_number(0, UINT_MAX));
+    app.add_option("--subsample", cfg.subsample, "score every N-th frame only")->check(whole_number(1, UINT_MAX));
     app.add_option("--aom_ctc", aom_ctc, "AOM CTC preset (needs metrics vmafx does not have yet)");
     app.add_option("--nflx_ctc", nflx_ctc, "Netflix CTC preset (needs metrics vmafx does not have yet)");
     app.add_flag("-n,--no_prediction", cfg.no_prediction, "extract features only, no model");
@@ -64,30 +111,39 @@ int run_cli(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        // CLI11 prints its message (or the help, whose code is 0) and says its own code.
+        return app.exit(e) == 0 ? 0 : kExitUsage;
     }
     if (version) {
         std::printf("vmafx %s (scores of libvmaf 3.2.0)\n", VMAFX_VERSION);
         return 0;
     }
-    if (!aom_ctc.empty() || !nflx_ctc.empty())
-        throw Error("--aom_ctc/--nflx_ctc need psnr, ssim, ms_ssim, ciede and cambi, which vmafx does not have yet");
-    if (ref.empty()) throw Error("the reference video (-r/--reference) is required");
-    if (dist.empty()) throw Error("the distorted video (-d/--distorted) is required");
-    if (app.count("--subsample") && cfg.subsample == 0) throw Error("--subsample must be at least 1");
 
-    const bool raw_given = width || height || !pix_fmt.empty() || bit_depth;
+    // Everything on the command line is checked before the run: a usage error exits with 2.
+    if (!aom_ctc.empty() || !nflx_ctc.empty())
+        throw UsageError("--aom_ctc/--nflx_ctc need psnr, ssim, ms_ssim, ciede and cambi, which vmafx does not "
+                         "have yet");
+    if (ref.empty()) throw UsageError("the reference video (-r/--reference) is required");
+    if (dist.empty()) throw UsageError("the distorted video (-d/--distorted) is required");
+    if (app.count("--output") && output.empty())
+        throw UsageError("-o/--output needs a path (- for standard output)");
+
+    const bool raw_given = app.count("--width") || app.count("--height") || app.count("--pixel_format") ||
+                           app.count("--bitdepth");
     if (raw_given) {
         if (!(width && height && !pix_fmt.empty() && bit_depth))
-            throw Error("raw .yuv input needs all of --width/-w, --height/-h, --pixel_format/-p, --bitdepth/-b");
+            throw UsageError("raw .yuv input needs all of --width/-w, --height/-h, --pixel_format/-p, --bitdepth/-b");
         VideoFormat f;
         f.width = static_cast<int>(width);
         f.height = static_cast<int>(height);
         if (!parse_subsampling(pix_fmt, f.subsampling))
-            throw Error(fmt::format("unknown pixel format \"{}\" (-p takes 420, 422 or 444)", pix_fmt));
-        if (bit_depth < 8 || bit_depth > 16)
-            throw Error(fmt::format("unsupported bit depth {} (-b takes 8 to 16)", bit_depth));
+            throw UsageError(fmt::format("unknown pixel format \"{}\" (-p takes 420, 422 or 444)", pix_fmt));
         f.bit_depth = static_cast<int>(bit_depth);
+        try {
+            validate_video_format(f, "raw .yuv input (-w, -h, -b)");
+        } catch (const Error& e) {
+            throw UsageError(e.what());
+        }
         cfg.raw_format = f;
     }
     NumberFormat nf;
@@ -99,10 +155,10 @@ int run_cli(int argc, char** argv) {
             nf.digits = std::stoi(precision, &used);
             if (used != precision.size() || nf.digits < 0 || nf.digits > 17) throw std::invalid_argument("");
         } catch (const std::exception&) {
-            throw Error(fmt::format("--precision \"{}\": expected a number of decimals 0..17 or max", precision));
+            throw UsageError(fmt::format("--precision \"{}\": expected a number of decimals 0..17 or max", precision));
         }
     }
-    if (xml + json + csv + sub > 1) throw Error("choose one of --xml, --json, --csv, --sub");
+    if (xml + json + csv + sub > 1) throw UsageError("choose one of --xml, --json, --csv, --sub");
     const OutputFormat out_format = json  ? OutputFormat::kJson
                                     : csv ? OutputFormat::kCsv
                                     : sub ? OutputFormat::kSub
@@ -117,10 +173,22 @@ int run_cli(int argc, char** argv) {
         for (std::size_t i = 0; i < cfg.models.size(); ++i)
             for (std::size_t j = 0; j < i; ++j)
                 if (cfg.models[i].name == cfg.models[j].name)
-                    throw Error(fmt::format("two models are named \"{}\": give each a unique :name=",
-                                            cfg.models[i].name));
+                    throw UsageError(fmt::format("two models are named \"{}\": give each a unique :name=",
+                                                 cfg.models[i].name));
+        // Loading the models now finds an unknown built-in version (a usage error) and a bad
+        // model file before any frame is read.
+        for (const auto& m : cfg.models) (void)Model(m).required_features();
     }
     for (const auto& f : feature_args) cfg.features.push_back(parse_feature_spec(f));
+
+    // A bad -o fails now, not after hours of scoring; nothing is created or opened yet.
+    std::optional<OutputTarget> target;
+    if (!output.empty()) {
+        target = OutputTarget::resolve(output);
+        target->check();
+    }
+    // When the output file goes to standard output, the score summary goes to standard error.
+    std::FILE* const summary = target && target->writes_to_standard_output() ? stderr : stdout;
 
     const bool live = !quiet && isatty(STDERR_FILENO);
     if (live) {
@@ -134,15 +202,18 @@ int run_cli(int argc, char** argv) {
     if (live) std::fprintf(stderr, "\n");
     for (const auto& w : result.warnings) std::fprintf(stderr, "vmafx: warning: %s\n", w.c_str());
 
-    if (!output.empty()) write_output(result, output, out_format, nf);
+    if (target) target->write(render_output(result, out_format, nf));
     if (!quiet || output.empty()) {
         for (const auto& m : result.models) {
-            std::printf("%s: %s\n", m.label.c_str(), format_number(m.mean, nf).c_str());
+            std::fprintf(summary, "%s: %s\n", m.label.c_str(), format_number(m.mean, nf).c_str());
             if (m.bootstrap)
-                std::printf("%s: bagging %s, ci.p95: [%s, %s], stddev: %s\n", m.label.c_str(),
-                            format_number(m.bagging, nf).c_str(), format_number(m.ci_lo, nf).c_str(),
-                            format_number(m.ci_hi, nf).c_str(), format_number(m.stddev, nf).c_str());
+                std::fprintf(summary, "%s: bagging %s, ci.p95: [%s, %s], stddev: %s\n", m.label.c_str(),
+                             format_number(m.bagging, nf).c_str(), format_number(m.ci_lo, nf).c_str(),
+                             format_number(m.ci_hi, nf).c_str(), format_number(m.stddev, nf).c_str());
         }
+        if (std::fflush(summary) != 0)
+            throw Error(fmt::format("cannot print the scores on standard {} ({})", summary == stdout ? "output" : "error",
+                                    std::strerror(errno)));
     }
     return 0;
 }
@@ -150,12 +221,18 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // A reader that goes away (vmafx -o - ... | head) makes a write fail with EPIPE, which is
+    // reported, instead of killing vmafx silently.
+    std::signal(SIGPIPE, SIG_IGN);
     try {
         return run_cli(argc, argv);
+    } catch (const vmafx::UsageError& e) {
+        std::fprintf(stderr, "\nvmafx: error: %s\nRun with --help for more information.\n", e.what());
+        return kExitUsage;
     } catch (const vmafx::Error& e) {
         std::fprintf(stderr, "\nvmafx: error: %s\n", e.what());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "\nvmafx: internal error: %s\n", e.what());
     }
-    return 1;
+    return kExitError;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -165,9 +166,17 @@ private:
     bool ref_longer_ = false, dist_longer_ = false;  ///< which one still had a frame at the end
 };
 
-/// Worker threads of the run: --threads, or every hardware thread when it is 0.
+/// Worker threads of the run: --threads, or every hardware thread when it is 0; at most
+/// kMaxThreads (run() refuses more), so that 2 x threads frames in flight cannot overflow.
 unsigned thread_count(const RunConfig& config) {
-    return config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
+    static_assert(kMaxThreads <= std::numeric_limits<unsigned>::max() / 2);
+    return config.threads ? config.threads : std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
+}
+
+/// The extractor called `name`; throws UsageError listing the known ones when there is none.
+const ExtractorInfo& extractor_named(const std::string& name) {
+    if (const ExtractorInfo* info = find_extractor(name)) return *info;
+    throw UsageError(fmt::format("unknown feature \"{}\" (available: {})", name, extractor_names()));
 }
 
 /// Adds the instance (info, options) unless one of the same extractor with the same feature
@@ -328,7 +337,8 @@ FeatureSpec parse_feature_spec(const std::string& text) {
     FeatureSpec spec;
     const auto eq = text.find('=');
     spec.name = text.substr(0, eq);
-    if (spec.name.empty()) throw Error(fmt::format("--feature \"{}\": no feature name", text));
+    if (spec.name.empty()) throw UsageError(fmt::format("--feature \"{}\": no feature name", text));
+    const ExtractorInfo& info = extractor_named(spec.name);
     if (eq == std::string::npos) return spec;
     std::string rest = text.substr(eq + 1);
     std::size_t start = 0;
@@ -337,12 +347,13 @@ FeatureSpec parse_feature_spec(const std::string& text) {
         const std::string kv = rest.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
         const auto e = kv.find('=');
         if (kv.empty() || e == std::string::npos || e == 0 || e + 1 == kv.size())
-            throw Error(fmt::format("--feature \"{}\": bad option string \"{}\" (expected opt=value)", text, kv));
+            throw UsageError(fmt::format("--feature \"{}\": bad option string \"{}\" (expected opt=value)", text, kv));
         // Upstream stores option values normalized (numbers as %g of a float), then parses them.
         spec.options.emplace_back(kv.substr(0, e), normalize_option_value(kv.substr(e + 1)));
         if (colon == std::string::npos) break;
         start = colon + 1;
     }
+    Options(info.name, info.options, spec.options);  // throws UsageError for a bad option
     return spec;
 }
 
@@ -366,13 +377,15 @@ void check_damage(const FrameCount& c, unsigned skip, unsigned frames, std::vect
 }  // namespace
 
 RunResult run(const RunConfig& config) {
+    if (config.threads > kMaxThreads)
+        throw UsageError(fmt::format("{} threads asked for: at most {} (0: all cores)", config.threads, kMaxThreads));
     if (config.reference_path == "-" && config.distorted_path == "-")
-        throw Error("the reference and the distorted video cannot both be standard input (-)");
+        throw UsageError("the reference and the distorted video cannot both be standard input (-)");
     // Checked before opening too: two readers of one stream would each get part of its bytes.
     if (const std::string id = stream_identity_of(config.reference_path);
         !id.empty() && id == stream_identity_of(config.distorted_path))
-        throw Error(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream", config.reference_path,
-                                config.distorted_path));
+        throw UsageError(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream",
+                                     config.reference_path, config.distorted_path));
     // Models first (their features), then the extra features; equal instances are shared.
     std::vector<std::unique_ptr<Model>> models;
     std::vector<FeatureInstance> instances;
@@ -383,15 +396,7 @@ RunResult run(const RunConfig& config) {
                 add_instance(instances, *req.extractor, req.options);
         }
     }
-    for (const auto& f : config.features) {
-        const ExtractorInfo* info = find_extractor(f.name);
-        if (!info) {
-            std::string known;
-            for (const auto& e : extractor_registry()) known += std::string(known.empty() ? "" : ", ") + e.name;
-            throw Error(fmt::format("unknown feature \"{}\" (available: {})", f.name, known));
-        }
-        add_instance(instances, *info, f.options);
-    }
+    for (const auto& f : config.features) add_instance(instances, extractor_named(f.name), f.options);
 
     // Both at once: opening a pipe waits for its writer, and one writer may open both.
     std::unique_ptr<VideoReader> ref_reader, dist_reader;
@@ -457,10 +462,12 @@ RunResult run(const RunConfig& config) {
     }
 
     // As upstream's tool: every model's own score first, then the bootstrap collections'.
+    // A 64-bit count: next + subsample cannot wrap around to below frames.
     const unsigned frames = result.frames;
-    for (std::uint64_t i = 0; i < frames; i += subsample) {
-        for (const auto& m : models) m->predict_score(result.scores, static_cast<unsigned>(i));
-        for (const auto& m : models) m->predict_collection(result.scores, static_cast<unsigned>(i));
+    for (std::uint64_t next = 0; next < frames; next += subsample) {
+        const auto i = static_cast<unsigned>(next);
+        for (const auto& m : models) m->predict_score(result.scores, i);
+        for (const auto& m : models) m->predict_collection(result.scores, i);
     }
 
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -22,9 +22,13 @@ struct FeatureSpec {
     std::vector<std::pair<std::string, std::string>> options;
 };
 
-/// Parses upstream's `--feature` syntax "NAME" or "NAME=opt=val:opt=val". Throws Error on a
-/// malformed option string (the extractor and its options are checked when the run starts).
+/// Parses upstream's `--feature` syntax "NAME" or "NAME=opt=val:opt=val" and checks it against
+/// the registry. Throws UsageError on a malformed option string, an unknown feature, an option
+/// the feature does not have, or a bad option value.
 FeatureSpec parse_feature_spec(const std::string& text);
+
+/// The most worker threads a run takes (RunConfig::threads, the CLI's --threads).
+inline constexpr unsigned kMaxThreads = 1024;
 
 /// Where the metrics run: the CPU reference, or their CUDA twins.
 enum class Backend { kCpu, kCuda };
@@ -36,7 +40,7 @@ struct RunConfig {
     std::optional<VideoFormat> raw_format;  ///< required for raw .yuv input
     std::vector<ModelSpec> models;          ///< empty with no_prediction
     std::vector<FeatureSpec> features;
-    unsigned threads = 0;          ///< 0: all cores
+    unsigned threads = 0;          ///< 1..kMaxThreads; 0: all cores (at most kMaxThreads)
     unsigned frame_count = 0;      ///< 0: all frames (ref and dist must then have the same count)
     unsigned frame_skip_ref = 0;   ///< frames skipped at the start of the reference
     unsigned frame_skip_dist = 0;  ///< frames skipped at the start of the distorted video
@@ -85,10 +89,12 @@ struct RunResult {
 /// is scored is an error naming the file and the frame; a damaged tail after the scored frames
 /// (with frame_count) is a warning in RunResult::warnings.
 ///
-/// Throws Error naming the file and the problem: unreadable input, mismatched reference and
-/// distorted formats, different frame counts (unless frame_count is set: then the common
-/// prefix, up to frame_count, is scored), zero frames, a damaged frame that is scored, unknown
-/// feature or model, both videos standard input or the same stream.
+/// Throws UsageError for threads above kMaxThreads, an unknown feature, a feature option it
+/// does not have or a bad value, an unknown built-in model. Throws Error naming the file and
+/// the problem: unreadable input, mismatched reference and distorted formats, different frame
+/// counts (unless frame_count is set: then the common prefix, up to frame_count, is scored),
+/// zero frames, a damaged frame that is scored, a bad model file, both videos standard input or
+/// the same stream.
 RunResult run(const RunConfig& config);
 
 }  // namespace vmafx

@@ -24,7 +24,7 @@ const OptionSpec* find_spec(std::span<const OptionSpec> specs, const std::string
 
 double parse_value(const std::string& extractor, const OptionSpec& spec, const std::string& text) {
     const auto fail = [&](const char* why) {
-        return Error(fmt::format("feature \"{}\": option {}={}: {}", extractor, spec.name, text, why));
+        return UsageError(fmt::format("feature \"{}\": option {}={}: {}", extractor, spec.name, text, why));
     };
     if (spec.type == OptionType::kBool) {
         if (text == "true") return 1.0;
@@ -103,7 +103,7 @@ Options::Options(const std::string& extractor, std::span<const OptionSpec> specs
         if (!spec) {
             std::string known;
             for (const auto& s : specs) known += std::string(known.empty() ? "" : ", ") + s.name;
-            throw Error(fmt::format("feature \"{}\" has no option \"{}\" (its options: {})", extractor,
+            throw UsageError(fmt::format("feature \"{}\" has no option \"{}\" (its options: {})", extractor,
                                     name, known));
         }
         const double v = parse_value(extractor, *spec, text);
@@ -179,6 +179,12 @@ const ExtractorInfo* find_extractor(const std::string& name) {
     for (const auto& e : extractor_registry())
         if (name == e.name) return &e;
     return nullptr;
+}
+
+std::string extractor_names() {
+    std::string names;
+    for (const auto& e : extractor_registry()) names += std::string(names.empty() ? "" : ", ") + e.name;
+    return names;
 }
 
 const ExtractorInfo* find_extractor_by_feature(const std::string& feature) {

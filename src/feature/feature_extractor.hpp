@@ -18,9 +18,19 @@ struct CUstream_st;  // CUDA's stream type (cudaStream_t is CUstream_st*)
 namespace vmafx {
 
 /// Every error vmafx reports to a user: the message names the file or option and the problem.
+/// The CLI exits with status 1 on it.
 class Error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+/// An Error in what the caller asked for rather than in files or the machine: a malformed or
+/// out-of-range value, a `-m`/`--feature` text that does not parse, an unknown feature,
+/// feature option or built-in model. Seen from the command line, a usage error: the CLI
+/// exits with status 2 on it.
+class UsageError : public Error {
+public:
+    using Error::Error;
 };
 
 /// Type of an extractor option, as upstream's VmafOption types.
@@ -46,8 +56,9 @@ class Options {
 public:
     Options() = default;
     /// Parses `text` ("true"/"false" for bools, decimal numbers otherwise) for each entry of
-    /// `values`, checking names, types and ranges against `specs`. Throws Error naming
-    /// `extractor` and the bad option.
+    /// `values`, checking names, types and ranges against `specs`. Throws UsageError naming
+    /// `extractor` and the bad option (callers that read the values from a file report it
+    /// as an error of that file).
     Options(const std::string& extractor, std::span<const OptionSpec> specs,
             const std::vector<std::pair<std::string, std::string>>& values);
 
@@ -186,6 +197,8 @@ struct ExtractorInfo {
 const std::vector<ExtractorInfo>& extractor_registry();
 /// The extractor called `name`, or nullptr.
 const ExtractorInfo* find_extractor(const std::string& name);
+/// The names of all extractors, in registry order, for messages: "vif, adm, motion".
+std::string extractor_names();
 /// The extractor that provides upstream feature `feature` (e.g.
 /// "VMAF_integer_feature_adm2_score"), or nullptr.
 const ExtractorInfo* find_extractor_by_feature(const std::string& feature);

@@ -40,7 +40,7 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
 
 ModelSpec parse_model_spec(const std::string& text) {
     const auto fail = [&](const std::string& why) {
-        return Error(fmt::format("model option \"{}\": {}", text, why));
+        return UsageError(fmt::format("model option \"{}\": {}", text, why));
     };
     ModelSpec spec;
     std::vector<std::string> seen;
@@ -82,6 +82,16 @@ ModelSpec parse_model_spec(const std::string& text) {
     }
     if (spec.version.empty() && spec.path.empty()) throw fail("needs version=NAME or path=FILE");
     if (!spec.version.empty() && !spec.path.empty()) throw fail("takes version= or path=, not both");
+    for (const FeatureOverload& o : spec.overloads) {
+        const ExtractorInfo* x = find_extractor(o.extractor);
+        if (!x)
+            throw fail(fmt::format("no feature extractor \"{}\" (available: {})", o.extractor, extractor_names()));
+        try {
+            Options(x->name, x->options, {{o.option, normalize_option_value(o.value)}});
+        } catch (const Error& e) {
+            throw fail(e.what());
+        }
+    }
     return spec;
 }
 
@@ -508,7 +518,7 @@ Model::Model(const ModelSpec& spec) {
         const auto it = std::find_if(all.begin(), all.end(),
                                      [&](const BuiltinModel& m) { return spec.version == m.version; });
         if (it == all.end())
-            throw Error(fmt::format("no built-in model \"{}\" (known: {})", spec.version, known_versions()));
+            throw UsageError(fmt::format("no built-in model \"{}\" (known: {})", spec.version, known_versions()));
         text = it->text();
         where = fmt::format("built-in model {}", spec.version);
     } else {

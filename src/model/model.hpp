@@ -35,10 +35,12 @@ struct ModelSpec {
 
 /// Parses a `-m` argument: ":"-separated entries "version=NAME" or "path=FILE" (exactly one
 /// of them), "name=ALIAS", "disable_clip" and "enable_transform" (alone or "=true"/"=false"),
-/// and feature overloads "EXTRACTOR.OPTION=VALUE". Throws Error for an empty entry, an
+/// and feature overloads "EXTRACTOR.OPTION=VALUE". Throws UsageError for an empty entry, an
 /// unknown key without "=VALUE", a key given twice, an empty value of version/path/name,
-/// a flag value other than true/false, an overload not of the form EXTRACTOR.OPTION, and
-/// when neither or both of version and path are given.
+/// a flag value other than true/false, an overload not of the form EXTRACTOR.OPTION or naming
+/// an unknown extractor, an option it does not have or a bad value (checked as Options does),
+/// and when neither or both of version and path are given. Whether a version is built in is
+/// checked by Model.
 ModelSpec parse_model_spec(const std::string& text);
 
 /// The text an option value has once upstream stores it in an options dictionary
@@ -75,10 +77,10 @@ public:
     /// Loads the built-in model `spec.version` (see builtin_models()) or the file
     /// `spec.path`, then applies the spec's flags and feature overloads (upstream
     /// model.c vmaf_model_feature_overload: an overload sets the option on every feature
-    /// of the model whose extractor has that name; others are left alone). Throws Error:
-    /// unknown version (the message lists the known ones), file missing or unreadable,
-    /// not JSON, missing or malformed keys, bad libsvm text, an overload naming no known
-    /// extractor. Messages name the version or file.
+    /// of the model whose extractor has that name; others are left alone). Throws UsageError
+    /// for an unknown version (the message lists the known ones); Error for a file missing or
+    /// unreadable, not JSON, missing or malformed keys, bad libsvm text, an overload naming
+    /// no known extractor. Messages name the version or file.
     explicit Model(const ModelSpec& spec);
 
     /// The output name of the score (ModelSpec::name).

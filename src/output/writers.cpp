@@ -1,15 +1,16 @@
 #include "output/writers.hpp"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <random>
+#include <cstdint>
+#include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/printf.h>
 
 #include "engine/pooling.hpp"
+#include "output/output_target.hpp"
 
 namespace vmafx {
 
@@ -35,7 +36,10 @@ constexpr PoolMethod kPools[] = {PoolMethod::kMin, PoolMethod::kMax, PoolMethod:
 /// The frames that appear in the output: every subsample-th frame with at least one score.
 std::vector<unsigned> output_frames(const RunResult& r) {
     std::vector<unsigned> out;
-    for (unsigned i = 0; i < r.frames; i += r.subsample) {
+    const unsigned step = std::max(1u, r.subsample);
+    // A 64-bit count: next + step cannot wrap around to below r.frames (--subsample 4294967295).
+    for (std::uint64_t next = 0; next < r.frames; next += step) {
+        const auto i = static_cast<unsigned>(next);
         for (const auto& name : r.scores.names())
             if (r.scores.get(name, i)) {
                 out.push_back(i);
@@ -137,35 +141,20 @@ std::string format_number(double v, const NumberFormat& nf) {
     return fmt::sprintf(leading_zeros(v) <= 6 ? "%.6f" : "%.16f", v);
 }
 
+std::string render_output(const RunResult& result, OutputFormat format, const NumberFormat& nf) {
+    std::ostringstream out;
+    switch (format) {
+    case OutputFormat::kXml: write_xml(out, result, nf); break;
+    case OutputFormat::kJson: write_json(out, result, nf); break;
+    case OutputFormat::kCsv: write_csv(out, result, nf); break;
+    case OutputFormat::kSub: write_sub(out, result, nf); break;
+    }
+    return std::move(out).str();
+}
+
 void write_output(const RunResult& result, const std::string& path, OutputFormat format,
                   const NumberFormat& nf) {
-    namespace fs = std::filesystem;
-    const fs::path target(path);
-    fs::path tmp = target;
-    tmp += fmt::format(".vmafx-tmp-{:x}", std::random_device{}());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw Error(fmt::format("{}: cannot write the output file (cannot create {})", path, tmp.string()));
-        switch (format) {
-        case OutputFormat::kXml: write_xml(out, result, nf); break;
-        case OutputFormat::kJson: write_json(out, result, nf); break;
-        case OutputFormat::kCsv: write_csv(out, result, nf); break;
-        case OutputFormat::kSub: write_sub(out, result, nf); break;
-        }
-        out.flush();
-        if (!out) {
-            out.close();
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            throw Error(fmt::format("{}: cannot write the output file (disk full?)", path));
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        throw Error(fmt::format("{}: cannot write the output file ({})", path, ec.message()));
-    }
+    OutputTarget::resolve(path).write(render_output(result, format, nf));
 }
 
 }  // namespace vmafx

@@ -22,10 +22,17 @@ struct NumberFormat {
 /// to use; other layouts never receive them from vmafx's metrics).
 std::string format_number(double value, const NumberFormat& nf);
 
-/// Writes `result` to `path` in `format`: per-frame scores (every `result.subsample`-th frame),
-/// pooled min/max/mean/harmonic_mean of every score, and (empty) aggregate metrics. The file
-/// is written to a temporary name beside `path` and renamed into place, so no partial file is
-/// ever left at `path`. Throws Error naming the file when it cannot be written.
+/// The whole output file of `result` in `format`: per-frame scores (every `result.subsample`-th
+/// frame), pooled min/max/mean/harmonic_mean of every score, and (empty) aggregate metrics.
+std::string render_output(const RunResult& result, OutputFormat format, const NumberFormat& nf);
+
+/// Writes render_output(result, format, nf) to `path` in one go, where and how
+/// OutputTarget::resolve(path) says: a regular file (new, or existing, reached through any
+/// symlinks) is replaced atomically, so it holds either its old content or the whole new file
+/// and no temporary file is left; a FIFO, device or socket is written in place; "-" and a
+/// descriptor of this process (/dev/stdout, /proc/self/fd/N, ...) get the bytes on that
+/// descriptor. Throws Error naming `path` and the cause (strerror of the failing call) when it
+/// cannot be written.
 void write_output(const RunResult& result, const std::string& path, OutputFormat format,
                   const NumberFormat& nf);
 
