@@ -233,6 +233,57 @@ TEST_F(CliTest, FrameSkipsAndSubsample) {
     EXPECT_EQ(j["frames"][1]["frameNum"], 2);
 }
 
+// Input from a pipe on standard input ("-") and from a named pipe (a FIFO fed by a shell
+// writer): the same bytes as from the files give the same output file, byte for byte.
+TEST_F(CliTest, StreamsOnStandardInputAndFifosScoreAsFiles) {
+    const auto ref = write_yuv("ref.yuv", 66, 38, 4, 1), dist = write_yuv("dist.yuv", 66, 38, 4, 2);
+    const std::string raw = " -w 66 -h 38 -p 420 -b 8 -q --precision max --json -o ";
+    ASSERT_EQ(run("-r " + ref.string() + " -d " + dist.string() + raw + path("files.json").string()).exit_code, 0);
+    const CliResult piped =
+        run("-r " + ref.string() + " -d -" + raw + path("stdin.json").string(), "cat " + dist.string() + " |");
+    ASSERT_EQ(piped.exit_code, 0) << piped.err;
+    ASSERT_EQ(::mkfifo(path("ref.fifo").c_str(), 0600), 0);
+    ASSERT_EQ(::mkfifo(path("dist.fifo").c_str(), 0600), 0);
+    const CliResult fifos = run("-r " + path("ref.fifo").string() + " -d " + path("dist.fifo").string() + raw +
+                                    path("fifos.json").string(),
+                                "cat " + ref.string() + " >" + path("ref.fifo").string() + " & cat " + dist.string() +
+                                    " >" + path("dist.fifo").string() + " & timeout 60");
+    ASSERT_EQ(fifos.exit_code, 0) << fifos.err;
+    // The "fps" line differs between runs; everything else must be the same bytes.
+    const auto without_fps = [](std::string text) {
+        const auto at = text.find("\"fps\"");
+        return at == std::string::npos ? text : text.erase(at, text.find('\n', at) - at);
+    };
+    const std::string files = without_fps(read_file(path("files.json")));
+    ASSERT_NE(files.find("\"vmaf\""), std::string::npos);
+    EXPECT_EQ(without_fps(read_file(path("stdin.json"))), files);
+    EXPECT_EQ(without_fps(read_file(path("fifos.json"))), files);
+
+    // A stream shorter than the file: both counts, exit 1, no output file.
+    const CliResult short_pipe = run("-r " + ref.string() + " -d -" + raw + path("short.json").string(),
+                                     "head -c 3762 " + dist.string() + " |");  // one 66x38 4:2:0 frame
+    EXPECT_EQ(short_pipe.exit_code, 1);
+    EXPECT_NE(short_pipe.err.find("has 4 frames but distorted \"standard input\" has 1"), std::string::npos)
+        << short_pipe.err;
+    EXPECT_FALSE(fs::exists(path("short.json")));
+    // Both on standard input: a usage error.
+    EXPECT_EQ(run("-r - -d -" + raw + path("both.json").string(), "cat " + dist.string() + " |").exit_code, 2);
+}
+
+// A damaged tail that is not scored is a warning naming the file and the frame (exit 0); one
+// that is scored is an error naming both (exit 1).
+TEST_F(CliTest, DamagedTailWarnsUnlessScored) {
+    const auto ref = write_yuv("ref.yuv", 64, 48, 3, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2, 1000);
+    const std::string args = "-r " + ref.string() + " -d " + dist.string() + kRaw + " -q --json -o " +
+                             path("out.json").string();
+    const CliResult warned = run(args + " --frame_cnt 2");
+    ASSERT_EQ(warned.exit_code, 0) << warned.err;
+    EXPECT_NE(warned.err.find("warning: " + dist.string() + ": frame 2 is truncated"), std::string::npos) << warned.err;
+    EXPECT_EQ(nlohmann::json::parse(read_file(path("out.json"))).at("frames").size(), 2u);
+    fs::remove(path("out.json"));
+    expect_failure(args.substr(0, args.find(" -q")) + " --frame_cnt 3", {dist.string(), "frame 2 is truncated"}, 1);
+}
+
 TEST_F(CliTest, UnwritableOutputFails) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1), dist = write_yuv("dist.yuv", 64, 48, 2, 2);
     const CliResult r = run("-r " + ref.string() + " -d " + dist.string() + kRaw + " -o " +

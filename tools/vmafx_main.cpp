@@ -27,6 +27,10 @@
 
 namespace {
 
+/// Whether a progress line is on the terminal without its newline (an error message then starts
+/// on a line of its own).
+bool progress_line_open = false;
+
 constexpr int kExitError = 1;  ///< files, model files, decoding, output, internal errors
 constexpr int kExitUsage = 2;  ///< anything wrong with the command line itself
 
@@ -196,10 +200,12 @@ int run_cli(int argc, char** argv) {
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             std::fprintf(stderr, "\r%u frame%s %.2f FPS\033[K", n, n == 1 ? " " : "s", s > 0 ? n / s : 0.0);
             std::fflush(stderr);
+            progress_line_open = true;
         };
     }
     const RunResult result = run(cfg);
-    if (live) std::fprintf(stderr, "\n");
+    if (progress_line_open) std::fprintf(stderr, "\n");
+    progress_line_open = false;
     for (const auto& w : result.warnings) std::fprintf(stderr, "vmafx: warning: %s\n", w.c_str());
 
     if (target) target->write(render_output(result, out_format, nf));
@@ -227,12 +233,13 @@ int main(int argc, char** argv) {
     try {
         return run_cli(argc, argv);
     } catch (const vmafx::UsageError& e) {
-        std::fprintf(stderr, "\nvmafx: error: %s\nRun with --help for more information.\n", e.what());
+        std::fprintf(stderr, "%svmafx: error: %s\nRun with --help for more information.\n",
+                     progress_line_open ? "\n" : "", e.what());
         return kExitUsage;
     } catch (const vmafx::Error& e) {
-        std::fprintf(stderr, "\nvmafx: error: %s\n", e.what());
+        std::fprintf(stderr, "%svmafx: error: %s\n", progress_line_open ? "\n" : "", e.what());
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "\nvmafx: internal error: %s\n", e.what());
+        std::fprintf(stderr, "%svmafx: internal error: %s\n", progress_line_open ? "\n" : "", e.what());
     }
     return kExitError;
 }
