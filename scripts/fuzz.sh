@@ -67,7 +67,7 @@ status=0
 for h in "${harnesses[@]}"; do
   inputs=(fuzz/regressions/"$h"/*)
   [ -e "${inputs[0]}" ] || continue
-  if nice "build-fuzz/$h" "${common[@]}" -artifact_prefix="$work/$h-regression-" "${inputs[@]}" \
+  if nice "build-fuzz/fuzz/$h" "${common[@]}" -artifact_prefix="$work/$h-regression-" "${inputs[@]}" \
       >"$work/$h-regressions.log" 2>&1; then
     echo "$h: ${#inputs[@]} regression inputs pass"
   else
@@ -81,7 +81,7 @@ fuzz_one() {
   local h=$1 dir="$work/$h" rc=0
   mkdir -p "$dir/corpus" "$dir/artifacts"
   cp fuzz/corpus/"$h"/* "$dir/corpus/" 2>/dev/null || true
-  nice "build-fuzz/$h" "${common[@]}" -max_total_time="$seconds" -max_len="${max_len[$h]}" \
+  nice "build-fuzz/fuzz/$h" "${common[@]}" -max_total_time="$seconds" -max_len="${max_len[$h]}" \
     -dict="${dict[$h]}" -print_final_stats=1 -artifact_prefix="$dir/artifacts/" "$dir/corpus" \
     >"$dir/fuzz.log" 2>&1 || rc=$?
   echo "$rc" >"$dir/rc"
@@ -114,7 +114,7 @@ for h in "${harnesses[@]}"; do
   printf '%-13s %12s %8s %7s %7s %7s  %s\n' "$h" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" "$corpus" \
     "$findings${note:+ ($note)}"
   if [ "$update" = 1 ] && [ "$rc" = 0 ]; then
-    "build-fuzz/$h" -merge=1 -max_len="${max_len[$h]}" fuzz/corpus/"$h" "$dir/corpus" >"$dir/merge.log" 2>&1
+    "build-fuzz/fuzz/$h" -merge=1 -max_len="${max_len[$h]}" fuzz/corpus/"$h" "$dir/corpus" >"$dir/merge.log" 2>&1
     echo "$h: merged new inputs into fuzz/corpus/$h ($(find fuzz/corpus/"$h" -type f | wc -l) files)"
   fi
 done
