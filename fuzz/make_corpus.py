@@ -106,6 +106,11 @@ put('fuzz_model', 'svm_poly.txt', b'\x09' + b'svm_type epsilon_svr\nkernel_type 
 put('fuzz_model', 'svm_sigmoid_linear.txt', b'\x11' + b'svm_type nu_svr\nkernel_type sigmoid\ngamma 0.1\ncoef0 0\n'
     b'nr_class 2\ntotal_sv 1\nrho 0\nSV\n2 1:1 3:2\n')
 
+# Synthesized headers (flag bit 5): nr_class, total_sv (int32 LE), svm_type, kernel_type, array counts.
+put('fuzz_model', 'synth_nu_svr.bin', b'\x21' + struct.pack('<ii', 2, 2) + bytes([4, 2, 0x01, 0x00]) + b'1 1:0.5\n-1 1:0.25\n')
+put('fuzz_model', 'synth_c_svc.bin', b'\x21' + struct.pack('<ii', 3, 6) + bytes([0, 0, 0x33, 0x03]) +
+    b''.join(b'1 -1 %d:0.5\n' % k for k in range(1, 7)))
+
 # --- options: first line a -m value, every line a --feature value.
 put('fuzz_options', 'v061', 'version=vmaf_v0.6.1\nvif\nadm\nmotion')
 put('fuzz_options', 'neg_overloads', 'version=vmaf_v0.6.1neg:name=vmaf_neg:vif.vif_enhn_gain_limit=1.0:adm.adm_enhn_gain_limit=1\n'
