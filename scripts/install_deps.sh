@@ -3,7 +3,11 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3 xz-utils
           libsvm-dev nlohmann-json3-dev libcli11-dev libfmt-dev libtbb-dev
-          libgtest-dev libgmock-dev libbenchmark-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev
+          # scripts/fuzz.sh: clang-14 with libFuzzer and the ASan/UBSan runtimes (libclang-rt-14-dev,
+          # only recommended by clang, so named here), llvm-symbolizer for readable stacks (llvm-14).
+          # GCC's own sanitizer runtimes (VMAFX_SANITIZE) come with g++ (libasan8, libubsan1).
+          clang libclang-rt-14-dev llvm-14)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

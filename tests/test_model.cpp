@@ -162,6 +162,17 @@ TEST(ModelSpec, NormalizeOptionValue) {
     EXPECT_EQ(normalize_option_value("1.5x"), "1.5x");
 }
 
+// An option value is a number only when the whole text is (a model file's string value may
+// hold a NUL, where strtod stops).
+TEST(ModelSpec, OptionValueWithEmbeddedNul) {
+    const ExtractorInfo* vif = find_extractor("vif");
+    ASSERT_NE(vif, nullptr);
+    using Opts = std::vector<std::pair<std::string, std::string>>;
+    EXPECT_NO_THROW(Options("vif", vif->options, Opts{{"vif_enhn_gain_limit", "1.5"}}));
+    expect_error([&] { Options("vif", vif->options, Opts{{"vif_enhn_gain_limit", std::string("1.5\0x", 5)}}); },
+                 "option vif_enhn_gain_limit=1.5");
+}
+
 // ---------------------------------------------------------------------------------------
 
 TEST(ModelLoad, EveryBuiltinModel) {
@@ -282,7 +293,7 @@ TEST_F(ModelFiles, BadSvmText) {
         {"svm_type nu_svr\nkernel_type rbf\nnr_class 2\ntotal_sv 0\nrho 1\n", "no \"SV\" line"},
         {"svm_type nu_svr\nkernel_type rbf\nnr_class 2\ntotal_sv 0\nSV\n", "no rho"},
         {"kernel_type rbf\nnr_class 2\ntotal_sv 0\nrho 1\nSV\n", "no svm_type"},
-        {"svm_type nu_svr\nkernel_type rbf\nnr_class 2\ntotal_sv 3\nrho 1\nSV\n1 1:0.5\n2 1:0.5\n", "2 support vectors, but total_sv is 3"},
+        {"svm_type nu_svr\nkernel_type rbf\nnr_class 2\ntotal_sv 3\nrho 1\nSV\n1 1:0.5\n2 1:0.5\n", "total_sv 3 but the text holds 2 support-vector lines"},
         {"svm_type nu_svr\nkernel_type rbf\nnr_class 2\ntotal_sv 1\nrho 1\nSV\n1 1=0.5\n", "not INDEX:VALUE"},
         {"svm_type nu_svr\nkernel_type rbf\nnr_class 2\ntotal_sv 1\nrho 1\nSV\n1 1:0.5x\n", "SV value"},
         {"svm_type nu_svr\nkernel_type rbf\nnr_class 2\ntotal_sv 1\nrho 1\nSV\n\n", "too few coefficients"},
@@ -299,6 +310,76 @@ TEST_F(ModelFiles, BadSvmText) {
     expect_error([&] { (void)Model(parse_model_spec("path=" + path)); }, path);
 }
 
+// Counts in the libsvm text (nr_class, total_sv and the arrays sized by nr_class) are checked
+// against the text before anything is allocated: a file of a few hundred bytes asking for
+// gigabytes fails at once, naming the field (before the fix, nr_class 65536 with a rho line
+// allocated 16 GiB, and total_sv 2000000000 allocated 16 GB of coefficients).
+TEST_F(ModelFiles, HugeCountsFailFast) {
+    const std::string head = "svm_type nu_svr\nkernel_type rbf\ngamma 0.04\n";
+    const std::pair<std::string, std::string> bad[] = {
+        {head + "nr_class 65536\ntotal_sv 0\nrho 1\nSV\n", "nr_class 65536 is not in [2, 256]"},
+        {head + "nr_class 2147483647\ntotal_sv 0\nrho 1\nSV\n", "nr_class 2147483647 is not in [2, 256]"},
+        {head + "nr_class 256\ntotal_sv 0\nrho 1 2 3\nSV\n",
+         "rho needs 32640 numbers (nr_class*(nr_class-1)/2 for nr_class 256) but the header holds 3"},
+        {head + "nr_class 256\ntotal_sv 0\nrho 1\nprobA 1 2\nSV\n", "rho needs 32640 numbers"},
+        {head + "nr_class 200\ntotal_sv 0\nlabel 1 2\nSV\n", "label needs 200 numbers (nr_class 200) but the header holds 2"},
+        {head + "nr_class 3\ntotal_sv 0\nrho 1 2 3\nnr_sv 1\nSV\n", "nr_sv needs 3 numbers (nr_class 3) but the header holds 1"},
+        {head + "nr_class 4\ntotal_sv 0\nrho 1 2 3 4 5 6\nprobB 1 2 3 4 5\nSV\n", "probB needs 6 numbers"},
+        {head + "nr_class 2\ntotal_sv 2000000000\nrho 1\nSV\n1 1:0.5\n2 1:0.5\n3 1:0.5\n",
+         "total_sv 2000000000 but the text holds 3 support-vector lines"},
+        {head + "nr_class 2\ntotal_sv 2147483647\nrho 1\nSV\n", "total_sv 2147483647 but the text holds 0 support-vector lines"},
+        {head + "nr_class 2\ntotal_sv -5\nrho 1\nSV\n", "total_sv -5 is negative"},
+    };
+    for (const auto& [text, part] : bad) {
+        SCOPED_TRACE(text);
+        expect_error([&] { (void)SvmModel(text, "t"); }, part);
+    }
+    // Many empty support-vector lines under the largest nr_class: refused at the first line,
+    // with memory growing with what the lines hold, not with nr_class x total_sv.
+    std::string blank = head + "nr_class 256\ntotal_sv 100000\nrho";
+    for (int i = 0; i < 256 * 255 / 2; ++i) blank += " 1";
+    blank += "\nSV\n" + std::string(100000, '\n');
+    expect_error([&] { (void)SvmModel(blank, "t"); }, "support vector 1 has too few coefficients");
+
+    // In a model file, the message names the file and the field.
+    nlohmann::json j = constant_model(1.0);
+    j["model_dict"]["model"] = head + "nr_class 2\ntotal_sv 2000000000\nrho 1\nSV\n1 1:0.5\n2 1:0.5\n3 1:0.5\n";
+    const std::string path = write("x.json", j.dump());
+    expect_error([&] { (void)Model(parse_model_spec("path=" + path)); },
+                 "model file \"" + path + "\": bad libsvm model text: total_sv 2000000000 but the text holds 3 "
+                 "support-vector lines");
+}
+
+// What libsvm's svm_predict relies on is checked: each header entry once (a second nr_class
+// would leave rho, label and nr_sv sized for the first), label and nr_sv present for a
+// classification model, nr_sv adding up to total_sv.
+TEST(ModelLoad, SvmConsistency) {
+    const std::string svr = "svm_type nu_svr\nkernel_type rbf\ngamma 0.04\n";
+    const std::string svc = "svm_type c_svc\nkernel_type rbf\ngamma 0.04\n";
+    const std::pair<std::string, std::string> bad[] = {
+        {svr + "nr_class 2\nrho 1\nnr_class 200\ntotal_sv 0\nSV\n", "header entry \"nr_class\" is given twice"},
+        {svr + "nr_class 2\ntotal_sv 0\nrho 1\nrho 2\nSV\n", "header entry \"rho\" is given twice"},
+        {svc + "nr_class 3\ntotal_sv 3\nrho 1 2 3\nSV\n1 2 1:1\n1 2 1:2\n1 2 1:3\n", "needs label and nr_sv"},
+        {svc + "nr_class 3\ntotal_sv 3\nrho 1 2 3\nlabel 1 2 3\nSV\n1 2 1:1\n1 2 1:2\n1 2 1:3\n", "needs label and nr_sv"},
+        {svc + "nr_class 3\ntotal_sv 3\nrho 1 2 3\nlabel 1 2 3\nnr_sv 1 1 5\nSV\n1 2 1:1\n1 2 1:2\n1 2 1:3\n",
+         "nr_sv adds up to 7, not to total_sv 3"},
+        {svc + "nr_class 3\ntotal_sv 3\nrho 1 2 3\nlabel 1 2 3\nnr_sv 2 2 -1\nSV\n1 2 1:1\n1 2 1:2\n1 2 1:3\n",
+         "nr_sv -1 is negative"},
+        {svr + std::string("nr_class 2\ntotal_sv 1\nrho 1\nSV\n1 1:0.5\0x\n", 41), "SV value"},
+    };
+    for (const auto& [text, part] : bad) {
+        SCOPED_TRACE(text);
+        expect_error([&] { (void)SvmModel(text, "t"); }, part);
+    }
+    // A consistent classification model predicts one of its labels.
+    const SvmModel ok(svc + "nr_class 3\ntotal_sv 3\nrho 1 2 3\nlabel 7 8 9\nnr_sv 1 1 1\nSV\n"
+                            "1 2 1:1\n1 2 1:2\n1 2 1:3\n",
+                      "t");
+    const svm_node x[] = {{1, 2.0}, {-1, 0.0}};
+    const double label = ok.predict(x);
+    EXPECT_TRUE(label == 7 || label == 8 || label == 9) << label;
+}
+
 TEST(ModelLoad, SvmPredictsLikeTheFormula) {
     // RBF: sum_i coef_i * exp(-gamma * |x - sv_i|^2) - rho, with missing indices as 0.
     const SvmModel svm("svm_type nu_svr\nkernel_type rbf\ngamma 0.04\nnr_class 2\ntotal_sv 2\nrho -1.5\nSV\n"
@@ -310,6 +391,76 @@ TEST(ModelLoad, SvmPredictsLikeTheFormula) {
     d0 = 0.75 - 0.125;
     const double k1 = std::exp(-0.04 * (d0 * d0 + 0.5 * 0.5));
     EXPECT_EQ(svm.predict(x), -4 * k0 + 4 * k1 - -1.5);
+}
+
+// Values of the wrong JSON type, however deeply nested, give an Error naming the file and the
+// key (never nlohmann's own exceptions, nor a recursive dump of the value).
+TEST_F(ModelFiles, WrongJsonTypes) {
+    const auto load = [&](const std::string& text) {
+        const std::string path = write("m.json", text);
+        (void)Model(parse_model_spec("path=" + path));
+    };
+    const std::string deep = std::string(50, '[') + std::string(50, ']');
+    nlohmann::json ok = constant_model(42.0);
+    std::string text = ok.dump();
+    const auto with = [&](const std::string& key, const std::string& value) {
+        nlohmann::json j = ok;
+        j["model_dict"][key] = "@@";
+        std::string t = j.dump();
+        return t.replace(t.find("\"@@\""), 4, value);
+    };
+    expect_error([&] { load(with("model_type", deep)); }, "model_type (a JSON array) is not LIBSVMNUSVR");
+    expect_error([&] { load(with("norm_type", deep)); }, "norm_type (a JSON array) is not");
+    expect_error([&] { load(with("norm_type", "17")); }, "norm_type 17 is not");
+    expect_error([&] { load(with("feature_names", deep)); }, "feature_names holds a non-string");
+    expect_error([&] { load(with("score_clip", "[0, \"x\"]")); }, "score_clip[1] is not a number");
+    expect_error([&] { load(with("score_transform", "{\"knots\": [[0, {}]]}")); }, "knot y is not a number");
+    expect_error([&] { load(with("score_transform", "{\"p1\": [1]}")); }, "score_transform.p1 is not a number");
+    expect_error([&] { load(with("model", "1e400")); }, "not valid JSON");
+    expect_error([&] { load(with("feature_opts_dicts", "[[1]]")); }, "feature_opts_dicts[0] is not an object");
+    expect_error([&] { load("{\"0\": " + deep + ", \"1\": {}}"); }, "member 0: is not a JSON object");
+    // Deeper nesting is refused before parsing: nlohmann's parser recurses (a stack overflow
+    // at 100000 levels before the limit).
+    const std::string deeper = std::string(100000, '[') + std::string(100000, ']');
+    expect_error([&] { load(with("model_type", deeper)); }, "JSON nested 100002 levels deep (at most 64)");
+    expect_error([&] { load(with("model", "\"" + std::string(1000, '[') + "\"")); }, "bad libsvm model text");
+}
+
+// A score computed from finite feature values must be finite: a model file whose numbers
+// overflow makes prediction fail with an Error instead of printing inf or NaN.
+TEST_F(ModelFiles, NonFiniteScoreFromFiniteFeatures) {
+    nlohmann::json j = constant_model(1.0);
+    j["model_dict"]["norm_type"] = "linear_rescale";
+    j["model_dict"]["slopes"] = {0.0, 1.0};  // the score is (y - intercept) / 0
+    j["model_dict"]["intercepts"] = {0.0, 0.0};
+    const Model m(parse_model_spec("path=" + write("m.json", j.dump())));
+    ScoreTable t;
+    t.set(table_key(m.required_features().at(0), "VMAF_integer_feature_motion2_score"), 0, 0.5);
+    expect_error([&] { m.predict(t, 0); }, "frame 0: score \"vmaf\" is inf although every feature value is finite");
+    // A negative RBF gamma overflows exp().
+    j = constant_model(1.0);
+    j["model_dict"]["model"] = "svm_type nu_svr\nkernel_type rbf\ngamma -1e300\nnr_class 2\ntotal_sv 2\nrho 1\nSV\n"
+                               "1 1:5\n-1 1:6\n";
+    const Model g(parse_model_spec("path=" + write("g.json", j.dump())));
+    expect_error([&] { g.predict(t, 0); }, "nan although every feature value is finite");
+}
+
+// NaN feature values pass through (as upstream, which prints them): the score is NaN, and in
+// a collection the member scores are sorted without undefined behaviour (std::sort with < on
+// NaN may read past the end of the range).
+TEST_F(ModelFiles, NanFeatureValuesInCollection) {
+    nlohmann::json member = constant_model(1.0);
+    member["model_dict"]["model_type"] = "BOOTSTRAP_LIBSVMNUSVR";
+    member["model_dict"]["model"] = "svm_type nu_svr\nkernel_type rbf\ngamma 0.5\nnr_class 2\ntotal_sv 1\nrho 1\nSV\n"
+                                    "1 1:5\n";
+    nlohmann::json doc;
+    for (int i = 0; i <= 40; ++i) doc[std::to_string(i)] = member;
+    const Model m(parse_model_spec("path=" + write("c.json", doc.dump()) + ":name=c"));
+    ScoreTable t;
+    t.set(table_key(m.required_features().at(0), "VMAF_integer_feature_motion2_score"), 0, std::nan(""));
+    EXPECT_NO_THROW(m.predict(t, 0));
+    EXPECT_TRUE(std::isnan(*t.get("c", 0)));
+    EXPECT_TRUE(std::isnan(*t.get("c_ci_p95_hi", 0)));
 }
 
 TEST(ModelLoad, OverloadOfUnknownExtractor) {

@@ -35,13 +35,15 @@ double parse_value(const std::string& extractor, const OptionSpec& spec, const s
     errno = 0;
     char* end = nullptr;
     double v = 0.0;
+    // The whole text must be the number: `end` at its end, not at an embedded NUL.
+    const char* const text_end = text.c_str() + text.size();
     if (spec.type == OptionType::kInt) {
         const long n = std::strtol(text.c_str(), &end, 10);
-        if (*end != '\0' || errno) throw fail("expected an integer");
+        if (end != text_end || errno) throw fail("expected an integer");
         v = static_cast<double>(n);
     } else {
         v = std::strtod(text.c_str(), &end);
-        if (*end != '\0' || errno || !std::isfinite(v)) throw fail("expected a finite number");
+        if (end != text_end || errno || !std::isfinite(v)) throw fail("expected a finite number");
     }
     if (v < spec.min || v > spec.max)
         throw fail(fmt::format("out of range [{:g}, {:g}]", spec.min, spec.max).c_str());

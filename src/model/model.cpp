@@ -118,6 +118,8 @@ enum class ModelType { kSvmNuSvr, kBootstrapSvmNuSvr, kResidueBootstrapSvmNuSvr 
 // Upstream read_json_model.c limits (MAX_FEATURE_COUNT, MAX_KNOT_COUNT).
 constexpr std::size_t kMaxFeatures = 64;
 constexpr std::size_t kMaxKnots = 10;
+// Deepest nesting of JSON arrays and objects a model file may have.
+constexpr std::size_t kMaxJsonDepth = 64;
 
 struct Knot {
     double x;
@@ -160,7 +162,8 @@ struct Regressor {
     std::unique_ptr<SvmModel> svm;
 
     /// The denormalized SVM prediction of frame `index`, before transform and clip.
-    double raw_score(const ScoreTable& table, unsigned index) const;
+    /// `finite_inputs` becomes false when a feature value read is NaN or infinite.
+    double raw_score(const ScoreTable& table, unsigned index, bool& finite_inputs) const;
     /// score_transform, when enabled (upstream predict.c transform()).
     double transformed(double y) const;
     /// score_clip, when enabled (upstream predict.c clip()).
@@ -179,6 +182,17 @@ struct Model::Impl {
 
 namespace {
 
+// A JSON value for a message: a string quoted (its start, when long), a number as written, any
+// other value by its type (never dump()ed: that recurses, and a hostile file nests deeply).
+std::string describe(const Json& j) {
+    if (j.is_string()) {
+        const std::string& s = j.get_ref<const std::string&>();
+        return s.size() <= 64 ? fmt::format("\"{}\"", s) : fmt::format("\"{}...\"", s.substr(0, 64));
+    }
+    if (j.is_number()) return j.dump();
+    return fmt::format("(a JSON {})", j.type_name());
+}
+
 // Reads a model_dict into a Regressor, naming `where` in every error (upstream
 // read_json_model.c parse_model_dict).
 class DictReader {
@@ -189,7 +203,9 @@ public:
 
     double number(const Json& j, const std::string& what) const {
         if (!j.is_number()) throw fail(fmt::format("{} is not a number", what));
-        return j.get<double>();
+        const double v = j.get<double>();
+        if (!std::isfinite(v)) throw fail(fmt::format("{} is not a finite number", what));
+        return v;
     }
 
     const Json& array(const Json& j, const std::string& what) const {
@@ -215,14 +231,14 @@ public:
             else
                 throw fail(fmt::format("model_type {} is not LIBSVMNUSVR, BOOTSTRAP_LIBSVMNUSVR or "
                                        "RESIDUEBOOTSTRAP_LIBSVMNUSVR",
-                                       it->dump()));
+                                       describe(*it)));
         }
 
         const auto norm = d.find("norm_type");
         if (norm == d.end()) throw fail("model_dict has no \"norm_type\"");
         if (*norm == "linear_rescale") r.linear_rescale = true;
         else if (*norm == "none") r.linear_rescale = false;
-        else throw fail(fmt::format("norm_type {} is not \"linear_rescale\" or \"none\"", norm->dump()));
+        else throw fail(fmt::format("norm_type {} is not \"linear_rescale\" or \"none\"", describe(*norm)));
 
         const auto names = d.find("feature_names");
         if (names == d.end()) throw fail("model_dict has no \"feature_names\"");
@@ -394,6 +410,27 @@ std::string read_file(const std::string& path) {
     return ss.str();
 }
 
+// Deepest nesting of arrays and objects the JSON text `text` reaches, counting brackets
+// outside strings (the parser's own checks come later; this one only bounds its recursion).
+std::size_t json_depth(std::string_view text) {
+    std::size_t depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (const char c : text) {
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
 std::string known_versions() {
     std::string out;
     for (const auto& m : builtin_models()) out += fmt::format("{}{}", out.empty() ? "" : ", ", m.version);
@@ -440,13 +477,14 @@ double percentile(const std::vector<double>& sorted, double perc) {
 
 }  // namespace
 
-double Regressor::raw_score(const ScoreTable& table, unsigned index) const {
+double Regressor::raw_score(const ScoreTable& table, unsigned index, bool& finite_inputs) const {
     std::vector<svm_node> x(features.size() + 1);
     for (std::size_t i = 0; i < features.size(); ++i) {
         const ModelFeature& f = features[i];
         if (!f.error.empty()) throw Error(f.error);
         const std::optional<double> v = table.get(f.key, index);
         if (!v) throw Error(fmt::format("model \"{}\": no value of feature \"{}\" at frame {}", name, f.key, index));
+        if (!std::isfinite(*v)) finite_inputs = false;
         x[i].index = static_cast<int>(i + 1);
         x[i].value = linear_rescale ? f.slope * *v + f.intercept : *v;
     }
@@ -526,6 +564,11 @@ Model::Model(const ModelSpec& spec) {
         where = fmt::format("model file \"{}\"", spec.path);
     }
 
+    // nlohmann's parser copies nested values recursively: a file of a few hundred kilobytes of
+    // "[[[[..." would overflow the stack. VMAF model files nest 5 levels deep.
+    if (const std::size_t depth = json_depth(text); depth > kMaxJsonDepth)
+        throw Error(fmt::format("{}: not a model file: JSON nested {} levels deep (at most {})", where, depth,
+                                kMaxJsonDepth));
     Json doc;
     try {
         doc = Json::parse(text);
@@ -536,24 +579,30 @@ Model::Model(const ModelSpec& spec) {
     }
     if (!doc.is_object()) throw Error(fmt::format("{}: is not a JSON object", where));
 
-    if (doc.contains("model_dict")) {
-        impl->main = DictReader(where, spec).read(doc, spec.name);
-    } else if (doc.contains("0")) {
-        // A collection: members "0", "1", ... (upstream model_collection_parse).
-        impl->main = DictReader(where + ", member 0", spec).read(doc.at("0"), spec.name);
-        for (unsigned i = 1; doc.contains(std::to_string(i)); ++i) {
-            const DictReader reader(fmt::format("{}, member {}", where, i), spec);
-            impl->members.push_back(reader.read(doc.at(std::to_string(i)), fmt::format("{}_{:04d}", spec.name, i)));
-            const Regressor& m = impl->members.back();
-            if (m.type == ModelType::kSvmNuSvr)
-                throw reader.fail("a collection member needs model_type BOOTSTRAP_LIBSVMNUSVR or "
-                                  "RESIDUEBOOTSTRAP_LIBSVMNUSVR");
-            if (m.type != impl->members.front().type)
-                throw reader.fail("model_type differs from member 1's");
+    // Every value read is type-checked (DictReader); this catch is the backstop that keeps any
+    // nlohmann exception a vmafx::Error naming the file.
+    try {
+        if (doc.contains("model_dict")) {
+            impl->main = DictReader(where, spec).read(doc, spec.name);
+        } else if (doc.contains("0")) {
+            // A collection: members "0", "1", ... (upstream model_collection_parse).
+            impl->main = DictReader(where + ", member 0", spec).read(doc.at("0"), spec.name);
+            for (unsigned i = 1; doc.contains(std::to_string(i)); ++i) {
+                const DictReader reader(fmt::format("{}, member {}", where, i), spec);
+                impl->members.push_back(reader.read(doc.at(std::to_string(i)), fmt::format("{}_{:04d}", spec.name, i)));
+                const Regressor& m = impl->members.back();
+                if (m.type == ModelType::kSvmNuSvr)
+                    throw reader.fail("a collection member needs model_type BOOTSTRAP_LIBSVMNUSVR or "
+                                      "RESIDUEBOOTSTRAP_LIBSVMNUSVR");
+                if (m.type != impl->members.front().type)
+                    throw reader.fail("model_type differs from member 1's");
+            }
+            if (impl->members.empty()) throw Error(fmt::format("{}: a model collection needs members \"0\" and \"1\"...", where));
+        } else {
+            throw Error(fmt::format("{}: has no \"model_dict\" (nor collection members \"0\", \"1\", ...)", where));
         }
-        if (impl->members.empty()) throw Error(fmt::format("{}: a model collection needs members \"0\" and \"1\"...", where));
-    } else {
-        throw Error(fmt::format("{}: has no \"model_dict\" (nor collection members \"0\", \"1\", ...)", where));
+    } catch (const Json::exception& e) {
+        throw Error(fmt::format("{}: malformed model ({})", where, e.what()));
     }
 
     // Feature overloads apply to every member alike (upstream
@@ -614,9 +663,26 @@ void Model::predict(ScoreTable& table, unsigned index) const {
     predict_collection(table, index);
 }
 
+namespace {
+
+// A score computed from finite feature values must be finite: only a model file whose numbers
+// overflow double (huge slopes, a negative RBF gamma, a polynomial of high degree...) can make
+// it NaN or infinite, and vmafx refuses to print such a score (upstream prints "nan"/"inf").
+void check_finite(double score, bool finite_inputs, const std::string& label, const std::string& name,
+                  unsigned index) {
+    if (finite_inputs && !std::isfinite(score))
+        throw Error(fmt::format("model {}: frame {}: score \"{}\" is {} although every feature value is finite "
+                                "(the model file's numbers overflow)",
+                                label, index, name, score));
+}
+
+}  // namespace
+
 double Model::predict_score(ScoreTable& table, unsigned index) const {
     const Regressor& r = impl_->main;
-    const double score = r.final_score(r.raw_score(table, index));
+    bool finite_inputs = true;
+    const double score = r.final_score(r.raw_score(table, index, finite_inputs));
+    check_finite(score, finite_inputs, impl_->label, impl_->name, index);
     table.set(impl_->name, index, score);
     return score;
 }
@@ -629,9 +695,12 @@ void Model::predict_collection(ScoreTable& table, unsigned index) const {
     // Statistics are taken over the untransformed, unclipped member scores; each member's
     // own score is written transformed and clipped.
     std::vector<double> raw(n);
+    bool finite_inputs = true;
     for (std::size_t i = 0; i < n; ++i) {
-        raw[i] = members[i].raw_score(table, index);
-        table.set(members[i].name, index, members[i].final_score(raw[i]));
+        raw[i] = members[i].raw_score(table, index, finite_inputs);
+        const double score = members[i].final_score(raw[i]);
+        check_finite(score, finite_inputs, impl_->label, members[i].name, index);
+        table.set(members[i].name, index, score);
     }
 
     double sum = 0.;
@@ -645,7 +714,9 @@ void Model::predict_collection(ScoreTable& table, unsigned index) const {
     }
     double stddev = std::sqrt(ssd / static_cast<double>(n));
 
-    std::sort(raw.begin(), raw.end());
+    // In increasing order as upstream's qsort; NaN (from NaN feature values) goes last, where
+    // std::sort with a plain < on NaN would be undefined behaviour (and can read out of range).
+    std::sort(raw.begin(), raw.end(), [](double a, double b) { return a < b || (!std::isnan(a) && std::isnan(b)); });
     const double lo = percentile(raw, 2.5);
     const double hi = percentile(raw, 97.5);
 
@@ -656,10 +727,12 @@ void Model::predict_collection(ScoreTable& table, unsigned index) const {
     const double minus = first.final_score(mean - delta);
     stddev *= (plus - minus) / (2.0 * delta);
 
-    table.set(impl_->name + "_bagging", index, first.final_score(mean));
-    table.set(impl_->name + "_stddev", index, stddev);
-    table.set(impl_->name + "_ci_p95_lo", index, first.final_score(lo));
-    table.set(impl_->name + "_ci_p95_hi", index, first.final_score(hi));
+    const std::pair<const char*, double> stats[] = {{"_bagging", first.final_score(mean)},
+                                                    {"_stddev", stddev},
+                                                    {"_ci_p95_lo", first.final_score(lo)},
+                                                    {"_ci_p95_hi", first.final_score(hi)}};
+    for (const auto& [suffix, value] : stats) check_finite(value, finite_inputs, impl_->label, impl_->name + suffix, index);
+    for (const auto& [suffix, value] : stats) table.set(impl_->name + suffix, index, value);
 }
 
 }  // namespace vmafx

@@ -79,8 +79,10 @@ public:
     /// model.c vmaf_model_feature_overload: an overload sets the option on every feature
     /// of the model whose extractor has that name; others are left alone). Throws UsageError
     /// for an unknown version (the message lists the known ones); Error for a file missing or
-    /// unreadable, not JSON, missing or malformed keys, bad libsvm text, an overload naming
-    /// no known extractor. Messages name the version or file.
+    /// unreadable, not JSON, JSON nested more than 64 levels, missing keys or values of the
+    /// wrong type (numbers must be finite), bad libsvm text (see SvmModel: every count in it is
+    /// checked against the text before anything is allocated), an overload naming no known
+    /// extractor. Messages name the version or file; no other exception type comes out.
     explicit Model(const ModelSpec& spec);
 
     /// The output name of the score (ModelSpec::name).
@@ -110,8 +112,10 @@ public:
     /// vmaf_predict_score_at_index): reads each feature's value at `index` under
     /// Options(extractor, options).feature_name(feature), normalizes it, evaluates the
     /// SVM (libsvm svm_predict), denormalizes, transforms and clips. Returns the score.
-    /// Throws Error when a feature value is missing from `table` or no extractor provides
-    /// a feature. Upstream's command-line tool writes all models' scores before any
+    /// Throws Error when a feature value is missing from `table`, no extractor provides
+    /// a feature, or the score is NaN or infinite although every feature value read was
+    /// finite (only a model file whose numbers overflow double can do that; upstream would
+    /// print "nan"/"inf"). NaN feature values pass through. Upstream's command-line tool writes all models' scores before any
     /// collection's scores (tools/vmaf.c), which fixes the order of names in its output.
     double predict_score(ScoreTable& table, unsigned index) const;
 
@@ -122,7 +126,8 @@ public:
     /// over +-0.01), NAME_ci_p95_lo/hi (2.5th/97.5th percentile, linear interpolation),
     /// the three mean/percentile scores transformed and clipped as member 1 says
     /// (upstream predict.c vmaf_bootstrap_predict_score_at_index). Does nothing for a
-    /// single model. Throws Error like predict_score().
+    /// single model. Throws Error like predict_score(), also when one of these scores is not
+    /// finite although the feature values were. NaN member scores sort last.
     void predict_collection(ScoreTable& table, unsigned index) const;
 
 private:

@@ -1,5 +1,6 @@
 #include "model/svm_model.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -31,6 +32,17 @@ public:
         while (pos_ < text_.size() && !is_space(text_[pos_])) ++pos_;
         return text_.substr(start, pos_ - start);
     }
+    /// How many of the next tokens, up to `limit`, come before a token "SV" (or the end of
+    /// the text); does not move the position. Costs at most `limit` tokens' scanning.
+    std::size_t count_before_sv(std::size_t limit) const {
+        Tokens ahead = *this;
+        std::size_t n = 0;
+        for (; n < limit; ++n) {
+            const std::string_view tok = ahead.next();
+            if (tok.empty() || tok == "SV") break;
+        }
+        return n;
+    }
     /// The text after the end of the current line.
     std::string_view rest_after_line() const {
         const std::size_t nl = text_.find('\n', pos_);
@@ -55,7 +67,7 @@ public:
         errno = 0;
         char* end = nullptr;
         const double v = std::strtod(s.c_str(), &end);
-        if (s.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v))
             throw fail(fmt::format("{}: \"{}\" is not a finite number", what, s));
         return v;
     }
@@ -65,7 +77,7 @@ public:
         errno = 0;
         char* end = nullptr;
         const long v = std::strtol(s.c_str(), &end, 10);
-        if (s.empty() || *end != '\0' || errno == ERANGE || v < INT_MIN || v > INT_MAX)
+        if (s.empty() || end != s.c_str() + s.size() || errno == ERANGE || v < INT_MIN || v > INT_MAX)
             throw fail(fmt::format("{}: \"{}\" is not an integer", what, s));
         return static_cast<int>(v);
     }
@@ -89,22 +101,50 @@ int table_index(const char* const (&table)[N], std::string_view name) {
 
 }  // namespace
 
+namespace {
+
+// How many lines `text` has (a last line without a newline counts), counting at most `limit`.
+std::size_t count_lines(std::string_view text, std::size_t limit) {
+    std::size_t n = 0;
+    for (std::size_t pos = 0; n < limit && pos < text.size(); ++n) {
+        const std::size_t nl = text.find('\n', pos);
+        if (nl == std::string_view::npos) return n + 1;
+        pos = nl + 1;
+    }
+    return n;
+}
+
+}  // namespace
+
 SvmModel::SvmModel(std::string_view text, const std::string& where) {
     const Parser p(where);
     Tokens tokens(text);
 
     std::optional<int> svm_type, kernel_type, nr_class, total_sv;
     svm_parameter& param = model_.param;
+    std::vector<std::string_view> seen;  // header keys read so far: each may appear once
 
-    // Header, up to the "SV" token (upstream svm.cpp SVMModelParser::parse_header).
+    // Header, up to the "SV" token (upstream svm.cpp SVMModelParser::parse_header). Every
+    // count is checked against the text before anything is allocated for it, so memory stays
+    // proportional to the text whatever its numbers say.
     for (std::string_view key = tokens.next();; key = tokens.next()) {
         if (key.empty()) throw p.fail("no \"SV\" line");
         if (key == "SV") break;
+        if (std::find(seen.begin(), seen.end(), key) != seen.end())
+            throw p.fail(fmt::format("header entry \"{}\" is given twice", key));
+        seen.push_back(key);
+        // The entries of an array (label, nr_sv: nr_class; rho, probA, probB: one per pair
+        // of classes), which must all be in the header.
         const auto array_len = [&](const char* what) -> std::size_t {
             if (!nr_class) throw p.fail(fmt::format("{} comes before nr_class", what));
-            return key == "label" || key == "nr_sv"
-                       ? static_cast<std::size_t>(*nr_class)
-                       : static_cast<std::size_t>(*nr_class) * (*nr_class - 1) / 2;
+            const auto k = static_cast<std::size_t>(*nr_class);
+            const bool per_class = key == "label" || key == "nr_sv";
+            const std::size_t n = per_class ? k : k * (k - 1) / 2;
+            const std::size_t present = tokens.count_before_sv(n);
+            if (present < n)
+                throw p.fail(fmt::format("{} needs {} numbers ({}nr_class {}) but the header holds {}", what, n,
+                                         per_class ? "" : "nr_class*(nr_class-1)/2 for ", *nr_class, present));
+            return n;
         };
         if (key == "svm_type") {
             const std::string_view v = p.need(tokens, "svm_type");
@@ -122,11 +162,11 @@ SvmModel::SvmModel(std::string_view text, const std::string& where) {
             param.coef0 = p.to_double(p.need(tokens, "coef0"), "coef0");
         } else if (key == "nr_class") {
             nr_class = p.to_int(p.need(tokens, "nr_class"), "nr_class");
-            if (*nr_class < 2 || *nr_class > 65536)
-                throw p.fail(fmt::format("nr_class {} is not in [2, 65536]", *nr_class));
+            if (*nr_class < 2 || *nr_class > kMaxSvmClasses)
+                throw p.fail(fmt::format("nr_class {} is not in [2, {}]", *nr_class, kMaxSvmClasses));
         } else if (key == "total_sv") {
             total_sv = p.to_int(p.need(tokens, "total_sv"), "total_sv");
-            if (*total_sv < 0) throw p.fail("total_sv is negative");
+            if (*total_sv < 0) throw p.fail(fmt::format("total_sv {} is negative", *total_sv));
         } else if (key == "rho" || key == "probA" || key == "probB") {
             const char* what = key == "rho" ? "rho" : key == "probA" ? "probA" : "probB";
             std::vector<double>& dst = key == "rho" ? rho_ : key == "probA" ? prob_a_ : prob_b_;
@@ -148,25 +188,32 @@ SvmModel::SvmModel(std::string_view text, const std::string& where) {
     if (!nr_class) throw p.fail("no nr_class");
     if (!total_sv) throw p.fail("no total_sv");
     if (rho_.empty()) throw p.fail("no rho");
+    // libsvm's svm_predict reads label and nr_sv (nr_class entries each) of a classification
+    // model and walks nr_sv[i] support vectors per class: they must cover total_sv exactly.
     const bool classification = *svm_type == C_SVC || *svm_type == NU_SVC;
     if (classification) {
         if (label_.empty() || n_sv_.empty()) throw p.fail("a classification model needs label and nr_sv");
         long sum = 0;
         for (int n : n_sv_) {
-            if (n < 0) throw p.fail("nr_sv is negative");
+            if (n < 0) throw p.fail(fmt::format("nr_sv {} is negative", n));
             sum += n;
         }
-        if (sum != *total_sv) throw p.fail("nr_sv does not add up to total_sv");
+        if (sum != *total_sv)
+            throw p.fail(fmt::format("nr_sv adds up to {}, not to total_sv {}", sum, *total_sv));
     }
 
-    // Support vectors, one per line (upstream parse_support_vectors).
-    const int n_coef = *nr_class - 1;
-    coef_.assign(static_cast<std::size_t>(n_coef), std::vector<double>(static_cast<std::size_t>(*total_sv)));
-    std::vector<std::size_t> starts;
-    starts.reserve(static_cast<std::size_t>(*total_sv));
+    // Support vectors, one per line (upstream parse_support_vectors). The lines are counted
+    // first, so that an absurd total_sv is refused before anything is allocated; the vectors
+    // then grow with what each line holds.
     std::string_view rest = tokens.rest_after_line();
+    const std::size_t lines = count_lines(rest, static_cast<std::size_t>(*total_sv));
+    if (lines < static_cast<std::size_t>(*total_sv))
+        throw p.fail(fmt::format("total_sv {} but the text holds {} support-vector line{}", *total_sv, lines,
+                                 lines == 1 ? "" : "s"));
+    const int n_coef = *nr_class - 1;
+    coef_.assign(static_cast<std::size_t>(n_coef), {});
+    std::vector<std::size_t> starts;
     for (int i = 0; i < *total_sv; ++i) {
-        if (rest.empty()) throw p.fail(fmt::format("{} support vectors, but total_sv is {}", i, *total_sv));
         const std::size_t nl = rest.find('\n');
         const std::string_view line = rest.substr(0, nl);
         rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
@@ -175,7 +222,7 @@ SvmModel::SvmModel(std::string_view text, const std::string& where) {
         for (int c = 0; c < n_coef; ++c) {
             const std::string_view tok = fields.next();
             if (tok.empty()) throw p.fail(fmt::format("support vector {} has too few coefficients", i + 1));
-            coef_[static_cast<std::size_t>(c)][static_cast<std::size_t>(i)] = p.to_double(tok, "SV coefficient");
+            coef_[static_cast<std::size_t>(c)].push_back(p.to_double(tok, "SV coefficient"));
         }
         starts.push_back(nodes_.size());
         for (std::string_view tok = fields.next(); !tok.empty(); tok = fields.next()) {

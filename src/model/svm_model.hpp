@@ -10,6 +10,11 @@
 
 namespace vmafx {
 
+/// Most classes (nr_class) a libsvm model text may declare. VMAF models are nu_svr regressions
+/// with nr_class 2; libsvm's svm_predict allocates nr_class*(nr_class-1)/2 doubles per call for
+/// a classification model (and computes that count in int), so absurd counts are refused.
+inline constexpr int kMaxSvmClasses = 256;
+
 /// A trained libsvm model (upstream: the "model" string of a VMAF model_dict, read by
 /// libvmaf src/svm.cpp svm_parse_model_from_buffer) evaluated with libsvm's svm_predict.
 ///
@@ -22,9 +27,14 @@ namespace vmafx {
 class SvmModel {
 public:
     /// Parses `text`. Throws Error naming `where` (e.g. "model vmaf_v0.6.1") and the
-    /// problem: unknown header key, unknown svm_type/kernel_type, a malformed number,
-    /// missing header entries, fewer support-vector lines than total_sv. The precomputed
-    /// kernel is refused (its input is not a feature vector).
+    /// problem: unknown or repeated header key, unknown svm_type/kernel_type, a malformed
+    /// number, missing header entries, nr_class outside [2, kMaxSvmClasses], an array
+    /// (rho, probA, probB: nr_class*(nr_class-1)/2 numbers; label, nr_sv: nr_class) with
+    /// fewer numbers in the header than nr_class asks for, fewer support-vector lines than
+    /// total_sv, and for a classification model (c_svc, nu_svc) missing label/nr_sv or nr_sv
+    /// not adding up to total_sv (what libsvm's svm_predict relies on). Every count is checked
+    /// against the text before memory is allocated for it: memory is proportional to the
+    /// text. The precomputed kernel is refused (its input is not a feature vector).
     SvmModel(std::string_view text, const std::string& where);
     SvmModel(const SvmModel&) = delete;
     SvmModel& operator=(const SvmModel&) = delete;

@@ -80,8 +80,13 @@ void mirror_pad(int16_t* row, int width, int half) {
     }
 }
 
+// GCC's pragma; clang (the fuzzing build) ignores it and needs its own.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2")
+#endif
 
 using V = __m256i;
 
@@ -499,7 +504,11 @@ void decimation_u16(const DecimationRow<uint16_t>& in) {
     }
 }
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 }  // namespace
 

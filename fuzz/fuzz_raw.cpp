@@ -1,0 +1,80 @@
+// fuzz_raw: the raw planar YUV reader (src/io/video_reader.cpp) and validate_video_format:
+// geometry against file size.
+//
+// The first 4 bytes pick the format given as -w/-h/-b/-p: width and height (small, 1..64,
+// or one of a list of absurd values: 0, negative, the limits and just past them, INT_MAX),
+// bit depth (8..16 or an invalid 0, 7, 17, -1, INT_MAX) and subsampling (4:2:0, 4:2:2,
+// 4:4:4); the rest of the input is the file. The file is opened with that format, counted,
+// read whole (PlaneSet::kAll and kLuma) and skipped. Only vmafx::Error may come out; the
+// pictures must have the format, frame_count() must be size / frame size. (A file starting
+// with "YUV4MPEG2 " is read as y4m whatever the format; that is fuzz_y4m's ground.)
+#include <climits>
+#include <optional>
+#include <string_view>
+
+#include "feature/feature_extractor.hpp"
+#include "fuzz_support.hpp"
+#include "io/video_reader.hpp"
+
+using namespace vmafx;
+
+namespace {
+
+int side(std::uint8_t b) {
+    constexpr int kAbsurd[] = {0, -1, -2, INT_MIN, kMaxVideoSide, kMaxVideoSide + 1, 16384, 16385, 65536, INT_MAX};
+    if (b < 0xF0) return 1 + b % 64;
+    return kAbsurd[(b - 0xF0) % (sizeof kAbsurd / sizeof kAbsurd[0])];
+}
+
+int bit_depth(std::uint8_t b) {
+    constexpr int kDepths[] = {8, 9, 10, 11, 12, 13, 14, 15, 16, 0, 7, 17, -1, INT_MAX};
+    return kDepths[b % (sizeof kDepths / sizeof kDepths[0])];
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size < 4) return 0;
+    VideoFormat format;
+    format.width = side(data[0]);
+    format.height = side(data[1]);
+    format.bit_depth = bit_depth(data[2]);
+    format.subsampling = data[3] % 3 == 0 ? Subsampling::k420 : data[3] % 3 == 1 ? Subsampling::k422 : Subsampling::k444;
+
+    static fuzz::MemFile file("fuzz_raw");
+    file.set(data + 4, size - 4);
+    const std::string& path = file.path();
+    const bool y4m = size - 4 >= 10 && std::string_view(reinterpret_cast<const char*>(data + 4), 9) == "YUV4MPEG2";
+
+    try {
+        validate_video_format(format, path);
+    } catch (const Error&) {
+    }
+    for (const PlaneSet which : {PlaneSet::kAll, PlaneSet::kLuma}) {
+        try {
+            const auto reader = open_video(path, format);
+            const unsigned count = reader->frame_count();
+            if (!y4m) {
+                fuzz::check(reader->format() == format);
+                fuzz::check(count == (size - 4) / format.frame_bytes());
+            }
+            Picture pic;
+            unsigned read = 0;
+            while (reader->read(pic, which)) {
+                fuzz::check(pic.format == reader->format());
+                ++read;
+            }
+            fuzz::check(read == count);
+        } catch (const Error&) {
+        }
+    }
+    try {
+        const auto reader = open_video(path, format);
+        reader->skip(1);
+        Picture pic;
+        (void)reader->read(pic, PlaneSet::kAll);
+        reader->skip(UINT_MAX);
+    } catch (const Error&) {
+    }
+    return 0;
+}

@@ -1,0 +1,49 @@
+// What the libFuzzer harnesses share: an in-memory file that vmafx opens by path, and the
+// rule that a harness lets only vmafx::Error pass (any other exception escapes to libFuzzer,
+// which reports it as a crash).
+#pragma once
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+namespace vmafx::fuzz {
+
+/// A file in memory (memfd_create), opened by vmafx through /proc/self/fd/N like any regular
+/// file: no disk writes, no temporary names left behind by a crashing run.
+class MemFile {
+public:
+    explicit MemFile(const char* name) : fd_(::memfd_create(name, MFD_CLOEXEC)) {
+        if (fd_ < 0) std::abort();
+        path_ = "/proc/self/fd/" + std::to_string(fd_);
+    }
+    MemFile(const MemFile&) = delete;
+    MemFile& operator=(const MemFile&) = delete;
+
+    /// Replaces the file's contents with `size` bytes at `data`.
+    void set(const std::uint8_t* data, std::size_t size) {
+        if (::ftruncate(fd_, 0) != 0) std::abort();
+        std::size_t done = 0;
+        while (done < size) {
+            const ssize_t n = ::pwrite(fd_, data + done, size - done, static_cast<off_t>(done));
+            if (n <= 0) std::abort();
+            done += static_cast<std::size_t>(n);
+        }
+    }
+    const std::string& path() const { return path_; }
+
+private:
+    int fd_;
+    std::string path_;
+};
+
+/// Stops the run as a finding when `cond` is false (an invariant vmafx promises).
+inline void check(bool cond) {
+    if (!cond) std::abort();
+}
+
+}  // namespace vmafx::fuzz
