@@ -3,6 +3,7 @@
 // which reports it as a crash).
 #pragma once
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -38,6 +39,35 @@ public:
 
 private:
     int fd_;
+    std::string path_;
+};
+
+/// The same bytes as a stream: a pipe holding them, its write end closed, opened by vmafx
+/// through /proc/self/fd/N (a stream, read once in order). Inputs must fit the pipe (up to
+/// 1 MiB; the harnesses' -max_len is far below).
+class MemPipe {
+public:
+    MemPipe(const std::uint8_t* data, std::size_t size) {
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0) std::abort();
+        read_fd_ = fds[0];
+        if (size > 65536 && ::fcntl(fds[1], F_SETPIPE_SZ, static_cast<int>(size)) < 0) std::abort();
+        std::size_t done = 0;
+        while (done < size) {
+            const ssize_t n = ::write(fds[1], data + done, size - done);
+            if (n <= 0) std::abort();
+            done += static_cast<std::size_t>(n);
+        }
+        ::close(fds[1]);
+        path_ = "/proc/self/fd/" + std::to_string(read_fd_);
+    }
+    ~MemPipe() { ::close(read_fd_); }
+    MemPipe(const MemPipe&) = delete;
+    MemPipe& operator=(const MemPipe&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    int read_fd_;
     std::string path_;
 };
 

@@ -262,6 +262,11 @@ protected:
     /// skipped and left as they are. Returns false when `clean_end_allowed` and the video ended
     /// before the frame's first byte; throws when the frame is truncated.
     bool read_samples(Picture& pic, PlaneSet which, bool clean_end_allowed) {
+        // Nothing is allocated for a frame that is not there: a file must hold all its bytes
+        // (as its size was at open), a stream at least its first.
+        const std::uint64_t there = is_stream() ? bytes_.peek(1, next_).size() : bytes_.remaining();
+        if (there == 0 && clean_end_allowed) return false;
+        if (there < (is_stream() ? 1 : frame_bytes_)) fail(path(), truncated(next_, there));
         if (pic.format != format() || pic.planes[0].width() != format().width ||
             pic.planes[0].height() != format().height)
             pic = Picture(format());
@@ -271,7 +276,6 @@ protected:
             const std::size_t n = p == 0 || which == PlaneSet::kAll ? read_plane(pic.planes[p], want)
                                                                      : static_cast<std::size_t>(bytes_.skip(want, next_));
             got += n;
-            if (got == 0 && clean_end_allowed) return false;
             if (n < want) fail(path(), truncated(next_, got));
         }
         return true;
@@ -646,7 +650,7 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
     validate_video_format(format, name);
     const std::uint64_t data_start = start + line.size();
     bytes.consume(line.size());
-    if (regular && data_start == size) fail(name, "y4m file has no frames");
+    if (bytes.peek(1, 0).empty()) fail(name, regular ? "y4m file has no frames" : "y4m stream has no frames");
     return std::make_unique<Y4mReader>(name, format, identity, std::move(bytes), regular ? file : nullptr, size,
                                        data_start);
 }
