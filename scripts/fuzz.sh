@@ -12,7 +12,7 @@
 #   --only     run only this harness (repeatable): fuzz_y4m, fuzz_raw, fuzz_model, fuzz_options
 #   --jobs     harnesses fuzzed at once (default 1)
 #   --work     where corpora copies, logs and crash files go (default: a new temporary directory,
-#              kept and printed at the end)
+#              removed when nothing was found, else kept and printed at the end)
 # Needs the Debian packages clang, libclang-rt-14-dev and llvm-14 (scripts/install_deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,7 +56,11 @@ if [ "$build" = 1 ]; then
   echo "fuzz.sh: harnesses built in $(( $(date +%s) - start )) s"
 fi
 
-[ -n "$work" ] || work=$(mktemp -d "${TMPDIR:-/tmp}/vmafx-fuzz.XXXXXX")
+own_work=0
+if [ -z "$work" ]; then
+  work=$(mktemp -d "${TMPDIR:-/tmp}/vmafx-fuzz.XXXXXX")
+  own_work=1
+fi
 mkdir -p "$work"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
@@ -118,5 +122,9 @@ for h in "${harnesses[@]}"; do
     echo "$h: merged new inputs into fuzz/corpus/$h ($(find fuzz/corpus/"$h" -type f | wc -l) files)"
   fi
 done
-echo "fuzz.sh: logs, corpora and crash files in $work"
+if [ "$status" = 0 ] && [ "$own_work" = 1 ]; then
+  rm -rf "$work"  # nothing found: the temporary folder goes (--work DIR keeps it)
+else
+  echo "fuzz.sh: logs, corpora and crash files in $work"
+fi
 exit $status

@@ -1,16 +1,48 @@
 #!/usr/bin/env bash
-# Builds everything and runs all tests (unit tests, golden check against upstream libvmaf's
-# values). The fixtures of ../shared are unpacked into .fixtures when ../shared is present;
-# without it the tests that need them say they were skipped.
+# Builds everything and runs all tests, in three parts:
+#  1. the Release build (build/): unit tests, golden check against upstream libvmaf's values,
+#     option corners, CLI checks (ctest);
+#  2. the same code built with AddressSanitizer (LeakSanitizer included) and
+#     UndefinedBehaviorSanitizer (build-asan/, GCC, no CUDA): the same tests, golden check and
+#     option corners included;
+#  3. every libFuzzer harness (build-fuzz/, clang): its saved regression inputs, then 30 s of
+#     fuzzing each on a copy of its seed corpus (scripts/fuzz.sh; VMAFX_FUZZ_SECONDS changes it).
+# The fixtures of ../shared are unpacked into .fixtures when ../shared is present; without it
+# the tests that need them say they were skipped. VMAFX_TEST_PARTS="1 2 3" picks the parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+parts=${VMAFX_TEST_PARTS:-1 2 3}
 scripts/install_deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build
 if [ -f ../shared/fixtures/prepare.py ]; then
   python3 ../shared/fixtures/prepare.py --out .fixtures --y4m >/dev/null
 else
   echo "../shared is absent: tests that need fixtures and golden values will be skipped"
 fi
-cd build
-ctest --output-on-failure -j "$(nproc)"
+jobs=$(nproc)
+SECONDS=0
+
+if [[ " $parts " == *" 1 "* ]]; then
+  echo "== 1. Release build and tests"
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build
+  (cd build && ctest --output-on-failure -j "$jobs")
+  echo "== part 1 done at ${SECONDS} s"
+fi
+
+if [[ " $parts " == *" 2 "* ]]; then
+  echo "== 2. AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVMAFX_CUDA=OFF -DVMAFX_BUILD_BENCH=OFF \
+    -DVMAFX_SANITIZE=address,undefined >/dev/null
+  cmake --build build-asan
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  (cd build-asan && ctest --output-on-failure -j "$jobs")
+  unset ASAN_OPTIONS UBSAN_OPTIONS
+  echo "== part 2 done at ${SECONDS} s"
+fi
+
+if [[ " $parts " == *" 3 "* ]]; then
+  echo "== 3. Fuzzing harnesses: regression inputs, then ${VMAFX_FUZZ_SECONDS:-30} s each"
+  scripts/fuzz.sh "${VMAFX_FUZZ_SECONDS:-30}" --jobs "$jobs"
+  echo "== part 3 done at ${SECONDS} s"
+fi

@@ -184,7 +184,7 @@ TEST_F(EngineTest, DamagedTailScoredOnlyWhenAsked) {
     const RunResult r = run(c);
     EXPECT_EQ(r.frames, 3u);
     ASSERT_EQ(r.warnings.size(), 1u);
-    for (const std::string part : {dist, std::string("frame 4 is truncated"), std::string("123 of its"),
+    for (const std::string& part : {dist, std::string("frame 4 is truncated"), std::string("123 of its"),
                                    std::string("not scored")})
         EXPECT_NE(r.warnings[0].find(part), std::string::npos) << r.warnings[0];
 
