@@ -21,6 +21,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// A w x h 4:2:0 format of `bit_depth` bits.
+VideoFormat format_of(int w, int h, int bit_depth = 8) {
+    VideoFormat f;
+    f.width = w;
+    f.height = h;
+    f.bit_depth = bit_depth;
+    return f;
+}
+
 class EngineTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -61,10 +70,7 @@ bool same_bits(const RunResult& a, const RunResult& b) {
 }
 
 TEST_F(EngineTest, SameBitsForEveryThreadCount) {
-    VideoFormat f;
-    f.width = 67;  // odd sizes, 10-bit
-    f.height = 45;
-    f.bit_depth = 10;
+    const VideoFormat f = format_of(67, 45, 10);
     RunConfig c = config(f, 7);
     c.threads = 1;
     const RunResult one = run(c);
@@ -78,9 +84,7 @@ TEST_F(EngineTest, SameBitsForEveryThreadCount) {
 }
 
 TEST_F(EngineTest, PicturesBoundedByFramesInFlight) {
-    VideoFormat f;
-    f.width = 48;
-    f.height = 40;
+    const VideoFormat f = format_of(48, 40);
     RunConfig c = config(f, 48);
     c.threads = 2;
     const RunResult long_run = run(c);
@@ -92,9 +96,7 @@ TEST_F(EngineTest, PicturesBoundedByFramesInFlight) {
 }
 
 TEST_F(EngineTest, SubsampleScoresEveryNthFrame) {
-    VideoFormat f;
-    f.width = 48;
-    f.height = 40;
+    const VideoFormat f = format_of(48, 40);
     RunConfig c = config(f, 5);
     c.subsample = 2;
     const RunResult r = run(c);
@@ -138,9 +140,7 @@ bool has_name_containing(const RunResult& r, const std::string& part) {
 // of the later one are dropped. Checked against upstream's output names (see
 // docs/reliability.md); both orders.
 TEST_F(EngineTest, DuplicateExtractorsMergeKeepingTheFirst) {
-    VideoFormat f;
-    f.width = 64;
-    f.height = 48;
+    const VideoFormat f = format_of(64, 48);
     RunConfig c = config(f, 2);
     c.models.clear();
     c.no_prediction = true;
@@ -173,9 +173,7 @@ TEST_F(EngineTest, DuplicateExtractorsMergeKeepingTheFirst) {
 // Only scored frames must be whole: a damaged tail after the scored frames is a warning naming
 // the file and the frame; a damaged frame that is scored is an error naming both.
 TEST_F(EngineTest, DamagedTailScoredOnlyWhenAsked) {
-    VideoFormat f;
-    f.width = 48;
-    f.height = 40;
+    const VideoFormat f = format_of(48, 40);
     RunConfig c = config(f, 6);
     const std::string dist = c.distorted_path;
     // 4 whole frames and part of a fifth.
@@ -241,10 +239,7 @@ std::thread feed_fifo(const fs::path& from, const fs::path& fifo, std::size_t by
 // Either video may be a stream: the same bits as from the files; a length mismatch found at a
 // stream's end names both counts; --frame_cnt scores the common prefix.
 TEST_F(EngineTest, StreamsScoreAsFiles) {
-    VideoFormat f;
-    f.width = 50;
-    f.height = 38;
-    f.bit_depth = 10;
+    const VideoFormat f = format_of(50, 38, 10);
     RunConfig c = config(f, 5);
     c.threads = 1;  // the two pipes are still read at once
     const RunResult files = run(c);
@@ -286,10 +281,7 @@ TEST_F(EngineTest, StreamsScoreAsFiles) {
 // cancels the pipeline with frames in flight between its stages: the error reaches the caller
 // and nothing is leaked (the sanitizer build runs this test under LeakSanitizer).
 TEST_F(EngineTest, ExtractorErrorFreesFramesInFlight) {
-    VideoFormat f;
-    f.width = 40;
-    f.height = 36;
-    f.bit_depth = 10;
+    const VideoFormat f = format_of(40, 36, 10);
     RunConfig c = config(f, 16);
     {
         std::fstream io(c.distorted_path, std::ios::binary | std::ios::in | std::ios::out);
@@ -312,9 +304,7 @@ TEST_F(EngineTest, FeatureErrorsAreUsageErrors) {
         EXPECT_THROW(parse_feature_spec(text), UsageError) << text;
     EXPECT_NO_THROW(parse_feature_spec("vif=vif_enhn_gain_limit=1.0"));
     // A FeatureSpec built by hand is checked by run() alike.
-    VideoFormat f;
-    f.width = 48;
-    f.height = 40;
+    const VideoFormat f = format_of(48, 40);
     RunConfig c = config(f, 2);
     c.features = {{"nosuch", {}}};
     EXPECT_THROW(run(c), UsageError);
@@ -323,9 +313,7 @@ TEST_F(EngineTest, FeatureErrorsAreUsageErrors) {
 }
 
 TEST_F(EngineTest, ThreadsAboveTheLimitAreRefused) {
-    VideoFormat f;
-    f.width = 48;
-    f.height = 40;
+    const VideoFormat f = format_of(48, 40);
     RunConfig c = config(f, 2);
     // 4294967295 used to overflow 2 x threads frames in flight and end in std::bad_alloc.
     for (unsigned t : {kMaxThreads + 1, 4294967295u}) {
@@ -343,9 +331,7 @@ TEST_F(EngineTest, ThreadsAboveTheLimitAreRefused) {
 
 TEST_F(EngineTest, HugeSubsampleScoresFrameZeroOnly) {
     // next + subsample must not wrap around to a frame below the count.
-    VideoFormat f;
-    f.width = 48;
-    f.height = 40;
+    const VideoFormat f = format_of(48, 40);
     RunConfig c = config(f, 3);
     c.subsample = 4294967295u;
     const RunResult r = run(c);

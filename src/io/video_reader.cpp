@@ -85,31 +85,17 @@ private:
     int fd_;
 };
 
-/// Reads up to `n` bytes at byte `offset` of `fd` into `dst` (pread, repeated after signals and
-/// short reads). Returns the bytes read: fewer than `n` only at the end of the file. Throws on
-/// an I/O error, naming the file and frame `frame`.
-std::size_t read_at(int fd, void* dst, std::size_t n, std::uint64_t offset, const std::string& path,
-                    unsigned frame) {
+/// Reads up to `n` bytes of `fd` into `dst`: at byte `*offset` (pread) of a regular file, or at
+/// the descriptor's position (read) of a stream when `offset` is empty; repeated after signals
+/// and short reads (which pipes give whenever the writer is behind). Returns the bytes read:
+/// fewer than `n` only at the end. Throws on an I/O error, naming the video and frame `frame`.
+std::size_t read_fully(int fd, void* dst, std::size_t n, std::optional<std::uint64_t> offset, const std::string& path,
+                       unsigned frame) {
     std::size_t done = 0;
     while (done < n) {
-        const ssize_t got = ::pread(fd, static_cast<char*>(dst) + done, n - done, static_cast<off_t>(offset + done));
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            fail(path, frame_name(frame) + ": read error: " + std::strerror(errno));
-        }
-        if (got == 0) break;
-        done += static_cast<std::size_t>(got);
-    }
-    return done;
-}
-
-/// Reads up to `n` bytes of `fd` at its position into `dst` (read, repeated after signals and
-/// short reads, which pipes give whenever the writer is behind). Returns the bytes read: fewer
-/// than `n` only at the end of the stream. Throws on an I/O error.
-std::size_t read_stream(int fd, void* dst, std::size_t n, const std::string& path, unsigned frame) {
-    std::size_t done = 0;
-    while (done < n) {
-        const ssize_t got = ::read(fd, static_cast<char*>(dst) + done, n - done);
+        char* at = static_cast<char*>(dst) + done;
+        const ssize_t got = offset ? ::pread(fd, at, n - done, static_cast<off_t>(*offset + done))
+                                   : ::read(fd, at, n - done);
         if (got < 0) {
             if (errno == EINTR) continue;
             fail(path, frame_name(frame) + ": read error: " + std::strerror(errno));
@@ -180,7 +166,7 @@ public:
         std::vector<std::uint8_t> scratch(static_cast<std::size_t>(std::min<std::uint64_t>(n - done, kReadPiece)));
         while (done < n) {
             const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(n - done, scratch.size()));
-            const std::size_t got = read_stream(fd_->get(), scratch.data(), want, path_, frame);
+            const std::size_t got = read_fully(fd_->get(), scratch.data(), want, std::nullopt, path_, frame);
             done += got;
             if (got < want) break;
         }
@@ -196,10 +182,10 @@ private:
     /// Reads `n` bytes from the file at the cursor or from the stream, bypassing the buffer.
     std::size_t fill(std::uint8_t* dst, std::size_t n, unsigned frame) {
         if (n == 0) return 0;
-        if (stream_) return read_stream(fd_->get(), dst, n, path_, frame);
+        if (stream_) return read_fully(fd_->get(), dst, n, std::nullopt, path_, frame);
         std::size_t got = 0;
         if (n <= kReadPiece) {
-            got = read_at(fd_->get(), dst, n, cursor_, path_, frame);
+            got = read_fully(fd_->get(), dst, n, cursor_, path_, frame);
         } else {
             // Parallel pieces move a 4K plane out of the page cache several times faster than
             // one thread's copy. Its own context: a cancelled caller (a failing pipeline, a
@@ -213,14 +199,14 @@ private:
                     std::size_t{0}, pieces,
                     [&](std::size_t i) {
                         const std::size_t begin = i * kReadPiece, end = std::min(n, (i + 1) * kReadPiece);
-                        if (read_at(fd_->get(), dst + begin, end - begin, cursor_ + begin, path_, frame) != end - begin)
+                        if (read_fully(fd_->get(), dst + begin, end - begin, cursor_ + begin, path_, frame) != end - begin)
                             whole = false;
                     },
                     context);
             });
             // A file that shrank while it was read: the pieces after a short one may have read
             // nothing, so the prefix that is there is read again, in one piece.
-            got = whole ? n : read_at(fd_->get(), dst, n, cursor_, path_, frame);
+            got = whole ? n : read_fully(fd_->get(), dst, n, cursor_, path_, frame);
         }
         cursor_ += got;
         return got;
