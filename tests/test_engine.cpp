@@ -277,6 +277,30 @@ TEST_F(EngineTest, StreamsScoreAsFiles) {
     EXPECT_NE(run_error(both).find("cannot both be standard input"), std::string::npos);
 }
 
+// Beside a stream, a file's damaged tail is known up front but the run's length only at its
+// end: a tail the run did not reach is still a warning; one it reached, an error.
+TEST_F(EngineTest, DamagedTailBesideAStream) {
+    const VideoFormat f = format_of(48, 40);
+    RunConfig c = config(f, 6);
+    fs::resize_file(c.distorted_path, f.frame_bytes() * 4 + 77);
+    const std::string ref = c.reference_path;
+    c.reference_path = (dir_ / "ref.fifo").string();
+    c.frame_count = 2;
+    std::thread feed = feed_fifo(ref, c.reference_path);
+    const RunResult r = run(c);
+    feed.join();
+    EXPECT_EQ(r.frames, 2u);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_NE(r.warnings[0].find(c.distorted_path + ": frame 4 is truncated"), std::string::npos) << r.warnings[0];
+
+    fs::remove(c.reference_path);
+    c.frame_count = 0;
+    std::thread again = feed_fifo(ref, c.reference_path);
+    const std::string e = run_error(c);
+    again.join();
+    EXPECT_NE(e.find(c.distorted_path + ": frame 4 is truncated"), std::string::npos) << e;
+}
+
 // An extractor that throws mid-run (here VIF, on a sample above the 10-bit maximum in frame 9)
 // cancels the pipeline with frames in flight between its stages: the error reaches the caller
 // and nothing is leaked (the sanitizer build runs this test under LeakSanitizer).

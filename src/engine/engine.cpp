@@ -365,12 +365,18 @@ unsigned frames_after(const FrameCount& c, unsigned skip) {
     return all - std::min(all, skip);
 }
 
-/// Before a run of regular files: throws where a damaged frame would be scored (frames
-/// skip..skip+frames-1 of the file); a damaged frame left unscored is a warning.
-void check_damage(const FrameCount& c, unsigned skip, unsigned frames, std::vector<std::string>& warnings) {
-    if (c.damage.empty()) return;
-    if (static_cast<std::uint64_t>(skip) + frames > c.whole) throw Error(c.damage);
-    warnings.push_back(fmt::format("{} (not scored: the run scores frames {} to {})", c.damage, skip,
+/// Throws the damage of a regular file when its damaged frame is among frames
+/// skip..skip+frames-1, the ones a run scores.
+void check_damage(const FrameCount& c, unsigned skip, std::uint64_t frames) {
+    if (!c.damage.empty() && skip + frames > c.whole) throw Error(c.damage);
+}
+
+/// After a run that scored `frames` frames from `skip`: a damaged tail it did not reach is a
+/// warning naming the file and the frame.
+void warn_damage(const std::optional<FrameCount>& c, unsigned skip, unsigned frames,
+                 std::vector<std::string>& warnings) {
+    if (!c || c->damage.empty()) return;
+    warnings.push_back(fmt::format("{} (not scored: the run scored frames {} to {})", c->damage, skip,
                                    static_cast<std::uint64_t>(skip) + frames - 1));
 }
 
@@ -426,8 +432,8 @@ RunResult run(const RunConfig& config) {
         const unsigned dist_frames = frames_after(*dist_count, config.frame_skip_dist);
         if (config.frame_count == 0) {
             // Every frame is to be scored: a damaged one is an error, whatever the other video.
-            check_damage(*ref_count, config.frame_skip_ref, ref_frames, result.warnings);
-            check_damage(*dist_count, config.frame_skip_dist, dist_frames, result.warnings);
+            check_damage(*ref_count, config.frame_skip_ref, ref_frames);
+            check_damage(*dist_count, config.frame_skip_dist, dist_frames);
             if (ref_frames != dist_frames)
                 throw Error(fmt::format("reference \"{}\" has {} frames but distorted \"{}\" has {}{}; "
                                         "use --frame_cnt N to score the first N frames of both",
@@ -438,8 +444,8 @@ RunResult run(const RunConfig& config) {
         if (limit == 0)
             throw Error(fmt::format("no frames to score in \"{}\" and \"{}\"", ref_reader->path(),
                                     dist_reader->path()));
-        check_damage(*ref_count, config.frame_skip_ref, limit, result.warnings);
-        check_damage(*dist_count, config.frame_skip_dist, limit, result.warnings);
+        check_damage(*ref_count, config.frame_skip_ref, limit);
+        check_damage(*dist_count, config.frame_skip_dist, limit);
     }
     concurrently(
         ref_reader->is_stream() || dist_reader->is_stream(), [&] { ref_reader->skip(config.frame_skip_ref); },
@@ -460,6 +466,10 @@ RunResult run(const RunConfig& config) {
     } else {
         run_cpu(config, instances, pairs, result);
     }
+
+    // A stream beside a damaged file: a damaged frame the run reached has thrown already.
+    warn_damage(ref_count, config.frame_skip_ref, result.frames, result.warnings);
+    warn_damage(dist_count, config.frame_skip_dist, result.frames, result.warnings);
 
     // As upstream's tool: every model's own score first, then the bootstrap collections'.
     // A 64-bit count: next + subsample cannot wrap around to below frames.
