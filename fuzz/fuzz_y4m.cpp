@@ -76,9 +76,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     {
         const fuzz::MemPipe pipe(data, size);
         const Reading stream = read_all(pipe.path(), PlaneSet::kAll);
-        fuzz::check(stream.opened == all.opened);
+        // A stream is not read past its header at open, so one with no frame opens (and ends
+        // at once) where the file is refused.
+        const bool no_frame = all.error.ends_with("y4m file has no frames");
+        fuzz::check(stream.opened == all.opened || (no_frame && stream.luma.empty() && stream.error.empty()));
         fuzz::check(stream.luma == all.luma);
-        fuzz::check(stream.error.empty() == all.error.empty());
+        fuzz::check(stream.error.empty() == all.error.empty() || no_frame);
     }
     try {
         const auto reader = open_video(file.path(), std::nullopt);

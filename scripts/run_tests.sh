@@ -46,3 +46,4 @@ if [[ " $parts " == *" 3 "* ]]; then
   scripts/fuzz.sh "${VMAFX_FUZZ_SECONDS:-30}" --jobs "$jobs"
   echo "== part 3 done at ${SECONDS} s"
 fi
+echo "== all tests passed (parts: $parts) in ${SECONDS} s"

@@ -270,6 +270,47 @@ TEST_F(CliTest, StreamsOnStandardInputAndFifosScoreAsFiles) {
     EXPECT_EQ(run("-r - -d -" + raw + path("both.json").string(), "cat " + dist.string() + " |").exit_code, 2);
 }
 
+// Closed standard descriptors: "-" with standard input closed says so (a file opened for the
+// reference must not be taken for it); with standard output closed, the output file is still
+// whole (nothing printed into it).
+TEST_F(CliTest, ClosedStandardDescriptors) {
+    const std::string args = pair_args();
+    const CliResult closed_in = run("-r " + path("ref.yuv").string() + " -d -" + kRaw + " -q <&-");
+    EXPECT_EQ(closed_in.exit_code, 1) << closed_in.err;
+    EXPECT_NE(closed_in.err.find("standard input: cannot read: Bad file descriptor"), std::string::npos)
+        << closed_in.err;
+    const std::string out = path("closed_out.json").string();
+    const std::string cmd = std::string(VMAFX_CLI) + " " + args + " --json -o " + out + " >&- 2>&-";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+    EXPECT_NO_THROW((void)nlohmann::json::parse(read_file(out)));
+}
+
+// A file's error comes at once, without waiting for the writer of the other video's FIFO.
+TEST_F(CliTest, FileErrorDoesNotWaitForAFifosWriter) {
+    ASSERT_EQ(::mkfifo(path("dist.fifo").c_str(), 0600), 0);
+    const CliResult r = run("-r " + path("missing.y4m").string() + " -d " + path("dist.fifo").string(), "timeout 20");
+    EXPECT_EQ(r.exit_code, 1) << "124 is timeout's: vmafx waited for the FIFO's writer";
+    EXPECT_NE(r.err.find("missing.y4m: cannot open"), std::string::npos) << r.err;
+}
+
+// A single file bind-mounted as the output (docker run -v out.json:/out.json): it cannot be
+// renamed over, so it is written in place, and the results reach the file the mount shows.
+// Needs root and a mount namespace (unshare -m); skipped, saying why, elsewhere.
+TEST_F(CliTest, OutputIsABindMountedFile) {
+    if (::geteuid() != 0) GTEST_SKIP() << "skipped: bind mounts need root";
+    if (std::system("unshare -m true >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "skipped: no mount namespace here (unshare -m failed)";
+    std::ofstream(path("host.json")) << "old";
+    std::ofstream(path("mnt.json")) << "";
+    const CliResult r = run(pair_args() + " -q --json -o " + path("mnt.json").string(),
+                            "unshare -m sh -c 'mount --bind " + path("host.json").string() + " " +
+                                path("mnt.json").string() + " && exec \"$0\" \"$@\"'");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(read_file(path("host.json")));
+    EXPECT_EQ(j.at("frames").size(), 3u);
+    expect_no_temporary_file();
+}
+
 // A damaged tail that is not scored is a warning naming the file and the frame (exit 0); one
 // that is scored is an error naming both (exit 1).
 TEST_F(CliTest, DamagedTailWarnsUnlessScored) {
@@ -347,6 +388,8 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         {pair + " --threads 1 --threads 2", "--threads"},  // given twice
         {pair + " --precision 18", "--precision"},
         {pair + " --precision abc", "--precision"},
+        {pair + " --precision +3", "--precision"},
+        {pair + " --precision ' 3'", "--precision"},
         {pair + " --backend gpu", "--backend"},
         {pair + " --aom_ctc v1.0", "--aom_ctc"},
         {pair + " -o ''", "-o/--output"},
@@ -520,11 +563,19 @@ TEST_F(CliTest, BadOutputFailsBeforeTheRun) {
 }
 
 TEST_F(CliTest, OutputIntoUnwritableDirectory) {
-    if (::geteuid() == 0) GTEST_SKIP() << "skipped: root may write into a directory without write permission";
+    // Root may write anywhere: as root the CLI runs as nobody (setpriv, util-linux).
+    std::string as_user;
+    if (::geteuid() == 0) {
+        if (std::system("setpriv --version >/dev/null 2>&1") != 0)
+            GTEST_SKIP() << "skipped: running as root without setpriv to run as another user";
+        as_user = "setpriv --reuid=65534 --regid=65534 --clear-groups";
+        fs::permissions(dir_, fs::perms::others_exec | fs::perms::others_read, fs::perm_options::add);
+    }
     const std::string pair = pair_args();
     fs::create_directory(path("ro"));
-    fs::permissions(path("ro"), fs::perms::owner_read | fs::perms::owner_exec);
-    const CliResult r = run(pair + " -o " + path("ro/out.xml").string());
+    fs::permissions(path("ro"), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
+                                    fs::perms::others_exec);
+    const CliResult r = run(pair + " -o " + path("ro/out.xml").string(), as_user);
     fs::permissions(path("ro"), fs::perms::owner_all);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("ro/out.xml"), std::string::npos) << r.err;

@@ -1,5 +1,8 @@
 // The frame pipeline: same bits for every thread count, memory bounded by frames in flight.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -277,6 +280,62 @@ TEST_F(EngineTest, StreamsScoreAsFiles) {
     EXPECT_NE(run_error(both).find("cannot both be standard input"), std::string::npos);
 }
 
+// One writer feeding both videos, as one muxer writing two pipes does: both stream headers
+// first, then the frames interleaved, each frame larger than a pipe's buffer. Opening must
+// read no further than each header, and frame i of both must be read at once.
+TEST_F(EngineTest, OneWriterFeedingBothPipes) {
+    const VideoFormat f = format_of(320, 240);  // 115,200-byte frames, above a pipe's 64 KiB
+    RunConfig c = config(f, 4);
+    c.threads = 1;
+    const RunResult files = run(c);
+    const auto frames_of = [&](const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        std::vector<std::string> out(4, std::string(f.frame_bytes(), '\0'));
+        for (auto& fr : out) in.read(fr.data(), static_cast<std::streamsize>(fr.size()));
+        return out;
+    };
+    const auto ref = frames_of(c.reference_path), dist = frames_of(c.distorted_path);
+    RunConfig s = c;
+    s.reference_path = (dir_ / "ref.y4m").string();
+    s.distorted_path = (dir_ / "dist.y4m").string();
+    ASSERT_EQ(::mkfifo(s.reference_path.c_str(), 0600), 0);
+    ASSERT_EQ(::mkfifo(s.distorted_path.c_str(), 0600), 0);
+    std::thread writer([&] {
+        const int r = ::open(s.reference_path.c_str(), O_WRONLY | O_CLOEXEC);
+        const int d = ::open(s.distorted_path.c_str(), O_WRONLY | O_CLOEXEC);
+        const auto put = [](int fd, const std::string& bytes) {
+            for (std::size_t done = 0; done < bytes.size();) {
+                const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+                if (n <= 0) return;
+                done += static_cast<std::size_t>(n);
+            }
+        };
+        const std::string header = "YUV4MPEG2 W320 H240 F25:1 Ip C420jpeg\n";
+        put(r, header);
+        put(d, header);
+        for (int i = 0; i < 4; ++i) {
+            put(r, "FRAME\n" + ref[static_cast<std::size_t>(i)]);
+            put(d, "FRAME\n" + dist[static_cast<std::size_t>(i)]);
+        }
+        ::close(r);
+        ::close(d);
+    });
+    // A deadlock would hang the suite: a watchdog ends the process with a message instead.
+    std::atomic<bool> done{false};
+    std::thread watchdog([&] {
+        for (int i = 0; i < 600 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (!done) {
+            std::fprintf(stderr, "EngineTest.OneWriterFeedingBothPipes: deadlocked for 60 s\n");
+            std::_Exit(1);
+        }
+    });
+    const RunResult streams = run(s);
+    done = true;
+    writer.join();
+    watchdog.join();
+    EXPECT_TRUE(same_bits(files, streams));
+}
+
 // Beside a stream, a file's damaged tail is known up front but the run's length only at its
 // end: a tail the run did not reach is still a warning; one it reached, an error.
 TEST_F(EngineTest, DamagedTailBesideAStream) {
@@ -318,6 +377,7 @@ TEST_F(EngineTest, ExtractorErrorFreesFramesInFlight) {
         const std::string e = run_error(c);
         EXPECT_NE(e.find("frame 9"), std::string::npos) << e;
         EXPECT_NE(e.find("above the 10-bit maximum"), std::string::npos) << e;
+        EXPECT_NE(e.find("distorted \"" + c.distorted_path + "\""), std::string::npos) << "names the files: " << e;
     }
 }
 

@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -138,6 +140,11 @@ TEST(ModelSpec, Errors) {
     expect_error([] { parse_model_spec("version=a:.x=1"); }, "EXTRACTOR.OPTION=VALUE");
     expect_error([] { parse_model_spec("version=a:a.b.c=1"); }, "EXTRACTOR.OPTION=VALUE");
     expect_error([] { parse_model_spec("version=a:disable_clip=yes"); }, "true or false");
+    // Names that would break the output files (JSON keys, XML attribute names, CSV columns).
+    for (const char* bad : {"version=a:name=a\"b", "version=a:name=a<b", "version=a:name=a,b", "version=a:name=a b",
+                            "version=a:name=a&b", "version=a:name=a\\b"})
+        expect_error([&] { parse_model_spec(bad); }, "only letters, digits");
+    EXPECT_EQ(parse_model_spec("version=a:name=vmaf-4k_v0.6.1").name, "vmaf-4k_v0.6.1");
     // Feature overloads are checked against the extractors' option tables.
     expect_error([] { parse_model_spec("version=a:foo.x=1"); }, "no feature extractor \"foo\"");
     expect_error([] { parse_model_spec("version=a:vif.nosuch=1"); }, "has no option \"nosuch\"");
@@ -226,6 +233,25 @@ TEST(ModelLoad, UnknownVersionIsAUsageErrorAMissingFileIsNot) {
 TEST_F(ModelFiles, MissingFile) {
     const std::string path = (dir_ / "absent.json").string();
     expect_error([&] { (void)Model(parse_model_spec("path=" + path)); }, "\"" + path + "\" not found");
+}
+
+// A model file given as a stream (a FIFO, a shell's <(...)) is read to its end; a directory
+// and a file far larger than any model are refused at once, naming the file.
+TEST_F(ModelFiles, StreamDirectoryAndOversizeFile) {
+    const std::string fifo = (dir_ / "model.fifo").string();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const std::string text = constant_model(42.0).dump();
+    std::thread writer([&] { std::ofstream(fifo) << text; });
+    const Model m(parse_model_spec("path=" + fifo));
+    writer.join();
+    ScoreTable t;
+    t.set("VMAF_integer_feature_motion2_score", 0, 1.0);
+    EXPECT_EQ(m.predict_score(t, 0), 42.0);
+
+    expect_error([&] { (void)Model(parse_model_spec("path=" + dir_.string())); }, "is a directory");
+    const std::string big = write("big.json", "{}");
+    fs::resize_file(big, 65ull << 20);  // sparse: nothing is written
+    expect_error([&] { (void)Model(parse_model_spec("path=" + big)); }, "larger than any model file");
 }
 
 TEST_F(ModelFiles, MalformedJson) {

@@ -2,10 +2,12 @@
 // (OutputTarget): regular files replaced atomically, streams and devices written in place,
 // descriptors of this process written to directly, clear errors otherwise.
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -18,6 +20,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -210,6 +213,27 @@ void expect_error(F&& f, const std::vector<std::string>& parts) {
             EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
                 << "message \"" << e.what() << "\" lacks \"" << part << "\"";
     }
+}
+
+/// Runs `fn` in a child process as an unprivileged user: as itself when the test is not root,
+/// else as nobody (uid and gid 65534), so that permission checks apply. Returns the child's
+/// exit status (fn's return value), or -1 when it could not run or died by a signal.
+int as_unprivileged(const std::function<int()>& fn) {
+    const pid_t pid = ::fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0))
+            std::_Exit(100);
+        int status = 101;
+        try {
+            status = fn();
+        } catch (...) {
+        }
+        std::_Exit(status);
+    }
+    int status = 0;
+    if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+    return WEXITSTATUS(status);
 }
 
 class OutputTargetTest : public WriterTest {
@@ -435,13 +459,90 @@ TEST_F(OutputTargetTest, SymlinkLoopAndEmptyPath) {
 }
 
 TEST_F(OutputTargetTest, UnwritableDirectory) {
-    if (::geteuid() == 0) GTEST_SKIP() << "skipped: root may write into a directory without write permission";
+    // As an unprivileged user (root writes anywhere): refused before the run, by check(), and
+    // by the write itself, naming the place and the cause; nothing left in the directory.
     fs::create_directory(dir_ / "ro");
-    fs::permissions(dir_ / "ro", fs::perms::owner_read | fs::perms::owner_exec);
-    expect_error([&] { OutputTarget::resolve(path("ro/o.csv")).check(); }, {"ro/o.csv", "Permission denied"});
-    expect_error([&] { write_csv("ro/o.csv"); }, {"ro/o.csv", "Permission denied"});
+    fs::permissions(dir_ / "ro", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
+                                     fs::perms::others_exec | fs::perms::group_read | fs::perms::group_exec);
+    fs::permissions(dir_, fs::perms::others_exec | fs::perms::others_read, fs::perm_options::add);
+    const std::string target = path("ro/o.csv");
+    const int status = as_unprivileged([&] {
+        int failures = 0;
+        try {
+            OutputTarget::resolve(target).check();
+            ++failures;
+        } catch (const Error& e) {
+            if (std::string(e.what()).find("Permission denied") == std::string::npos) ++failures;
+        }
+        try {
+            write_output(r_, target, OutputFormat::kCsv, {});
+            ++failures;
+        } catch (const Error& e) {
+            if (std::string(e.what()).find("Permission denied") == std::string::npos) ++failures;
+        }
+        return failures;
+    });
+    EXPECT_EQ(status, 0) << "both must be refused with Permission denied (100: could not become nobody)";
     fs::permissions(dir_ / "ro", fs::perms::owner_all);
     EXPECT_TRUE(fs::is_empty(dir_ / "ro"));
+}
+
+// A file the user may write in a directory where it may not create files (a shared folder, a
+// container's read-only directory with one writable file): written in place, as a shell
+// redirection would, rather than refused.
+TEST_F(OutputTargetTest, WritableFileInUnwritableDirectoryIsWrittenInPlace) {
+    fs::create_directory(dir_ / "ro");
+    std::ofstream(dir_ / "ro" / "o.csv") << "old content, longer than what replaces it ................................\n";
+    if (::geteuid() == 0) {
+        ASSERT_EQ(::chown((dir_ / "ro" / "o.csv").c_str(), 65534, 65534), 0);
+        fs::permissions(dir_, fs::perms::others_exec | fs::perms::others_read, fs::perm_options::add);
+    }
+    fs::permissions(dir_ / "ro", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
+                                     fs::perms::others_exec | fs::perms::group_read | fs::perms::group_exec);
+    struct stat before {};
+    ASSERT_EQ(::stat((dir_ / "ro" / "o.csv").c_str(), &before), 0);
+    const std::string target = path("ro/o.csv");
+    const int status = as_unprivileged([&] {
+        OutputTarget::resolve(target).check();
+        write_output(r_, target, OutputFormat::kCsv, {});
+        return 0;
+    });
+    EXPECT_EQ(status, 0);
+    fs::permissions(dir_ / "ro", fs::perms::owner_all);
+    EXPECT_EQ(slurp(dir_ / "ro" / "o.csv"), kCsv);
+    struct stat after {};
+    ASSERT_EQ(::stat((dir_ / "ro" / "o.csv").c_str(), &after), 0);
+    EXPECT_EQ(after.st_ino, before.st_ino) << "written in place, not replaced";
+    EXPECT_EQ(names_in(dir_ / "ro"), std::vector<std::string>{"o.csv"});
+}
+
+// A fatal signal while the temporary file is being written (here SIGXFSZ, from a file size
+// limit, which ends the process by default): with remove_temporary_file_on_signals() the
+// temporary file goes with the process, and the old file stays whole.
+TEST_F(OutputTargetTest, FatalSignalDuringWriteRemovesTheTemporaryFile) {
+    std::ofstream(dir_ / "o.csv") << "old\n";
+    const std::string target = path("o.csv");
+    const std::string big(1 << 20, 'x');
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        OutputTarget::remove_temporary_file_on_signals();
+        rlimit small{};
+        ::getrlimit(RLIMIT_FSIZE, &small);
+        small.rlim_cur = 4096;
+        ::setrlimit(RLIMIT_FSIZE, &small);
+        try {
+            OutputTarget::resolve(target).write(big);
+        } catch (...) {
+        }
+        std::_Exit(0);  // not reached: SIGXFSZ ends the child
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the child exited with " << WEXITSTATUS(status);
+    EXPECT_EQ(WTERMSIG(status), SIGXFSZ);
+    EXPECT_EQ(slurp(dir_ / "o.csv"), "old\n");
+    EXPECT_EQ(names_in(dir_), std::vector<std::string>{"o.csv"}) << "the temporary file was left";
 }
 
 TEST_F(OutputTargetTest, DescriptorNotOpenForWriting) {

@@ -3,9 +3,11 @@
 // Exit status: 0 success (also --help and --version); 2 a usage error, anything wrong with the
 // command line itself (vmafx::UsageError, CLI11's parse errors); 1 every other error (files,
 // model files, decoding, output, internal).
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <climits>
 #include <csignal>
@@ -154,13 +156,10 @@ int run_cli(int argc, char** argv) {
     if (precision == "max") {
         nf.max_precision = true;
     } else if (!precision.empty()) {
-        try {
-            std::size_t used = 0;
-            nf.digits = std::stoi(precision, &used);
-            if (used != precision.size() || nf.digits < 0 || nf.digits > 17) throw std::invalid_argument("");
-        } catch (const std::exception&) {
+        const auto [end, ec] = std::from_chars(precision.data(), precision.data() + precision.size(), nf.digits);
+        if (ec != std::errc() || end != precision.data() + precision.size() || precision.front() == '-' ||
+            nf.digits > 17)
             throw UsageError(fmt::format("--precision \"{}\": expected a number of decimals 0..17 or max", precision));
-        }
     }
     if (xml + json + csv + sub > 1) throw UsageError("choose one of --xml, --json, --csv, --sub");
     const OutputFormat out_format = json  ? OutputFormat::kJson
@@ -179,9 +178,6 @@ int run_cli(int argc, char** argv) {
                 if (cfg.models[i].name == cfg.models[j].name)
                     throw UsageError(fmt::format("two models are named \"{}\": give each a unique :name=",
                                                  cfg.models[i].name));
-        // Loading the models now finds an unknown built-in version (a usage error) and a bad
-        // model file before any frame is read.
-        for (const auto& m : cfg.models) (void)Model(m).required_features();
     }
     for (const auto& f : feature_args) cfg.features.push_back(parse_feature_spec(f));
 
@@ -227,9 +223,23 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // Standard output or error closed by the caller (">&-"): a file vmafx opens would take its
+    // number and receive the score summary or messages. /dev/null holds the number instead.
+    // (A closed standard input is left closed: "-" checks it and says so.)
+    for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+        if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+        const int null = ::open("/dev/null", O_WRONLY);
+        if (null < 0) return kExitError;
+        if (null != fd) {
+            if (::dup2(null, fd) < 0) return kExitError;
+            ::close(null);
+        }
+    }
     // A reader that goes away (vmafx -o - ... | head) makes a write fail with EPIPE, which is
     // reported, instead of killing vmafx silently.
     std::signal(SIGPIPE, SIG_IGN);
+    // Interrupted while an output file is written: its temporary file goes too.
+    vmafx::OutputTarget::remove_temporary_file_on_signals();
     try {
         return run_cli(argc, argv);
     } catch (const vmafx::UsageError& e) {

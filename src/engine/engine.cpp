@@ -5,11 +5,15 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <limits>
 #include <mutex>
 #include <thread>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <oneapi/tbb/global_control.h>
@@ -250,10 +254,18 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                                  in.dist = t->dist.get();
                                                  in.prev_ref = t->prev_ref.get();
                                                  in.prev_prev_ref = t->prev_prev_ref.get();
-                                                 for (const auto& e : extractors) {
-                                                     const bool temporal = e->previous_refs() > 0;
-                                                     if (!temporal && subsample > 1 && t->index % subsample) continue;
-                                                     e->extract(in, t->scores);
+                                                 try {
+                                                     for (const auto& e : extractors) {
+                                                         const bool temporal = e->previous_refs() > 0;
+                                                         if (!temporal && subsample > 1 && t->index % subsample)
+                                                             continue;
+                                                         e->extract(in, t->scores);
+                                                     }
+                                                 } catch (const Error& e) {
+                                                     // A metric knows pictures, not files: name them.
+                                                     throw Error(fmt::format("{} (reference \"{}\", distorted \"{}\")",
+                                                                             e.what(), config.reference_path,
+                                                                             config.distorted_path));
                                                  }
                                                  // Pictures go back to the pool as soon as possible.
                                                  t->ref.reset();
@@ -404,11 +416,25 @@ RunResult run(const RunConfig& config) {
     }
     for (const auto& f : config.features) add_instance(instances, extractor_named(f.name), f.options);
 
-    // Both at once: opening a pipe waits for its writer, and one writer may open both.
+    // Standard input closed: a file opened now would take descriptor 0 and be read as "-".
+    if ((config.reference_path == "-" || config.distorted_path == "-") && ::fcntl(STDIN_FILENO, F_GETFD) < 0)
+        throw Error(fmt::format("standard input: cannot read: {}", std::strerror(errno)));
+    // Two streams at once: opening a pipe waits for its writer, and one writer may feed both.
+    // Otherwise the file first, so that its errors come without waiting for the stream's writer.
     std::unique_ptr<VideoReader> ref_reader, dist_reader;
-    concurrently(
-        true, [&] { ref_reader = open_video(config.reference_path, config.raw_format); },
-        [&] { dist_reader = open_video(config.distorted_path, config.raw_format); });
+    const auto open_ref = [&] { ref_reader = open_video(config.reference_path, config.raw_format); };
+    const auto open_dist = [&] { dist_reader = open_video(config.distorted_path, config.raw_format); };
+    const bool ref_stream = !stream_identity_of(config.reference_path).empty();
+    const bool dist_stream = !stream_identity_of(config.distorted_path).empty();
+    if (ref_stream && dist_stream) {
+        concurrently(true, open_ref, open_dist);
+    } else if (ref_stream) {
+        open_dist();
+        open_ref();
+    } else {
+        open_ref();
+        open_dist();
+    }
     const VideoFormat format = ref_reader->format();
     if (!(dist_reader->format() == format))
         throw Error(fmt::format("reference \"{}\" is {} but distorted \"{}\" is {}: they must match",

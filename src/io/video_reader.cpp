@@ -135,6 +135,40 @@ public:
         return {reinterpret_cast<const char*>(buffer_.data()) + begin_, std::min(n, buffered())};
     }
 
+    /// The bytes at the position up to and including the first newline, not consumed, reading
+    /// no further than needed: a stream is read as its writer delivers (never waiting for more
+    /// than the line), a file in kScanStep pieces. Returns fewer bytes, with no newline, when
+    /// the video ends first or `max` bytes hold none. The view is valid until the next call.
+    std::string_view peek_line(std::size_t max, unsigned frame) {
+        std::size_t scanned = 0;
+        for (;;) {
+            const std::string_view have(reinterpret_cast<const char*>(buffer_.data()) + begin_, buffered());
+            if (const std::size_t nl = have.find('\n', scanned); nl != std::string_view::npos && nl < max)
+                return have.substr(0, nl + 1);
+            if (have.size() >= max || eof_) return have.substr(0, std::min(have.size(), max));
+            scanned = have.size();
+            const std::size_t want = std::min(max - have.size(), kScanStep);
+            if (begin_ > 0) {
+                buffer_.erase(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(begin_));
+                begin_ = 0;
+            }
+            buffer_.resize(scanned + want);
+            std::size_t got = 0;
+            if (stream_) {
+                // One read: whatever the writer has delivered (at least a byte, or the end).
+                ssize_t n = -1;
+                do n = ::read(fd_->get(), buffer_.data() + scanned, want);
+                while (n < 0 && errno == EINTR);
+                if (n < 0) fail(path_, frame_name(frame) + ": read error: " + std::strerror(errno));
+                got = static_cast<std::size_t>(n);
+            } else {
+                got = fill(buffer_.data() + scanned, want, frame);
+            }
+            buffer_.resize(scanned + got);
+            if (got == 0 || (!stream_ && got < want)) eof_ = true;
+        }
+    }
+
     /// Consumes `n` bytes that peek() returned.
     void consume(std::size_t n) {
         begin_ += n;
@@ -219,6 +253,7 @@ private:
     std::string path_;
     std::vector<std::uint8_t> buffer_;  ///< look-ahead: bytes [begin_, size) come next
     std::size_t begin_ = 0;
+    bool eof_ = false;  ///< peek_line() saw the end
 };
 
 /// Bytes of plane `p` of one frame of `format` in a file (no padding).
@@ -357,6 +392,9 @@ bool read_frame_header(ByteReader& bytes, const std::string& path, unsigned inde
     const std::string_view head = bytes.peek(6, index);
     if (head.empty()) return false;
     if (head.size() < 6) {
+        // A few stray line ends after the last frame, as some tools write: upstream's reader
+        // takes any tail shorter than a frame header for the end, vmafx only this harmless one.
+        if (head.find_first_not_of("\r\n ") == std::string_view::npos) return false;
         if (head == std::string_view("FRAME", head.size()))
             fail(path, frame_name(index) + " is truncated: the video ends within its header " + quoted(head));
         fail(path, frame_name(index) + ": malformed y4m frame header " + quoted(head) + " (expected \"FRAME\")");
@@ -367,20 +405,16 @@ bool read_frame_header(ByteReader& bytes, const std::string& path, unsigned inde
         bytes.consume(6);
         return true;
     }
-    // Parameters (or "\r"): scan for the newline within the first kMaxHeaderLine bytes.
-    for (std::size_t want = kScanStep;; want = std::min(want + kScanStep, kMaxHeaderLine)) {
-        const std::string_view line = bytes.peek(want, index);
-        const std::size_t nl = line.find('\n');
-        if (nl != std::string_view::npos) {
-            bytes.consume(nl + 1);
-            return true;
-        }
-        if (line.size() < want)
+    // Parameters (or "\r"): the newline within the first kMaxHeaderLine bytes.
+    const std::string_view line = bytes.peek_line(kMaxHeaderLine, index);
+    if (!line.ends_with('\n')) {
+        if (line.size() < kMaxHeaderLine)
             fail(path, frame_name(index) + " is truncated: the video ends within its header");
-        if (want == kMaxHeaderLine)
-            fail(path, frame_name(index) + ": y4m frame header longer than " + std::to_string(kMaxHeaderLine) +
-                           " bytes (no newline)");
+        fail(path, frame_name(index) + ": y4m frame header longer than " + std::to_string(kMaxHeaderLine) +
+                       " bytes (no newline)");
     }
+    bytes.consume(line.size());
+    return true;
 }
 
 /// YUV4MPEG2 (upstream: tools/y4m_input.c): a header line, then per frame a "FRAME" line and
@@ -617,18 +651,12 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
         return std::make_unique<RawReader>(name, *raw, identity, std::move(bytes), std::move(count));
     }
 
-    // The stream header: a line within kMaxHeaderLine bytes.
-    std::string_view line;
-    for (std::size_t want = kScanStep;; want = std::min(want + kScanStep, kMaxHeaderLine)) {
-        line = bytes.peek(want, 0);
-        const std::size_t nl = line.find('\n');
-        if (nl != std::string_view::npos) {
-            line = line.substr(0, nl + 1);
-            break;
-        }
-        if (line.size() < want) fail(name, "y4m header is not ended by a newline");
-        if (want == kMaxHeaderLine)
-            fail(name, "y4m header longer than " + std::to_string(kMaxHeaderLine) + " bytes (no newline)");
+    // The stream header: a line within kMaxHeaderLine bytes, read no further than its newline
+    // (a writer feeding both videos may not send more of this one before the other's header).
+    const std::string_view line = bytes.peek_line(kMaxHeaderLine, 0);
+    if (!line.ends_with('\n')) {
+        if (line.size() < kMaxHeaderLine) fail(name, "y4m header is not ended by a newline");
+        fail(name, "y4m header longer than " + std::to_string(kMaxHeaderLine) + " bytes (no newline)");
     }
     std::string_view fields = line.substr(kY4mMagic.size(), line.size() - kY4mMagic.size() - 1);
     if (fields.ends_with('\r')) fields.remove_suffix(1);  // CRLF line ends, as Windows tools write
@@ -636,7 +664,8 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
     validate_video_format(format, name);
     const std::uint64_t data_start = start + line.size();
     bytes.consume(line.size());
-    if (bytes.peek(1, 0).empty()) fail(name, regular ? "y4m file has no frames" : "y4m stream has no frames");
+    // A stream is not peeked at here, for the same reason: one with no frame ends at its first read.
+    if (regular && data_start == size) fail(name, "y4m file has no frames");
     return std::make_unique<Y4mReader>(name, format, identity, std::move(bytes), regular ? file : nullptr, size,
                                        data_start);
 }

@@ -1,14 +1,17 @@
 #include "model/model.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <optional>
-#include <sstream>
 #include <string_view>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -61,6 +64,13 @@ ModelSpec parse_model_spec(const std::string& text) {
             once(key);
             if (!value || value->empty()) throw fail(fmt::format("\"{}\" needs a value ({}=...)", key, key));
             (key == "version" ? spec.version : key == "path" ? spec.path : spec.name) = *value;
+            // The name names outputs: JSON keys, XML attributes, CSV columns, written unescaped
+            // as upstream writes them, so only characters all of them take.
+            if (key == "name" && value->find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                          "0123456789_-.") != std::string::npos)
+                throw fail(fmt::format("name \"{}\": only letters, digits, _, - and . (it names the score "
+                                       "in JSON, XML and CSV output)",
+                                       *value));
         } else if (key == "disable_clip" || key == "enable_transform") {
             once(key);
             if (value && *value != "true" && *value != "false")
@@ -399,15 +409,46 @@ void resolve(ModelFeature& f, const std::string& label) {
     }
 }
 
+/// Largest model file read, in bytes: the largest of upstream's (a bootstrap collection) is
+/// under 1 MiB; anything far larger is not a model.
+constexpr std::uint64_t kMaxModelFileBytes = 64ull << 20;
+
+/// The bytes of model file `path`: a regular file, or a stream (a FIFO, a shell's `<(...)`),
+/// read to its end, at most kMaxModelFileBytes. Throws Error naming the file and the cause.
 std::string read_file(const std::string& path) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) throw Error(fmt::format("model file \"{}\" not found", path));
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (!in) throw Error(fmt::format("model file \"{}\" could not be read", path));
-    return ss.str();
+    const auto fail = [&](const std::string& why) { return Error(fmt::format("model file \"{}\": {}", path, why)); };
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT) throw Error(fmt::format("model file \"{}\" not found", path));
+        throw fail(std::string("cannot open: ") + std::strerror(errno));
+    }
+    if (S_ISDIR(st.st_mode)) throw fail("is a directory, not a model file");
+    if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) > kMaxModelFileBytes)
+        throw fail(fmt::format("{} bytes, larger than any model file (at most {} MiB)", st.st_size,
+                               kMaxModelFileBytes >> 20));
+    int fd = -1;
+    do fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0) throw fail(std::string("cannot open: ") + std::strerror(errno));
+    std::string text;
+    char buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            throw fail(std::string("read error: ") + std::strerror(err));
+        }
+        if (n == 0) break;
+        text.append(buf, static_cast<std::size_t>(n));
+        if (text.size() > kMaxModelFileBytes) {
+            ::close(fd);
+            throw fail(fmt::format("larger than any model file (at most {} MiB)", kMaxModelFileBytes >> 20));
+        }
+    }
+    ::close(fd);
+    return text;
 }
 
 // Deepest nesting of arrays and objects the JSON text `text` reaches, counting brackets

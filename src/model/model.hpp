@@ -34,7 +34,7 @@ struct ModelSpec {
 };
 
 /// Parses a `-m` argument: ":"-separated entries "version=NAME" or "path=FILE" (exactly one
-/// of them), "name=ALIAS", "disable_clip" and "enable_transform" (alone or "=true"/"=false"),
+/// of them), "name=ALIAS" (letters, digits, _, - and . only: it names outputs), "disable_clip" and "enable_transform" (alone or "=true"/"=false"),
 /// and feature overloads "EXTRACTOR.OPTION=VALUE". Throws UsageError for an empty entry, an
 /// unknown key without "=VALUE", a key given twice, an empty value of version/path/name,
 /// a flag value other than true/false, an overload not of the form EXTRACTOR.OPTION or naming

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <charconv>
 #include <climits>
 #include <cstring>
@@ -77,15 +79,47 @@ std::string read_link(const fs::path& link, int& err) {
     }
 }
 
+/// The temporary file a write() holds now, for the signal handler of
+/// remove_temporary_file_on_signals(): its path, valid while `temporary_live` is set.
+char temporary_path[PATH_MAX];
+std::atomic<bool> temporary_live{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "read from a signal handler");
+
 /// Closes a descriptor and removes a temporary file unless told they are done with.
 struct TempFileGuard {
     int fd = -1;
     fs::path path;
+    /// Publishes `path` to the signal handler (before the file is created).
+    void publish() {
+        const std::string& p = path.native();
+        if (p.size() >= sizeof temporary_path) return;
+        std::memcpy(temporary_path, p.c_str(), p.size() + 1);
+        temporary_live = true;
+    }
     ~TempFileGuard() {
         if (fd >= 0) ::close(fd);
         if (!path.empty()) ::unlink(path.c_str());
+        temporary_live = false;
     }
 };
+
+void remove_temporary_and_reraise(int sig) {
+    if (temporary_live) ::unlink(temporary_path);
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+}
+
+/// Whether `dir` is writable and searchable by this process.
+bool writable_directory(const fs::path& dir) { return ::access(dir.c_str(), W_OK | X_OK) == 0; }
+
+/// Whether existing file `file` must be written in place rather than replaced: its directory
+/// is not writable but it is, or it is a mount point (another device than its directory).
+bool in_place(const fs::path& file, const struct stat& st) {
+    struct stat dir {};
+    const fs::path parent = file.parent_path();
+    if (::stat(parent.c_str(), &dir) == 0 && dir.st_dev != st.st_dev) return true;
+    return !writable_directory(parent) && ::access(file.c_str(), W_OK) == 0;
+}
 
 }  // namespace
 
@@ -193,9 +227,11 @@ void OutputTarget::check() const {
         return;
     case Kind::kFile: {
         const fs::path dir = resolved_.parent_path();
-        if (::access(dir.c_str(), W_OK | X_OK) != 0) fail(dir.string(), errno);
         struct stat file {}, parent {};
-        if (::lstat(resolved_.c_str(), &file) != 0) return;  // a new file
+        const bool exists = ::lstat(resolved_.c_str(), &file) == 0;
+        if (exists && in_place(resolved_, file)) return;  // written in place (see the class comment)
+        if (::access(dir.c_str(), W_OK | X_OK) != 0) fail(dir.string(), errno);
+        if (!exists) return;  // a new file
         if (::access(resolved_.c_str(), W_OK) != 0) fail(resolved_.string(), errno);
         // In a sticky directory (/tmp) only the owner of a file or of the directory may replace it.
         const uid_t me = ::geteuid();
@@ -260,11 +296,25 @@ void OutputTarget::write_stream(std::string_view content) const {
     if (::close(fd) != 0 && errno != EINTR) fail(resolved_.string(), errno);
 }
 
+void OutputTarget::write_in_place(std::string_view content) const {
+    TempFileGuard guard;  // only its descriptor: nothing is created
+    do guard.fd = ::open(resolved_.c_str(), O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+    while (guard.fd < 0 && errno == EINTR);
+    if (guard.fd < 0) fail(resolved_.string(), errno);
+    write_all(guard.fd, content);
+    if (::fsync(guard.fd) != 0 && errno != EINVAL) fail(resolved_.string(), errno);
+    if (::close(std::exchange(guard.fd, -1)) != 0 && errno != EINTR) fail(resolved_.string(), errno);
+}
+
 void OutputTarget::write_file(std::string_view content) const {
     const fs::path dir = resolved_.parent_path();
     struct stat old {};
     const bool replacing = ::lstat(resolved_.c_str(), &old) == 0 && S_ISREG(old.st_mode);
     if (replacing && ::access(resolved_.c_str(), W_OK) != 0) fail(resolved_.string(), errno);
+    if (replacing && in_place(resolved_, old)) {
+        write_in_place(content);
+        return;
+    }
 
     // A hidden temporary file beside the final target (the same file system, so that the
     // rename is atomic); its name is cut to stay within NAME_MAX.
@@ -272,6 +322,7 @@ void OutputTarget::write_file(std::string_view content) const {
     std::random_device random;
     for (int attempt = 0;; ++attempt) {
         temp.path = dir / fmt::format(".{}.vmafx-tmp-{:08x}", resolved_.filename().string().substr(0, 200), random());
+        temp.publish();
         temp.fd = ::open(temp.path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (temp.fd >= 0) break;
         const int err = errno;
@@ -294,8 +345,23 @@ void OutputTarget::write_file(std::string_view content) const {
     write_all(temp.fd, content);
     if (::fsync(temp.fd) != 0) fail(temp.path.string(), errno);
     if (::close(std::exchange(temp.fd, -1)) != 0 && errno != EINTR) fail(temp.path.string(), errno);
-    if (::rename(temp.path.c_str(), resolved_.c_str()) != 0) fail(resolved_.string(), errno);
+    if (::rename(temp.path.c_str(), resolved_.c_str()) != 0) {
+        // A file bind-mounted on the same device: it cannot be replaced, only written.
+        if (errno == EBUSY && replacing) {
+            write_in_place(content);
+            return;  // the guard removes the temporary file
+        }
+        fail(resolved_.string(), errno);
+    }
     temp.path.clear();  // renamed: nothing to remove
+}
+
+void OutputTarget::remove_temporary_file_on_signals() {
+    struct sigaction action {};
+    action.sa_handler = remove_temporary_and_reraise;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESETHAND;
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGXFSZ}) ::sigaction(sig, &action, nullptr);
 }
 
 }  // namespace vmafx

@@ -23,7 +23,11 @@ namespace vmafx {
 ///   content goes to a temporary file in the directory of the final target, which is then
 ///   renamed over it; an existing file's permission bits are kept, and its owner and group
 ///   where the process may set them. An existing file the process may not write is refused,
-///   as writing it in place would be (kFile).
+///   as writing it in place would be (kFile). Where a replacement cannot be made, the existing
+///   file is written in place instead (truncated, then written; not atomic): when its directory
+///   is not writable but the file is, when the file is a mount point of its own (a single file
+///   bind-mounted into a container: another device than its directory), and when the rename
+///   fails with EBUSY (a bind mount on the same device).
 /// - Anything else that exists (FIFO, character or block device, a Unix socket, a
 ///   descriptor of another process): opened (a socket: connected to, as a stream) and
 ///   written in place (kStream). Nothing is created or replaced.
@@ -59,6 +63,12 @@ public:
     /// (the CLI ignores SIGPIPE so that it gets the error instead of dying silently).
     void write(std::string_view content) const;
 
+    /// Makes SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGXFSZ remove the temporary file a write()
+    /// of a kFile target holds at that moment, then end the process as the signal's default
+    /// action would (the handler is reset and the signal raised again). For programs such as
+    /// the CLI; a library caller keeps its own handlers. Nothing to remove otherwise.
+    static void remove_temporary_file_on_signals();
+
     /// Whether write() goes to descriptor 1 ("-", /dev/stdout, /proc/self/fd/1, ...): the
     /// CLI then prints its score summary on standard error instead.
     bool writes_to_standard_output() const { return kind_ == Kind::kDescriptor && fd_ == 1; }
@@ -77,6 +87,7 @@ private:
 
     [[noreturn]] void fail(const std::string& what, int err) const;
     void write_file(std::string_view content) const;
+    void write_in_place(std::string_view content) const;
     void write_stream(std::string_view content) const;
     void write_all(int fd, std::string_view content) const;
 
