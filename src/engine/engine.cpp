@@ -106,6 +106,20 @@ void concurrently(bool threads, const std::function<void()>& a, const std::funct
     if (b_error) std::rethrow_exception(b_error);
 }
 
+/// The error of videos whose lengths differ (after the skips) without --frame_cnt.
+Error length_mismatch(const RunConfig& config, const std::string& ref, std::uint64_t ref_frames,
+                      const std::string& dist, std::uint64_t dist_frames) {
+    return Error(fmt::format("reference \"{}\" has {} frames but distorted \"{}\" has {}{}; use --frame_cnt N "
+                             "to score the first N frames of both",
+                             ref, ref_frames, dist, dist_frames,
+                             config.frame_skip_ref || config.frame_skip_dist ? " (after skipping)" : ""));
+}
+
+/// The error of a run with nothing to score.
+Error no_frames(const std::string& ref, const std::string& dist) {
+    return Error(fmt::format("no frames to score in \"{}\" and \"{}\"", ref, dist));
+}
+
 /// The frame pairs of a run, read in order: frame i of both videos at once, until `limit`
 /// pairs or the end of either video.
 class PairSource {
@@ -138,8 +152,7 @@ public:
     /// to count its frames); throws when there was no pair at all.
     void finish() {
         if (config_.frame_count || (!ref_longer_ && !dist_longer_)) {
-            if (count_ == 0)
-                throw Error(fmt::format("no frames to score in \"{}\" and \"{}\"", ref_.path(), dist_.path()));
+            if (count_ == 0) throw no_frames(ref_.path(), dist_.path());
             return;
         }
         VideoReader& longer = ref_longer_ ? ref_ : dist_;
@@ -153,10 +166,7 @@ public:
         }
         const std::uint64_t ref_frames = ref_longer_ ? count_ + more : count_;
         const std::uint64_t dist_frames = dist_longer_ ? count_ + more : count_;
-        throw Error(fmt::format("reference \"{}\" has {} frames but distorted \"{}\" has {}{}; use --frame_cnt N "
-                                "to score the first N frames of both",
-                                ref_.path(), ref_frames, dist_.path(), dist_frames,
-                                config_.frame_skip_ref || config_.frame_skip_dist ? " (after skipping)" : ""));
+        throw length_mismatch(config_, ref_.path(), ref_frames, dist_.path(), dist_frames);
     }
 
 private:
@@ -461,15 +471,10 @@ RunResult run(const RunConfig& config) {
             check_damage(*ref_count, config.frame_skip_ref, ref_frames);
             check_damage(*dist_count, config.frame_skip_dist, dist_frames);
             if (ref_frames != dist_frames)
-                throw Error(fmt::format("reference \"{}\" has {} frames but distorted \"{}\" has {}{}; "
-                                        "use --frame_cnt N to score the first N frames of both",
-                                        ref_reader->path(), ref_frames, dist_reader->path(), dist_frames,
-                                        config.frame_skip_ref || config.frame_skip_dist ? " (after skipping)" : ""));
+                throw length_mismatch(config, ref_reader->path(), ref_frames, dist_reader->path(), dist_frames);
         }
         limit = std::min({limit, ref_frames, dist_frames});
-        if (limit == 0)
-            throw Error(fmt::format("no frames to score in \"{}\" and \"{}\"", ref_reader->path(),
-                                    dist_reader->path()));
+        if (limit == 0) throw no_frames(ref_reader->path(), dist_reader->path());
         check_damage(*ref_count, config.frame_skip_ref, limit);
         check_damage(*dist_count, config.frame_skip_dist, limit);
     }
