@@ -105,7 +105,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             failed = true;
         }
         fuzz::check(frames == frames_read[0]);
-        fuzz::check(failed == !errors[0].empty());
+        // A y4m stream is not read past its header at open: one with no frame ends at once
+        // where the file is refused.
+        const bool no_frame = errors[0].ends_with("y4m file has no frames");
+        fuzz::check(failed == !errors[0].empty() || (no_frame && frames == 0));
     }
     try {
         const auto reader = open_video(path, format);
