@@ -43,7 +43,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
-#include "cuda/gpu_scorer.hpp"
+#include "gpu/twin.hpp"
 #include "feature/adm/adm.hpp"
 #include "feature/adm/adm_math.hpp"
 #include "feature/adm/adm_pipeline.hpp"
@@ -612,10 +612,10 @@ void carve_planes(Carver& c, LevelPlanes<T>& p, int w, int h, bool with_a, bool 
     }
 }
 
-class AdmTwin final : public GpuExtractor {
+class AdmTwin final : public GpuTwin {
 public:
-    AdmTwin(const Options& options, const VideoFormat& format, unsigned slots)
-        : format_(format), settings_(options), host_sums_(static_cast<std::size_t>(slots) * kSums),
+    AdmTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
+        : format_(format), plant_(plant), settings_(options), host_sums_(static_cast<std::size_t>(slots) * kSums),
           slots_(slots), frames_("adm", slots), slot_defect_(slots, PlantedDefect::kNone) {
         const adm::AdmConfig& cfg = settings_.config;
         bw_[0] = format.width;
@@ -762,9 +762,11 @@ public:
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
         frames_.enqueued(slot, f.index);
-        if (!f.ref.data || !f.dist.data)
+        const DevicePlane& ref_luma = f.ref.luma();
+        const DevicePlane& dis_luma = f.dist.luma();
+        if (!ref_luma.data || !dis_luma.data)
             throw Error("adm (CUDA): frame " + std::to_string(f.index) + " without reference or distorted luma");
-        const PlantedDefect defect = planted_defect();
+        const PlantedDefect defect = plant_;
         slot_defect_[slot] = defect;
         SlotMemory& m = slots_[slot];
         const bool mirror_shift = defect == PlantedDefect::kMirrorShift;
@@ -774,14 +776,14 @@ public:
         a0.mirror_shift = mirror_shift;
         a0.round_h = defect == PlantedDefect::kRoundingConstant ? adm::kDwt0RoundH / 2 : adm::kDwt0RoundH;
         const dim3 grid0(cuda::blocks_for(static_cast<std::size_t>(a0.w), kThreads), static_cast<unsigned>(a0.h));
-        const auto* ref = static_cast<const unsigned char*>(f.ref.data);
-        const auto* dis = static_cast<const unsigned char*>(f.dist.data);
+        const auto* ref = static_cast<const unsigned char*>(ref_luma.data);
+        const auto* dis = static_cast<const unsigned char*>(dis_luma.data);
         if (format_.bit_depth == 8)
             level0_kernel<std::uint8_t>
-                <<<grid0, kThreads, 0, stream>>>(ref, f.ref.pitch, dis, f.dist.pitch, a0, m.level0, m.rows[0]);
+                <<<grid0, kThreads, 0, stream>>>(ref, ref_luma.pitch, dis, dis_luma.pitch, a0, m.level0, m.rows[0]);
         else
             level0_kernel<std::uint16_t>
-                <<<grid0, kThreads, 0, stream>>>(ref, f.ref.pitch, dis, f.dist.pitch, a0, m.level0, m.rows[0]);
+                <<<grid0, kThreads, 0, stream>>>(ref, ref_luma.pitch, dis, dis_luma.pitch, a0, m.level0, m.rows[0]);
         cuda::check_launch("adm level0_kernel");
         if (!settings_.config.skip_scale0) {
             cm0_kernel<<<cm_grid(cm_[0]), kThreads, 0, stream>>>(m.level0, cm_[0], m.rows[0]);
@@ -855,6 +857,7 @@ private:
     }
 
     VideoFormat format_;
+    PlantedDefect plant_;
     adm::Settings settings_;
     int bw_[5] = {}, bh_[5] = {};  // band sizes per level (0: the luma)
     Level0Args level0_{};
@@ -868,12 +871,31 @@ private:
     std::vector<PlantedDefect> slot_defect_;
 };
 
+std::unique_ptr<GpuTwin> create_twin(const Options& options, const VideoFormat& format, unsigned slots,
+                                     PlantedDefect plant) {
+    adm::Settings(options).check_options();
+    if (slots == 0) throw Error("adm (CUDA): at least one result slot is needed");
+    return std::make_unique<AdmTwin>(options, format, slots, plant);
+}
+
+constexpr PlantedDefect kDefects[] = {PlantedDefect::kContraction, PlantedDefect::kMirrorShift,
+                                      PlantedDefect::kRoundingConstant, PlantedDefect::kReductionOrder};
+
 }  // namespace
 
-std::unique_ptr<GpuExtractor> make_adm_gpu(const Options& options, const VideoFormat& format, unsigned slots) {
-    adm::Settings(options).check(format);
-    if (slots == 0) throw Error("adm (CUDA): at least one result slot is needed");
-    return std::make_unique<AdmTwin>(options, format, slots);
-}
+namespace adm {
+
+const TwinDescriptor twin{
+    "adm",
+    create_twin,
+    {exact_bound,
+     "every device sum is an integer: per-sample steps are the CPU's own functions (adm_math.hpp); each row's sum "
+     "of cubes is added with 64-bit integer atomics (exact, order-free), then shifted and summed over rows as the "
+     "CPU does (integer, order-free); the floats (cube roots, ratios, adm3) are formed on the host by the CPU's "
+     "own code (adm_scores, Settings::write_frame)"},
+    kDefects,
+};
+
+}  // namespace adm
 
 }  // namespace vmafx

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
-#include "cuda/gpu_scorer.hpp"
+#include "gpu/twin.hpp"
 #include "feature/motion/motion.hpp"
 #include "feature/motion/motion_math.hpp"
 
@@ -140,10 +140,11 @@ __global__ void __launch_bounds__(kTotalThreads)
 
 /// The GPU twin: per slot, the device row sums (zero between frames) and total, and a pinned
 /// host copy of the total.
-class MotionTwin final : public GpuExtractor {
+class MotionTwin final : public GpuTwin {
 public:
-    MotionTwin(const Options& options, const VideoFormat& format, unsigned slots)
+    MotionTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
         : format_(format),
+          plant_(plant),
           settings_(options),
           row_sums_(static_cast<std::size_t>(slots) * static_cast<std::size_t>(format.height)),
           totals_(slots),
@@ -156,25 +157,24 @@ public:
         cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
 
-    unsigned previous_refs() const override { return settings_.first_scored_index(); }
-
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
         frames_.enqueued(slot, f.index);
         slot_scored_[slot] = settings_.scores_frame(f.index);
         if (!slot_scored_[slot]) return;  // frame 0 (0 and 1 with the five-frame window), force zero
-        const DevicePlane& prev = settings_.five_frame_window ? f.prev_prev_ref : f.prev_ref;
-        if (!prev.data || !f.ref.data)
+        const DevicePlane& prev = f.prev_ref[settings_.first_scored_index() - 1].luma();
+        const DevicePlane& cur = f.ref.luma();
+        if (!prev.data || !cur.data)
             throw Error("motion (CUDA): frame " + std::to_string(f.index) + " needs the reference luma of frames " +
                         std::to_string(f.index - settings_.first_scored_index()) + " and " +
                         std::to_string(f.index));
 
-        const bool plant = planted_defect() == PlantedDefect::kMirrorShift;
+        const bool plant = plant_ == PlantedDefect::kMirrorShift;
         std::uint32_t* row_sums = row_sums_.get() + static_cast<std::size_t>(slot) * format_.height;
         const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(format_.width), kTileColumns),
                         cuda::blocks_for(static_cast<std::size_t>(format_.height), kTileRows));
         const auto* prev_data = static_cast<const unsigned char*>(prev.data);
-        const auto* cur_data = static_cast<const unsigned char*>(f.ref.data);
-        const int prev_pitch = checked_pitch(prev.pitch), cur_pitch = checked_pitch(f.ref.pitch);
+        const auto* cur_data = static_cast<const unsigned char*>(cur.data);
+        const int prev_pitch = checked_pitch(prev.pitch), cur_pitch = checked_pitch(cur.pitch);
         if (format_.bit_depth == 8)
             row_sums_kernel<std::uint8_t><<<grid, kBlockThreads, 0, stream>>>(
                 prev_data, prev_pitch, cur_data, cur_pitch, format_.width, format_.height, 8, row_sums, plant);
@@ -212,6 +212,7 @@ private:
     }
 
     VideoFormat format_;
+    PlantedDefect plant_;
     motion::Settings settings_;
     cuda::DeviceBuffer<std::uint32_t> row_sums_;        // slots x height, zero between frames
     cuda::DeviceBuffer<unsigned long long> totals_;     // per slot
@@ -220,12 +221,28 @@ private:
     std::vector<bool> slot_scored_;     // whether that frame is scored from pictures
 };
 
+std::unique_ptr<GpuTwin> create_twin(const Options& options, const VideoFormat& format, unsigned slots,
+                                     PlantedDefect plant) {
+    if (slots == 0) throw Error("motion (CUDA): at least one result slot is needed");
+    return std::make_unique<MotionTwin>(options, format, slots, plant);
+}
+
+constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift};
+
 }  // namespace
 
-std::unique_ptr<GpuExtractor> make_motion_gpu(const Options& options, const VideoFormat& format, unsigned slots) {
-    motion::check_format(format);
-    if (slots == 0) throw Error("motion (CUDA): at least one result slot is needed");
-    return std::make_unique<MotionTwin>(options, format, slots);
-}
+namespace motion {
+
+const TwinDescriptor twin{
+    "motion",
+    create_twin,
+    {exact_bound,
+     "integer arithmetic: the per-sample blur uses the CPU's helpers (motion_math.hpp); each row's uint32 sum is "
+     "formed as the CPU's (wrapping addition modulo 2^32, order-free), the rows are summed in 64 bits (order-free) "
+     "and the doubles are formed on the host by the CPU's own code (motion::Settings)"},
+    kDefects,
+};
+
+}  // namespace motion
 
 }  // namespace vmafx

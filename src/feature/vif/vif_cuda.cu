@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
-#include "cuda/gpu_scorer.hpp"
+#include "gpu/twin.hpp"
 #include "feature/vif/vif.hpp"
 #include "feature/vif/vif_math.hpp"
 
@@ -509,14 +509,12 @@ __global__ void __launch_bounds__(kThreads, 2) scale_kernel(const ScaleArgs a) {
 
 /// The GPU twin: per slot, the decimated pictures of scales 1..3 and the frame's results on the
 /// device and in pinned host memory; one packed log2 table.
-class VifTwin final : public GpuExtractor {
+class VifTwin final : public GpuTwin {
 public:
-    VifTwin(const Options& options, const VideoFormat& format, unsigned slots)
-        : options_(options),
-          format_(format),
-          debug_(options.get_bool("debug")),
-          skip_scale0_(options.get_bool("vif_skip_scale0")),
-          gain_limit_(options.get("vif_enhn_gain_limit")),
+    VifTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
+        : format_(format),
+          plant_(plant),
+          settings_(options),
           results_(slots),
           host_results_(slots),
           frames_("vif", slots) {
@@ -547,26 +545,28 @@ public:
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
         frames_.enqueued(slot, f.index);
-        if (!f.ref.data || !f.dist.data)
+        const DevicePlane& ref_luma = f.ref.luma();
+        const DevicePlane& dis_luma = f.dist.luma();
+        if (!ref_luma.data || !dis_luma.data)
             throw Error("vif (CUDA): frame " + std::to_string(f.index) + " has no reference or distorted luma");
-        const PlantedDefect planted = planted_defect();
+        const PlantedDefect planted = plant_;
         FrameResults* results = results_.get() + slot;
         cuda::check(cudaMemsetAsync(results, 0, sizeof(FrameResults), stream), "cudaMemsetAsync");
 
         ScaleArgs a{};
         a.bit_depth = format_.bit_depth;
         a.log2_packed = log2_packed_.get();
-        a.gain_limit = gain_limit_;
+        a.gain_limit = settings_.gain_limit;
         a.xx_round = planted == PlantedDefect::kRoundingConstant ? 1u << 14 : vif::rounding(vif::kHorizontalShift);
         a.fused = planted == PlantedDefect::kContraction;
         a.mirror_shift = planted == PlantedDefect::kMirrorShift;
         std::uint16_t* pictures = pictures_.get() + slot_samples_ * slot;
         for (int s = 0; s < kScales; ++s) {
             if (s == 0) {
-                a.ref = static_cast<const unsigned char*>(f.ref.data);
-                a.ref_pitch = f.ref.pitch;
-                a.dis = static_cast<const unsigned char*>(f.dist.data);
-                a.dis_pitch = f.dist.pitch;
+                a.ref = static_cast<const unsigned char*>(ref_luma.data);
+                a.ref_pitch = ref_luma.pitch;
+                a.dis = static_cast<const unsigned char*>(dis_luma.data);
+                a.dis_pitch = dis_luma.pitch;
                 a.width = format_.width;
                 a.height = format_.height;
             } else {
@@ -586,7 +586,7 @@ public:
             }
             a.sums = results->sums[s];
             a.max_sample = s == 0 && format_.bit_depth > 8 && format_.bit_depth < 16 ? results->max_sample : nullptr;
-            a.statistics = !(s == 0 && skip_scale0_);
+            a.statistics = !(s == 0 && settings_.skip_scale0);
             const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(a.width), kTileColumns),
                             cuda::blocks_for(static_cast<std::size_t>(a.height), kTileRows));
             switch (s) {
@@ -619,7 +619,7 @@ public:
                             std::to_string(r.max_sample[p]) + ", above the " + std::to_string(format_.bit_depth) +
                             "-bit maximum " + std::to_string(max));
         std::array<vif::ScaleScore, kScales> scores{};
-        for (int s = skip_scale0_ ? 1 : 0; s < kScales; ++s) {
+        for (int s = settings_.skip_scale0 ? 1 : 0; s < kScales; ++s) {
             vif::ScaleSums sums;
             sums.num_log = static_cast<std::int64_t>(r.sums[s][0]);
             sums.den_log = static_cast<std::int64_t>(r.sums[s][1]);
@@ -627,7 +627,7 @@ public:
             sums.den_non_log = static_cast<std::int64_t>(r.sums[s][3]);
             scores[s] = vif::score_of(sums);
         }
-        vif::write_scores(options_, debug_, skip_scale0_, scores, out);
+        settings_.write_frame(scores, out);
     }
 
 private:
@@ -641,11 +641,9 @@ private:
                     "cudaFuncSetAttribute (vif carveout)");
     }
 
-    Options options_;
     VideoFormat format_;
-    bool debug_;
-    bool skip_scale0_;
-    double gain_limit_;
+    PlantedDefect plant_;
+    vif::Settings settings_;
     cuda::DeviceBuffer<std::uint16_t> log2_packed_;
     int scale_width_[kScales] = {};
     int scale_height_[kScales] = {};
@@ -658,12 +656,32 @@ private:
     cuda::SlotFrames frames_;  // frame enqueued in each slot
 };
 
+std::unique_ptr<GpuTwin> create_twin(const Options& options, const VideoFormat& format, unsigned slots,
+                                     PlantedDefect plant) {
+    if (slots == 0) throw Error("vif (CUDA): at least one result slot is needed");
+    return std::make_unique<VifTwin>(options, format, slots, plant);
+}
+
+constexpr PlantedDefect kDefects[] = {PlantedDefect::kContraction, PlantedDefect::kMirrorShift,
+                                      PlantedDefect::kRoundingConstant};
+
 }  // namespace
 
-std::unique_ptr<GpuExtractor> make_vif_gpu(const Options& options, const VideoFormat& format, unsigned slots) {
-    vif::check_format(format);
-    if (slots == 0) throw Error("vif (CUDA): at least one result slot is needed");
-    return std::make_unique<VifTwin>(options, format, slots);
-}
+namespace vif {
+
+// Every per-sample term is an integer formed by the CPU's own code (vif_math.hpp: same integer
+// filters and shifts, same IEEE double g, sv, g*g*s1 with no contraction, same log2 table),
+// integer sums are exact in any order, and the host turns them into scores with the CPU's
+// score_of / Settings::write_frame: every value is the CPU's.
+const TwinDescriptor twin{
+    "vif",
+    create_twin,
+    {exact_bound,
+     "integer per-sample terms from the shared arithmetic (vif_math.hpp), summed exactly in 64-bit integers "
+     "(order-free), scores from the same sums by the CPU's host code: bit-identical"},
+    kDefects,
+};
+
+}  // namespace vif
 
 }  // namespace vmafx

@@ -1,7 +1,7 @@
 // Arithmetic of integer VIF shared by the CPU extractor (vif.cpp and its kernels) and the CUDA
 // twin (vif_cuda.cu), so that each rounding, shift and term exists once. The per-sample
 // functions are __host__ __device__ when compiled by nvcc; the host-only part (the scale score
-// from its sums, the outputs, the format check) is shared by the two extractors.
+// from its sums) is shared by the two extractors.
 //
 // Algorithm and fixed-point arithmetic: upstream libvmaf 3.2.0 src/feature/integer_vif.c
 // (vif_statistic_8 / vif_statistic_16: vertical and horizontal filtering, the variances and the
@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdint>
 
-#include "feature/feature_extractor.hpp"
 #include "feature/vif/vif_kernels.hpp"
 
 #if defined(__CUDACC__)
@@ -164,16 +163,5 @@ inline ScaleScore score_of(const ScaleSums& sums) {
     out.den = static_cast<float>(static_cast<double>(sums.den_log) / 2048.0 + static_cast<double>(sums.den_non_log));
     return out;
 }
-
-/// Throws Error unless integer VIF can score luma of `format`: at least kMinSide x kMinSide
-/// samples, bit depth 8..16.
-void check_format(const VideoFormat& format);
-
-/// Appends upstream's outputs of one frame (integer_vif.c write_scores()) to `out`, named
-/// under `options`: each scale's float num / den (scale 0: 0 with vif_skip_scale0), and with
-/// `debug` the totals and the per-scale numerators and denominators. `v`: the four scales'
-/// numerators and denominators (v[0] unused with skip_scale0).
-void write_scores(const Options& options, bool debug, bool skip_scale0, const std::array<ScaleScore, kScales>& v,
-                  FrameScores& out);
 
 }  // namespace vmafx::vif
