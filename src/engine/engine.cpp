@@ -431,9 +431,16 @@ void warn_damage(const std::optional<FrameCount>& c, unsigned skip, unsigned fra
                                    static_cast<std::uint64_t>(skip) + frames - 1));
 }
 
-}  // namespace
 
-RunResult run(const RunConfig& config) {
+/// What a run computes, decided before any video is opened: the models and the metric
+/// instances (models' features first, then the extra features; equal instances shared).
+struct RunPlan {
+    std::vector<std::unique_ptr<Model>> models;
+    std::vector<FeatureInstance> instances;
+};
+
+/// Checks the configuration that needs no file, loads the models and lists the instances.
+RunPlan plan_run(const RunConfig& config) {
     if (config.threads > kMaxThreads)
         throw UsageError(fmt::format("{} threads asked for: at most {} (0: all cores)", config.threads, kMaxThreads));
     if (config.reference_path == "-" && config.distorted_path == "-")
@@ -443,26 +450,35 @@ RunResult run(const RunConfig& config) {
         !id.empty() && id == stream_identity_of(config.distorted_path))
         throw UsageError(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream",
                                      config.reference_path, config.distorted_path));
-    // Models first (their features), then the extra features; equal instances are shared.
-    std::vector<std::unique_ptr<Model>> models;
-    std::vector<FeatureInstance> instances;
+    RunPlan plan;
     if (!config.no_prediction) {
         for (const auto& spec : config.models) {
-            models.push_back(std::make_unique<Model>(spec));
-            for (const auto& req : models.back()->required_features())
-                add_instance(instances, *req.metric, req.options);
+            plan.models.push_back(std::make_unique<Model>(spec));
+            for (const auto& req : plan.models.back()->required_features())
+                add_instance(plan.instances, *req.metric, req.options);
         }
     }
-    for (const auto& f : config.features) add_instance(instances, metric_named(f.name), f.options);
+    for (const auto& f : config.features) add_instance(plan.instances, metric_named(f.name), f.options);
+    return plan;
+}
 
+/// The two videos of a run, opened and checked against each other, their known frame counts
+/// (regular files) and the number of pairs to score at most.
+struct Inputs {
+    std::unique_ptr<VideoReader> ref, dist;
+    std::optional<FrameCount> ref_count, dist_count;
+    unsigned limit = UINT_MAX;
+};
+
+/// Opens both videos: two streams at once (opening a pipe waits for its writer, and one
+/// writer may feed both); otherwise the file first, so that its errors come without waiting
+/// for the stream's writer. Throws when the formats differ or both are one stream.
+void open_inputs(const RunConfig& config, Inputs& in) {
     // Standard input closed: a file opened now would take descriptor 0 and be read as "-".
     if ((config.reference_path == "-" || config.distorted_path == "-") && ::fcntl(STDIN_FILENO, F_GETFD) < 0)
         throw Error(fmt::format("standard input: cannot read: {}", std::strerror(errno)));
-    // Two streams at once: opening a pipe waits for its writer, and one writer may feed both.
-    // Otherwise the file first, so that its errors come without waiting for the stream's writer.
-    std::unique_ptr<VideoReader> ref_reader, dist_reader;
-    const auto open_ref = [&] { ref_reader = open_video(config.reference_path, config.raw_format); };
-    const auto open_dist = [&] { dist_reader = open_video(config.distorted_path, config.raw_format); };
+    const auto open_ref = [&] { in.ref = open_video(config.reference_path, config.raw_format); };
+    const auto open_dist = [&] { in.dist = open_video(config.distorted_path, config.raw_format); };
     const bool ref_stream = !stream_identity_of(config.reference_path).empty();
     const bool dist_stream = !stream_identity_of(config.distorted_path).empty();
     if (ref_stream && dist_stream) {
@@ -474,92 +490,113 @@ RunResult run(const RunConfig& config) {
         open_ref();
         open_dist();
     }
-    const VideoFormat format = ref_reader->format();
-    if (!(dist_reader->format() == format))
+    const VideoFormat format = in.ref->format();
+    if (!(in.dist->format() == format))
         throw Error(fmt::format("reference \"{}\" is {} but distorted \"{}\" is {}: they must match",
-                                ref_reader->path(), describe(format), dist_reader->path(),
-                                describe(dist_reader->format())));
-    if (ref_reader->is_stream() && ref_reader->stream_identity() == dist_reader->stream_identity())
-        throw Error(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream", ref_reader->path(),
-                                dist_reader->path()));
+                                in.ref->path(), describe(format), in.dist->path(), describe(in.dist->format())));
+    if (in.ref->is_stream() && in.ref->stream_identity() == in.dist->stream_identity())
+        throw Error(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream", in.ref->path(),
+                                in.dist->path()));
+}
 
-    // Frame counts. Regular files: known now, so that a mismatch or a damaged frame to be scored
-    // is reported before scoring, with both numbers; they must agree unless --frame_cnt asks for
-    // the common prefix. Streams: read until they end (PairSource checks their lengths).
-    RunResult result;
-    const std::optional<FrameCount> ref_count = ref_reader->frame_count();
-    const std::optional<FrameCount> dist_count = dist_reader->frame_count();
-    unsigned limit = config.frame_count ? config.frame_count : UINT_MAX;
-    if (ref_count && dist_count) {
-        if (config.frame_skip_ref > ref_count->whole) ref_reader->skip(config.frame_skip_ref);  // throws
-        if (config.frame_skip_dist > dist_count->whole) dist_reader->skip(config.frame_skip_dist);  // throws
-        const unsigned ref_frames = frames_after(*ref_count, config.frame_skip_ref);
-        const unsigned dist_frames = frames_after(*dist_count, config.frame_skip_dist);
+/// Frame counts. Regular files: known now, so that a mismatch or a damaged frame to be scored
+/// is reported before scoring, with both numbers; they must agree unless --frame_cnt asks for
+/// the common prefix. Streams: read until they end (PairSource checks their lengths). Then
+/// skips the frames --frame_skip_ref/_dist ask for.
+void count_and_skip(const RunConfig& config, Inputs& in) {
+    in.ref_count = in.ref->frame_count();
+    in.dist_count = in.dist->frame_count();
+    in.limit = config.frame_count ? config.frame_count : UINT_MAX;
+    if (in.ref_count && in.dist_count) {
+        const FrameCount& rc = *in.ref_count;
+        const FrameCount& dc = *in.dist_count;
+        if (config.frame_skip_ref > rc.whole) in.ref->skip(config.frame_skip_ref);     // throws
+        if (config.frame_skip_dist > dc.whole) in.dist->skip(config.frame_skip_dist);  // throws
+        const unsigned ref_frames = frames_after(rc, config.frame_skip_ref);
+        const unsigned dist_frames = frames_after(dc, config.frame_skip_dist);
         if (config.frame_count == 0) {
             // Every frame is to be scored: a damaged one is an error, whatever the other video.
-            check_damage(*ref_count, config.frame_skip_ref, ref_frames);
-            check_damage(*dist_count, config.frame_skip_dist, dist_frames);
+            check_damage(rc, config.frame_skip_ref, ref_frames);
+            check_damage(dc, config.frame_skip_dist, dist_frames);
             if (ref_frames != dist_frames)
-                throw length_mismatch(config, ref_reader->path(), ref_frames, dist_reader->path(), dist_frames);
+                throw length_mismatch(config, in.ref->path(), ref_frames, in.dist->path(), dist_frames);
         }
-        limit = std::min({limit, ref_frames, dist_frames});
-        if (limit == 0) throw no_frames(ref_reader->path(), dist_reader->path());
-        check_damage(*ref_count, config.frame_skip_ref, limit);
-        check_damage(*dist_count, config.frame_skip_dist, limit);
+        in.limit = std::min({in.limit, ref_frames, dist_frames});
+        if (in.limit == 0) throw no_frames(in.ref->path(), in.dist->path());
+        check_damage(rc, config.frame_skip_ref, in.limit);
+        check_damage(dc, config.frame_skip_dist, in.limit);
     }
     concurrently(
-        ref_reader->is_stream() || dist_reader->is_stream(), [&] { ref_reader->skip(config.frame_skip_ref); },
-        [&] { dist_reader->skip(config.frame_skip_dist); });
-    PairSource pairs(config, *ref_reader, *dist_reader, limit);
+        in.ref->is_stream() || in.dist->is_stream(), [&] { in.ref->skip(config.frame_skip_ref); },
+        [&] { in.dist->skip(config.frame_skip_dist); });
+}
 
-    result.format = format;
-    result.subsample = std::max(1u, config.subsample);
-    const unsigned subsample = result.subsample;
-    const auto t0 = std::chrono::steady_clock::now();
+/// Scores every frame with the run's metric instances on the configured backend.
+void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult& result) {
+    PairSource pairs(config, *in.ref, *in.dist, in.limit);
     if (config.backend == Backend::kCuda) {
 #ifdef VMAFX_HAVE_CUDA
-        run_gpu(config, instances, pairs, result);
+        run_gpu(config, plan.instances, pairs, result);
 #else
         throw Error("--backend cuda: this vmafx was built without the CUDA backend (configure with -DVMAFX_CUDA=ON "
                     "where nvcc is installed)");
 #endif
     } else {
-        run_cpu(config, instances, pairs, result);
+        run_cpu(config, plan.instances, pairs, result);
     }
-
     // A stream beside a damaged file: a damaged frame the run reached has thrown already.
-    warn_damage(ref_count, config.frame_skip_ref, result.frames, result.warnings);
-    warn_damage(dist_count, config.frame_skip_dist, result.frames, result.warnings);
+    warn_damage(in.ref_count, config.frame_skip_ref, result.frames, result.warnings);
+    warn_damage(in.dist_count, config.frame_skip_dist, result.frames, result.warnings);
+}
 
-    // As upstream's tool: every model's own score first, then the bootstrap collections'.
+/// Every model's per-frame scores (as upstream's tool: every model's own score first, then the
+/// bootstrap collections'), on the scored frames.
+void predict(const RunPlan& plan, RunResult& result) {
     // A 64-bit count: next + subsample cannot wrap around to below frames.
-    const unsigned frames = result.frames;
-    for (std::uint64_t next = 0; next < frames; next += subsample) {
+    for (std::uint64_t next = 0; next < result.frames; next += result.subsample) {
         const auto i = static_cast<unsigned>(next);
-        for (const auto& m : models) m->predict_score(result.scores, i);
-        for (const auto& m : models) m->predict_collection(result.scores, i);
+        for (const auto& m : plan.models) m->predict_score(result.scores, i);
+        for (const auto& m : plan.models) m->predict_collection(result.scores, i);
     }
+}
 
+/// Each model's pooled score for the summary line.
+ModelSummary summarize(const ModelSpec& spec, const RunResult& result) {
+    ModelSummary s;
+    s.label = spec.label();
+    s.name = spec.name;
+    const auto pooled = [&](const std::string& n) {
+        return pool_score(result.scores, n, PoolMethod::kMean, result.frames, result.subsample).value_or(0.0);
+    };
+    s.mean = pooled(s.name);
+    if (result.scores.frames(s.name + "_bagging")) {
+        s.bootstrap = true;
+        s.bagging = pooled(s.name + "_bagging");
+        s.ci_lo = pooled(s.name + "_ci_p95_lo");
+        s.ci_hi = pooled(s.name + "_ci_p95_hi");
+        s.stddev = pooled(s.name + "_stddev");
+    }
+    return s;
+}
+
+}  // namespace
+
+RunResult run(const RunConfig& config) {
+    const RunPlan plan = plan_run(config);
+    Inputs in;
+    open_inputs(config, in);
+    count_and_skip(config, in);
+
+    RunResult result;
+    result.format = in.ref->format();
+    result.subsample = std::max(1u, config.subsample);
+    const auto t0 = std::chrono::steady_clock::now();
+    execute(config, plan, in, result);
+    predict(plan, result);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    result.fps = seconds > 0 ? frames / seconds : 0.0;
-
-    for (std::size_t i = 0; i < models.size(); ++i) {
-        ModelSummary s;
-        s.label = config.models[i].label();
-        s.name = config.models[i].name;
-        const auto pooled = [&](const std::string& n) {
-            return pool_score(result.scores, n, PoolMethod::kMean, frames, subsample).value_or(0.0);
-        };
-        s.mean = pooled(s.name);
-        if (result.scores.frames(s.name + "_bagging")) {
-            s.bootstrap = true;
-            s.bagging = pooled(s.name + "_bagging");
-            s.ci_lo = pooled(s.name + "_ci_p95_lo");
-            s.ci_hi = pooled(s.name + "_ci_p95_hi");
-            s.stddev = pooled(s.name + "_stddev");
-        }
-        result.models.push_back(s);
-    }
+    result.fps = seconds > 0 ? result.frames / seconds : 0.0;
+    if (!config.no_prediction)
+        for (const auto& spec : config.models) result.models.push_back(summarize(spec, result));
     return result;
 }
 
