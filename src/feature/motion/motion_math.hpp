@@ -50,14 +50,16 @@ VMAFX_MOTION_HD inline std::int32_t sample_difference(Sample prev, Sample cur) {
 /// result is rounded and shifted right by `bit_depth` (8..16), i.e. kept in Q(16 - bit_depth)
 /// of the sample scale. Each tap times a difference fits 32 bits (26386 * 65535 < 2^31); they
 /// are added in VerticalAcc<Sample>. Upstream: integer_motion.c motion_score_pipeline_8/_16
-/// (vertical part).
+/// (vertical part). `halve_rounding` adds half the rounding constant (2^(bit_depth - 2)): a
+/// planted defect of the CUDA twin's parity tests, never set otherwise.
 template <typename Sample>
 VMAFX_MOTION_HD inline std::int32_t vertical_blur(std::int32_t d0, std::int32_t d1, std::int32_t d2, std::int32_t d3,
-                                                  std::int32_t d4, int bit_depth) {
+                                                  std::int32_t d4, int bit_depth, bool halve_rounding = false) {
     using Acc = VerticalAcc<Sample>;
     const Acc acc = Acc{kTapOuter * d0} + Acc{kTapInner * d1} + Acc{kTapCentre * d2} + Acc{kTapInner * d3} +
                     Acc{kTapOuter * d4};
-    return static_cast<std::int32_t>((acc + (Acc{1} << (bit_depth - 1))) >> bit_depth);
+    const Acc round = Acc{1} << (bit_depth - (halve_rounding ? 2 : 1));
+    return static_cast<std::int32_t>((acc + round) >> bit_depth);
 }
 
 /// Horizontal blur at one column with an exact 64-bit sum: y0..y4 are the vertically blurred

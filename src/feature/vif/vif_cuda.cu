@@ -19,6 +19,22 @@
 // finish() turns the sums into scores with the CPU's host code (score_of, write_scores).
 // Every rounding, shift and term is the CPU's (vif_math.hpp, shared); the taps are kFilters.
 // Upstream: libvmaf 3.2.0 src/feature/integer_vif.c.
+//
+// Planted regressions (tests of the parity gate only; the twin's plant_, fixed at creation and
+// passed to the kernels in ScaleArgs), all inside scale_kernel:
+//  kMirrorShift:      scale 0's vertical pass mirrors the rows below the bottom edge one row off
+//                     (height - 1 + k reads height - 2 - k);
+//  kRoundingConstant: the horizontal pass of ref*ref rounds with 2^14 instead of 2^15
+//                     (filter_products, from horizontal_run).
+// No kContraction: the device's one floating-point a*b+c is sv = s2 - g * s12 (double), and a
+// fused multiply-add there moves sv by at most half an ulp of g * s12 (2^-23 below 2^31) before
+// sv is truncated to an integer, so it changes a term only where an integer lies between the two
+// roundings, and even then by one unit of sv, which the log2 table (16 significant bits) and the
+// float scale numerator mostly absorb: planted, it left all 124 rows of `vmafx-parity --random 1 --seed 5 --twin vif` identical (H200,
+// 2026-11-30), so the gate cannot be shown to catch it and it is not declared.
+// No kReductionOrder: every sum is an integer sum (order-free); a sum in float instead would be
+// off by a few units in sums above 2^24, below what the float scale numerators and denominators
+// keep, so the gate could not be shown to catch it on every run either.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -183,7 +199,6 @@ struct ScaleArgs {
     bool statistics;                   ///< false: decimate only (scale 0 with vif_skip_scale0)
     // Planted defects (parity-gate tests only; the exact values otherwise).
     std::uint32_t xx_round;  ///< rounding of the horizontal pass of ref*ref: 1 << 15 (exact)
-    bool fused;              ///< s2 - g * s12 as one fused multiply-add
     bool mirror_shift;       ///< scale 0's bottom border mirrored one row off
 };
 
@@ -360,7 +375,7 @@ __device__ __forceinline__ void horizontal_run(const Tile& tile, int row, int fi
     for (int j = 0; j < kRun; ++j) {
         if (j >= count) break;
         const vif::Variances v = vif::variances(mu1[j], mu2[j], xx[j], yy[j], xy[j]);
-        vif::add_sample_terms(v.sigma1_sq, v.sigma2_sq, v.sigma12, a.gain_limit, table, sums, a.fused);
+        vif::add_sample_terms(v.sigma1_sq, v.sigma2_sq, v.sigma12, a.gain_limit, table, sums);
     }
 }
 
@@ -558,7 +573,6 @@ public:
         a.log2_packed = log2_packed_.get();
         a.gain_limit = settings_.gain_limit;
         a.xx_round = planted == PlantedDefect::kRoundingConstant ? 1u << 14 : vif::rounding(vif::kHorizontalShift);
-        a.fused = planted == PlantedDefect::kContraction;
         a.mirror_shift = planted == PlantedDefect::kMirrorShift;
         std::uint16_t* pictures = pictures_.get() + slot_samples_ * slot;
         for (int s = 0; s < kScales; ++s) {
@@ -662,23 +676,29 @@ std::unique_ptr<GpuTwin> create_twin(const Options& options, const VideoFormat& 
     return std::make_unique<VifTwin>(options, format, slots, plant);
 }
 
-constexpr PlantedDefect kDefects[] = {PlantedDefect::kContraction, PlantedDefect::kMirrorShift,
-                                      PlantedDefect::kRoundingConstant};
+/// What this twin can plant (see the file's head).
+constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect::kRoundingConstant};
 
 }  // namespace
 
 namespace vif {
 
-// Every per-sample term is an integer formed by the CPU's own code (vif_math.hpp: same integer
-// filters and shifts, same IEEE double g, sv, g*g*s1 with no contraction, same log2 table),
-// integer sums are exact in any order, and the host turns them into scores with the CPU's
-// score_of / Settings::write_frame: every value is the CPU's.
+// Declared extern first: a const at namespace scope has internal linkage, and gpu/twin_registry.cpp
+// (gpu/twins.def) refers to it from another file.
+extern const TwinDescriptor twin;
+
 const TwinDescriptor twin{
     "vif",
     create_twin,
     {exact_bound,
-     "integer per-sample terms from the shared arithmetic (vif_math.hpp), summed exactly in 64-bit integers "
-     "(order-free), scores from the same sums by the CPU's host code: bit-identical"},
+     "bound 0 at every format: every per-sample term is an integer formed by the CPU's own code (vif_math.hpp: "
+     "the same integer filters, rounding shifts and 32-bit wraps at every bit depth 8..16 and size; the same "
+     "IEEE doubles g = s12 / (s1 + eps), sv = s2 - g * s12 and g * g * s1, built without contraction "
+     "(--fmad=false) and with correctly rounded division, so each is the CPU's double; 2048 * log2 from a packed "
+     "copy of the CPU's table checked entry by entry at creation); the terms are summed exactly in integers "
+     "(32 bits per warp where the bounds allow it, 64 bits per frame: order-free), and the scores are formed "
+     "from the same four sums per scale by the CPU's host code (vif::score_of, Settings::write_frame). A "
+     "contraction of its one a*b+c (sv) is masked by sv's truncation to an integer, so none is declared"},
     kDefects,
 };
 

@@ -123,11 +123,10 @@ struct Log2Table {
 /// s12 = sigma12 to `sums` (members num_log, den_log, num_non_log, den_non_log; any integer
 /// types wide enough): where s1 reaches the noise variance kSigmaNsq, 2048 * log2 of the
 /// information terms; elsewhere s2 and a count (upstream vif_statistic_*, per-sample part).
-/// `gain_limit` is vif_enhn_gain_limit. `fused` replaces s2 - g * s12 by one fused
-/// multiply-add: a planted defect of the CUDA twin's parity tests, never set otherwise.
+/// `gain_limit` is vif_enhn_gain_limit.
 template <typename Table, typename Sums>
 VMAFX_VIF_HD inline void add_sample_terms(std::int32_t s1, std::int32_t s2, std::int32_t s12, double gain_limit,
-                                          const Table& table, Sums& sums, bool fused = false) {
+                                          const Table& table, Sums& sums) {
     if (s1 >= kSigmaNsq) {
         // log2(1 + sigma1_sq / 2) as log2(2*65536 + sigma1_sq) - 17, in 1/2048 units.
         sums.den_log += log2_q11(table, static_cast<std::uint32_t>(s1) + static_cast<std::uint32_t>(kSigmaNsq)) -
@@ -137,7 +136,7 @@ VMAFX_VIF_HD inline void add_sample_terms(std::int32_t s1, std::int32_t s2, std:
             const double eps = 65536 * 1.0e-10;
             double g = s12 / (s1 + eps);
             // sv <= s2 (g * s12 > 0), so the conversion to int32 cannot overflow.
-            const double sv = fused ? ::fma(-g, static_cast<double>(s12), static_cast<double>(s2)) : s2 - g * s12;
+            const double sv = s2 - g * s12;
             const std::int32_t sv_sq = sv > 0.0 ? static_cast<std::int32_t>(sv) : 0;
             g = gain_limit < g ? gain_limit : g;  // std::min(g, gain_limit)
             const std::uint32_t numer1 = static_cast<std::uint32_t>(sv_sq) + static_cast<std::uint32_t>(kSigmaNsq);
