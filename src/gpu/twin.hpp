@@ -85,7 +85,9 @@ struct TwinContract {
 inline double exact_bound(const VideoFormat&) { return 0.0; }
 
 /// A registered GPU twin (listed in gpu/twins.def): the metric it twins (its descriptor's
-/// name), its factory, its contract and the defects it can plant.
+/// name), its factory, its contract and the defects it can plant. Define it in the twin's file
+/// as `extern const TwinDescriptor twin; const TwinDescriptor twin{...};` inside the metric's
+/// namespace (a namespace-scope const has internal linkage without the extern declaration).
 struct TwinDescriptor {
     const char* metric;
     /// The twin for `format` (already checked against the metric's limits) with `slots`
@@ -94,7 +96,13 @@ struct TwinDescriptor {
     std::unique_ptr<GpuTwin> (*create)(const Options& options, const VideoFormat& format, unsigned slots,
                                        PlantedDefect defect);
     TwinContract contract;
+    /// The defects it can plant inside its kernels: at least a border/mirror shift and a rounding
+    /// or summation-order change, and a contraction unless why_no_contraction says why none can
+    /// change a value.
     std::span<const PlantedDefect> defects;
+    /// Why no contraction is declared (e.g. "integer arithmetic only on the device"); nullptr
+    /// when kContraction is among `defects`.
+    const char* why_no_contraction = nullptr;
 };
 
 /// All registered twins (empty when the CUDA backend is not built).

@@ -959,6 +959,8 @@ const TwinDescriptor twin{
      "order-free); the floats (cube roots, ratios, adm3) are formed on the host by the CPU's own code "
      "(adm_scores, Settings::write_frame)"},
     kDefects,
+    "no floating-point addition on the device: nothing a compiler could contract (its PTX with --fmad=true and "
+    "--fmad=false differ only in .rn suffixes)",
 };
 
 }  // namespace adm

@@ -90,6 +90,9 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect
 
 namespace example {
 
+// Declared extern first: a const at namespace scope has internal linkage, and gpu/twin_registry.cpp
+// (gpu/twins.def) refers to it from another file.
+extern const TwinDescriptor twin;
 const TwinDescriptor twin{
     "example_blur_sad",
     create,
@@ -98,6 +101,7 @@ const TwinDescriptor twin{
      "is the CPU's blur_at, the absolute differences are summed in 64-bit integer atomics (exact, order-free) and "
      "the score is formed on the host by the CPU's Settings::score"},
     kDefects,
+    "integer arithmetic only on the device",
 };
 
 }  // namespace example

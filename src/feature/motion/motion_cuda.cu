@@ -265,6 +265,7 @@ const TwinDescriptor twin{
      "compiler could contract: a contraction defect cannot be planted (none declared); the rounding-constant "
      "and mirror-shift defects are planted in row_sums_kernel"},
     kDefects,
+    "integer arithmetic only on the device",
 };
 
 }  // namespace motion

@@ -700,6 +700,8 @@ const TwinDescriptor twin{
      "from the same four sums per scale by the CPU's host code (vif::score_of, Settings::write_frame). A "
      "contraction of its one a*b+c (sv) is masked by sv's truncation to an integer, so none is declared"},
     kDefects,
+    "its one device a*b+c (sv = s2 - g * s12) is truncated to an integer at once: a contraction planted there "
+    "left 124 of 124 gate rows identical on the H200",
 };
 
 }  // namespace vif

@@ -9,6 +9,8 @@
 // write_scores) and integer_vif.h.
 #pragma once
 
+#include "base/host_device.hpp"
+
 #include <array>
 #include <bit>
 #include <cmath>
@@ -16,11 +18,6 @@
 
 #include "feature/vif/vif_kernels.hpp"
 
-#if defined(__CUDACC__)
-#define VMAFX_VIF_HD __host__ __device__
-#else
-#define VMAFX_VIF_HD
-#endif
 
 namespace vmafx::vif {
 
@@ -30,20 +27,20 @@ namespace vmafx::vif {
 /// Mirrors index i into [0, n) without repeating the edge: -k -> k, n-1+k -> n-1-k (as
 /// upstream pads its buffers). Valid for -n < i < 2n-1 (kMinSide guarantees it for every
 /// filter at every scale).
-VMAFX_VIF_HD constexpr int mirror(int i, int n) { return i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i; }
+VMAFX_HOST_DEVICE constexpr int mirror(int i, int n) { return i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i; }
 
 /// Right shift of the vertical pass of the means at `scale`, and of the vertical pass of the
 /// decimation from `scale` (upstream shift_VP: the bit depth at scale 0, else 16).
-VMAFX_VIF_HD constexpr int vertical_shift(int scale, int bit_depth) { return scale == 0 ? bit_depth : 16; }
+VMAFX_HOST_DEVICE constexpr int vertical_shift(int scale, int bit_depth) { return scale == 0 ? bit_depth : 16; }
 
 /// Right shift of the vertical pass of the products ref*ref, dis*dis, ref*dis at `scale`
 /// (upstream shift_VP_sq: 2 * (bit_depth - 8) at scale 0, else 16; 0 for 8-bit scale 0).
-VMAFX_VIF_HD constexpr int vertical_square_shift(int scale, int bit_depth) {
+VMAFX_HOST_DEVICE constexpr int vertical_square_shift(int scale, int bit_depth) {
     return scale == 0 ? 2 * (bit_depth - 8) : 16;
 }
 
 /// The rounding constant added before a right shift by `shift` (half its unit; 0 for no shift).
-VMAFX_VIF_HD constexpr std::uint32_t rounding(int shift) { return shift == 0 ? 0u : 1u << (shift - 1); }
+VMAFX_HOST_DEVICE constexpr std::uint32_t rounding(int shift) { return shift == 0 ? 0u : 1u << (shift - 1); }
 
 /// Right shift of every horizontal pass (means, products, decimation): 16 bits, rounded.
 inline constexpr int kHorizontalShift = 16;
@@ -51,13 +48,13 @@ inline constexpr int kHorizontalShift = 16;
 /// A horizontally filtered product: the 64-bit sum `acc` of taps times vertically filtered
 /// products, rounded, shifted right by 16 and truncated to 32 bits. (The CUDA twin forms the
 /// same value from two 32-bit sums of the products' 16-bit halves: vif_cuda.cu filter_products.)
-VMAFX_VIF_HD inline std::uint32_t filtered_product(std::uint64_t acc) {
+VMAFX_HOST_DEVICE inline std::uint32_t filtered_product(std::uint64_t acc) {
     return static_cast<std::uint32_t>((acc + rounding(kHorizontalShift)) >> kHorizontalShift);
 }
 
 /// The product of two horizontally filtered means (Q32 sums of taps times 16-bit means),
 /// rounded to its top 32 bits.
-VMAFX_VIF_HD inline std::uint32_t mean_product(std::uint32_t a, std::uint32_t b) {
+VMAFX_HOST_DEVICE inline std::uint32_t mean_product(std::uint32_t a, std::uint32_t b) {
     return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) * b + 0x80000000u) >> 32);
 }
 
@@ -71,7 +68,7 @@ struct Variances {
 
 /// The variances of one sample from its horizontally filtered means a_mu1, a_mu2 (Q32) and
 /// products xx_filt, yy_filt, xy_filt (filtered_product), all modulo 2^32 as upstream.
-VMAFX_VIF_HD inline Variances variances(std::uint32_t a_mu1, std::uint32_t a_mu2, std::uint32_t xx_filt,
+VMAFX_HOST_DEVICE inline Variances variances(std::uint32_t a_mu1, std::uint32_t a_mu2, std::uint32_t xx_filt,
                                         std::uint32_t yy_filt, std::uint32_t xy_filt) {
     const std::int32_t sigma2_sq = static_cast<std::int32_t>(yy_filt - mean_product(a_mu2, a_mu2));
     return {static_cast<std::int32_t>(xx_filt - mean_product(a_mu1, a_mu1)), sigma2_sq > 0 ? sigma2_sq : 0,
@@ -82,14 +79,14 @@ VMAFX_VIF_HD inline Variances variances(std::uint32_t a_mu1, std::uint32_t a_mu2
 // The per-sample VIF terms.
 
 /// Number of leading zero bits of v (v != 0).
-VMAFX_VIF_HD inline int leading_zeros(std::uint32_t v) {
+VMAFX_HOST_DEVICE inline int leading_zeros(std::uint32_t v) {
 #if defined(__CUDA_ARCH__)
     return __clz(static_cast<int>(v));
 #else
     return std::countl_zero(v);
 #endif
 }
-VMAFX_VIF_HD inline int leading_zeros(std::uint64_t v) {
+VMAFX_HOST_DEVICE inline int leading_zeros(std::uint64_t v) {
 #if defined(__CUDA_ARCH__)
     return __clzll(static_cast<long long>(v));
 #else
@@ -101,14 +98,14 @@ VMAFX_VIF_HD inline int leading_zeros(std::uint64_t v) {
 /// round(2048 * log2(i)) for i in [32768, 65536) (log2_table(); on the device its packed copy)
 /// (upstream log2_32).
 template <typename Table>
-VMAFX_VIF_HD inline std::int32_t log2_q11(const Table& table, std::uint32_t v) {
+VMAFX_HOST_DEVICE inline std::int32_t log2_q11(const Table& table, std::uint32_t v) {
     const int shift = 16 - leading_zeros(v);
     return static_cast<std::int32_t>(table(v >> shift)) + 2048 * shift;
 }
 
 /// 2048 * log2(v) for 64-bit v >= 2^17, as log2_q11 (upstream log2_64).
 template <typename Table>
-VMAFX_VIF_HD inline std::int32_t log2_q11(const Table& table, std::uint64_t v) {
+VMAFX_HOST_DEVICE inline std::int32_t log2_q11(const Table& table, std::uint64_t v) {
     const int shift = 48 - leading_zeros(v);
     return static_cast<std::int32_t>(table(static_cast<std::uint32_t>(v >> shift))) + 2048 * shift;
 }
@@ -125,7 +122,7 @@ struct Log2Table {
 /// information terms; elsewhere s2 and a count (upstream vif_statistic_*, per-sample part).
 /// `gain_limit` is vif_enhn_gain_limit.
 template <typename Table, typename Sums>
-VMAFX_VIF_HD inline void add_sample_terms(std::int32_t s1, std::int32_t s2, std::int32_t s12, double gain_limit,
+VMAFX_HOST_DEVICE inline void add_sample_terms(std::int32_t s1, std::int32_t s2, std::int32_t s12, double gain_limit,
                                           const Table& table, Sums& sums) {
     if (s1 >= kSigmaNsq) {
         // log2(1 + sigma1_sq / 2) as log2(2*65536 + sigma1_sq) - 17, in 1/2048 units.
