@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 
+#include "base/error.hpp"
 #include "base/options.hpp"
 #include "base/scores.hpp"
 #include "feature/metric.hpp"
@@ -104,6 +105,16 @@ struct TwinDescriptor {
     /// when kContraction is among `defects`.
     const char* why_no_contraction = nullptr;
 };
+
+/// The factory of twin class T, built as T(options, format, slots, defect), for
+/// TwinDescriptor::create: refuses 0 slots before T is built (T's constructor throws Error for
+/// what else it refuses).
+template <typename T>
+std::unique_ptr<GpuTwin> make_twin(const Options& options, const VideoFormat& format, unsigned slots,
+                                   PlantedDefect defect) {
+    if (slots == 0) throw Error("a GPU twin needs at least one result slot");
+    return std::make_unique<T>(options, format, slots, defect);
+}
 
 /// All registered twins (empty when the CUDA backend is not built).
 std::span<const TwinDescriptor* const> twin_registry();

@@ -82,15 +82,11 @@ std::unique_ptr<FeatureExtractor> create_adm(const Options& options, const Video
 namespace adm {
 
 const MetricDescriptor descriptor{
-    .name = "adm",
-    .upstream_source = "libvmaf/src/feature/integer_adm.c",
-    .options = kAdmOptions,
-    .features = kAdmFeatures,
-    .planes = PlaneSet::kLuma,
-    .history = nullptr,
-    .limits = {kMinSize, kMinSize, 8, 16, "(upstream crashes below 17 and reads outside its buffers below 33)"},
-    .create = create_adm,
-};
+    .name = "adm", .upstream_source = "libvmaf/src/feature/integer_adm.c",
+    .options = kAdmOptions, .features = kAdmFeatures,
+    .limits = {kMinSize, kMinSize, 8, 16,
+               "(upstream crashes below 17 and reads outside its buffers below 33)"},
+    .create = create_adm};
 
 
 Settings::Settings(const Options& options) {

@@ -632,6 +632,7 @@ public:
     AdmTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
         : format_(format), plant_(plant), settings_(options), host_sums_(static_cast<std::size_t>(slots) * kSums),
           slots_(slots), frames_("adm", slots) {
+        settings_.check_options();  // as the CPU extractor: before any device memory is taken
         set_band_sizes();
         set_level0();
         for (int s = 1; s <= 3; ++s) set_level(s);
@@ -926,13 +927,6 @@ private:
     cuda::SlotFrames frames_;  // frame enqueued in each slot
 };
 
-std::unique_ptr<GpuTwin> create_twin(const Options& options, const VideoFormat& format, unsigned slots,
-                                     PlantedDefect plant) {
-    adm::Settings(options).check_options();
-    if (slots == 0) throw Error("adm (CUDA): at least one result slot is needed");
-    return std::make_unique<AdmTwin>(options, format, slots, plant);
-}
-
 /// What this twin can plant (see the file's head): no contraction, as its device code has no
 /// floating-point a*b+c.
 constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect::kRoundingConstant,
@@ -942,12 +936,10 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect
 
 namespace adm {
 
-// Declared extern first: a const at namespace scope has internal linkage, and gpu/twin_registry.cpp
-// (gpu/twins.def) refers to it from another file.
-extern const TwinDescriptor twin;
+extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
 const TwinDescriptor twin{
     "adm",
-    create_twin,
+    make_twin<AdmTwin>,
     {exact_bound,
      "bound 0 at every format: every per-sample step is the CPU's own function (adm_math.hpp: the DWT, decouple, "
      "CSF and masking integer arithmetic with its rounding shifts and 32-bit wraps, chosen per column as the CPU "

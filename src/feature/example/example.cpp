@@ -57,14 +57,9 @@ double Settings::score(std::uint64_t sum, int width, int height) const {
 }
 
 const MetricDescriptor descriptor{
-    .name = "example_blur_sad",
-    .upstream_source = "",
-    .options = kOptions,
-    .features = kFeatures,
-    .planes = PlaneSet::kLuma,
-    .history = nullptr,
+    .name = "example_blur_sad", .upstream_source = "",
+    .options = kOptions, .features = kFeatures,
     .limits = {2, 2, 8, 16, "(the mirrored 3-tap blur needs 2 samples)"},
-    .create = create,
-};
+    .create = create};
 
 }  // namespace vmafx::example

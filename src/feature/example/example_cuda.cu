@@ -78,24 +78,16 @@ private:
     cuda::SlotFrames frames_;
 };
 
-std::unique_ptr<GpuTwin> create(const Options& options, const VideoFormat& format, unsigned slots,
-                                PlantedDefect plant) {
-    if (slots == 0) throw Error("example_blur_sad (CUDA): at least one result slot is needed");
-    return std::make_unique<Twin>(options, format, slots, plant);
-}
-
 constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect::kRoundingConstant};
 
 }  // namespace
 
 namespace example {
 
-// Declared extern first: a const at namespace scope has internal linkage, and gpu/twin_registry.cpp
-// (gpu/twins.def) refers to it from another file.
-extern const TwinDescriptor twin;
+extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
 const TwinDescriptor twin{
     "example_blur_sad",
-    create,
+    make_twin<Twin>,
     {exact_bound,
      "integer arithmetic only (so a contraction cannot change a value and none is planted): each sample's blur "
      "is the CPU's blur_at, the absolute differences are summed in 64-bit integer atomics (exact, order-free) and "

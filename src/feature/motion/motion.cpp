@@ -160,16 +160,11 @@ History motion_history(const Options& options) { return {Settings(options).first
 namespace motion {
 
 const MetricDescriptor descriptor{
-    .name = "motion",
-    .upstream_source = "libvmaf/src/feature/integer_motion.c",
-    .options = kMotionOptions,
-    .features = kMotionFeatures,
-    .planes = PlaneSet::kLuma,
-    .history = motion_history,
+    .name = "motion", .upstream_source = "libvmaf/src/feature/integer_motion.c",
+    .options = kMotionOptions, .features = kMotionFeatures, .history = motion_history,
     .limits = {kRadius + 1, kRadius + 1, 8, 16,
                "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
-    .create = create_motion,
-};
+    .create = create_motion};
 
 Settings::Settings(const Options& options)
     : sad_name(options.feature_name(kSadFeature)),

@@ -236,12 +236,6 @@ private:
     std::vector<bool> slot_scored_;     // whether that frame is scored from pictures
 };
 
-std::unique_ptr<GpuTwin> create_twin(const Options& options, const VideoFormat& format, unsigned slots,
-                                     PlantedDefect plant) {
-    if (slots == 0) throw Error("motion (CUDA): at least one result slot is needed");
-    return std::make_unique<MotionTwin>(options, format, slots, plant);
-}
-
 /// What this twin can plant (see the file's head): no contraction, as its device code has no
 /// floating point.
 constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect::kRoundingConstant};
@@ -250,12 +244,10 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect
 
 namespace motion {
 
-// Declared extern first: a const at namespace scope has internal linkage, and gpu/twin_registry.cpp
-// (gpu/twins.def) refers to it from another file.
-extern const TwinDescriptor twin;
+extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
 const TwinDescriptor twin{
     "motion",
-    create_twin,
+    make_twin<MotionTwin>,
     {exact_bound,
      "bound 0 at every format: the device path is integer arithmetic only. The per-sample blur is the CPU's own "
      "code (motion_math.hpp: same taps, mirrors, rounding shifts and 32-bit lane wraps at every bit depth 8..16 "

@@ -524,15 +524,10 @@ Settings::Settings(const Options& options) {
 }
 
 const MetricDescriptor descriptor{
-    .name = "vif",
-    .upstream_source = "libvmaf/src/feature/integer_vif.c",
-    .options = kOptions,
-    .features = kFeatures,
-    .planes = PlaneSet::kLuma,
-    .history = nullptr,
+    .name = "vif", .upstream_source = "libvmaf/src/feature/integer_vif.c",
+    .options = kOptions, .features = kFeatures,
     .limits = {kMinSide, kMinSide, 8, 16, "(its scale 3, a 1/8 decimation, must be at least 2x2)"},
-    .create = create_vif,
-};
+    .create = create_vif};
 
 }  // namespace vif
 

@@ -670,12 +670,6 @@ private:
     cuda::SlotFrames frames_;  // frame enqueued in each slot
 };
 
-std::unique_ptr<GpuTwin> create_twin(const Options& options, const VideoFormat& format, unsigned slots,
-                                     PlantedDefect plant) {
-    if (slots == 0) throw Error("vif (CUDA): at least one result slot is needed");
-    return std::make_unique<VifTwin>(options, format, slots, plant);
-}
-
 /// What this twin can plant (see the file's head).
 constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect::kRoundingConstant};
 
@@ -683,13 +677,11 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect
 
 namespace vif {
 
-// Declared extern first: a const at namespace scope has internal linkage, and gpu/twin_registry.cpp
-// (gpu/twins.def) refers to it from another file.
-extern const TwinDescriptor twin;
+extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
 
 const TwinDescriptor twin{
     "vif",
-    create_twin,
+    make_twin<VifTwin>,
     {exact_bound,
      "bound 0 at every format: every per-sample term is an integer formed by the CPU's own code (vif_math.hpp: "
      "the same integer filters, rounding shifts and 32-bit wraps at every bit depth 8..16 and size; the same "
