@@ -1,0 +1,364 @@
+// Checkasm-style test of every SIMD kernel (docs/design.md, "SIMD convention"): each kernel's
+// dispatched entry, run on every Highway target that is compiled in and that this CPU supports
+// (hwy::SetSupportedTargetsForTest narrows the dispatch to one target at a time), against its
+// scalar reference, bit for bit, on random planes at 8, 10, 12 and 16 bits, every width from the
+// kernel's smallest to 70 and some larger ones, odd heights, with the mirrored borders the frame
+// drivers give, and with random bytes in the slack past each row that kernels may read but
+// must ignore.
+//
+// Adding a kernel: add a row to kKernels below (its name, the probe saying which target its
+// file dispatches to, and a check that runs the scalar reference and the dispatched entry on
+// the same input and compares every output).
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include "feature/vif/vif_kernels.hpp"
+#include "feature/vif/vif_math.hpp"
+#include "picture/picture.hpp"
+
+namespace vmafx {
+namespace {
+
+using std::int32_t;
+using std::int64_t;
+using std::uint16_t;
+using std::uint32_t;
+using std::uint8_t;
+
+constexpr int kBitDepths[] = {8, 10, 12, 16};
+
+/// Widths from `smallest` to 70, then some larger ones (around multiples of every vector
+/// length, and an odd large one).
+std::vector<int> widths_from(int smallest) {
+    std::vector<int> out;
+    for (int w = std::max(smallest, 1); w <= 70; ++w) out.push_back(w);
+    for (int w : {95, 96, 97, 127, 128, 129, 255, 256, 257, 641}) out.push_back(w);
+    return out;
+}
+
+/// Content of a random plane: how its samples are drawn.
+enum class Content { kUniform, kExtremes, kSmooth, kFlatWithSpikes };
+constexpr Content kContents[] = {Content::kUniform, Content::kExtremes, Content::kSmooth, Content::kFlatWithSpikes};
+
+/// A plane of `width` x `height` samples of type T below 2^bits, each row followed by `slack`
+/// samples of random junk (what a kernel may read past the row but must ignore); the last row's
+/// slack ends the allocation, so AddressSanitizer sees any read beyond it.
+template <typename T>
+struct TestPlane {
+    int width, height, stride;
+    std::vector<T> data;
+
+    TestPlane(int w, int h, int bits, Content content, std::mt19937& rng, int slack = 32)
+        : width(w), height(h), stride(w + slack), data(static_cast<std::size_t>(stride) * h) {
+        const uint32_t max = (1u << bits) - 1;
+        std::uniform_int_distribution<uint32_t> any(0, max);
+        std::uniform_int_distribution<uint32_t> junk(0, sizeof(T) == 1 ? 255 : 65535);
+        const uint32_t base = any(rng);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < stride; ++x) {
+                uint32_t v = 0;
+                if (x >= w) {
+                    v = junk(rng);
+                } else {
+                    switch (content) {
+                    case Content::kUniform: v = any(rng); break;
+                    case Content::kExtremes: v = rng() % 2 ? max : 0; break;
+                    case Content::kSmooth: v = std::min<uint32_t>(max, (base + x * 3 + y * 5) % (max + 1) + rng() % 3); break;
+                    case Content::kFlatWithSpikes: v = rng() % 13 == 0 ? any(rng) : base; break;
+                    }
+                }
+                data[static_cast<std::size_t>(y) * stride + x] = static_cast<T>(v);
+            }
+    }
+    const T* row(int y) const { return data.data() + static_cast<std::size_t>(y) * stride; }
+    T* row(int y) { return data.data() + static_cast<std::size_t>(y) * stride; }
+};
+
+/// The seed of one case, so that a failure names what to replay.
+struct Case {
+    int bits;
+    int width;
+    int height;
+    Content content;
+    unsigned seed;
+};
+
+std::string describe(const Case& c) {
+    return "bits " + std::to_string(c.bits) + ", " + std::to_string(c.width) + "x" + std::to_string(c.height) +
+           ", content " + std::to_string(static_cast<int>(c.content)) + ", seed " + std::to_string(c.seed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// VIF (src/feature/vif/vif_simd.cpp against the reference kernels of vif.cpp)
+
+/// Runs `body(case)` over bit depths, contents and the widths from `smallest`, with one odd
+/// height per case.
+void for_cases(int smallest, int min_height, const std::function<void(const Case&)>& body) {
+    unsigned seed = 1;
+    for (const int bits : kBitDepths)
+        for (const Content content : kContents)
+            for (const int width : widths_from(smallest)) {
+                const int height = min_height + 2 * static_cast<int>(seed % 3);  // odd when min_height is
+                body({bits, width, height, content, seed++});
+                if (::testing::Test::HasFailure()) return;  // one failing case is enough to read
+            }
+}
+
+bool same(const vif::ScaleSums& a, const vif::ScaleSums& b) {
+    return a.num_log == b.num_log && a.den_log == b.den_log && a.num_non_log == b.num_non_log &&
+           a.den_non_log == b.den_non_log;
+}
+
+/// Every row of the statistics of scale `scale` over a random plane pair with mirrored rows.
+/// Samples are uint8_t only at scale 0 of 8-bit video (as the frame driver gives them).
+template <typename T>
+void check_vif_statistics(int scale) {
+    const int taps = vif::kFilters[scale].width;
+    const int half = taps / 2;
+    for_cases(half + 1, 2 * half + 1, [&](const Case& c) {
+        if ((sizeof(T) == 1) != (c.bits == 8 && scale == 0)) return;
+        std::mt19937 rng(c.seed);
+        const int bits = scale == 0 ? c.bits : 16;  // decimated scales hold 16-bit values
+        const TestPlane<T> ref(c.width, c.height, bits, c.content, rng);
+        TestPlane<T> dis(c.width, c.height, bits, c.content, rng);
+        // Distorted: the reference plus noise, sometimes the reference itself (sigma12 > 0).
+        const uint32_t max = (1u << bits) - 1;
+        for (int y = 0; y < c.height; ++y)
+            for (int x = 0; x < c.width; ++x)
+                if (rng() % 4 != 0)
+                    dis.row(y)[x] = static_cast<T>(std::min<uint32_t>(max, ref.row(y)[x] + rng() % 5));
+        for (const double gain_limit : {100.0, 1.0}) {
+            vif::StatisticsRow<T> row{};
+            const T* ref_rows[17];
+            const T* dis_rows[17];
+            row.scale = scale;
+            row.ref_rows = ref_rows;
+            row.dis_rows = dis_rows;
+            row.width = c.width;
+            row.mean_shift = vif::vertical_shift(scale, c.bits);
+            row.square_shift = vif::vertical_square_shift(scale, c.bits);
+            row.gain_limit = gain_limit;
+            vif::ScaleSums want, have;
+            for (int y = 0; y < c.height; ++y) {
+                for (int k = 0; k < taps; ++k) {
+                    ref_rows[k] = ref.row(vif::mirror(y - half + k, c.height));
+                    dis_rows[k] = dis.row(vif::mirror(y - half + k, c.height));
+                }
+                vif::ScaleSums want_row, have_row;
+                if constexpr (sizeof(T) == 1) {
+                    vif::generic_kernels().statistics_u8(row, want_row);
+                    vif::simd_kernels().statistics_u8(row, have_row);
+                } else {
+                    vif::generic_kernels().statistics_u16(row, want_row);
+                    vif::simd_kernels().statistics_u16(row, have_row);
+                }
+                ASSERT_TRUE(same(want_row, have_row))
+                    << describe(c) << ", row " << y << ", gain limit " << gain_limit << ": num_log " << have_row.num_log
+                    << " vs " << want_row.num_log << ", den_log " << have_row.den_log << " vs " << want_row.den_log
+                    << ", num_non_log " << have_row.num_non_log << " vs " << want_row.num_non_log << ", den_non_log "
+                    << have_row.den_non_log << " vs " << want_row.den_non_log;
+            }
+        }
+    });
+}
+
+/// Every output row of the decimation from scale `scale`, over a random plane pair.
+template <typename T>
+void check_vif_decimation(int scale) {
+    const int taps = vif::kFilters[scale + 1].width;
+    const int half = taps / 2;
+    for_cases(half + 1, 2 * half + 1, [&](const Case& c) {
+        if ((sizeof(T) == 1) != (c.bits == 8 && scale == 0)) return;
+        std::mt19937 rng(c.seed);
+        const int bits = scale == 0 ? c.bits : 16;
+        const TestPlane<T> ref(c.width, c.height, bits, c.content, rng);
+        const TestPlane<T> dis(c.width, c.height, bits, c.content, rng);
+        vif::DecimationRow<T> row{};
+        const T* ref_rows[17];
+        const T* dis_rows[17];
+        row.scale = scale;
+        row.ref_rows = ref_rows;
+        row.dis_rows = dis_rows;
+        row.width = c.width;
+        row.shift = vif::vertical_shift(scale, c.bits);
+        const int out_w = c.width / 2;
+        // Outputs with the 32 samples of room kernels may write past width / 2.
+        std::vector<uint16_t> want_ref(out_w + 32), want_dis(out_w + 32), have_ref(out_w + 32), have_dis(out_w + 32);
+        for (int i = 0; i < c.height / 2; ++i) {
+            for (int k = 0; k < taps; ++k) {
+                ref_rows[k] = ref.row(vif::mirror(2 * i - half + k, c.height));
+                dis_rows[k] = dis.row(vif::mirror(2 * i - half + k, c.height));
+            }
+            row.ref_out = want_ref.data();
+            row.dis_out = want_dis.data();
+            if constexpr (sizeof(T) == 1) vif::generic_kernels().decimation_u8(row);
+            else vif::generic_kernels().decimation_u16(row);
+            row.ref_out = have_ref.data();
+            row.dis_out = have_dis.data();
+            if constexpr (sizeof(T) == 1) vif::simd_kernels().decimation_u8(row);
+            else vif::simd_kernels().decimation_u16(row);
+            for (int x = 0; x < out_w; ++x) {
+                ASSERT_EQ(have_ref[x], want_ref[x]) << describe(c) << ", output row " << i << ", column " << x << " (ref)";
+                ASSERT_EQ(have_dis[x], want_dis[x]) << describe(c) << ", output row " << i << ", column " << x << " (dis)";
+            }
+        }
+    });
+}
+
+/// The whole frame driver (four scales and the decimations) with either kernel set, on
+/// pictures of the smallest accepted size and larger, odd ones.
+void check_vif_frames() {
+    const std::pair<int, int> sizes[] = {{16, 16}, {17, 19}, {33, 35}, {70, 41}, {129, 67}};
+    unsigned seed = 1000;
+    for (const int bits : kBitDepths)
+        for (const auto& [w, h] : sizes)
+            for (const Content content : kContents) {
+                std::mt19937 rng(seed++);
+                Plane ref(w, h, bits == 8 ? 1 : 2), dis(w, h, bits == 8 ? 1 : 2);
+                const TestPlane<uint16_t> r(w, h, bits, content, rng, 0), d(w, h, bits, content, rng, 0);
+                for (int y = 0; y < h; ++y)
+                    for (int x = 0; x < w; ++x) {
+                        const uint32_t rv = r.row(y)[x];
+                        const uint32_t dv = rng() % 3 == 0 ? d.row(y)[x] : rv;
+                        if (bits == 8) {
+                            ref.row<uint8_t>(y)[x] = static_cast<uint8_t>(rv);
+                            dis.row<uint8_t>(y)[x] = static_cast<uint8_t>(dv);
+                        } else {
+                            ref.row<uint16_t>(y)[x] = static_cast<uint16_t>(rv);
+                            dis.row<uint16_t>(y)[x] = static_cast<uint16_t>(dv);
+                        }
+                    }
+                for (const double gain_limit : {100.0, 1.0}) {
+                    const vif::Params params{bits, false, gain_limit};
+                    const auto want = vif::compute_scales(ref, dis, params, vif::generic_kernels());
+                    const auto have = vif::compute_scales(ref, dis, params, vif::simd_kernels());
+                    for (int s = 0; s < vif::kScales; ++s) {
+                        ASSERT_EQ(std::bit_cast<uint32_t>(have[s].num), std::bit_cast<uint32_t>(want[s].num))
+                            << bits << "-bit " << w << "x" << h << " scale " << s;
+                        ASSERT_EQ(std::bit_cast<uint32_t>(have[s].den), std::bit_cast<uint32_t>(want[s].den))
+                            << bits << "-bit " << w << "x" << h << " scale " << s;
+                    }
+                }
+            }
+}
+
+/// The VIF terms of rows of variances drawn around every boundary of the arithmetic: the noise
+/// variance 2 * 65536 (logarithms or not), 0 (numerator or not), small and extreme values.
+void check_vif_terms() {
+    std::mt19937 rng(77);
+    const int32_t near[] = {0, 1, 2, 131071, 131072, 131073, 131074, 65536, 1 << 20, 2147483647, 2147352575,
+                            -1, -131072, -2147483647 - 1};
+    const auto draw = [&](bool non_negative) -> int32_t {
+        int32_t v = 0;
+        switch (rng() % 4) {
+        case 0: v = near[rng() % std::size(near)]; break;
+        case 1: v = static_cast<int32_t>(rng() % 400000); break;
+        case 2: v = static_cast<int32_t>(rng()); break;
+        default: v = static_cast<int32_t>(rng() % (1u << 26)) - (1 << 22); break;
+        }
+        return non_negative ? (v < 0 ? 0 : v) : v;  // sigma2_sq is clamped at 0
+    };
+    for (const int width : widths_from(1))
+        for (const double gain_limit : {100.0, 1.0, 1.5}) {
+            std::vector<int32_t> s1(width), s2(width), s12(width);
+            for (int round = 0; round < 4; ++round) {
+                for (int j = 0; j < width; ++j) {
+                    s1[j] = draw(false);
+                    s2[j] = draw(true);
+                    s12[j] = round == 3 ? s1[j] : draw(false);  // identical pictures: sigma12 = sigma1_sq
+                }
+                vif::ScaleSums want, have;
+                vif::generic_kernels().add_terms(s1.data(), s2.data(), s12.data(), width, gain_limit, want);
+                vif::simd_kernels().add_terms(s1.data(), s2.data(), s12.data(), width, gain_limit, have);
+                ASSERT_TRUE(same(want, have)) << "width " << width << ", gain limit " << gain_limit << ", round " << round;
+            }
+        }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table of kernels.
+
+struct Kernel {
+    const char* name;
+    /// The Highway target the kernel's file dispatches to now.
+    int64_t (*target)();
+    /// Runs the scalar reference and the dispatched entry on the same inputs; fails on any
+    /// differing output.
+    void (*check)();
+};
+
+const Kernel kKernels[] = {
+    {"vif_statistics_u8_scale0", vif::simd_target, [] { check_vif_statistics<uint8_t>(0); }},
+    {"vif_statistics_u16_scale0", vif::simd_target, [] { check_vif_statistics<uint16_t>(0); }},
+    {"vif_statistics_u16_scale1", vif::simd_target, [] { check_vif_statistics<uint16_t>(1); }},
+    {"vif_statistics_u16_scale2", vif::simd_target, [] { check_vif_statistics<uint16_t>(2); }},
+    {"vif_statistics_u16_scale3", vif::simd_target, [] { check_vif_statistics<uint16_t>(3); }},
+    {"vif_decimation_u8_scale0", vif::simd_target, [] { check_vif_decimation<uint8_t>(0); }},
+    {"vif_decimation_u16_scale0", vif::simd_target, [] { check_vif_decimation<uint16_t>(0); }},
+    {"vif_decimation_u16_scale1", vif::simd_target, [] { check_vif_decimation<uint16_t>(1); }},
+    {"vif_decimation_u16_scale2", vif::simd_target, [] { check_vif_decimation<uint16_t>(2); }},
+    {"vif_terms", vif::simd_target, check_vif_terms},
+    {"vif_frames", vif::simd_target, check_vif_frames},
+};
+
+// ---------------------------------------------------------------------------------------------
+// One test per (target, kernel).
+
+/// Every target compiled in and supported by this CPU (before any narrowing).
+const std::vector<int64_t>& targets() {
+    static const std::vector<int64_t> all = hwy::SupportedAndGeneratedTargets();
+    return all;
+}
+
+class SimdKernels : public ::testing::TestWithParam<std::tuple<int64_t, int>> {
+protected:
+    void SetUp() override {
+        targets();  // listed before narrowing
+        hwy::SetSupportedTargetsForTest(std::get<0>(GetParam()));
+        hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+    }
+    void TearDown() override {
+        hwy::SetSupportedTargetsForTest(0);
+        hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+    }
+};
+
+TEST_P(SimdKernels, MatchesScalarReference) {
+    const auto [target, index] = GetParam();
+    const Kernel& kernel = kKernels[index];
+    // The dispatch must reach the target under test, or the test would compare another one.
+    ASSERT_EQ(kernel.target(), target) << "dispatched to " << hwy::TargetName(kernel.target()) << ", not "
+                                       << hwy::TargetName(target);
+    kernel.check();
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTargets, SimdKernels,
+                         ::testing::Combine(::testing::ValuesIn(targets()),
+                                            ::testing::Range(0, static_cast<int>(std::size(kKernels)))),
+                         [](const ::testing::TestParamInfo<SimdKernels::ParamType>& info) {
+                             return std::string(hwy::TargetName(std::get<0>(info.param))) + "_" +
+                                    kKernels[std::get<1>(info.param)].name;
+                         });
+
+// The table covers every target of this build that the CPU runs; a build where only the
+// scalar reference would run tests nothing and says so.
+TEST(SimdKernelsTargets, SomeTargetRuns) {
+    ASSERT_FALSE(targets().empty());
+    std::string names;
+    for (const int64_t t : targets()) names += std::string(" ") + hwy::TargetName(t);
+    RecordProperty("targets", names);
+    std::printf("targets compiled in and supported here:%s\n", names.c_str());
+}
+
+}  // namespace
+}  // namespace vmafx
