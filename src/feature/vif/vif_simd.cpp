@@ -41,6 +41,9 @@
 
 #ifndef VMAFX_VIF_SIMD_SHARED
 #define VMAFX_VIF_SIMD_SHARED
+/// Forces a lambda inline (the unrolled tap loops must be, or the taps stop being constants).
+#define VMAFX_ALWAYS_INLINE __attribute__((always_inline))
+
 namespace vmafx::vif::simd_detail {
 
 /// Right-hand slack of the working rows past width + padding, in words (a vector of 16-bit
@@ -131,10 +134,10 @@ using VU32 = hn::Vec<DU32>;
 using VI16 = hn::Vec<DI16>;
 
 /// Calls body(std::integral_constant<int, k>) for k = 0 .. N-1, unrolled at compile time (so
-/// that the taps are constants of the column loop).
+/// that the taps are constants of the column loop); `body` must be always_inline too.
 template <int N, typename Body>
 HWY_INLINE void unroll(Body&& body) {
-    [&]<int... K>(std::integer_sequence<int, K...>) {
+    [&]<int... K>(std::integer_sequence<int, K...>) VMAFX_ALWAYS_INLINE {
         (body(std::integral_constant<int, K>{}), ...);
     }(std::make_integer_sequence<int, N>{});
 }
@@ -170,6 +173,83 @@ HWY_INLINE VU32 combine_halves(VU32 high, VU32 low, int shift) {
     return hn::Add(hn::ShiftLeftSame(high, 16 - shift), round_shift(low, shift));
 }
 
+/// The tap pair (c0, c1) for a widening multiply of word pairs: c0 in the even words, c1 in
+/// the odd ones, each taken modulo 65536 (a tap of 32768 or more enters as tap - 65536).
+HWY_INLINE VI16 tap_pair(uint32_t c0, uint32_t c1) {
+    return hn::BitCast(DI16(), hn::Set(DU32(), (c0 & 0xFFFFu) | ((c1 & 0xFFFFu) << 16)));
+}
+
+/// Per 32-bit lane: a[2i] * b[2i] + a[2i+1] * b[2i+1] of signed words (pmaddwd on x86).
+HWY_INLINE hn::Vec<DI32> pair_products(VI16 a, VI16 b) {
+    const DI32 di;
+    hn::Vec<DI32> odd = hn::Zero(di);
+    const hn::Vec<DI32> even = hn::ReorderWidenMulAccumulate(di, a, b, hn::Zero(di), odd);
+    return hn::RearrangeToOddPlusEven(even, odd);
+}
+
+/// Stores 32-bit lanes holding values below 65536 as biased words, from two vectors whose
+/// lanes hold the columns InterleaveLower and InterleaveUpper of one vector of columns gave
+/// (per 128-bit block); ReorderDemote2To packs per block too, so the words land in column
+/// order (on every x86 target and HWY_EMU128; the kernel test checks each target).
+HWY_INLINE void store_biased_pair(int16_t* p, VU32 lower, VU32 upper) {
+    const DI32 di;
+    const hn::Vec<DI32> bias = hn::Set(di, 32768);
+    hn::StoreU(hn::ReorderDemote2To(DI16(), hn::Sub(hn::BitCast(di, lower), bias), hn::Sub(hn::BitCast(di, upper), bias)),
+               DI16(), p);
+}
+
+/// Vertical pass of the statistics of scale 0 for 8-bit samples (upstream vif_statistic_8,
+/// vertical loop): the filter is symmetric, so rows k and 16 - k share a tap c and enter as
+/// interleaved word pairs (x_k, x_16-k) of one column; a multiply of the pairs by (c, c) gives
+/// c * (x_k + x_16-k), of the pairs by themselves x_k^2 + x_16-k^2 (exact, below 2^17), which a
+/// 32-bit multiply scales by c. Every sum is below 2^32; the products need no rounding shift.
+void vertical_statistics_bytes(const StatisticsRow<uint8_t>& in, Rows& rows) {
+    constexpr const Filter& f = kFilters[0];
+    constexpr int half = f.width / 2;
+    static_assert(f.taps[half] < 32768, "taps must fit a signed word");
+    const DI16 dw;
+    const DU32 du;
+    const hn::Rebind<uint8_t, DI16> db;
+    const int step = static_cast<int>(hn::Lanes(dw));
+    const VU32 low_mask = hn::Set(du, 0xFFFFu);
+    for (int j = 0; j < in.width; j += step) {
+        VU32 mu1[2], mu2[2], xx[2], yy[2], xy[2];  // [0]: InterleaveLower's columns, [1]: InterleaveUpper's
+        for (int h = 0; h < 2; ++h) mu1[h] = mu2[h] = xx[h] = yy[h] = xy[h] = hn::Zero(du);
+        unroll<half + 1>([&](auto kk) VMAFX_ALWAYS_INLINE {
+            constexpr int k = kk;
+            constexpr int k1 = f.width - 1 - k;  // k1 == k: the centre tap, paired with zeros
+            const VI16 r0 = hn::PromoteTo(dw, hn::LoadU(db, in.ref_rows[k] + j));
+            const VI16 d0 = hn::PromoteTo(dw, hn::LoadU(db, in.dis_rows[k] + j));
+            const VI16 r1 = k1 != k ? hn::PromoteTo(dw, hn::LoadU(db, in.ref_rows[k1] + j)) : hn::Zero(dw);
+            const VI16 d1 = k1 != k ? hn::PromoteTo(dw, hn::LoadU(db, in.dis_rows[k1] + j)) : hn::Zero(dw);
+            const VI16 taps = tap_pair(f.taps[k], f.taps[k]);
+            const VU32 c = hn::Set(du, f.taps[k]);
+            const VI16 r[2] = {hn::InterleaveLower(dw, r0, r1), hn::InterleaveUpper(dw, r0, r1)};
+            const VI16 d[2] = {hn::InterleaveLower(dw, d0, d1), hn::InterleaveUpper(dw, d0, d1)};
+            for (int h = 0; h < 2; ++h) {
+                mu1[h] = hn::Add(mu1[h], hn::BitCast(du, pair_products(r[h], taps)));
+                mu2[h] = hn::Add(mu2[h], hn::BitCast(du, pair_products(d[h], taps)));
+                xx[h] = hn::Add(xx[h], hn::Mul(hn::BitCast(du, pair_products(r[h], r[h])), c));
+                yy[h] = hn::Add(yy[h], hn::Mul(hn::BitCast(du, pair_products(d[h], d[h])), c));
+                xy[h] = hn::Add(xy[h], hn::Mul(hn::BitCast(du, pair_products(r[h], d[h])), c));
+            }
+        });
+        const int ms = in.mean_shift, ss = in.square_shift;
+        store_biased_pair(rows.stream(Rows::kMu1) + j, hn::And(round_shift(mu1[0], ms), low_mask),
+                          hn::And(round_shift(mu1[1], ms), low_mask));
+        store_biased_pair(rows.stream(Rows::kMu2) + j, hn::And(round_shift(mu2[0], ms), low_mask),
+                          hn::And(round_shift(mu2[1], ms), low_mask));
+        const auto store_product = [&](int lo_stream, int hi_stream, const VU32 (&v)[2]) VMAFX_ALWAYS_INLINE {
+            const VU32 lower = round_shift(v[0], ss), upper = round_shift(v[1], ss);
+            store_biased_pair(rows.stream(lo_stream) + j, hn::And(lower, low_mask), hn::And(upper, low_mask));
+            store_biased_pair(rows.stream(hi_stream) + j, hn::ShiftRight<16>(lower), hn::ShiftRight<16>(upper));
+        };
+        store_product(Rows::kXxLo, Rows::kXxHi, xx);
+        store_product(Rows::kYyLo, Rows::kYyHi, yy);
+        store_product(Rows::kXyLo, Rows::kXyHi, xy);
+    }
+}
+
 /// Vertical pass of the statistics of scale kScale (upstream vif_statistic_8/_16, vertical
 /// loop) into the biased stream rows: mu = (sum c*x + round) >> mean_shift and the products
 /// (sum c*x*y + round) >> square_shift, truncated to 32 bits, as halves.
@@ -194,7 +274,7 @@ void vertical_statistics(const StatisticsRow<T>& in, Rows& rows) {
             VU32 xx = hn::Mul(hn::Mul(r, r), c);
             VU32 yy = hn::Mul(hn::Mul(d, d), c);
             VU32 xy = hn::Mul(hn::Mul(r, d), c);
-            unroll<half>([&](auto k) {
+            unroll<half>([&](auto k) VMAFX_ALWAYS_INLINE {
                 c = hn::Set(du, f.taps[k]);
                 const VU32 r0 = load_wide(in.ref_rows[k] + j), r1 = load_wide(in.ref_rows[f.width - 1 - k] + j);
                 const VU32 d0 = load_wide(in.dis_rows[k] + j), d1 = load_wide(in.dis_rows[f.width - 1 - k] + j);
@@ -215,7 +295,7 @@ void vertical_statistics(const StatisticsRow<T>& in, Rows& rows) {
             VU32 yy_lo = hn::Mul(hn::And(p, low_mask), c), yy_hi = hn::Mul(hn::ShiftRight<16>(p), c);
             p = hn::Mul(r, d);
             VU32 xy_lo = hn::Mul(hn::And(p, low_mask), c), xy_hi = hn::Mul(hn::ShiftRight<16>(p), c);
-            unroll<half>([&](auto k) {
+            unroll<half>([&](auto k) VMAFX_ALWAYS_INLINE {
                 // A pair's sum of halves is below 2^17 and its tap below 2^15 (only centre
                 // taps are larger).
                 c = hn::Set(du, f.taps[k]);
@@ -242,11 +322,6 @@ void vertical_statistics(const StatisticsRow<T>& in, Rows& rows) {
     }
 }
 
-/// The tap pair (c0, c1) for a widening multiply of word pairs: c0 in the even words, c1 in
-/// the odd ones, each taken modulo 65536 (a tap of 32768 or more enters as tap - 65536).
-HWY_INLINE VI16 tap_pair(uint32_t c0, uint32_t c1) {
-    return hn::BitCast(DI16(), hn::Set(DU32(), (c0 & 0xFFFFu) | ((c1 & 0xFFFFu) << 16)));
-}
 
 /// Horizontal filter with the taps of scale kTapsScale of the biased word row `row` at the
 /// outputs whose first tap reads row[first + 2m] (m = 0 .. lanes-1): the exact 32-bit sums.
@@ -258,7 +333,7 @@ HWY_INLINE VU32 filter_words(const int16_t* row, std::ptrdiff_t first) {
     const DU32 du;
     hn::Vec<DI32> sum0 = hn::Zero(di), sum1 = hn::Zero(di);
     VU32 correction = hn::Zero(du);
-    unroll<(f.width + 1) / 2>([&](auto pair) {
+    unroll<(f.width + 1) / 2>([&](auto pair) VMAFX_ALWAYS_INLINE {
         constexpr int k = 2 * pair;
         constexpr uint32_t c0 = f.taps[k];
         constexpr uint32_t c1 = k + 1 < f.width ? f.taps[k + 1] : 0u;
@@ -304,20 +379,24 @@ void horizontal_statistics(int width, Rows& rows) {
         return combine_halves(high, low, kHorizontalShift);
     };
     for (int j = 0; j < width; j += 2 * n) {
-        hn::Vec<DI32> s1[2], s2[2], s12[2];
-        for (int parity = 0; parity < 2; ++parity) {
-            const std::ptrdiff_t first = j + parity - half;
-            const VU32 mu1 = filter_words<kScale>(mu1_row, first);
-            const VU32 mu2 = filter_words<kScale>(mu2_row, first);
-            s1[parity] = hn::BitCast(di, hn::Sub(product(Rows::kXxLo, Rows::kXxHi, first), mean_product(mu1, mu1)));
-            s2[parity] = hn::Max(hn::BitCast(di, hn::Sub(product(Rows::kYyLo, Rows::kYyHi, first),
-                                                         mean_product(mu2, mu2))),
-                                 hn::Zero(di));
-            s12[parity] = hn::BitCast(di, hn::Sub(product(Rows::kXyLo, Rows::kXyHi, first), mean_product(mu1, mu2)));
-        }
-        hn::StoreInterleaved2(s1[0], s1[1], di, sigma1_sq + j);
-        hn::StoreInterleaved2(s2[0], s2[1], di, sigma2_sq + j);
-        hn::StoreInterleaved2(s12[0], s12[1], di, sigma12 + j);
+        // The even output columns j, j+2, ... and the odd ones j+1, j+3, ...
+        const std::ptrdiff_t even = j - half, odd = j + 1 - half;
+        const VU32 mu1_even = filter_words<kScale>(mu1_row, even), mu1_odd = filter_words<kScale>(mu1_row, odd);
+        const VU32 mu2_even = filter_words<kScale>(mu2_row, even), mu2_odd = filter_words<kScale>(mu2_row, odd);
+        hn::StoreInterleaved2(
+            hn::BitCast(di, hn::Sub(product(Rows::kXxLo, Rows::kXxHi, even), mean_product(mu1_even, mu1_even))),
+            hn::BitCast(di, hn::Sub(product(Rows::kXxLo, Rows::kXxHi, odd), mean_product(mu1_odd, mu1_odd))), di,
+            sigma1_sq + j);
+        hn::StoreInterleaved2(
+            hn::Max(hn::BitCast(di, hn::Sub(product(Rows::kYyLo, Rows::kYyHi, even), mean_product(mu2_even, mu2_even))),
+                    hn::Zero(di)),
+            hn::Max(hn::BitCast(di, hn::Sub(product(Rows::kYyLo, Rows::kYyHi, odd), mean_product(mu2_odd, mu2_odd))),
+                    hn::Zero(di)),
+            di, sigma2_sq + j);
+        hn::StoreInterleaved2(
+            hn::BitCast(di, hn::Sub(product(Rows::kXyLo, Rows::kXyHi, even), mean_product(mu1_even, mu2_even))),
+            hn::BitCast(di, hn::Sub(product(Rows::kXyLo, Rows::kXyHi, odd), mean_product(mu1_odd, mu2_odd))), di,
+            sigma12 + j);
     }
 }
 
@@ -428,7 +507,8 @@ template <int kScale, typename T>
 void statistics_at(const StatisticsRow<T>& in, ScaleSums& sums) {
     constexpr int half = kFilters[kScale].width / 2;
     Rows& rows = simd_detail::rows_for(in.width);
-    vertical_statistics<kScale>(in, rows);
+    if constexpr (kScale == 0 && sizeof(T) == 1) vertical_statistics_bytes(in, rows);
+    else vertical_statistics<kScale>(in, rows);
     for (int s = Rows::kMu1; s <= Rows::kXyHi; ++s) mirror_pad(rows.stream(s), in.width, half);
     horizontal_statistics<kScale>(in.width, rows);
     add_terms(rows.sigma(0), rows.sigma(1), rows.sigma(2), in.width, in.gain_limit, sums);
@@ -464,7 +544,7 @@ void decimation_at(const DecimationRow<T>& in) {
         VU32 c = hn::Set(du, f.taps[half]);
         VU32 ref = hn::Mul(load_wide(in.ref_rows[half] + j), c);
         VU32 dis = hn::Mul(load_wide(in.dis_rows[half] + j), c);
-        unroll<half>([&](auto k) {
+        unroll<half>([&](auto k) VMAFX_ALWAYS_INLINE {
             c = hn::Set(du, f.taps[k]);
             const VU32 r0 = load_wide(in.ref_rows[k] + j), r1 = load_wide(in.ref_rows[f.width - 1 - k] + j);
             const VU32 d0 = load_wide(in.dis_rows[k] + j), d1 = load_wide(in.dis_rows[f.width - 1 - k] + j);
