@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
+#include "feature/adm/adm_kernels.hpp"
+#include "feature/adm/adm_math.hpp"
 #include "feature/vif/vif_kernels.hpp"
 #include "feature/vif/vif_math.hpp"
 #include "picture/picture.hpp"
@@ -286,6 +289,252 @@ void check_vif_terms() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// ADM (src/feature/adm/adm_simd.cpp against the reference row kernels of adm_pipeline.cpp)
+
+/// Random values of type T: uniform over the type, extremes, small, or around one value.
+template <typename T>
+std::vector<T> random_row(std::size_t n, Content content, std::mt19937& rng) {
+    using Limits = std::numeric_limits<T>;
+    std::vector<T> out(n);
+    const T base = static_cast<T>(rng());
+    for (T& v : out) {
+        switch (content) {
+        case Content::kUniform: v = static_cast<T>(rng()); break;
+        case Content::kExtremes: v = rng() % 3 == 0 ? Limits::min() : (rng() % 2 ? Limits::max() : T{0}); break;
+        case Content::kSmooth: v = static_cast<T>(static_cast<int>(rng() % 64) - 32); break;
+        case Content::kFlatWithSpikes: v = rng() % 13 == 0 ? static_cast<T>(rng()) : base; break;
+        }
+    }
+    return out;
+}
+
+/// Level 0 vertical DWT of random sample rows (8 to 16 bits), with and without the high pass.
+template <typename Sample>
+void check_adm_dwt0_vertical() {
+    for_cases(1, 1, [&](const Case& c) {
+        if ((sizeof(Sample) == 1) != (c.bits == 8)) return;
+        std::mt19937 rng(c.seed);
+        const TestPlane<Sample> plane(c.width, 4, c.bits, c.content, rng, 0);
+        for (const bool lo_only : {false, true}) {
+            std::vector<int16_t> want_lo(c.width), want_hi(c.width, 7), have_lo(c.width), have_hi(c.width, 7);
+            const auto run = [&](const adm::RowKernels& k, int16_t* lo, int16_t* hi) {
+                if constexpr (sizeof(Sample) == 1)
+                    k.dwt0_vertical_u8(plane.row(0), plane.row(1), plane.row(2), plane.row(3), c.width, c.bits, lo, hi);
+                else
+                    k.dwt0_vertical_u16(plane.row(0), plane.row(1), plane.row(2), plane.row(3), c.width, c.bits, lo, hi);
+            };
+            run(adm::reference_kernels(), want_lo.data(), lo_only ? nullptr : want_hi.data());
+            run(adm::simd_kernels(), have_lo.data(), lo_only ? nullptr : have_hi.data());
+            ASSERT_EQ(have_lo, want_lo) << describe(c);
+            ASSERT_EQ(have_hi, want_hi) << describe(c) << (lo_only ? " (low pass only: high row untouched)" : "");
+        }
+    });
+}
+
+/// Level 0 horizontal DWT at outputs [1, end) of random 16-bit rows; outputs outside the
+/// range must stay untouched.
+void check_adm_dwt0_horizontal() {
+    for_cases(1, 1, [&](const Case& c) {
+        if (c.bits != 16) return;  // the input is signed 16-bit whatever the video's depth
+        std::mt19937 rng(c.seed);
+        const int end = c.width;
+        const std::size_t n = 2 * static_cast<std::size_t>(end) + 1;  // inputs 2j-1 .. 2j+2, j < end
+        const std::vector<int16_t> lo = random_row<int16_t>(n, c.content, rng);
+        const std::vector<int16_t> hi = random_row<int16_t>(n, c.content, rng);
+        for (const bool lo_only : {false, true}) {
+            std::vector<int16_t> want[4], have[4];
+            for (int b = 0; b < 4; ++b) want[b] = have[b] = std::vector<int16_t>(end + 1, static_cast<int16_t>(-7));
+            adm::reference_kernels().dwt0_horizontal(lo.data(), hi.data(), end, want[0].data(),
+                                                     lo_only ? nullptr : want[1].data(), want[2].data(), want[3].data());
+            adm::simd_kernels().dwt0_horizontal(lo.data(), hi.data(), end, have[0].data(),
+                                                lo_only ? nullptr : have[1].data(), have[2].data(), have[3].data());
+            for (int b = 0; b < 4; ++b) ASSERT_EQ(have[b], want[b]) << describe(c) << ", band " << b;
+        }
+    });
+}
+
+/// The (round, shift) pairs of the levels 1..3 passes (kDwtRoundV/kDwtShiftV, kDwtRoundH/
+/// kDwtShiftH) and the limits of the kernels' contract.
+constexpr std::pair<std::int64_t, std::uint32_t> kDwtRounding[] = {{0, 0}, {32768, 16}, {16384, 15}, {32768, 16},
+                                                                   {1, 1}, {0, 16}};
+
+/// Levels 1..3 vertical DWT of random 16-bit (level 1) or 32-bit rows.
+template <typename In>
+void check_adm_dwt_vertical() {
+    for_cases(1, 1, [&](const Case& c) {
+        if (c.bits != 16) return;
+        std::mt19937 rng(c.seed);
+        std::vector<In> rows[4];
+        for (auto& r : rows) r = random_row<In>(c.width, c.content, rng);
+        for (const auto& [round, shift] : kDwtRounding) {
+            std::vector<int32_t> want_lo(c.width), want_hi(c.width), have_lo(c.width), have_hi(c.width);
+            const auto run = [&](const adm::RowKernels& k, int32_t* lo, int32_t* hi) {
+                if constexpr (sizeof(In) == 2)
+                    k.dwt_vertical_s16(rows[0].data(), rows[1].data(), rows[2].data(), rows[3].data(), c.width, round,
+                                       shift, lo, hi);
+                else
+                    k.dwt_vertical_s32(rows[0].data(), rows[1].data(), rows[2].data(), rows[3].data(), c.width, round,
+                                       shift, lo, hi);
+            };
+            run(adm::reference_kernels(), want_lo.data(), want_hi.data());
+            run(adm::simd_kernels(), have_lo.data(), have_hi.data());
+            ASSERT_EQ(have_lo, want_lo) << describe(c) << ", round " << round << ", shift " << shift;
+            ASSERT_EQ(have_hi, want_hi) << describe(c) << ", round " << round << ", shift " << shift;
+        }
+    });
+}
+
+/// Levels 1..3 horizontal DWT at outputs [1, end) of random 32-bit rows.
+void check_adm_dwt_horizontal() {
+    for_cases(1, 1, [&](const Case& c) {
+        if (c.bits != 16) return;
+        std::mt19937 rng(c.seed);
+        const int end = c.width;
+        const std::size_t n = 2 * static_cast<std::size_t>(end) + 1;
+        const std::vector<int32_t> lo = random_row<int32_t>(n, c.content, rng);
+        const std::vector<int32_t> hi = random_row<int32_t>(n, c.content, rng);
+        for (const auto& [round, shift] : kDwtRounding) {
+            std::vector<int32_t> want[4], have[4];
+            for (int b = 0; b < 4; ++b) want[b] = have[b] = std::vector<int32_t>(end + 1, -7);
+            adm::reference_kernels().dwt_horizontal(lo.data(), hi.data(), end, round, shift, want[0].data(),
+                                                    want[1].data(), want[2].data(), want[3].data());
+            adm::simd_kernels().dwt_horizontal(lo.data(), hi.data(), end, round, shift, have[0].data(), have[1].data(),
+                                               have[2].data(), have[3].data());
+            for (int b = 0; b < 4; ++b)
+                ASSERT_EQ(have[b], want[b]) << describe(c) << ", band " << b << ", round " << round << ", shift " << shift;
+        }
+    });
+}
+
+/// Runs body(width, rng, content) over every width from 1 to 70 and the larger ones, for each
+/// content (the level 0 kernels of decouple, CSF, denominator and masking take 16-bit inputs
+/// whatever the video's bit depth).
+void for_rows(const std::function<void(int, std::mt19937&, Content)>& body) {
+    unsigned seed = 5000;
+    for (const Content content : kContents)
+        for (const int width : widths_from(1)) {
+            std::mt19937 rng(seed++);
+            body(width, rng, content);
+            if (::testing::Test::HasFailure()) return;
+        }
+}
+
+void check_adm_decouple0_same() {
+    for_rows([](int width, std::mt19937& rng, Content content) {
+        const auto oh = random_row<int16_t>(width, content, rng), ov = random_row<int16_t>(width, content, rng);
+        const auto th = random_row<int16_t>(width, content, rng), tv = random_row<int16_t>(width, content, rng);
+        const int begin = static_cast<int>(rng() % 3) % width;
+        std::vector<int32_t> want(width, 5), have(width, 5);
+        adm::reference_kernels().decouple0_same(oh.data(), ov.data(), th.data(), tv.data(), begin, width, want.data());
+        adm::simd_kernels().decouple0_same(oh.data(), ov.data(), th.data(), tv.data(), begin, width, have.data());
+        ASSERT_EQ(have, want) << "width " << width;
+        // Identical and opposite directions too (the boundary cases of the test).
+        adm::reference_kernels().decouple0_same(oh.data(), ov.data(), oh.data(), ov.data(), begin, width, want.data());
+        adm::simd_kernels().decouple0_same(oh.data(), ov.data(), oh.data(), ov.data(), begin, width, have.data());
+        ASSERT_EQ(have, want) << "width " << width << " (same directions)";
+    });
+}
+
+void check_adm_decouple0_integer_gain() {
+    for_rows([](int width, std::mt19937& rng, Content content) {
+        const auto o = random_row<int16_t>(width, content, rng);
+        auto t = random_row<int16_t>(width, content, rng);
+        for (int j = 0; j < width; ++j)
+            if (rng() % 4 == 0) t[j] = static_cast<int16_t>(o[j] / 2 + static_cast<int>(rng() % 5) - 2);  // k in (0, 1)
+        std::vector<int32_t> same(width);
+        for (int32_t& v : same) v = rng() % 2 ? -1 : 0;
+        const int begin = static_cast<int>(rng() % 3) % width;
+        for (const int32_t egl : {1, 100, 2, 7}) {
+            std::vector<int16_t> want_r(width, 5), want_a(width, 5), have_r(width, 5), have_a(width, 5);
+            adm::reference_kernels().decouple0_integer_gain(o.data(), t.data(), same.data(), begin, width, egl,
+                                                            want_r.data(), want_a.data());
+            adm::simd_kernels().decouple0_integer_gain(o.data(), t.data(), same.data(), begin, width, egl,
+                                                       have_r.data(), have_a.data());
+            ASSERT_EQ(have_r, want_r) << "width " << width << ", egl " << egl;
+            ASSERT_EQ(have_a, want_a) << "width " << width << ", egl " << egl;
+        }
+    });
+}
+
+void check_adm_csf0() {
+    for_rows([](int width, std::mt19937& rng, Content content) {
+        const auto src = random_row<int16_t>(width, content, rng);
+        const int begin = static_cast<int>(rng() % 3) % width;
+        for (int theta = 0; theta < 3; ++theta)
+            for (const int32_t wt : {static_cast<int32_t>(rng() % 65536), 65535, 1, 0}) {
+                const int cut = begin + static_cast<int>(rng() % (width - begin + 1));
+                std::vector<int16_t> want_d(width, 5), want_f(width, 5), have_d(width, 5), have_f(width, 5);
+                adm::reference_kernels().csf0(src.data(), begin, cut, width, wt, theta, want_d.data(), want_f.data());
+                adm::simd_kernels().csf0(src.data(), begin, cut, width, wt, theta, have_d.data(), have_f.data());
+                ASSERT_EQ(have_d, want_d) << "width " << width << ", theta " << theta << ", weight " << wt << ", cut " << cut;
+                ASSERT_EQ(have_f, want_f) << "width " << width << ", theta " << theta << ", weight " << wt << ", cut " << cut;
+            }
+    });
+}
+
+void check_adm_den0_row() {
+    for_rows([](int width, std::mt19937& rng, Content content) {
+        const auto x = random_row<int16_t>(width, content, rng);
+        const int begin = static_cast<int>(rng() % 3) % width;
+        ASSERT_EQ(adm::simd_kernels().den0_row(x.data(), begin, width),
+                  adm::reference_kernels().den0_row(x.data(), begin, width))
+            << "width " << width;
+    });
+}
+
+void check_adm_cm0_threshold() {
+    for_rows([](int width, std::mt19937& rng, Content content) {
+        std::vector<int16_t> rows[9];
+        const int16_t* ptrs[9];
+        for (int r = 0; r < 9; ++r) {
+            rows[r] = random_row<int16_t>(width, content, rng);
+            ptrs[r] = rows[r].data();
+        }
+        const int begin = static_cast<int>(rng() % 3) % width;
+        std::vector<int32_t> want(width, 5), have(width, 5);
+        adm::reference_kernels().cm0_colsum(ptrs, begin, width, want.data());
+        adm::simd_kernels().cm0_colsum(ptrs, begin, width, have.data());
+        ASSERT_EQ(have, want) << "colsum, width " << width;
+        if (width < 3) return;
+        // The ring over random column sums (any 32-bit values), then the centre terms.
+        std::vector<int32_t> colsum(width);
+        for (int32_t& v : colsum) v = static_cast<int32_t>(rng());
+        std::fill(want.begin(), want.end(), 5);
+        std::fill(have.begin(), have.end(), 5);
+        adm::reference_kernels().cm0_ring(colsum.data(), ptrs[0], ptrs[1], ptrs[2], 1, width - 1, want.data());
+        adm::simd_kernels().cm0_ring(colsum.data(), ptrs[0], ptrs[1], ptrs[2], 1, width - 1, have.data());
+        ASSERT_EQ(have, want) << "ring, width " << width;
+        const int cut = begin + static_cast<int>(rng() % (width - begin + 1));
+        adm::reference_kernels().cm0_centre(ptrs[3], ptrs[4], ptrs[5], begin, cut, width, want.data());
+        adm::simd_kernels().cm0_centre(ptrs[3], ptrs[4], ptrs[5], begin, cut, width, have.data());
+        ASSERT_EQ(have, want) << "centre, width " << width << ", cut " << cut;
+    });
+}
+
+void check_adm_cm0_row() {
+    for_rows([](int width, std::mt19937& rng, Content content) {
+        const auto x = random_row<int16_t>(width, content, rng);
+        std::vector<int32_t> thr(width);
+        for (int32_t& v : thr) {
+            switch (rng() % 3) {
+            case 0: v = static_cast<int32_t>(rng()); break;  // any 32-bit threshold
+            case 1: v = static_cast<int32_t>(rng() % 4096); break;
+            default: v = 0; break;
+            }
+        }
+        const int begin = static_cast<int>(rng() % 3) % width;
+        for (int theta = 0; theta < 3; ++theta)
+            for (const int32_t wt : {static_cast<int32_t>(rng() % 65536), 65535, 1}) {
+                const uint32_t scub = rng() % 21;
+                const int64_t rcub = scub == 0 ? 0 : int64_t{1} << (scub - 1);
+                ASSERT_EQ(adm::simd_kernels().cm0_row(x.data(), thr.data(), begin, width, wt, theta, rcub, scub),
+                          adm::reference_kernels().cm0_row(x.data(), thr.data(), begin, width, wt, theta, rcub, scub))
+                    << "width " << width << ", theta " << theta << ", weight " << wt << ", shift " << scub;
+            }
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
 // The table of kernels.
 
 struct Kernel {
@@ -309,6 +558,18 @@ const Kernel kKernels[] = {
     {"vif_decimation_u16_scale2", vif::simd_target, [] { check_vif_decimation<uint16_t>(2); }},
     {"vif_terms", vif::simd_target, check_vif_terms},
     {"vif_frames", vif::simd_target, check_vif_frames},
+    {"adm_dwt0_vertical_u8", adm::simd_target, check_adm_dwt0_vertical<uint8_t>},
+    {"adm_dwt0_vertical_u16", adm::simd_target, check_adm_dwt0_vertical<uint16_t>},
+    {"adm_dwt0_horizontal", adm::simd_target, check_adm_dwt0_horizontal},
+    {"adm_dwt_vertical_s16", adm::simd_target, check_adm_dwt_vertical<int16_t>},
+    {"adm_dwt_vertical_s32", adm::simd_target, check_adm_dwt_vertical<int32_t>},
+    {"adm_dwt_horizontal", adm::simd_target, check_adm_dwt_horizontal},
+    {"adm_decouple0_same", adm::simd_target, check_adm_decouple0_same},
+    {"adm_decouple0_integer_gain", adm::simd_target, check_adm_decouple0_integer_gain},
+    {"adm_csf0", adm::simd_target, check_adm_csf0},
+    {"adm_den0_row", adm::simd_target, check_adm_den0_row},
+    {"adm_cm0_colsum_ring_centre", adm::simd_target, check_adm_cm0_threshold},
+    {"adm_cm0_row", adm::simd_target, check_adm_cm0_row},
 };
 
 // ---------------------------------------------------------------------------------------------
