@@ -250,6 +250,70 @@ void vertical_statistics_bytes(const StatisticsRow<uint8_t>& in, Rows& rows) {
     }
 }
 
+/// Vertical pass of the statistics of scales 0..2 for 16-bit samples (upstream
+/// vif_statistic_16, vertical loop), on interleaved row pairs as vertical_statistics_bytes():
+/// samples and the 16-bit halves of the products x*y (Mul and MulHigh of the words) enter as
+/// biased words, so each pair sum is c * (w_k + w_16-k) - 2 * 32768 * c, and the sums over all
+/// taps come out 2^31 low, which is added back modulo 2^32. Taps must be below 32768 (scale 3
+/// has 43728: it takes vertical_statistics()).
+template <int kScale>
+void vertical_statistics_words(const StatisticsRow<uint16_t>& in, Rows& rows) {
+    constexpr const Filter& f = kFilters[kScale];
+    constexpr int half = f.width / 2;
+    static_assert(f.taps[half] < 32768, "taps must fit a signed word");
+    const DI16 dw;
+    const hn::RebindToUnsigned<DI16> dh;
+    const DU32 du;
+    const int step = static_cast<int>(hn::Lanes(dw));
+    const VU32 low_mask = hn::Set(du, 0xFFFFu);
+    const VU32 unbias = hn::Set(du, 0x80000000u);
+    const auto biased = [&](hn::Vec<decltype(dh)> w) VMAFX_ALWAYS_INLINE {
+        return hn::BitCast(dw, hn::Xor(w, hn::Set(dh, 0x8000)));
+    };
+    for (int j = 0; j < in.width; j += step) {
+        // [0]: InterleaveLower's columns, [1]: InterleaveUpper's; products as low and high halves.
+        VU32 mu1[2], mu2[2], xx_lo[2], xx_hi[2], yy_lo[2], yy_hi[2], xy_lo[2], xy_hi[2];
+        for (int h = 0; h < 2; ++h)
+            mu1[h] = mu2[h] = xx_lo[h] = xx_hi[h] = yy_lo[h] = yy_hi[h] = xy_lo[h] = xy_hi[h] = hn::Zero(du);
+        unroll<half + 1>([&](auto kk) VMAFX_ALWAYS_INLINE {
+            constexpr int k = kk;
+            constexpr int k1 = f.width - 1 - k;  // k1 == k: the centre tap, paired with zeros
+            const auto r0 = hn::LoadU(dh, in.ref_rows[k] + j), d0 = hn::LoadU(dh, in.dis_rows[k] + j);
+            const auto r1 = hn::LoadU(dh, in.ref_rows[k1] + j), d1 = hn::LoadU(dh, in.dis_rows[k1] + j);
+            const VI16 taps = tap_pair(f.taps[k], f.taps[k]);
+            const auto add = [&](VU32 (&acc)[2], VI16 a, VI16 b) VMAFX_ALWAYS_INLINE {
+                const VI16 second = k1 != k ? b : hn::Zero(dw);
+                acc[0] = hn::Add(acc[0], hn::BitCast(du, pair_products(hn::InterleaveLower(dw, a, second), taps)));
+                acc[1] = hn::Add(acc[1], hn::BitCast(du, pair_products(hn::InterleaveUpper(dw, a, second), taps)));
+            };
+            add(mu1, biased(r0), biased(r1));
+            add(mu2, biased(d0), biased(d1));
+            add(xx_lo, biased(hn::Mul(r0, r0)), biased(hn::Mul(r1, r1)));
+            add(xx_hi, biased(hn::MulHigh(r0, r0)), biased(hn::MulHigh(r1, r1)));
+            add(yy_lo, biased(hn::Mul(d0, d0)), biased(hn::Mul(d1, d1)));
+            add(yy_hi, biased(hn::MulHigh(d0, d0)), biased(hn::MulHigh(d1, d1)));
+            add(xy_lo, biased(hn::Mul(r0, d0)), biased(hn::Mul(r1, d1)));
+            add(xy_hi, biased(hn::MulHigh(r0, d0)), biased(hn::MulHigh(r1, d1)));
+        });
+        const int ms = in.mean_shift, ss = in.square_shift;
+        const auto mean = [&](VU32 sum) VMAFX_ALWAYS_INLINE {
+            return hn::And(round_shift(hn::Add(sum, unbias), ms), low_mask);
+        };
+        store_biased_pair(rows.stream(Rows::kMu1) + j, mean(mu1[0]), mean(mu1[1]));
+        store_biased_pair(rows.stream(Rows::kMu2) + j, mean(mu2[0]), mean(mu2[1]));
+        const auto store_product = [&](int lo_stream, int hi_stream, const VU32 (&lo)[2],
+                                       const VU32 (&hi)[2]) VMAFX_ALWAYS_INLINE {
+            const VU32 lower = combine_halves(hn::Add(hi[0], unbias), hn::Add(lo[0], unbias), ss);
+            const VU32 upper = combine_halves(hn::Add(hi[1], unbias), hn::Add(lo[1], unbias), ss);
+            store_biased_pair(rows.stream(lo_stream) + j, hn::And(lower, low_mask), hn::And(upper, low_mask));
+            store_biased_pair(rows.stream(hi_stream) + j, hn::ShiftRight<16>(lower), hn::ShiftRight<16>(upper));
+        };
+        store_product(Rows::kXxLo, Rows::kXxHi, xx_lo, xx_hi);
+        store_product(Rows::kYyLo, Rows::kYyHi, yy_lo, yy_hi);
+        store_product(Rows::kXyLo, Rows::kXyHi, xy_lo, xy_hi);
+    }
+}
+
 /// Vertical pass of the statistics of scale kScale (upstream vif_statistic_8/_16, vertical
 /// loop) into the biased stream rows: mu = (sum c*x + round) >> mean_shift and the products
 /// (sum c*x*y + round) >> square_shift, truncated to 32 bits, as halves.
@@ -508,6 +572,7 @@ void statistics_at(const StatisticsRow<T>& in, ScaleSums& sums) {
     constexpr int half = kFilters[kScale].width / 2;
     Rows& rows = simd_detail::rows_for(in.width);
     if constexpr (kScale == 0 && sizeof(T) == 1) vertical_statistics_bytes(in, rows);
+    else if constexpr (kScale < 3 && sizeof(T) == 2) vertical_statistics_words<kScale>(in, rows);
     else vertical_statistics<kScale>(in, rows);
     for (int s = Rows::kMu1; s <= Rows::kXyHi; ++s) mirror_pad(rows.stream(s), in.width, half);
     horizontal_statistics<kScale>(in.width, rows);
