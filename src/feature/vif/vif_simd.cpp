@@ -3,12 +3,16 @@
 // vif.cpp (upstream libvmaf 3.2.0 src/feature/integer_vif.c), one pixel per lane.
 // tests/test_simd_kernels.cpp runs every compiled target against the reference bit for bit.
 //
-// Vertical passes (lane = column, 32-bit unsigned lanes): the filters are symmetric, so rows k
-// and width-1-k share a tap and enter as one sum. Every filter sum is a sum of tap * value with
-// taps summing to 65536 and a true result below 2^32, so it is exact in 32 bits. A product
-// x*y of 16-bit samples (below 2^32) is filtered as its two 16-bit halves:
-// sum c*xy = 65536 * sum c*hi + sum c*lo, each partial sum below 2^32, and recombined with the
-// rounding shift of the reference (which keeps 64 bits).
+// Vertical passes: every filter sum is a sum of tap * value with taps summing to 65536 and a
+// true result below 2^32, so it is exact modulo 2^32. A product x*y of 16-bit samples (below
+// 2^32) is filtered as its two 16-bit halves: sum c*xy = 65536 * sum c*hi + sum c*lo, each
+// partial sum below 2^32, recombined with the reference's rounding shift (which keeps 64 bits).
+// The filters are symmetric, so rows k and width-1-k share a tap c. At scales 0..2 (taps below
+// 32768) a column's samples of the two rows, or the halves of their products (Mul, MulHigh),
+// enter as a word pair (InterleaveLower/Upper) multiplied by (c, c); the pairs of a vector come
+// out per 128-bit block, and ReorderDemote2To packs per block too, so the results are stored in
+// column order (on every x86 target and HWY_EMU128; the kernel test checks each target). Scale 3
+// (centre tap 43728) runs one column per 32-bit lane.
 //
 // Horizontal passes (pairs of taps): the vertical results are kept as 16-bit words biased by
 // -32768 (an unsigned word w becomes the signed w - 32768) so that a widening multiply of
