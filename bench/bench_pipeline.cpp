@@ -11,8 +11,8 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_invoke.h>
 
-#include "cuda/gpu_scorer.hpp"
-#include "engine/parity.hpp"
+#include "bench_support.hpp"
+#include "engine/gpu_scorer.hpp"
 #include "io/video_reader.hpp"
 #include "model/model.hpp"
 
@@ -23,50 +23,21 @@
 namespace vmafx {
 namespace {
 
-constexpr int kDistinctFrames = 8;
+using bench::Frames;
+using bench::kDistinctFrames;
 
-/// The extractor instances of the default model.
+/// The metric instances of the default model.
 std::vector<FeatureInstance> vmaf_features() {
     std::vector<FeatureInstance> out;
     for (const auto& req : Model(parse_model_spec("version=vmaf_v0.6.1")).required_features())
-        out.push_back({req.extractor, Options(req.extractor->name, req.extractor->options, req.options)});
+        out.push_back({req.metric, req.metric->parse_options(req.options)});
     return out;
 }
 
-/// kDistinctFrames reference/distorted frames of random content, read back from a raw file.
-struct Frames {
-    VideoFormat format;
-    std::vector<Picture> ref, dist;
-    Frames(int w, int h, int bits) {
-        format.width = w;
-        format.height = h;
-        format.bit_depth = bits;
-        const std::string base = "/tmp/vmafx_bench_" + std::to_string(w) + "x" + std::to_string(h) + "_" + std::to_string(bits);
-        write_random_video(base + "_ref.yuv", format, kDistinctFrames, 1, 0);
-        write_random_video(base + "_dist.yuv", format, kDistinctFrames, 2, 3 << (bits - 8));
-        auto r = open_video(base + "_ref.yuv", format), d = open_video(base + "_dist.yuv", format);
-        for (int i = 0; i < kDistinctFrames; ++i) {
-            ref.emplace_back(format);
-            dist.emplace_back(format);
-            r->read(ref.back());
-            d->read(dist.back());
-        }
-    }
-};
-
-void sizes(benchmark::internal::Benchmark* b) {
-    for (int bits : {8, 10}) {
-        b->Args({576, 324, bits});
-        b->Args({1920, 1080, bits});
-        b->Args({3840, 2160, bits});
-    }
-    b->ArgNames({"w", "h", "bits"})->UseRealTime()->Unit(benchmark::kMillisecond);
-}
-
 void cpu(benchmark::State& state, unsigned threads) {
-    const Frames frames(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
+    const Frames frames(state);
     std::vector<std::unique_ptr<FeatureExtractor>> ex;
-    for (const auto& f : vmaf_features()) ex.push_back(f.info->create(f.options, frames.format));
+    for (const auto& f : vmaf_features()) ex.push_back(f.metric->make_extractor(f.options, frames.format));
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
     const int batch = static_cast<int>(2 * threads);
     for (auto _ : state) {
@@ -75,7 +46,7 @@ void cpu(benchmark::State& state, unsigned threads) {
             in.index = 1;
             in.ref = &frames.ref[i % kDistinctFrames];
             in.dist = &frames.dist[i % kDistinctFrames];
-            in.prev_ref = &frames.ref[(i + 1) % kDistinctFrames];
+            in.prev_ref[0] = &frames.ref[(i + 1) % kDistinctFrames];
             FrameScores out;
             for (const auto& e : ex) e->extract(in, out);
             benchmark::DoNotOptimize(out.data());
@@ -86,8 +57,8 @@ void cpu(benchmark::State& state, unsigned threads) {
 
 void BM_PipelineCpu1(benchmark::State& state) { cpu(state, 1); }
 void BM_PipelineCpuAll(benchmark::State& state) { cpu(state, std::max(1u, std::thread::hardware_concurrency())); }
-BENCHMARK(BM_PipelineCpu1)->Apply(sizes);
-BENCHMARK(BM_PipelineCpuAll)->Apply(sizes);
+BENCHMARK(BM_PipelineCpu1)->Apply(bench::sizes);
+BENCHMARK(BM_PipelineCpuAll)->Apply(bench::sizes);
 
 /// Reading frame pairs from raw files in the page cache, as the engine does (both files at
 /// once, planes in parallel pieces): luma only (arg planes=1, what the VMAF features read) and
@@ -139,16 +110,16 @@ bool gpu_ready(benchmark::State& state) {
 
 void BM_PipelineGpuHostFrames(benchmark::State& state) {
     if (!gpu_ready(state)) return;
-    Frames frames(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
+    const Frames frames(state);
     GpuScorer scorer(vmaf_features(), frames.format, 4);
     for (int i = 0; i < kDistinctFrames; ++i) {
-        scorer.pin(frames.ref[i].luma());
-        scorer.pin(frames.dist[i].luma());
+        scorer.pin(frames.ref[i]);
+        scorer.pin(frames.dist[i]);
     }
     unsigned index = 0;
     for (auto _ : state) {
         for (int k = 0; k < kBatch; ++k, ++index)
-            scorer.submit(index, frames.ref[index % kDistinctFrames].luma(), frames.dist[index % kDistinctFrames].luma());
+            scorer.submit(index, frames.ref[index % kDistinctFrames], frames.dist[index % kDistinctFrames]);
         scorer.wait_all();
     }
     const double bytes = 2.0 * frames.format.width * frames.format.height * frames.format.bytes_per_sample();
@@ -160,7 +131,7 @@ void BM_PipelineGpuHostFrames(benchmark::State& state) {
 
 void BM_PipelineGpuDeviceFrames(benchmark::State& state) {
     if (!gpu_ready(state)) return;
-    Frames frames(static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)));
+    const Frames frames(state);
     GpuScorer scorer(vmaf_features(), frames.format, 4);
     const std::size_t row = static_cast<std::size_t>(frames.format.width) * frames.format.bytes_per_sample();
     std::vector<cuda::DeviceBuffer<std::uint8_t>> ref, dist;
@@ -176,8 +147,10 @@ void BM_PipelineGpuDeviceFrames(benchmark::State& state) {
     for (auto _ : state) {
         for (int k = 0; k < kBatch; ++k, ++index) {
             const int i = static_cast<int>(index % kDistinctFrames);
-            scorer.submit_device(index, {ref[i].get(), static_cast<std::ptrdiff_t>(row)},
-                                 {dist[i].get(), static_cast<std::ptrdiff_t>(row)});
+            DevicePicture r, d;  // luma only: what the VMAF features read
+            r.planes[0] = {ref[i].get(), static_cast<std::ptrdiff_t>(row)};
+            d.planes[0] = {dist[i].get(), static_cast<std::ptrdiff_t>(row)};
+            scorer.submit_device(index, r, d);
         }
         scorer.wait_all();
     }
@@ -197,8 +170,8 @@ void BM_CopyHostToDevice(benchmark::State& state) {
     state.counters["GBps"] = benchmark::Counter(static_cast<double>(state.iterations()) * bytes / 1e9, benchmark::Counter::kIsRate);
 }
 
-BENCHMARK(BM_PipelineGpuHostFrames)->Apply(sizes);
-BENCHMARK(BM_PipelineGpuDeviceFrames)->Apply(sizes);
+BENCHMARK(BM_PipelineGpuHostFrames)->Apply(bench::sizes);
+BENCHMARK(BM_PipelineGpuDeviceFrames)->Apply(bench::sizes);
 BENCHMARK(BM_CopyHostToDevice)->UseRealTime()->Unit(benchmark::kMillisecond);
 #endif
 

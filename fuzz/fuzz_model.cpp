@@ -12,7 +12,7 @@
 // rho, label, nr_sv and probA get (consistent or not), and the rest is the support-vector
 // lines. The model
 // file is loaded with vmafx::Model(ModelSpec{path}), then required_features(); when both
-// succeed, the value is written for every feature of every required extractor and predict()
+// succeed, the value is written for every feature of every required metric and predict()
 // runs on frame 0.
 //
 // Only vmafx::Error may come out. What vmafx promises of a loaded model: predict() writes
@@ -25,7 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "feature/feature_extractor.hpp"
+#include "base/error.hpp"
+#include "feature/metric.hpp"
 #include "fuzz_support.hpp"
 #include "model/model.hpp"
 #include "model/svm_model.hpp"
@@ -46,8 +47,8 @@ void load_and_predict(const std::string& path, std::uint8_t flags) {
     const Model model(spec);
     ScoreTable table;
     for (const FeatureRequest& r : model.required_features()) {
-        const Options options(r.extractor->name, r.extractor->options, r.options);
-        for (const std::string& f : r.extractor->provided_features) table.set(options.feature_name(f), 0, value);
+        const Options options = r.metric->parse_options(r.options);
+        for (const FeatureName& f : r.metric->features) table.set(options.feature_name(f.name), 0, value);
     }
     model.predict(table, 0);
     for (const std::string& name : model.output_names()) {

@@ -1,21 +1,22 @@
 // fuzz_options: the option strings of the command line: `-m` (parse_model_spec, and the
 // feature overloads it gives applied to a built-in model), `--feature` (parse_feature_spec),
-// extractor options (Options against each registered extractor's table, feature_name, key)
+// metric options (each registered metric's parse_options, feature_name, key)
 // and normalize_option_value.
 //
 // The input is split at '\n' into at most 16 strings. The first is a `-m` value: when it
 // parses and names a built-in model (path= is not followed: the fuzzer must not read files),
 // the model is loaded with its overloads and its required features resolved (bootstrap
 // collections excepted, for speed). Every string is
-// a `--feature` value: parsed, then its options checked against the extractor it names and
-// against every registered extractor, with feature_name() of every provided feature and
+// a `--feature` value: parsed, then its options checked against the metric it names and
+// against every metric of the registry, with feature_name() of every provided feature and
 // key(). Everything must either succeed or throw vmafx::Error.
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/engine.hpp"
-#include "feature/feature_extractor.hpp"
+#include "base/error.hpp"
+#include "feature/registry.hpp"
 #include "fuzz_support.hpp"
 #include "model/builtin_models.hpp"
 #include "model/model.hpp"
@@ -24,15 +25,16 @@ using namespace vmafx;
 
 namespace {
 
-void check_options(const ExtractorInfo& e, const std::vector<std::pair<std::string, std::string>>& values) {
+void check_options(const MetricDescriptor& m, const OptionValues& values) {
     try {
-        const Options options(e.name, e.options, values);
-        for (const std::string& f : e.provided_features) {
-            const std::string name = options.feature_name(f);
+        const Options options = m.parse_options(values);
+        for (const FeatureName& f : m.features) {
+            const std::string name = options.feature_name(f.name);
             fuzz::check(!name.empty());
         }
         (void)options.key();
-        for (const OptionSpec& s : e.options) {
+        (void)m.history_for(options);
+        for (const OptionSpec& s : m.options) {
             const double v = options.get(s.name);
             fuzz::check(v >= s.min && v <= s.max);
         }
@@ -65,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // fuzzer tenfold, and overloads are applied to their members by the same code.
         if (is_builtin(spec.version) && spec.version.find("_b_") == std::string::npos) {
             const Model model(spec);
-            for (const FeatureRequest& r : model.required_features()) check_options(*r.extractor, r.options);
+            for (const FeatureRequest& r : model.required_features()) check_options(*r.metric, r.options);
         }
     } catch (const Error&) {
     }
@@ -75,8 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         try {
             const FeatureSpec spec = parse_feature_spec(s);
             fuzz::check(!spec.name.empty());
-            if (const ExtractorInfo* e = find_extractor(spec.name)) check_options(*e, spec.options);
-            for (const ExtractorInfo& e : extractor_registry()) check_options(e, spec.options);
+            if (const MetricDescriptor* m = find_metric(spec.name)) check_options(*m, spec.options);
+            for (const MetricDescriptor* m : metric_registry()) check_options(*m, spec.options);
         } catch (const Error&) {
         }
     }

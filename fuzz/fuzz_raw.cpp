@@ -15,7 +15,7 @@
 #include <optional>
 #include <string_view>
 
-#include "feature/feature_extractor.hpp"
+#include "base/error.hpp"
 #include "fuzz_support.hpp"
 #include "io/video_reader.hpp"
 

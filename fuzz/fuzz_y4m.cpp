@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "feature/feature_extractor.hpp"
+#include "base/error.hpp"
 #include "fuzz_support.hpp"
 #include "io/video_reader.hpp"
 

@@ -13,13 +13,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 
@@ -38,25 +39,16 @@ std::string read_file(const fs::path& p) {
     return ss.str();
 }
 
-class CliTest : public ::testing::Test {
+class CliTest : public vmafx::test::TempDirTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("vmafx_cli_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    fs::path path(const std::string& name) const { return dir_ / name; }
-
-    /// Writes `frames` frames of random 8-bit 4:2:0 w x h video (seeded) to `name`.
+    /// Writes `frames` frames of random 8-bit 4:2:0 w x h video (seeded) to `name`, then `extra`
+    /// bytes of a frame cut short.
     fs::path write_yuv(const std::string& name, int w, int h, int frames, unsigned seed, std::size_t extra = 0) {
-        std::mt19937 rng(seed);
-        const std::size_t frame = static_cast<std::size_t>(w) * h + 2 * static_cast<std::size_t>((w + 1) / 2) * ((h + 1) / 2);
-        std::string data(frame * frames + extra, '\0');
-        for (auto& c : data) c = static_cast<char>(rng() & 0xff);
+        const vmafx::VideoFormat format{w, h, 8, vmafx::Subsampling::k420};
+        std::string data;
+        for (const vmafx::Picture& pic : vmafx::test::random_pictures(format, static_cast<unsigned>(frames) + 1, seed))
+            data += vmafx::test::raw_bytes(pic);
+        data.resize(format.frame_bytes() * static_cast<std::size_t>(frames) + extra);
         std::ofstream(path(name), std::ios::binary) << data;
         return path(name);
     }
@@ -121,7 +113,6 @@ protected:
         return "-r " + ref.string() + " -d " + dist.string() + " -w 64 -h 48 -p 420 -b 8";
     }
 
-    fs::path dir_;
 };
 
 const char* kRaw = " -w 64 -h 48 -p 420 -b 8";
@@ -282,7 +273,7 @@ TEST_F(CliTest, ClosedStandardDescriptors) {
     const std::string out = path("closed_out.json").string();
     const std::string cmd = std::string(VMAFX_CLI) + " " + args + " --json -o " + out + " >&- 2>&-";
     ASSERT_EQ(std::system(cmd.c_str()), 0);
-    EXPECT_NO_THROW((void)nlohmann::json::parse(read_file(out)));
+    EXPECT_FALSE(nlohmann::json::parse(read_file(out)).empty());
 }
 
 // A file's error comes at once, without waiting for the writer of the other video's FIFO.

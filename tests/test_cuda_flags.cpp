@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "cuda/gpu_scorer.hpp"
+#include "engine/gpu_scorer.hpp"
 #ifdef VMAFX_HAVE_CUDA
 #include "cuda/probe.hpp"
 #endif

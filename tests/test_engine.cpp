@@ -16,8 +16,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.hpp"
-#include "engine/parity.hpp"
-#include "feature/feature_extractor.hpp"
+#include "parity/inputs.hpp"
+#include "test_support.hpp"
 
 namespace vmafx {
 namespace {
@@ -33,16 +33,8 @@ VideoFormat format_of(int w, int h, int bit_depth = 8) {
     return f;
 }
 
-class EngineTest : public ::testing::Test {
+class EngineTest : public test::TempDirTest {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("vmafx_engine_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     fs::path write_video(const std::string& name, const VideoFormat& f, int frames, unsigned seed, int noise) {
         write_random_video((dir_ / name).string(), f, frames, seed, noise);
         return dir_ / name;
@@ -57,8 +49,6 @@ protected:
         c.models.push_back(parse_model_spec("version=vmaf_v0.6.1neg:name=vmaf_neg"));
         return c;
     }
-
-    fs::path dir_;
 };
 
 bool same_bits(const RunResult& a, const RunResult& b) {

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <functional>
 #include <initializer_list>
-#include <random>
 #include <string>
 #include <thread>
 
@@ -16,7 +15,7 @@
 
 #include <gtest/gtest.h>
 
-#include "feature/feature_extractor.hpp"
+#include "base/error.hpp"
 #include "io/video_reader.hpp"
 #include "test_support.hpp"
 
@@ -24,6 +23,9 @@ namespace vmafx {
 namespace {
 
 namespace fs = std::filesystem;
+using test::error_of;
+using test::random_pictures;
+using test::raw_bytes;
 
 VideoFormat make_format(int width, int height, Subsampling s, int bit_depth) {
     VideoFormat f;
@@ -32,38 +34,6 @@ VideoFormat make_format(int width, int height, Subsampling s, int bit_depth) {
     f.subsampling = s;
     f.bit_depth = bit_depth;
     return f;
-}
-
-/// A picture of `format` filled with pseudo-random samples of its bit depth (seeded).
-Picture random_picture(const VideoFormat& format, unsigned seed) {
-    Picture pic(format);
-    std::mt19937 rng(seed);
-    const std::uint32_t mask = (1u << format.bit_depth) - 1;
-    for (Plane& plane : pic.planes) {
-        for (int y = 0; y < plane.height(); ++y) {
-            for (int x = 0; x < plane.width(); ++x) {
-                const std::uint32_t v = rng() & mask;
-                if (plane.bytes_per_sample() == 1) plane.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(v);
-                else plane.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(v);
-            }
-        }
-    }
-    return pic;
-}
-
-/// The samples of `pic` as a raw planar file holds them (16-bit little-endian above 8 bits).
-std::string raw_bytes(const Picture& pic) {
-    std::string out;
-    for (const Plane& plane : pic.planes) {
-        for (int y = 0; y < plane.height(); ++y) {
-            for (int x = 0; x < plane.width(); ++x) {
-                const std::uint32_t v = plane.at(x, y);
-                out += static_cast<char>(v & 0xff);
-                if (plane.bytes_per_sample() == 2) out += static_cast<char>(v >> 8);
-            }
-        }
-    }
-    return out;
 }
 
 /// Checks that `a` and `b` have the same format and the same samples in every plane.
@@ -81,17 +51,6 @@ void expect_same_samples(const Picture& a, const Picture& b, const std::string& 
     }
 }
 
-/// The message of the vmafx::Error `fn` throws; fails the test if it throws none.
-std::string error_of(const std::function<void()>& fn) {
-    try {
-        fn();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no vmafx::Error thrown";
-    return {};
-}
-
 /// Checks that `fn` throws a vmafx::Error whose message contains every one of `parts`.
 void expect_error(const std::function<void()>& fn, std::initializer_list<std::string> parts) {
     const std::string message = error_of(fn);
@@ -100,30 +59,7 @@ void expect_error(const std::function<void()>& fn, std::initializer_list<std::st
 }
 
 /// Base of the Io suites: a fresh temporary directory per test.
-class IoTempDir : public ::testing::Test {
-protected:
-    void SetUp() override {
-        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-        dir_ = fs::temp_directory_path() /
-               ("vmafx_test_io_" + std::to_string(::getpid()) + "_" + std::to_string(stamp));
-        fs::create_directories(dir_);
-    }
-    void TearDown() override {
-        std::error_code ec;
-        fs::remove_all(dir_, ec);
-    }
-
-    /// Writes `bytes` to file `name` in the temporary directory; returns its path.
-    std::string write(const std::string& name, const std::string& bytes) const {
-        const fs::path path = dir_ / name;
-        std::ofstream out(path, std::ios::binary);
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        EXPECT_TRUE(out.good()) << path;
-        return path.string();
-    }
-
-    fs::path dir_;
-};
+using IoTempDir = test::TempDirTest;
 
 /// A y4m file: `header_fields` after "YUV4MPEG2 ", then each picture after `frame_header`.
 std::string y4m_bytes(const std::string& header_fields, const std::vector<Picture>& pics,
@@ -131,12 +67,6 @@ std::string y4m_bytes(const std::string& header_fields, const std::vector<Pictur
     std::string out = "YUV4MPEG2 " + header_fields + "\n";
     for (const Picture& pic : pics) out += frame_header + raw_bytes(pic);
     return out;
-}
-
-std::vector<Picture> random_pictures(const VideoFormat& format, unsigned count, unsigned seed) {
-    std::vector<Picture> pics;
-    for (unsigned i = 0; i < count; ++i) pics.push_back(random_picture(format, seed + i));
-    return pics;
 }
 
 /// The whole frames of a regular file's reader, checking that it has no damaged tail.
@@ -165,7 +95,9 @@ void expect_contains(const std::string& text, std::initializer_list<std::string>
 
 /// Reads every frame of `reader` and checks them against `expected`, then the clean end.
 void expect_frames(VideoReader& reader, const std::vector<Picture>& expected, const std::string& what) {
-    if (!reader.is_stream()) EXPECT_EQ(whole_frames(reader), expected.size()) << what;
+    if (!reader.is_stream()) {
+        EXPECT_EQ(whole_frames(reader), expected.size()) << what;
+    }
     Picture pic;
     for (std::size_t i = 0; i < expected.size(); ++i) {
         ASSERT_TRUE(reader.read(pic)) << what << ": frame " << i;

@@ -17,6 +17,7 @@
 #include "model/builtin_models.hpp"
 #include "model/model.hpp"
 #include "model/svm_model.hpp"
+#include "feature/registry.hpp"
 #include "test_support.hpp"
 
 namespace vmafx {
@@ -37,24 +38,7 @@ void expect_error(F&& f, const std::string& part) {
 }
 
 // A scratch directory for model files, removed at the end of the test.
-class ModelFiles : public ::testing::Test {
-protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("vmafx_test_model_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string write(const std::string& file, const std::string& text) const {
-        const fs::path p = dir_ / file;
-        std::ofstream(p) << text;
-        return p.string();
-    }
-
-    fs::path dir_;
-};
+using ModelFiles = test::TempDirTest;
 
 // The JSON of a model with one feature (motion2), norm_type none and an SVM without
 // support vectors, which predicts -rho: so the raw score is `raw`, whatever the feature.
@@ -70,13 +54,13 @@ nlohmann::json constant_model(double raw) {
 
 // The ScoreTable name of feature `feature` as the extractor of `request` writes it.
 std::string table_key(const FeatureRequest& request, const std::string& feature) {
-    return Options(request.extractor->name, request.extractor->options, request.options).feature_name(feature);
+    return request.metric->parse_options(request.options).feature_name(feature);
 }
 
 bool integer_features_registered() {
     for (const char* f : {"VMAF_integer_feature_adm2_score", "VMAF_integer_feature_motion2_score",
                           "VMAF_integer_feature_vif_scale0_score"})
-        if (!find_extractor_by_feature(f)) return false;
+        if (!find_metric_by_feature(f)) return false;
     return true;
 }
 
@@ -172,11 +156,11 @@ TEST(ModelSpec, NormalizeOptionValue) {
 // An option value is a number only when the whole text is (a model file's string value may
 // hold a NUL, where strtod stops).
 TEST(ModelSpec, OptionValueWithEmbeddedNul) {
-    const ExtractorInfo* vif = find_extractor("vif");
+    const MetricDescriptor* vif = find_metric("vif");
     ASSERT_NE(vif, nullptr);
     using Opts = std::vector<std::pair<std::string, std::string>>;
-    EXPECT_NO_THROW(Options("vif", vif->options, Opts{{"vif_enhn_gain_limit", "1.5"}}));
-    expect_error([&] { Options("vif", vif->options, Opts{{"vif_enhn_gain_limit", std::string("1.5\0x", 5)}}); },
+    EXPECT_NO_THROW(vif->parse_options(Opts{{"vif_enhn_gain_limit", "1.5"}}));
+    expect_error([&] { vif->parse_options(Opts{{"vif_enhn_gain_limit", std::string("1.5\0x", 5)}}); },
                  "option vif_enhn_gain_limit=1.5");
 }
 
@@ -499,9 +483,9 @@ TEST(ModelFeatures, RequiredFeatures) {
     REQUIRE_INTEGER_FEATURES();
     const std::vector<FeatureRequest> plain = Model(parse_model_spec("version=vmaf_v0.6.1")).required_features();
     ASSERT_EQ(plain.size(), 3u);  // the four vif scales come from one vif instance
-    EXPECT_STREQ(plain[0].extractor->name, "adm");
-    EXPECT_STREQ(plain[1].extractor->name, "motion");
-    EXPECT_STREQ(plain[2].extractor->name, "vif");
+    EXPECT_STREQ(plain[0].metric->name, "adm");
+    EXPECT_STREQ(plain[1].metric->name, "motion");
+    EXPECT_STREQ(plain[2].metric->name, "vif");
     for (const auto& r : plain) EXPECT_TRUE(r.options.empty());
 
     const std::vector<FeatureRequest> neg = Model(parse_model_spec("version=vmaf_v0.6.1neg")).required_features();
@@ -528,7 +512,7 @@ TEST(ModelFeatures, OverloadsReplaceModelOptions) {
     // An overload of an extractor the model does not use changes nothing.
     const Model b(parse_model_spec("version=vmaf_b_v0.6.3:vif.vif_enhn_gain_limit=2"));
     for (const auto& r : b.required_features())
-        if (std::string(r.extractor->name) == "vif") {
+        if (std::string(r.metric->name) == "vif") {
             EXPECT_EQ(r.options, (Opts{{"vif_enhn_gain_limit", "2"}}));
         }
 }
@@ -648,8 +632,8 @@ TEST(ModelPredict, GoldenFixturesBitExact) {
             const nlohmann::json& metrics = frames[i].at("metrics");
             for (const Model& m : models)
                 for (const FeatureRequest& r : m.required_features())
-                    for (const std::string& f : r.extractor->provided_features) {
-                        const std::string key = table_key(r, f);
+                    for (const FeatureName& f : r.metric->features) {
+                        const std::string key = table_key(r, f.name);
                         if (auto it = metrics.find(feature_alias(key)); it != metrics.end())
                             table.set(key, i, it->get<double>());
                     }

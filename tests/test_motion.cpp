@@ -1,78 +1,38 @@
-// Tests of the integer MOTION extractor: every golden fixture frame bit for bit (sad, motion2,
-// motion3, default and motion_max_val=18 as the v1.0.16 models set it), and hand-derived
-// values on synthetic constant frames for the temporal rules of upstream's flush().
+// Tests of the integer MOTION extractor beyond the registry-driven suites (test_metrics.cpp:
+// golden values, tables, refusals, threads): hand-derived values on constant frames for the
+// temporal rules of upstream's flush(), the last frame of a fixture, and what extract() refuses.
 #include <cstdint>
-#include <cstdio>
-#include <deque>
-#include <functional>
 #include <string>
-#include <thread>
-#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "feature/motion/motion.hpp"
+#include "feature/registry.hpp"
 #include "test_support.hpp"
+#include "twin_support.hpp"
 
 namespace vmafx {
 namespace {
+
+using motion::descriptor;
 
 constexpr const char* kSad = "VMAF_integer_feature_motion_sad_score";
 constexpr const char* kMotion = "VMAF_integer_feature_motion_score";
 constexpr const char* kMotion2 = "VMAF_integer_feature_motion2_score";
 constexpr const char* kMotion3 = "VMAF_integer_feature_motion3_score";
 
-Options motion_options(const std::vector<std::pair<std::string, std::string>>& values = {}) {
-    return Options("motion", motion_extractor_info().options, values);
-}
+Options motion_options(const OptionValues& values = {}) { return descriptor.parse_options(values); }
 
-std::unique_ptr<FeatureExtractor> make_motion(const Options& options, const VideoFormat& format) {
-    return motion_extractor_info().create(options, format);
-}
-
-// Runs extract() on frames 0..count-1 in order (reference picture of frame i from
-// `reference(i)`), keeping the previous references the extractor asks for, then flush().
-ScoreTable run_motion(const FeatureExtractor& fex, unsigned count,
-                      const std::function<Picture(unsigned)>& reference) {
-    ScoreTable table;
-    std::deque<Picture> window;  // frames i-2, i-1, i (as many as exist)
-    for (unsigned i = 0; i < count; ++i) {
-        window.push_back(reference(i));
-        if (window.size() > 3) window.pop_front();
-        const std::size_t cur = window.size() - 1;
-        FrameInput in;
-        in.index = i;
-        in.ref = in.dist = &window[cur];
-        if (fex.previous_refs() >= 1 && cur >= 1) in.prev_ref = &window[cur - 1];
-        if (fex.previous_refs() >= 2 && cur >= 2) in.prev_prev_ref = &window[cur - 2];
-        FrameScores scores;
-        fex.extract(in, scores);
-        for (const auto& [name, value] : scores) table.set(name, i, value);
-    }
-    fex.flush(table);
-    return table;
-}
-
-// A picture whose luma is `value` everywhere.
-Picture constant_picture(const VideoFormat& format, std::uint32_t value) {
-    Picture pic(format);
-    Plane& luma = pic.luma();
-    for (int y = 0; y < luma.height(); ++y)
-        for (int x = 0; x < luma.width(); ++x) {
-            if (luma.bytes_per_sample() == 1) luma.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(value);
-            else luma.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(value);
-        }
-    return pic;
-}
-
-// Runs the extractor over constant frames of the given luma values (8-bit unless told).
+// Runs the extractor over constant frames of the given luma values (8-bit unless told); the
+// distorted pictures are the references (motion reads references only).
 ScoreTable run_constant(const Options& options, const std::vector<std::uint32_t>& values,
                         VideoFormat format = {8, 6, 8, Subsampling::k420}) {
-    const auto fex = make_motion(options, format);
-    return run_motion(*fex, static_cast<unsigned>(values.size()),
-                      [&](unsigned i) { return constant_picture(format, values[i]); });
+    test::Clip clip{format, {}, {}};
+    for (const std::uint32_t v : values) clip.ref.push_back(test::constant_picture(format, v));
+    clip.dist = clip.ref;
+    return test::run_cpu(descriptor, options, clip);
 }
 
 std::vector<double> column(const ScoreTable& table, const std::string& name, unsigned count) {
@@ -85,108 +45,30 @@ std::vector<double> column(const ScoreTable& table, const std::string& name, uns
     return out;
 }
 
+/// The frame input of frame `index` with reference and distorted `pic` and previous reference `prev`.
+FrameInput frame(unsigned index, const Picture& pic, const Picture* prev) {
+    FrameInput in;
+    in.index = index;
+    in.ref = in.dist = &pic;
+    in.prev_ref[0] = prev;
+    return in;
+}
+
 // ---------------------------------------------------------------------------------------
-// Golden fixtures: every frame bit for bit.
+// A fixture.
 
-// Compares sad, motion2 and motion3 of every frame of `fixture` under `values` with the
-// golden file; returns false (and says nothing) when the golden file lacks these outputs.
-bool check_fixture(const std::string& fixture, const std::vector<std::pair<std::string, std::string>>& values) {
-    const nlohmann::json result = test::golden(fixture);
-    const nlohmann::json& frames = result.at("frames");
-    const Options options = motion_options(values);
-    const std::string features[] = {kSad, kMotion2, kMotion3};
-    for (const auto& f : features)
-        if (!frames.at(0).at("metrics").contains(feature_alias(options.feature_name(f)))) return false;
-
-    const unsigned count = test::fixture_frames(fixture);
-    EXPECT_EQ(count, frames.size()) << fixture << ": frame count differs from the golden file";
-    const auto fex = make_motion(options, test::fixture_format(fixture));
-    const ScoreTable table =
-        run_motion(*fex, count, [&](unsigned i) { return test::fixture_frame(fixture, "ref", i); });
-
-    int mismatches = 0;
-    std::size_t compared = 0;
-    for (unsigned i = 0; i < count && i < frames.size(); ++i) {
-        for (const auto& f : features) {
-            const std::string ours = options.feature_name(f);
-            const std::string golden_name = feature_alias(ours);
-            const double want = frames[i].at("metrics").at(golden_name).get<double>();
-            const auto got = table.get(ours, i);
-            if (!got) {
-                ADD_FAILURE() << fixture << " frame " << i << ": no " << ours;
-                continue;
-            }
-            ++compared;
-            if (*got != want && ++mismatches <= 10)
-                ADD_FAILURE() << fixture << " frame " << i << " " << golden_name << ": got "
-                              << fmt::format("{:.17g}", *got) << ", golden " << fmt::format("{:.17g}", want);
-        }
-    }
-    EXPECT_EQ(mismatches, 0) << fixture;
-    EXPECT_EQ(compared, 3 * static_cast<std::size_t>(count)) << fixture;
-    std::printf("[ motion   ] %s %s: %zu values of %u frames compared, %d differ\n", fixture.c_str(),
-                options.key().empty() ? "(defaults)" : options.key().c_str(), compared, count, mismatches);
-    return true;
-}
-
-TEST(MotionGolden, AllFixturesAllFramesBitExact) {
-    VMAFX_REQUIRE_FIXTURES();
-    const auto fixtures = test::golden_fixtures();
-    ASSERT_FALSE(fixtures.empty());
-    for (const auto& fixture : fixtures) {
-        SCOPED_TRACE(fixture);
-        EXPECT_TRUE(check_fixture(fixture, {})) << fixture << ": golden file lacks the default motion outputs";
-    }
-}
-
-TEST(MotionGolden, MaxVal18AsV1016ModelBitExact) {
-    VMAFX_REQUIRE_FIXTURES();
-    int checked = 0;
-    for (const auto& fixture : test::golden_fixtures()) {
-        SCOPED_TRACE(fixture);
-        checked += check_fixture(fixture, {{"motion_max_val", "18"}});
-    }
-    EXPECT_GT(checked, 0) << "no golden file holds integer_motion2_mmxv_18";
-}
-
+// The golden last frame: its motion2 (and motion3) is its own sad score.
 TEST(MotionGolden, LastFrameMotion2IsItsSad) {
     VMAFX_REQUIRE_FIXTURES();
     const std::string fixture = "path_576x324_420p8";
     const nlohmann::json result = test::golden(fixture);
     const nlohmann::json& frames = result.at("frames");
     const unsigned last = static_cast<unsigned>(frames.size()) - 1;
-    const auto fex = make_motion(motion_options(), test::fixture_format(fixture));
-    const ScoreTable table = run_motion(*fex, last + 1, [&](unsigned i) { return test::fixture_frame(fixture, "ref", i); });
+    const ScoreTable table = test::run_cpu(descriptor, motion_options(), test::fixture_clip(fixture));
     const double golden_sad = frames[last].at("metrics").at(kSad).get<double>();
     EXPECT_EQ(frames[last].at("metrics").at("integer_motion2").get<double>(), golden_sad);
     EXPECT_EQ(table.get(kMotion2, last), golden_sad);
     EXPECT_EQ(table.get(kMotion3, last), golden_sad);
-}
-
-TEST(MotionGolden, ConcurrentExtractMatchesSerial) {
-    VMAFX_REQUIRE_FIXTURES();
-    const std::string fixture = "path_576x324_420p8";
-    const unsigned count = 12;
-    std::vector<Picture> refs;
-    for (unsigned i = 0; i < count; ++i) refs.push_back(test::fixture_frame(fixture, "ref", i));
-    const auto fex = make_motion(motion_options(), test::fixture_format(fixture));
-    const ScoreTable serial = run_motion(*fex, count, [&](unsigned i) { return refs[i]; });
-
-    std::vector<FrameScores> results(count);
-    std::vector<std::thread> threads;
-    for (unsigned t = 0; t < 4; ++t)
-        threads.emplace_back([&, t] {
-            for (unsigned i = t; i < count; i += 4) {
-                FrameInput in{i, &refs[i], &refs[i], i >= 1 ? &refs[i - 1] : nullptr, nullptr};
-                fex->extract(in, results[i]);
-            }
-        });
-    for (auto& th : threads) th.join();
-    for (unsigned i = 0; i < count; ++i) {
-        ASSERT_EQ(results[i].size(), 1u);
-        EXPECT_EQ(results[i][0].first, kSad);
-        EXPECT_EQ(serial.get(kSad, i), results[i][0].second) << "frame " << i;
-    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -230,7 +112,6 @@ TEST(MotionSynthetic, FiveFrameWindowAndMovingAverage) {
     // scored lower neighbour and takes sad(3); the stamp is sad(2) = 30.
     const std::vector<std::uint32_t> values = {0, 10, 30, 31, 50, 52};
     const Options window = motion_options({{"motion_five_frame_window", "true"}});
-    EXPECT_EQ(make_motion(window, {8, 6, 8, Subsampling::k420})->previous_refs(), 2u);
     ScoreTable t = run_constant(window, values);
     const std::string sad = window.feature_name(kSad), m2 = window.feature_name(kMotion2),
                       m3 = window.feature_name(kMotion3);
@@ -274,9 +155,9 @@ TEST(MotionSynthetic, ForceZero) {
         EXPECT_EQ(column(t, options.feature_name(f), 4), (std::vector<double>(4, 0.0))) << f;
     // Forced to zero, it needs no previous picture.
     const VideoFormat format{8, 6, 8, Subsampling::k420};
-    const Picture pic = constant_picture(format, 5);
+    const Picture pic = test::constant_picture(format, 5);
     FrameScores out;
-    make_motion(options, format)->extract(FrameInput{3, &pic, &pic, nullptr, nullptr}, out);
+    descriptor.make_extractor(options, format)->extract(frame(3, pic, nullptr), out);
     EXPECT_EQ(out, (FrameScores{{options.feature_name(kSad), 0.0}}));
 }
 
@@ -286,54 +167,27 @@ TEST(MotionSynthetic, DebugAlsoWritesMotionScore) {
     EXPECT_EQ(t.get(kMotion, 1), 9.0);
 }
 
-// ---------------------------------------------------------------------------------------
-// Registry entry, names, refusals.
-
-TEST(MotionInfo, NameOptionsFeatures) {
-    const ExtractorInfo& info = motion_extractor_info();
-    EXPECT_STREQ(info.name, "motion");
-    EXPECT_EQ(info.provided_features, (std::vector<std::string>{kSad, kMotion, kMotion2, kMotion3}));
-    std::vector<std::string> names;
-    for (const auto& o : info.options) names.push_back(o.name);
-    EXPECT_EQ(names, (std::vector<std::string>{"motion_force_zero", "motion_blend_factor", "motion_blend_offset",
-                                               "motion_fps_weight", "motion_max_val", "motion_five_frame_window",
-                                               "motion_moving_average", "debug"}));
-    const ExtractorInfo* provider = find_extractor_by_feature(kMotion3);
-    ASSERT_NE(provider, nullptr);
-    EXPECT_STREQ(provider->name, "motion");
-    EXPECT_EQ(make_motion(motion_options(), {8, 6, 8, Subsampling::k420})->previous_refs(), 1u);
-}
-
-TEST(MotionInfo, MaxValNamesAsGolden) {
-    const Options options = motion_options({{"motion_max_val", "18"}});
-    EXPECT_EQ(feature_alias(options.feature_name(kSad)), "VMAF_integer_feature_motion_sad_score_mmxv_18");
-    EXPECT_EQ(options.feature_name(kMotion2), "integer_motion2_mmxv_18");
-    EXPECT_EQ(options.feature_name(kMotion3), "integer_motion3_mmxv_18");
-    // Defaults keep upstream's full names; their aliases are the golden names.
-    EXPECT_EQ(feature_alias(motion_options().feature_name(kMotion2)), "integer_motion2");
-    EXPECT_EQ(feature_alias(motion_options().feature_name(kSad)), kSad);
-}
-
-TEST(MotionInfo, Refusals) {
-    EXPECT_THROW(make_motion(motion_options(), {2, 8, 8, Subsampling::k420}), Error);
-    EXPECT_THROW(make_motion(motion_options(), {8, 2, 8, Subsampling::k420}), Error);
-    EXPECT_THROW(make_motion(motion_options(), {1, 1, 8, Subsampling::k444}), Error);
-    EXPECT_THROW(make_motion(motion_options(), {8, 8, 7, Subsampling::k420}), Error);
-    EXPECT_THROW(make_motion(motion_options(), {8, 8, 17, Subsampling::k420}), Error);
-    EXPECT_THROW(motion_options({{"motion_blend_factor", "1.5"}}), Error);
-    EXPECT_THROW(motion_options({{"motion_max_val", "-1"}}), Error);
-
+// What extract() refuses: a scored frame without its previous reference, or with one of another
+// size or sample size; frame 0 needs none.
+TEST(MotionExtract, RefusesMissingOrMismatchedPreviousReference) {
     const VideoFormat format{8, 6, 8, Subsampling::k420};
-    const auto fex = make_motion(motion_options(), format);
-    const Picture pic = constant_picture(format, 1);
+    const auto fex = descriptor.make_extractor(motion_options(), format);
+    const Picture pic = test::constant_picture(format, 1);
     FrameScores out;
-    EXPECT_THROW(fex->extract(FrameInput{1, &pic, &pic, nullptr, nullptr}, out), Error);  // no previous ref
-    const Picture other = constant_picture({9, 6, 8, Subsampling::k420}, 1);
-    EXPECT_THROW(fex->extract(FrameInput{1, &pic, &pic, &other, nullptr}, out), Error);  // size differs
-    const Picture deep = constant_picture({8, 6, 10, Subsampling::k420}, 1);
-    EXPECT_THROW(fex->extract(FrameInput{1, &pic, &pic, &deep, nullptr}, out), Error);  // depth differs
-    EXPECT_NO_THROW(fex->extract(FrameInput{0, &pic, &pic, nullptr, nullptr}, out));   // frame 0 needs none
+    EXPECT_NE(test::error_of([&] { fex->extract(frame(1, pic, nullptr), out); })
+                  .find("motion: frame 1 needs the reference picture of frame 0"),
+              std::string::npos);
+    const Picture other = test::constant_picture({9, 6, 8, Subsampling::k420}, 1);
+    EXPECT_NE(test::error_of([&] { fex->extract(frame(1, pic, &other), out); }).find("previous reference luma is 9x6"),
+              std::string::npos);
+    const Picture deep = test::constant_picture({8, 6, 10, Subsampling::k420}, 1);
+    EXPECT_NE(test::error_of([&] { fex->extract(frame(1, pic, &deep), out); }).find("with 2-byte samples"),
+              std::string::npos);
+    out.clear();
+    EXPECT_NO_THROW(fex->extract(frame(0, pic, nullptr), out));
+    EXPECT_EQ(out, (FrameScores{{kSad, 0.0}}));
 }
+
 
 }  // namespace
 }  // namespace vmafx

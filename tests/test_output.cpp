@@ -32,6 +32,7 @@
 #include "engine/pooling.hpp"
 #include "output/output_target.hpp"
 #include "output/writers.hpp"
+#include "test_support.hpp"
 
 namespace vmafx {
 namespace {
@@ -93,14 +94,10 @@ TEST(NumberFormat, LikeUpstreamAndMax) {
     EXPECT_EQ(format_number(std::nan(""), max), "null");
 }
 
-class WriterTest : public ::testing::Test {
+class WriterTest : public test::TempDirTest {
 protected:
     void SetUp() override {
-        dir_ = fs::temp_directory_path() /
-               ("vmafx_writer_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
+        TempDirTest::SetUp();
         r_.frames = 3;
         r_.format.width = 64;
         r_.format.height = 48;
@@ -109,8 +106,6 @@ protected:
             r_.scores.set("vmaf", i, 90.0 + i);
         }
     }
-    void TearDown() override { fs::remove_all(dir_); }
-    fs::path dir_;
     RunResult r_;
 };
 

@@ -1,70 +1,104 @@
-// The parity gate on the GPU: every twin passes on random content of odd sizes at 8 to 16 bits
-// and on the fixtures, and each planted regression makes the gate fail. Needs a GPU.
-#include <filesystem>
+// The parity gate (src/parity) on the GPU: clean on random content of odd sizes at 8 to 16 bits
+// and on the fixtures; and, judged per twin, each defect a twin declares, planted in it, makes
+// the gate breach on that twin's own rows, while the same rows without the defect (the control)
+// are clean. Which defects every twin must declare is checked without a device.
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
-#include "engine/parity.hpp"
+#include "parity/gate.hpp"
+#include "parity/inputs.hpp"
 #include "test_support.hpp"
 
 namespace vmafx {
 namespace {
 
-namespace fs = std::filesystem;
+bool declares(const TwinDescriptor& twin, PlantedDefect d) {
+    return std::find(twin.defects.begin(), twin.defects.end(), d) != twin.defects.end();
+}
 
-class ParityGate : public ::testing::Test {
+// Every twin can be shown to be guarded against a border mirror shifted by one and a rounding or
+// summation-order change, and against a contraction into FMA unless it says why none can change
+// a value (TwinDescriptor::why_no_contraction; then it plants none). Printed, for the log.
+TEST(TwinCudaDefects, EveryTwinDeclaresMirrorRoundingAndContraction) {
+    if (twin_registry().empty()) GTEST_SKIP() << "skipped: the CUDA backend is not built (no twins)";
+    for (const TwinDescriptor* twin : twin_registry()) {
+        SCOPED_TRACE(twin->metric);
+        std::string planted;
+        for (const PlantedDefect d : twin->defects) planted += std::string(planted.empty() ? "" : ", ") + planted_defect_name(d);
+        std::cout << "[ " << twin->metric << " ] plants " << planted
+                  << (twin->why_no_contraction ? std::string("; no contraction: ") + twin->why_no_contraction : "")
+                  << "\n";
+        EXPECT_TRUE(declares(*twin, PlantedDefect::kMirrorShift));
+        EXPECT_TRUE(declares(*twin, PlantedDefect::kRoundingConstant) || declares(*twin, PlantedDefect::kReductionOrder));
+        if (twin->why_no_contraction) {
+            EXPECT_NE(std::string(twin->why_no_contraction), "");
+            EXPECT_FALSE(declares(*twin, PlantedDefect::kContraction)) << "says why it plants no contraction, yet plants one";
+        } else {
+            EXPECT_TRUE(declares(*twin, PlantedDefect::kContraction)) << "plants no contraction and does not say why";
+        }
+    }
+}
+
+/// A temporary folder for the generated inputs, per test; skipped without a usable GPU.
+class ParityGateTest : public test::TempDirTest {
 protected:
     void SetUp() override {
-        if (const auto why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "skipped: no usable GPU: " << why;
-        dir_ = fs::temp_directory_path() / ("vmafx_parity_" + std::to_string(::getpid()));
+        VMAFX_REQUIRE_GPU();
+        TempDirTest::SetUp();
     }
-    void TearDown() override {
-        set_planted_defect(PlantedDefect::kNone);
-        if (!dir_.empty()) fs::remove_all(dir_);
-    }
-    static unsigned breaches(const std::vector<ParityRow>& rows) {
-        unsigned n = 0;
-        for (const auto& r : rows) n += r.breach;
-        return n;
-    }
-    fs::path dir_;
 };
 
-TEST_F(ParityGate, RandomOddSizesEveryBitDepth) {
-    const auto rows = run_parity(random_inputs(dir_.string(), 2, 11));
+TEST_F(ParityGateTest, RandomOddSizesEveryBitDepth) {
+    const auto rows = run_parity(random_inputs(dir_.string(), 2, 11), parity_cases());
     ASSERT_FALSE(rows.empty());
-    EXPECT_EQ(breaches(rows), 0u) << format_parity_table(rows);
+    EXPECT_EQ(count_breaches(rows), 0u) << format_parity_table(rows);
 }
 
-TEST_F(ParityGate, Fixtures) {
-    if (test::fixtures_dir().empty()) GTEST_SKIP() << "skipped: fixtures not unpacked";
-    const auto rows = run_parity(fixture_inputs(test::fixtures_dir().string()));
+TEST_F(ParityGateTest, Fixtures) {
+    VMAFX_REQUIRE_FIXTURES();
+    const auto rows = run_parity(fixture_inputs(test::fixtures_dir().string()), parity_cases());
     std::cout << format_parity_table(rows);
-    EXPECT_EQ(breaches(rows), 0u);
+    ASSERT_FALSE(rows.empty());
+    EXPECT_EQ(count_breaches(rows), 0u);
 }
 
-class PlantedRegression : public ParityGate, public ::testing::WithParamInterface<PlantedDefect> {};
+std::vector<const TwinDescriptor*> twins() { return {twin_registry().begin(), twin_registry().end()}; }
 
-TEST_P(PlantedRegression, GateFails) {
-    const auto inputs = random_inputs(dir_.string(), 1, 5);
-    set_planted_defect(GetParam());
-    const auto rows = run_parity(inputs);
-    set_planted_defect(PlantedDefect::kNone);
-    EXPECT_GT(breaches(rows), 0u) << "the gate did not catch the planted defect:\n" << format_parity_table(rows);
+class PlantedDefectsCuda : public ParityGateTest, public testing::WithParamInterface<const TwinDescriptor*> {};
+
+// Each defect the twin declares, planted in it, breaches the gate on the twin's own cases
+// (parity_cases(twin)) over small random inputs; the same inputs and cases without a defect give
+// the same rows, none breached.
+TEST_P(PlantedDefectsCuda, EachDefectBreachesWhereTheControlIsClean) {
+    const TwinDescriptor& twin = *GetParam();
+    ASSERT_FALSE(twin.defects.empty());
+    const std::vector<ParityInput> inputs = random_inputs(dir_.string(), 1, 5);
+    const std::vector<ParityCase> cases = parity_cases(&twin);
+    const std::vector<ParityRow> control = run_parity(inputs, cases, PlantedDefect::kNone);
+    ASSERT_FALSE(control.empty());
+    EXPECT_EQ(count_breaches(control), 0u) << "the control breaches:\n" << format_parity_table(control);
+    for (const PlantedDefect defect : twin.defects) {
+        SCOPED_TRACE(planted_defect_name(defect));
+        const std::vector<ParityRow> planted = run_parity(inputs, cases, defect);
+        EXPECT_GT(count_breaches(planted), 0u) << "the gate did not catch the planted "
+                                               << planted_defect_name(defect) << ":\n"
+                                               << format_parity_table(planted);
+        ASSERT_EQ(planted.size(), control.size()) << "the planted run has other rows than the control";
+        for (std::size_t i = 0; i < planted.size(); ++i) {
+            EXPECT_EQ(planted[i].metric, control[i].metric) << "row " << i;
+            EXPECT_EQ(planted[i].input, control[i].input) << "row " << i;
+            EXPECT_EQ(planted[i].case_label, control[i].case_label) << "row " << i;
+        }
+    }
 }
 
-INSTANTIATE_TEST_SUITE_P(Defects, PlantedRegression,
-                         ::testing::Values(PlantedDefect::kMirrorShift, PlantedDefect::kRoundingConstant,
-                                           PlantedDefect::kReductionOrder, PlantedDefect::kContraction),
-                         [](const auto& info) {
-                             switch (info.param) {
-                             case PlantedDefect::kMirrorShift: return std::string("MirrorShift");
-                             case PlantedDefect::kRoundingConstant: return std::string("RoundingConstant");
-                             case PlantedDefect::kReductionOrder: return std::string("ReductionOrder");
-                             case PlantedDefect::kContraction: return std::string("Contraction");
-                             default: return std::string("None");
-                             }
-                         });
+INSTANTIATE_TEST_SUITE_P(Registry, PlantedDefectsCuda, testing::ValuesIn(twins()),
+                         [](const testing::TestParamInfo<const TwinDescriptor*>& info) { return info.param->metric; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PlantedDefectsCuda);
 
 }  // namespace
 }  // namespace vmafx

@@ -1,9 +1,14 @@
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <map>
 #include <stdexcept>
+
+#include <unistd.h>
+
+#include "base/error.hpp"
+#include "parity/inputs.hpp"
 
 namespace vmafx::test {
 
@@ -22,19 +27,9 @@ fs::path fixtures_dir() {
 }
 
 VideoFormat fixture_format(const std::string& name) {
-    std::ifstream in(fixtures_dir() / name / "fixture.ini");
-    if (!in) throw std::runtime_error("no fixture.ini for " + name);
-    std::map<std::string, std::string> kv;
-    for (std::string line; std::getline(in, line);)
-        if (auto eq = line.find('='); eq != std::string::npos) kv[line.substr(0, eq)] = line.substr(eq + 1);
-    VideoFormat f;
-    f.width = std::stoi(kv.at("width"));
-    f.height = std::stoi(kv.at("height"));
-    const std::string pf = kv.at("pix_fmt");  // e.g. yuv420p10le
-    parse_subsampling(pf.substr(3, 3), f.subsampling);
-    const std::string rest = pf.substr(7);
-    f.bit_depth = rest.size() > 2 && rest.ends_with("le") ? std::stoi(rest.substr(0, rest.size() - 2)) : 8;
-    return f;
+    for (const ParityInput& in : fixture_inputs(fixtures_dir().string()))
+        if (in.label == name && in.raw_format) return *in.raw_format;
+    throw std::runtime_error("no fixture " + name + " in " + fixtures_dir().string());
 }
 
 unsigned fixture_frames(const std::string& name) {
@@ -57,6 +52,16 @@ Picture fixture_frame(const std::string& name, const std::string& which, unsigne
     return pic;
 }
 
+Clip fixture_clip(const std::string& name, unsigned max_frames) {
+    Clip clip{fixture_format(name), {}, {}};
+    const unsigned frames = std::min(fixture_frames(name), max_frames);
+    for (unsigned i = 0; i < frames; ++i) {
+        clip.ref.push_back(fixture_frame(name, "ref", i));
+        clip.dist.push_back(fixture_frame(name, "dist", i));
+    }
+    return clip;
+}
+
 nlohmann::json golden(const std::string& name) {
     std::ifstream in(shared_dir() / "golden" / (name + ".json"));
     return nlohmann::json::parse(in).at("result");
@@ -68,6 +73,38 @@ std::vector<std::string> golden_fixtures() {
         if (e.path().extension() == ".json") out.push_back(e.path().stem().string());
     std::sort(out.begin(), out.end());
     return out;
+}
+
+void TempDirTest::SetUp() {
+    const testing::TestInfo* info = testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string(info->test_suite_name()) + "_" + info->name();
+    std::replace(name.begin(), name.end(), '/', '_');
+    dir_ = fs::temp_directory_path() / ("vmafx_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+}
+
+void TempDirTest::TearDown() {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+}
+
+std::string TempDirTest::write(const std::string& name, const std::string& bytes) const {
+    const fs::path p = dir_ / name;
+    std::ofstream out(p, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    EXPECT_TRUE(out.good()) << p;
+    return p.string();
+}
+
+std::string error_of(const std::function<void()>& fn) {
+    try {
+        fn();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no vmafx::Error thrown";
+    return {};
 }
 
 }  // namespace vmafx::test

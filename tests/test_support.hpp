@@ -1,17 +1,20 @@
 // Helpers shared by the tests: where ../shared and the unpacked fixtures are, raw frames of
-// a fixture, and its golden values.
+// a fixture, its golden values, and the skips for absent fixtures or GPU.
 #pragma once
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "cuda/gpu_scorer.hpp"
+#include "engine/gpu_scorer.hpp"
 #include "picture/picture.hpp"
+#include "pictures.hpp"
 
 namespace vmafx::test {
 
@@ -25,10 +28,28 @@ VideoFormat fixture_format(const std::string& name);
 Picture fixture_frame(const std::string& name, const std::string& which, unsigned index);
 /// Number of frames in fixture `name`.
 unsigned fixture_frames(const std::string& name);
+/// The first `max_frames` frames (at most) of fixture `name`'s ref and dist .yuv files.
+Clip fixture_clip(const std::string& name, unsigned max_frames = ~0u);
 /// The golden result of fixture `name` (shared/golden/NAME.json, key "result").
 nlohmann::json golden(const std::string& name);
-/// All fixture names that have a golden file.
+/// All fixture names that have a golden file, sorted.
 std::vector<std::string> golden_fixtures();
+/// The message of the vmafx::Error `fn` throws; a test failure (and "") when it throws none.
+std::string error_of(const std::function<void()>& fn);
+
+/// Base of the tests that write files: a fresh temporary folder per test, named after the
+/// process and the test, removed after it.
+class TempDirTest : public ::testing::Test {
+protected:
+    void SetUp() override;
+    void TearDown() override;
+    /// `name` in the folder.
+    std::filesystem::path path(const std::string& name) const { return dir_ / name; }
+    /// Writes `bytes` to file `name` in the folder; returns its path.
+    std::string write(const std::string& name, const std::string& bytes) const;
+
+    std::filesystem::path dir_;
+};
 
 }  // namespace vmafx::test
 

@@ -2,101 +2,155 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <cstdint>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <tbb/parallel_for.h>
 
-#include "cuda/gpu_scorer.hpp"
-#include "test_support.hpp"
+#include "engine/gpu_scorer.hpp"
+#include "model/builtin_models.hpp"
+#include "model/model.hpp"
+#include "feature/registry.hpp"
 
 namespace vmafx::test {
 
-void expect_exact_twin_entry(const ExtractorInfo& info, const Options& options, const std::vector<VideoFormat>& refused,
-                             const VideoFormat& accepted) {
-#ifdef VMAFX_HAVE_CUDA
-    ASSERT_TRUE(static_cast<bool>(info.create_gpu)) << info.name << " has no CUDA twin registered";
-    EXPECT_TRUE(info.gpu_contract.exact);
-    EXPECT_EQ(info.gpu_contract.bound, 0.0);
-    EXPECT_NE(std::string(info.gpu_contract.derivation), "");
-    for (const VideoFormat& bad : refused) {
-        SCOPED_TRACE(fmt::format("{} {}x{} {}-bit", info.name, bad.width, bad.height, bad.bit_depth));
-        EXPECT_THROW(info.create(options, bad), Error);
-        EXPECT_THROW(info.create_gpu(options, bad, 4), Error);
-    }
-    EXPECT_NO_THROW(info.create(options, accepted));
-    EXPECT_THROW(info.create_gpu(options, accepted, 0), Error);
-#else
-    (void)options, (void)refused, (void)accepted;
-    EXPECT_FALSE(static_cast<bool>(info.create_gpu)) << "CUDA backend not built, yet a twin is registered";
-#endif
-}
-
-void set_sample(Picture& pic, int x, int y, std::uint32_t v) {
-    Plane& luma = pic.luma();
-    if (luma.bytes_per_sample() == 1) luma.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(v);
-    else luma.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(v);
-}
-
-Clip fixture_clip(const std::string& name, unsigned max_frames) {
-    Clip clip{fixture_format(name), {}, {}};
-    const unsigned frames = std::min(fixture_frames(name), max_frames);
-    for (unsigned i = 0; i < frames; ++i) {
-        clip.ref.push_back(fixture_frame(name, "ref", i));
-        clip.dist.push_back(fixture_frame(name, "dist", i));
-    }
-    return clip;
-}
-
-ScoreTable run_cpu(const ExtractorInfo& info, const Options& options, const Clip& clip) {
-    const auto fex = info.create(options, clip.format);
-    ScoreTable table;
-    for (unsigned i = 0; i < clip.ref.size(); ++i) {
+ScoreTable run_cpu(const MetricDescriptor& metric, const Options& options, const Clip& clip) {
+    const auto extractor = metric.make_extractor(options, clip.format);
+    const History history = metric.history_for(options);
+    std::vector<FrameScores> scores(clip.frames());
+    tbb::parallel_for(0u, clip.frames(), [&](unsigned i) {
         FrameInput in;
         in.index = i;
         in.ref = &clip.ref[i];
         in.dist = &clip.dist[i];
-        if (fex->previous_refs() >= 1 && i >= 1) in.prev_ref = &clip.ref[i - 1];
-        if (fex->previous_refs() >= 2 && i >= 2) in.prev_prev_ref = &clip.ref[i - 2];
-        FrameScores scores;
-        fex->extract(in, scores);
-        for (const auto& [name, value] : scores) table.set(name, i, value);
-    }
-    fex->flush(table);
+        for (unsigned k = 0; k < history.refs && k < i; ++k) in.prev_ref[k] = &clip.ref[i - 1 - k];
+        for (unsigned k = 0; k < history.dists && k < i; ++k) in.prev_dist[k] = &clip.dist[i - 1 - k];
+        extractor->extract(in, scores[i]);
+    });
+    ScoreTable table;
+    for (unsigned i = 0; i < clip.frames(); ++i)
+        for (const auto& [name, value] : scores[i]) table.set(name, i, value);
+    extractor->flush(table);
     return table;
 }
 
-ScoreTable run_gpu(const ExtractorInfo& info, const Options& options, const Clip& clip, unsigned slots) {
+ScoreTable run_gpu(const MetricDescriptor& metric, const Options& options, const Clip& clip, unsigned slots,
+                   PlantedDefect plant) {
 #ifdef VMAFX_HAVE_CUDA
-    GpuScorer scorer({FeatureInstance{&info, options}}, clip.format, slots);
-    for (unsigned i = 0; i < clip.ref.size(); ++i) scorer.submit(i, clip.ref[i].luma(), clip.dist[i].luma());
+    GpuScorer scorer({FeatureInstance{&metric, options}}, clip.format, slots, 1, plant);
+    for (unsigned i = 0; i < clip.frames(); ++i) scorer.submit(i, clip.ref[i], clip.dist[i]);
     return scorer.drain();
 #else
-    (void)info, (void)options, (void)clip, (void)slots;
+    (void)metric, (void)options, (void)clip, (void)slots, (void)plant;
     throw Error("the CUDA backend is not built");
 #endif
 }
 
-int count_differences(const ScoreTable& cpu, const ScoreTable& gpu, const std::string& what, bool report) {
-    auto cpu_names = cpu.names(), gpu_names = gpu.names();
-    std::sort(cpu_names.begin(), cpu_names.end());
-    std::sort(gpu_names.begin(), gpu_names.end());
+int count_differences(const ScoreTable& want, const ScoreTable& got, const std::string& what, double bound,
+                      bool report) {
+    auto want_names = want.names(), got_names = got.names();
+    std::sort(want_names.begin(), want_names.end());
+    std::sort(got_names.begin(), got_names.end());
     if (report) {
-        EXPECT_EQ(cpu_names, gpu_names) << what << ": the twin writes other outputs than the CPU";
+        EXPECT_EQ(want_names, got_names) << what << ": other outputs than the CPU's";
     }
-    int differences = cpu_names == gpu_names ? 0 : 1;
-    for (const auto& name : cpu_names) {
-        const unsigned frames = std::max(cpu.frames(name), gpu.frames(name));
+    int differences = want_names == got_names ? 0 : 1;
+    for (const auto& name : want_names) {
+        const unsigned frames = std::max(want.frames(name), got.frames(name));
         for (unsigned i = 0; i < frames; ++i) {
-            const auto want = cpu.get(name, i), got = gpu.get(name, i);
-            const bool same = want.has_value() == got.has_value() &&
-                              (!want || std::bit_cast<std::uint64_t>(*want) == std::bit_cast<std::uint64_t>(*got));
+            const auto w = want.get(name, i), g = got.get(name, i);
+            bool same = w.has_value() == g.has_value();
+            if (same && w) {
+                same = bound == 0.0 ? std::bit_cast<std::uint64_t>(*w) == std::bit_cast<std::uint64_t>(*g)
+                                    : std::fabs(*w - *g) <= bound;
+            }
             if (!same && ++differences <= 8 && report)
-                ADD_FAILURE() << what << " frame " << i << " " << name << ": cuda "
-                              << (got ? fmt::format("{:.17g}", *got) : "(none)") << ", cpu "
-                              << (want ? fmt::format("{:.17g}", *want) : "(none)");
+                ADD_FAILURE() << what << " frame " << i << " " << name << ": "
+                              << (g ? fmt::format("{:.17g}", *g) : "(none)") << ", CPU "
+                              << (w ? fmt::format("{:.17g}", *w) : "(none)")
+                              << (bound == 0.0 ? std::string(" (exact)") : fmt::format(" (bound {:.3g})", bound));
         }
     }
     return differences;
+}
+
+bool expect_twin_matches_cpu(const MetricDescriptor& metric, const OptionValues& values, const Clip& clip,
+                             unsigned slots) {
+    const TwinDescriptor* twin = find_twin(metric.name);
+    const std::string what = fmt::format("{} {} {}, {} frames, {} slots", metric.name, option_label(values),
+                                         format_label(clip.format), clip.frames(), slots);
+    if (!twin) {
+        ADD_FAILURE() << what << ": no twin";
+        return false;
+    }
+    const Options options = metric.parse_options(values);
+    ScoreTable cpu;
+    try {
+        cpu = run_cpu(metric, options, clip);
+    } catch (const Error& e) {
+        EXPECT_THROW(run_gpu(metric, options, clip, slots), Error)
+            << what << ": the CPU refuses (" << e.what() << "), the twin does not";
+        return false;
+    }
+    const ScoreTable gpu = run_gpu(metric, options, clip, slots);
+    EXPECT_FALSE(cpu.names().empty()) << what;
+    for (const auto& name : cpu.names()) EXPECT_EQ(cpu.frames(name), clip.frames()) << what << " " << name;
+    EXPECT_EQ(count_differences(cpu, gpu, what, twin->contract.bound(clip.format)), 0) << what;
+    return true;
+}
+
+namespace {
+
+/// The (metric, options) requests of a built-in model: Model::required_features(), or, for a
+/// model that also needs features no registered metric provides yet (the v1.0.16 models read
+/// cambi and speed_chroma), its model_dict's feature_names and feature_opts_dicts read as
+/// Model reads them (numbers normalized, booleans "true"/"false"), for the registered ones.
+std::vector<FeatureRequest> requests_of(const BuiltinModel& builtin) {
+    try {
+        return Model(parse_model_spec(std::string("version=") + builtin.version)).required_features();
+    } catch (const Error&) {
+    }
+    std::vector<FeatureRequest> out;
+    const nlohmann::json j = nlohmann::json::parse(builtin.text());
+    if (!j.contains("model_dict")) return out;
+    const nlohmann::json& dict = j.at("model_dict");
+    const nlohmann::json& names = dict.at("feature_names");
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        FeatureRequest r{find_metric_by_feature(names[i].get<std::string>()), {}};
+        if (!r.metric) continue;
+        if (dict.contains("feature_opts_dicts") && i < dict.at("feature_opts_dicts").size()) {
+            for (const auto& [k, v] : dict.at("feature_opts_dicts")[i].items())
+                r.options.emplace_back(k, v.is_boolean() ? (v.get<bool>() ? "true" : "false")
+                                                         : normalize_option_value(v.dump()));
+        }
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<OptionValues> model_option_sets(const MetricDescriptor& metric) {
+    std::vector<OptionValues> sets = {{}};
+    std::vector<std::string> keys = {""};  // the defaults
+    for (const BuiltinModel& builtin : builtin_models())
+        for (const FeatureRequest& r : requests_of(builtin)) {
+            if (r.metric != &metric) continue;
+            const std::string key = metric.parse_options(r.options).key();
+            if (std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
+            keys.push_back(key);
+            sets.push_back(r.options);
+        }
+    return sets;
+}
+
+std::string option_label(const OptionValues& values) {
+    std::string label;
+    for (const auto& [name, value] : values) label += (label.empty() ? "" : ":") + name + "=" + value;
+    return label.empty() ? "defaults" : label;
 }
 
 }  // namespace vmafx::test

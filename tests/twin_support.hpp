@@ -1,51 +1,54 @@
-// The harness the CUDA twin tests share: a clip of reference/distorted pictures, the CPU
-// extractor and its twin run over it, and a bit-for-bit comparison of their score tables.
-// Each metric's test keeps its own clip content (make_clip), chosen for its arithmetic.
+// The one harness that runs a metric over a clip and compares runs: the CPU extractor
+// (descriptor.make_extractor, each frame given the previous reference and distorted pictures
+// its descriptor declares), its GPU twin through the GPU pipeline (GpuScorer), and the
+// comparison of two score tables, bit for bit or within a twin's contract bound. The golden
+// suite, the twin sweeps and each metric's own tests use it.
 #pragma once
 
-#include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "feature/feature_extractor.hpp"
-#include "picture/picture.hpp"
+#include "base/options.hpp"
+#include "base/scores.hpp"
+#include "feature/metric.hpp"
+#include "gpu/twin.hpp"
+#include "pictures.hpp"
 
 namespace vmafx::test {
 
-/// Option values of an extractor, as a test gives them ({name, value} pairs).
-using OptionValues = std::vector<std::pair<std::string, std::string>>;
+/// The CPU extractor of `metric` with `options` over the clip: frames scored in parallel (their
+/// extract() is const and thread-safe), each with prev_ref[k] / prev_dist[k] of frame i - 1 - k
+/// as many as metric.history_for(options) declares; scores stored in frame order, then flush().
+ScoreTable run_cpu(const MetricDescriptor& metric, const Options& options, const Clip& clip);
 
-/// Checks extractor `info`'s registry entry, needing no GPU: with the CUDA backend built, a
-/// twin declared exact (bound 0, with a derivation) that refuses every format in `refused`
-/// as the CPU extractor does, and 0 result slots for the format `accepted`, before any device
-/// work; without the backend, no twin registered.
-void expect_exact_twin_entry(const ExtractorInfo& info, const Options& options, const std::vector<VideoFormat>& refused,
-                             const VideoFormat& accepted);
+/// The GPU twin of `metric` over the clip through a GpuScorer with `slots` frames in flight
+/// (submit(index, ref, dist) per frame), then drain(). Throws Error as GpuScorer does (no usable
+/// device, no twin, a format the metric refuses); without the CUDA backend, always.
+ScoreTable run_gpu(const MetricDescriptor& metric, const Options& options, const Clip& clip, unsigned slots,
+                   PlantedDefect plant = PlantedDefect::kNone);
 
-/// Reference and distorted pictures of a synthetic or fixture video, all of `format`.
-struct Clip {
-    VideoFormat format;
-    std::vector<Picture> ref, dist;
-};
+/// Compares every output of every frame of `want` (the CPU's) and `got`: a value differs when
+/// its bits differ (bound 0) or it is more than `bound` away (NaN counts as differing); an
+/// output or frame on one side only differs too. Returns the number of differing values (the
+/// output names differing count once). When `report`, the first eight differences are test
+/// failures naming `what`.
+int count_differences(const ScoreTable& want, const ScoreTable& got, const std::string& what, double bound = 0.0,
+                      bool report = true);
 
-/// Sets luma sample (x, y) of `pic` to `v` (which must fit the sample word).
-void set_sample(Picture& pic, int x, int y, std::uint32_t v);
+/// Runs the CPU extractor and the twin of `metric` under `values` over `clip` with `slots`
+/// frames in flight and expects every value within the twin's contract at the clip's format
+/// (bit for bit where the bound is 0), and a value for every frame of every output. Where the
+/// CPU refuses (an Error: options or samples it cannot score), expects the twin to refuse too
+/// and returns false; true when values were compared.
+bool expect_twin_matches_cpu(const MetricDescriptor& metric, const OptionValues& values, const Clip& clip,
+                             unsigned slots);
 
-/// The first `max_frames` frames (at most) of fixture `name`'s ref and dist .yuv files.
-Clip fixture_clip(const std::string& name, unsigned max_frames);
+/// The default options ({}) first, then each other option set the built-in models give `metric`
+/// (Model::required_features of each built-in model; the feature_opts_dicts of those that also
+/// need unregistered metrics), each once (by Options::key()), in the order of builtin_models().
+std::vector<OptionValues> model_option_sets(const MetricDescriptor& metric);
 
-/// The CPU extractor `info` with `options` over the clip, frames in order (each given its
-/// previous references when the extractor keeps history), then flush().
-ScoreTable run_cpu(const ExtractorInfo& info, const Options& options, const Clip& clip);
-
-/// The CUDA twin of `info` over the clip through a GpuScorer with `slots` frames in flight,
-/// then drain(). Throws Error as GpuScorer does (no usable device, no twin).
-ScoreTable run_gpu(const ExtractorInfo& info, const Options& options, const Clip& clip, unsigned slots);
-
-/// Compares every output of every frame of two tables bit for bit; returns the number of
-/// differing values (an output only one table has counts once). When `report`, the first
-/// eight differences (and differing output names) are test failures naming `what`.
-int count_differences(const ScoreTable& cpu, const ScoreTable& gpu, const std::string& what, bool report = true);
+/// "name=value:name=value", or "defaults".
+std::string option_label(const OptionValues& values);
 
 }  // namespace vmafx::test

@@ -55,169 +55,207 @@ CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
         fmt::format("{}..{}", lo, hi));
 }
 
-int run_cli(int argc, char** argv) {
-    using namespace vmafx;
-    CLI::App app{"vmafx: perceptual video quality (VMAF), bit-identical to libvmaf 3.2.0", "vmafx"};
-    app.set_help_flag("--help", "print this help and exit");
-    app.footer("Exit status: 0 success; 1 an error (files, model files, decoding, output); 2 a usage error "
-               "(anything wrong with the command line itself).");
-
+/// The command line as given: CLI11 fills these, then to_job() checks and converts them.
+struct CliArgs {
     std::string ref, dist, pix_fmt, output, precision, aom_ctc, nflx_ctc, backend = "cpu";
     unsigned width = 0, height = 0, bit_depth = 0, cpumask = 0;
     std::vector<std::string> model_args, feature_args;
-    RunConfig cfg;
+    vmafx::RunConfig cfg;  ///< the plain numbers and flags go straight here
     bool xml = false, json = false, csv = false, sub = false, quiet = false, version = false;
+};
 
-    app.add_option("-r,--reference", ref, "reference video (.y4m, or raw .yuv with -w -h -p -b)");
-    app.add_option("-d,--distorted", dist, "distorted video (.y4m, or raw .yuv with -w -h -p -b)");
-    app.add_option("-w,--width", width, "width of raw .yuv input, in luma samples")
+/// Declares every flag of upstream's `vmaf` tool (and vmafx's own) on `app`, bound to `a`.
+void add_flags(CLI::App& app, CliArgs& a) {
+    using namespace vmafx;
+    app.set_help_flag("--help", "print this help and exit");
+    app.footer("Exit status: 0 success; 1 an error (files, model files, decoding, output); 2 a usage error "
+               "(anything wrong with the command line itself).");
+    app.add_option("-r,--reference", a.ref, "reference video (.y4m, or raw .yuv with -w -h -p -b)");
+    app.add_option("-d,--distorted", a.dist, "distorted video (.y4m, or raw .yuv with -w -h -p -b)");
+    app.add_option("-w,--width", a.width, "width of raw .yuv input, in luma samples")
         ->check(whole_number(1, kMaxVideoSide));
-    app.add_option("-h,--height", height, "height of raw .yuv input, in luma samples")
+    app.add_option("-h,--height", a.height, "height of raw .yuv input, in luma samples")
         ->check(whole_number(1, kMaxVideoSide));
-    app.add_option("-p,--pixel_format", pix_fmt, "chroma subsampling of raw .yuv input: 420, 422 or 444");
-    app.add_option("-b,--bitdepth", bit_depth, "bits per sample of raw .yuv input: 8 to 16 "
-                                               "(little-endian 16-bit words above 8)")
+    app.add_option("-p,--pixel_format", a.pix_fmt, "chroma subsampling of raw .yuv input: 420, 422 or 444");
+    app.add_option("-b,--bitdepth", a.bit_depth, "bits per sample of raw .yuv input: 8 to 16 "
+                                                 "(little-endian 16-bit words above 8)")
         ->check(whole_number(8, 16));
-    app.add_option("-m,--model", model_args,
+    app.add_option("-m,--model", a.model_args,
                    "model: version=NAME (built-in) or path=FILE.json, then :name=ALIAS, :disable_clip, "
                    ":enable_transform, :EXTRACTOR.OPTION=VALUE; repeatable (default: version=vmaf_v0.6.1)");
-    app.add_option("--feature", feature_args, "extra feature extractor: NAME or NAME=opt=val:opt=val; repeatable");
-    app.add_option("-o,--output", output, "output file: a regular file is replaced atomically (whole or not at "
-                                          "all); a FIFO, device or socket is written in place; - is standard output");
-    app.add_flag("--xml", xml, "write the output file as XML (default)");
-    app.add_flag("--json", json, "write the output file as JSON");
-    app.add_flag("--csv", csv, "write the output file as CSV");
-    app.add_flag("--sub", sub, "write the output file as subtitles");
-    app.add_option("--precision", precision,
+    app.add_option("--feature", a.feature_args, "extra feature extractor: NAME or NAME=opt=val:opt=val; repeatable");
+    app.add_option("-o,--output", a.output, "output file: a regular file is replaced atomically (whole or not at "
+                                            "all); a FIFO, device or socket is written in place; - is standard output");
+    app.add_flag("--xml", a.xml, "write the output file as XML (default)");
+    app.add_flag("--json", a.json, "write the output file as JSON");
+    app.add_flag("--csv", a.csv, "write the output file as CSV");
+    app.add_flag("--sub", a.sub, "write the output file as subtitles");
+    app.add_option("--precision", a.precision,
                    "decimals of printed scores: N, or max (%.17g: parses back to the same double); "
                    "default: as libvmaf (6 decimals, 16 for tiny values)");
-    app.add_option("--backend", backend, "where the metrics run: cpu (the reference) or cuda (GPU twins, "
-                                         "bit-identical to the CPU)")
+    app.add_option("--backend", a.backend, "where the metrics run: cpu (the reference) or cuda (GPU twins, "
+                                           "bit-identical to the CPU)")
         ->check(CLI::IsMember({"cpu", "cuda"}));
-    app.add_option("--threads", cfg.threads, "worker threads, 0 (the default) for all cores; output does not "
-                                             "depend on it")
+    app.add_option("--threads", a.cfg.threads, "worker threads, 0 (the default) for all cores; output does not "
+                                               "depend on it")
         ->check(whole_number(0, kMaxThreads));
-    app.add_option("--cpumask", cpumask, "accepted for libvmaf compatibility: vmafx's output does not depend "
-                                         "on the CPU's instruction sets")
+    app.add_option("--cpumask", a.cpumask, "accepted for libvmaf compatibility: vmafx's output does not depend "
+                                           "on the CPU's instruction sets")
         ->check(whole_number(0, UINT_MAX));
-    app.add_option("--frame_cnt", cfg.frame_count, "score at most N frames (the common prefix of both videos); "
-                                                   "0: all")
+    app.add_option("--frame_cnt", a.cfg.frame_count, "score at most N frames (the common prefix of both videos); "
+                                                     "0: all")
         ->check(whole_number(0, UINT_MAX));
-    app.add_option("--frame_skip_ref", cfg.frame_skip_ref, "skip the first N frames of the reference")
+    app.add_option("--frame_skip_ref", a.cfg.frame_skip_ref, "skip the first N frames of the reference")
         ->check(whole_number(0, UINT_MAX));
-    app.add_option("--frame_skip_dist", cfg.frame_skip_dist, "skip the first N frames of the distorted video")
+    app.add_option("--frame_skip_dist", a.cfg.frame_skip_dist, "skip the first N frames of the distorted video")
         ->check(whole_number(0, UINT_MAX));
-    app.add_option("--subsample", cfg.subsample, "score every N-th frame only")->check(whole_number(1, UINT_MAX));
-    app.add_option("--aom_ctc", aom_ctc, "AOM CTC preset (needs metrics vmafx does not have yet)");
-    app.add_option("--nflx_ctc", nflx_ctc, "Netflix CTC preset (needs metrics vmafx does not have yet)");
-    app.add_flag("-n,--no_prediction", cfg.no_prediction, "extract features only, no model");
-    app.add_flag("-q,--quiet", quiet, "no progress line");
-    app.add_flag("-v,--version", version, "print the version and exit");
+    app.add_option("--subsample", a.cfg.subsample, "score every N-th frame only")->check(whole_number(1, UINT_MAX));
+    app.add_option("--aom_ctc", a.aom_ctc, "AOM CTC preset (needs metrics vmafx does not have yet)");
+    app.add_option("--nflx_ctc", a.nflx_ctc, "Netflix CTC preset (needs metrics vmafx does not have yet)");
+    app.add_flag("-n,--no_prediction", a.cfg.no_prediction, "extract features only, no model");
+    app.add_flag("-q,--quiet", a.quiet, "no progress line");
+    app.add_flag("-v,--version", a.version, "print the version and exit");
+}
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        // CLI11 prints its message (or the help, whose code is 0) and says its own code.
-        return app.exit(e) == 0 ? 0 : kExitUsage;
-    }
-    if (version) {
-        std::printf("vmafx %s (scores of libvmaf 3.2.0)\n", VMAFX_VERSION);
-        return 0;
-    }
+/// A checked command line: the run, where its output goes and how numbers print.
+struct CliJob {
+    vmafx::RunConfig cfg;
+    std::optional<vmafx::OutputTarget> target;
+    vmafx::OutputFormat format = vmafx::OutputFormat::kXml;
+    vmafx::NumberFormat numbers;
+    bool quiet = false;
+};
 
-    // Everything on the command line is checked before the run: a usage error exits with 2.
-    if (!aom_ctc.empty() || !nflx_ctc.empty())
-        throw UsageError("--aom_ctc/--nflx_ctc need psnr, ssim, ms_ssim, ciede and cambi, which vmafx does not "
-                         "have yet");
-    if (ref.empty()) throw UsageError("the reference video (-r/--reference) is required");
-    if (dist.empty()) throw UsageError("the distorted video (-d/--distorted) is required");
-    if (app.count("--output") && output.empty())
-        throw UsageError("-o/--output needs a path (- for standard output)");
-
+/// The raw-input format of -w -h -p -b, when any is given (all are then needed).
+std::optional<vmafx::VideoFormat> raw_format_of(const CliArgs& a, const CLI::App& app) {
+    using namespace vmafx;
     const bool raw_given = app.count("--width") || app.count("--height") || app.count("--pixel_format") ||
                            app.count("--bitdepth");
-    if (raw_given) {
-        if (!(width && height && !pix_fmt.empty() && bit_depth))
-            throw UsageError("raw .yuv input needs all of --width/-w, --height/-h, --pixel_format/-p, --bitdepth/-b");
-        VideoFormat f;
-        f.width = static_cast<int>(width);
-        f.height = static_cast<int>(height);
-        if (!parse_subsampling(pix_fmt, f.subsampling))
-            throw UsageError(fmt::format("unknown pixel format \"{}\" (-p takes 420, 422 or 444)", pix_fmt));
-        f.bit_depth = static_cast<int>(bit_depth);
-        try {
-            validate_video_format(f, "raw .yuv input (-w, -h, -b)");
-        } catch (const Error& e) {
-            throw UsageError(e.what());
-        }
-        cfg.raw_format = f;
+    if (!raw_given) return std::nullopt;
+    if (!(a.width && a.height && !a.pix_fmt.empty() && a.bit_depth))
+        throw UsageError("raw .yuv input needs all of --width/-w, --height/-h, --pixel_format/-p, --bitdepth/-b");
+    VideoFormat f;
+    f.width = static_cast<int>(a.width);
+    f.height = static_cast<int>(a.height);
+    if (!parse_subsampling(a.pix_fmt, f.subsampling))
+        throw UsageError(fmt::format("unknown pixel format \"{}\" (-p takes 420, 422 or 444)", a.pix_fmt));
+    f.bit_depth = static_cast<int>(a.bit_depth);
+    try {
+        validate_video_format(f, "raw .yuv input (-w, -h, -b)");
+    } catch (const Error& e) {
+        throw UsageError(e.what());
     }
-    NumberFormat nf;
+    return f;
+}
+
+/// --precision: N decimals 0..17, or max.
+vmafx::NumberFormat number_format_of(const std::string& precision) {
+    vmafx::NumberFormat nf;
     if (precision == "max") {
         nf.max_precision = true;
     } else if (!precision.empty()) {
         const auto [end, ec] = std::from_chars(precision.data(), precision.data() + precision.size(), nf.digits);
         if (ec != std::errc() || end != precision.data() + precision.size() || precision.front() == '-' ||
             nf.digits > 17)
-            throw UsageError(fmt::format("--precision \"{}\": expected a number of decimals 0..17 or max", precision));
+            throw vmafx::UsageError(
+                fmt::format("--precision \"{}\": expected a number of decimals 0..17 or max", precision));
     }
-    if (xml + json + csv + sub > 1) throw UsageError("choose one of --xml, --json, --csv, --sub");
-    const OutputFormat out_format = json  ? OutputFormat::kJson
-                                    : csv ? OutputFormat::kCsv
-                                    : sub ? OutputFormat::kSub
-                                          : OutputFormat::kXml;
+    return nf;
+}
 
-    cfg.backend = backend == "cuda" ? Backend::kCuda : Backend::kCpu;
-    cfg.reference_path = ref;
-    cfg.distorted_path = dist;
-    if (!cfg.no_prediction) {
-        if (model_args.empty()) model_args.push_back("version=vmaf_v0.6.1");
-        for (const auto& m : model_args) cfg.models.push_back(parse_model_spec(m));
-        for (std::size_t i = 0; i < cfg.models.size(); ++i)
+/// Checks everything on the command line before the run (a usage error exits with 2) and
+/// turns it into the job: models, features, raw format, output target (a bad -o fails now,
+/// not after hours of scoring; nothing is created or opened yet).
+CliJob to_job(CliArgs& a, const CLI::App& app) {
+    using namespace vmafx;
+    if (!a.aom_ctc.empty() || !a.nflx_ctc.empty())
+        throw UsageError("--aom_ctc/--nflx_ctc need psnr, ssim, ms_ssim, ciede and cambi, which vmafx does not "
+                         "have yet");
+    if (a.ref.empty()) throw UsageError("the reference video (-r/--reference) is required");
+    if (a.dist.empty()) throw UsageError("the distorted video (-d/--distorted) is required");
+    if (app.count("--output") && a.output.empty()) throw UsageError("-o/--output needs a path (- for standard output)");
+    CliJob job;
+    job.cfg = a.cfg;
+    job.cfg.raw_format = raw_format_of(a, app);
+    job.numbers = number_format_of(a.precision);
+    if (a.xml + a.json + a.csv + a.sub > 1) throw UsageError("choose one of --xml, --json, --csv, --sub");
+    job.format = a.json ? OutputFormat::kJson : a.csv ? OutputFormat::kCsv : a.sub ? OutputFormat::kSub : OutputFormat::kXml;
+    job.cfg.backend = a.backend == "cuda" ? Backend::kCuda : Backend::kCpu;
+    job.cfg.reference_path = a.ref;
+    job.cfg.distorted_path = a.dist;
+    if (!job.cfg.no_prediction) {
+        if (a.model_args.empty()) a.model_args.push_back("version=vmaf_v0.6.1");
+        for (const auto& m : a.model_args) job.cfg.models.push_back(parse_model_spec(m));
+        const auto& models = job.cfg.models;
+        for (std::size_t i = 0; i < models.size(); ++i)
             for (std::size_t j = 0; j < i; ++j)
-                if (cfg.models[i].name == cfg.models[j].name)
+                if (models[i].name == models[j].name)
                     throw UsageError(fmt::format("two models are named \"{}\": give each a unique :name=",
-                                                 cfg.models[i].name));
+                                                 models[i].name));
     }
-    for (const auto& f : feature_args) cfg.features.push_back(parse_feature_spec(f));
+    for (const auto& f : a.feature_args) job.cfg.features.push_back(parse_feature_spec(f));
+    if (!a.output.empty()) {
+        job.target = OutputTarget::resolve(a.output);
+        job.target->check();
+    }
+    job.quiet = a.quiet;
+    return job;
+}
 
-    // A bad -o fails now, not after hours of scoring; nothing is created or opened yet.
-    std::optional<OutputTarget> target;
-    if (!output.empty()) {
-        target = OutputTarget::resolve(output);
-        target->check();
+/// Prints each model's pooled score (upstream's "NAME: score" lines) on `to`.
+void print_summary(const vmafx::RunResult& result, const vmafx::NumberFormat& nf, std::FILE* to) {
+    using vmafx::format_number;
+    for (const auto& m : result.models) {
+        std::fprintf(to, "%s: %s\n", m.label.c_str(), format_number(m.mean, nf).c_str());
+        if (m.bootstrap)
+            std::fprintf(to, "%s: bagging %s, ci.p95: [%s, %s], stddev: %s\n", m.label.c_str(),
+                         format_number(m.bagging, nf).c_str(), format_number(m.ci_lo, nf).c_str(),
+                         format_number(m.ci_hi, nf).c_str(), format_number(m.stddev, nf).c_str());
     }
+    if (std::fflush(to) != 0)
+        throw vmafx::Error(fmt::format("cannot print the scores on standard {} ({})", to == stdout ? "output" : "error",
+                                       std::strerror(errno)));
+}
+
+/// Runs the job: progress line on a terminal, the run, warnings, the output file, the summary.
+int run_job(CliJob& job) {
+    using namespace vmafx;
     // When the output file goes to standard output, the score summary goes to standard error.
-    std::FILE* const summary = target && target->writes_to_standard_output() ? stderr : stdout;
-
-    const bool live = !quiet && isatty(STDERR_FILENO);
-    if (live) {
-        cfg.progress = [start = std::chrono::steady_clock::now()](unsigned n) {
+    std::FILE* const summary = job.target && job.target->writes_to_standard_output() ? stderr : stdout;
+    if (!job.quiet && isatty(STDERR_FILENO)) {
+        job.cfg.progress = [start = std::chrono::steady_clock::now()](unsigned n) {
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             std::fprintf(stderr, "\r%u frame%s %.2f FPS\033[K", n, n == 1 ? " " : "s", s > 0 ? n / s : 0.0);
             std::fflush(stderr);
             progress_line_open = true;
         };
     }
-    const RunResult result = run(cfg);
+    const RunResult result = run(job.cfg);
     if (progress_line_open) std::fprintf(stderr, "\n");
     progress_line_open = false;
     for (const auto& w : result.warnings) std::fprintf(stderr, "vmafx: warning: %s\n", w.c_str());
-
-    if (target) target->write(render_output(result, out_format, nf));
-    if (!quiet || output.empty()) {
-        for (const auto& m : result.models) {
-            std::fprintf(summary, "%s: %s\n", m.label.c_str(), format_number(m.mean, nf).c_str());
-            if (m.bootstrap)
-                std::fprintf(summary, "%s: bagging %s, ci.p95: [%s, %s], stddev: %s\n", m.label.c_str(),
-                             format_number(m.bagging, nf).c_str(), format_number(m.ci_lo, nf).c_str(),
-                             format_number(m.ci_hi, nf).c_str(), format_number(m.stddev, nf).c_str());
-        }
-        if (std::fflush(summary) != 0)
-            throw Error(fmt::format("cannot print the scores on standard {} ({})", summary == stdout ? "output" : "error",
-                                    std::strerror(errno)));
-    }
+    if (job.target) job.target->write(render_output(result, job.format, job.numbers));
+    if (!job.quiet || !job.target) print_summary(result, job.numbers, summary);
     return 0;
+}
+
+/// The command line: parse, then run.
+int run_cli(int argc, char** argv) {
+    CLI::App app{"vmafx: perceptual video quality (VMAF), bit-identical to libvmaf 3.2.0", "vmafx"};
+    CliArgs args;
+    add_flags(app, args);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // CLI11 prints its message (or the help, whose code is 0) and says its own code.
+        return app.exit(e) == 0 ? 0 : kExitUsage;
+    }
+    if (args.version) {
+        std::printf("vmafx %s (scores of libvmaf 3.2.0)\n", VMAFX_VERSION);
+        return 0;
+    }
+    CliJob job = to_job(args, app);
+    return run_job(job);
 }
 
 }  // namespace

@@ -7,18 +7,24 @@
 
 #include <CLI/CLI.hpp>
 
-#include "engine/parity.hpp"
+#include "parity/gate.hpp"
+#include "parity/inputs.hpp"
 
 int main(int argc, char** argv) {
     using namespace vmafx;
     CLI::App app{"vmafx-parity: every GPU twin against the CPU reference, value by value", "vmafx-parity"};
     std::string backends = "cpu,cuda", fixtures, work = (std::filesystem::temp_directory_path() / "vmafx-parity").string();
+    std::string twin_name, plant_name = "none";
     unsigned random = 0, seed = 1;
     app.add_option("--backends", backends, "the pair compared (only cpu,cuda exists)")->check(CLI::IsMember({"cpu,cuda"}));
     app.add_option("--fixtures", fixtures, "folder of unpacked fixtures (shared/fixtures/prepare.py --out DIR)");
     app.add_option("--random", random, "also N generated random-content videos per bit depth (odd sizes)");
     app.add_option("--seed", seed, "seed of the random content");
     app.add_option("--work", work, "where generated videos are written");
+    app.add_option("--twin", twin_name, "only the cases of this metric's twin (e.g. adm)");
+    app.add_option("--plant", plant_name,
+                   "plant a defect in the twins that declare it, to see the gate catch it (tests of the gate only)")
+        ->check(CLI::IsMember({"none", "contraction", "mirror_shift", "rounding_constant", "reduction_order"}));
     CLI11_PARSE(app, argc, argv);
     try {
         if (fixtures.empty() && random == 0) throw Error("nothing to compare: give --fixtures DIR and/or --random N");
@@ -28,11 +34,16 @@ int main(int argc, char** argv) {
             auto r = random_inputs(work, random, seed);
             inputs.insert(inputs.end(), r.begin(), r.end());
         }
-        const auto rows = run_parity(inputs);
+        const TwinDescriptor* twin = nullptr;
+        if (!twin_name.empty() && !(twin = find_twin(twin_name)))
+            throw Error("--twin " + twin_name + ": no such twin");
+        PlantedDefect plant = PlantedDefect::kNone;
+        for (PlantedDefect d : {PlantedDefect::kContraction, PlantedDefect::kMirrorShift,
+                                PlantedDefect::kRoundingConstant, PlantedDefect::kReductionOrder})
+            if (plant_name == planted_defect_name(d)) plant = d;
+        const auto rows = run_parity(inputs, parity_cases(twin), plant);
         std::fputs(format_parity_table(rows).c_str(), stdout);
-        for (const auto& r : rows)
-            if (r.breach) return 1;
-        return rows.empty() ? 1 : 0;
+        return rows.empty() || count_breaches(rows) ? 1 : 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "vmafx-parity: error: %s\n", e.what());
         return 2;

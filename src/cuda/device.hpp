@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "feature/feature_extractor.hpp"
+#include "base/error.hpp"
 
 namespace vmafx::cuda {
 

@@ -20,7 +20,9 @@
 #include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/parallel_pipeline.h>
 
+#include "engine/gpu_scorer.hpp"
 #include "engine/pooling.hpp"
+#include "feature/registry.hpp"
 #include "io/video_reader.hpp"
 
 namespace vmafx {
@@ -69,16 +71,55 @@ private:
 /// pipeline is then cancelled with tokens in flight) leaks nothing.
 struct Token {
     unsigned index = 0;
-    std::shared_ptr<Picture> ref, dist, prev_ref, prev_prev_ref;
+    std::shared_ptr<Picture> ref, dist;
+    std::array<std::shared_ptr<Picture>, kMaxHistory> prev_ref, prev_dist;
     FrameScores scores;
+
+    /// Drops the pictures (back to the pool).
+    void release() {
+        ref.reset();
+        dist.reset();
+        for (auto& p : prev_ref) p.reset();
+        for (auto& p : prev_dist) p.reset();
+    }
 };
 
-/// The planes the run's extractors read: luma only unless one of them reads chroma.
-PlaneSet planes_needed(const std::vector<FeatureInstance>& instances) {
-    for (const auto& f : instances)
-        if (f.info->planes == PlaneSet::kAll) return PlaneSet::kAll;
-    return PlaneSet::kLuma;
+/// What the run's metric instances read: the union of their planes (luma only unless one
+/// reads chroma) and of their previous pictures.
+struct Needs {
+    PlaneSet planes = PlaneSet::kLuma;
+    History history;
+};
+
+Needs needs_of(const std::vector<FeatureInstance>& instances) {
+    Needs n;
+    for (const auto& f : instances) {
+        if (f.metric->planes == PlaneSet::kAll) n.planes = PlaneSet::kAll;
+        const History h = f.metric->history_for(f.options);
+        n.history.refs = std::max(n.history.refs, h.refs);
+        n.history.dists = std::max(n.history.dists, h.dists);
+    }
+    return n;
 }
+
+/// The last `depth` pictures of one video, newest first: what the next frame's prev_ref (or
+/// prev_dist) holds.
+class PictureHistory {
+public:
+    explicit PictureHistory(unsigned depth) : depth_(depth) {}
+    /// Gives the held pictures to `to`, then remembers `newest` in front.
+    void pass(std::array<std::shared_ptr<Picture>, kMaxHistory>& to, const std::shared_ptr<Picture>& newest) {
+        if (depth_ == 0) return;
+        to = held_;
+        for (unsigned k = depth_ - 1; k > 0; --k) held_[k] = held_[k - 1];
+        held_[0] = newest;
+    }
+    void clear() { held_ = {}; }
+
+private:
+    unsigned depth_;
+    std::array<std::shared_ptr<Picture>, kMaxHistory> held_{};
+};
 
 /// Runs `a` and `b` at the same time and waits for both; rethrows `a`'s exception first, as if
 /// they had run in turn. Where `threads` is set (a stream is read), `b` gets a thread of its
@@ -187,25 +228,19 @@ unsigned thread_count(const RunConfig& config) {
     return config.threads ? config.threads : std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
 }
 
-/// The extractor called `name`; throws UsageError listing the known ones when there is none.
-const ExtractorInfo& extractor_named(const std::string& name) {
-    if (const ExtractorInfo* info = find_extractor(name)) return *info;
-    throw UsageError(fmt::format("unknown feature \"{}\" (available: {})", name, extractor_names()));
-}
-
 /// Adds the instance (info, options) unless one of the same extractor with the same feature
 /// parameters (the options that name its outputs) is there already: upstream's merging rule
 /// (libvmaf fex_ctx_vector.c feature_extractor_vector_append compares the names
 /// vmaf_feature_name_from_options gives the two), which keeps the first registered, so that
 /// options that are not feature parameters (debug, adm_skip_aim) of a later registration are
 /// dropped with it.
-void add_instance(std::vector<FeatureInstance>& instances, const ExtractorInfo& info,
-                  const std::vector<std::pair<std::string, std::string>>& options) {
-    Options opts(info.name, info.options, options);
-    const std::string name = opts.feature_name(info.name);
+void add_instance(std::vector<FeatureInstance>& instances, const MetricDescriptor& metric,
+                  const OptionValues& options) {
+    Options opts = metric.parse_options(options);
+    const std::string name = opts.feature_name(metric.name);
     for (const auto& f : instances)
-        if (f.info == &info && f.options.feature_name(info.name) == name) return;
-    instances.push_back({&info, std::move(opts)});
+        if (f.metric == &metric && f.options.feature_name(metric.name) == name) return;
+    instances.push_back({&metric, std::move(opts)});
 }
 
 /// The CPU pipeline: frames in parallel through oneTBB, a bounded number in flight.
@@ -214,20 +249,20 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     const VideoFormat& format = result.format;
     const unsigned subsample = result.subsample;
     std::vector<std::unique_ptr<FeatureExtractor>> extractors;
-    unsigned history = 0;
+    std::vector<bool> temporal;  // keeps history: sees every frame, whatever the subsampling
     for (const auto& f : instances) {
-        extractors.push_back(f.info->create(f.options, format));
-        history = std::max(history, extractors.back()->previous_refs());
+        extractors.push_back(f.metric->make_extractor(f.options, format));
+        temporal.push_back(f.metric->history_for(f.options).any());
     }
+    const Needs needs = needs_of(instances);
     const unsigned threads = thread_count(config);
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
-    const PlaneSet planes = planes_needed(instances);
 
     // Declared in this order so that the tokens (holding pictures) go before the pool.
     PicturePool pool(format);
     const std::size_t in_flight = std::max<std::size_t>(2, 2 * static_cast<std::size_t>(threads));
     std::vector<Token> ring(in_flight);
-    std::shared_ptr<Picture> last_ref, last_last_ref;
+    PictureHistory ref_history(needs.history.refs), dist_history(needs.history.dists);
     unsigned next = 0;
     tbb::parallel_pipeline(
         in_flight,
@@ -242,16 +277,13 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                            t.scores.clear();
                                            t.ref = pool.get();
                                            t.dist = pool.get();
-                                           if (!pairs.next(*t.ref, *t.dist, planes)) {
-                                               t.ref.reset();
-                                               t.dist.reset();
+                                           if (!pairs.next(*t.ref, *t.dist, needs.planes)) {
+                                               t.release();
                                                fc.stop();
                                                return nullptr;
                                            }
-                                           if (history >= 1) t.prev_ref = last_ref;
-                                           if (history >= 2) t.prev_prev_ref = last_last_ref;
-                                           if (history >= 2) last_last_ref = last_ref;
-                                           if (history >= 1) last_ref = t.ref;
+                                           ref_history.pass(t.prev_ref, t.ref);
+                                           dist_history.pass(t.prev_dist, t.dist);
                                            ++next;
                                            if (config.progress) config.progress(next);
                                            return &t;
@@ -262,14 +294,15 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                                  in.index = t->index;
                                                  in.ref = t->ref.get();
                                                  in.dist = t->dist.get();
-                                                 in.prev_ref = t->prev_ref.get();
-                                                 in.prev_prev_ref = t->prev_prev_ref.get();
+                                                 for (unsigned k = 0; k < kMaxHistory; ++k) {
+                                                     in.prev_ref[k] = t->prev_ref[k].get();
+                                                     in.prev_dist[k] = t->prev_dist[k].get();
+                                                 }
                                                  try {
-                                                     for (const auto& e : extractors) {
-                                                         const bool temporal = e->previous_refs() > 0;
-                                                         if (!temporal && subsample > 1 && t->index % subsample)
+                                                     for (std::size_t e = 0; e < extractors.size(); ++e) {
+                                                         if (!temporal[e] && subsample > 1 && t->index % subsample)
                                                              continue;
-                                                         e->extract(in, t->scores);
+                                                         extractors[e]->extract(in, t->scores);
                                                      }
                                                  } catch (const Error& e) {
                                                      // A metric knows pictures, not files: name them.
@@ -278,18 +311,15 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                                                              config.distorted_path));
                                                  }
                                                  // Pictures go back to the pool as soon as possible.
-                                                 t->ref.reset();
-                                                 t->dist.reset();
-                                                 t->prev_ref.reset();
-                                                 t->prev_prev_ref.reset();
+                                                 t->release();
                                                  return t;
                                              }) &
             tbb::make_filter<Token*, void>(tbb::filter_mode::serial_in_order, [&](Token* t) {
                 for (const auto& [name, value] : t->scores) result.scores.set(name, t->index, value);
                 t->scores.clear();
             }));
-    last_ref.reset();
-    last_last_ref.reset();
+    ref_history.clear();
+    dist_history.clear();
     ring.clear();
     result.frames = pairs.count();
     result.pictures_allocated = pool.created();
@@ -299,7 +329,7 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
 
 #ifdef VMAFX_HAVE_CUDA
 /// The GPU pipeline, two oneTBB stages: the first reads frame pairs (the two files at once,
-/// large planes in parallel pieces, luma only: the twins read nothing else) into a ring of
+/// large planes in parallel pieces, only the planes the twins read) into a ring of
 /// pinned pictures, up to kReadAhead frames ahead; the second submits them in order to the
 /// GpuScorer, which keeps kSlots frames in flight on the device. Reading thus overlaps both
 /// the uploads and the kernels.
@@ -316,21 +346,22 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     std::vector<Picture> refs, dists;
     refs.reserve(kRing);
     dists.reserve(kRing);
-    GpuScorer scorer(instances, result.format, kSlots, result.subsample);
+    GpuScorer scorer(instances, result.format, kSlots, result.subsample, config.planted_defect);
     for (unsigned i = 0; i < kRing; ++i) {
         refs.emplace_back(result.format);
         dists.emplace_back(result.format);
-        scorer.pin(refs.back().luma());
-        scorer.pin(dists.back().luma());
+        scorer.pin(refs.back());
+        scorer.pin(dists.back());
     }
     result.pictures_allocated = 2 * kRing;
+    const PlaneSet planes = scorer.planes();
     unsigned next = 0;
     tbb::parallel_pipeline(
         kReadAhead,
         tbb::make_filter<void, unsigned>(tbb::filter_mode::serial_in_order,
                                          [&](tbb::flow_control& fc) -> unsigned {
                                              const unsigned i = next;
-                                             if (!pairs.next(refs[i % kRing], dists[i % kRing], PlaneSet::kLuma)) {
+                                             if (!pairs.next(refs[i % kRing], dists[i % kRing], planes)) {
                                                  fc.stop();
                                                  return 0;
                                              }
@@ -338,7 +369,7 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                              return i;
                                          }) &
             tbb::make_filter<unsigned, void>(tbb::filter_mode::serial_in_order, [&](unsigned i) {
-                scorer.submit(i, refs[i % kRing].luma(), dists[i % kRing].luma());
+                scorer.submit(i, refs[i % kRing], dists[i % kRing]);
                 if (config.progress) config.progress(i + 1);
             }));
     result.frames = pairs.count();
@@ -351,8 +382,6 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
 
 #ifndef VMAFX_HAVE_CUDA
 std::string gpu_unavailable_reason() { return "this vmafx was built without the CUDA backend"; }
-PlantedDefect planted_defect() { return PlantedDefect::kNone; }
-void set_planted_defect(PlantedDefect) {}
 #endif
 
 FeatureSpec parse_feature_spec(const std::string& text) {
@@ -360,7 +389,7 @@ FeatureSpec parse_feature_spec(const std::string& text) {
     const auto eq = text.find('=');
     spec.name = text.substr(0, eq);
     if (spec.name.empty()) throw UsageError(fmt::format("--feature \"{}\": no feature name", text));
-    const ExtractorInfo& info = extractor_named(spec.name);
+    const MetricDescriptor& metric = metric_named(spec.name);
     if (eq == std::string::npos) return spec;
     std::string rest = text.substr(eq + 1);
     std::size_t start = 0;
@@ -375,7 +404,7 @@ FeatureSpec parse_feature_spec(const std::string& text) {
         if (colon == std::string::npos) break;
         start = colon + 1;
     }
-    Options(info.name, info.options, spec.options);  // throws UsageError for a bad option
+    metric.parse_options(spec.options);  // throws UsageError for a bad option
     return spec;
 }
 
@@ -402,9 +431,16 @@ void warn_damage(const std::optional<FrameCount>& c, unsigned skip, unsigned fra
                                    static_cast<std::uint64_t>(skip) + frames - 1));
 }
 
-}  // namespace
 
-RunResult run(const RunConfig& config) {
+/// What a run computes, decided before any video is opened: the models and the metric
+/// instances (models' features first, then the extra features; equal instances shared).
+struct RunPlan {
+    std::vector<std::unique_ptr<Model>> models;
+    std::vector<FeatureInstance> instances;
+};
+
+/// Checks the configuration that needs no file, loads the models and lists the instances.
+RunPlan plan_run(const RunConfig& config) {
     if (config.threads > kMaxThreads)
         throw UsageError(fmt::format("{} threads asked for: at most {} (0: all cores)", config.threads, kMaxThreads));
     if (config.reference_path == "-" && config.distorted_path == "-")
@@ -414,26 +450,35 @@ RunResult run(const RunConfig& config) {
         !id.empty() && id == stream_identity_of(config.distorted_path))
         throw UsageError(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream",
                                      config.reference_path, config.distorted_path));
-    // Models first (their features), then the extra features; equal instances are shared.
-    std::vector<std::unique_ptr<Model>> models;
-    std::vector<FeatureInstance> instances;
+    RunPlan plan;
     if (!config.no_prediction) {
         for (const auto& spec : config.models) {
-            models.push_back(std::make_unique<Model>(spec));
-            for (const auto& req : models.back()->required_features())
-                add_instance(instances, *req.extractor, req.options);
+            plan.models.push_back(std::make_unique<Model>(spec));
+            for (const auto& req : plan.models.back()->required_features())
+                add_instance(plan.instances, *req.metric, req.options);
         }
     }
-    for (const auto& f : config.features) add_instance(instances, extractor_named(f.name), f.options);
+    for (const auto& f : config.features) add_instance(plan.instances, metric_named(f.name), f.options);
+    return plan;
+}
 
+/// The two videos of a run, opened and checked against each other, their known frame counts
+/// (regular files) and the number of pairs to score at most.
+struct Inputs {
+    std::unique_ptr<VideoReader> ref, dist;
+    std::optional<FrameCount> ref_count, dist_count;
+    unsigned limit = UINT_MAX;
+};
+
+/// Opens both videos: two streams at once (opening a pipe waits for its writer, and one
+/// writer may feed both); otherwise the file first, so that its errors come without waiting
+/// for the stream's writer. Throws when the formats differ or both are one stream.
+void open_inputs(const RunConfig& config, Inputs& in) {
     // Standard input closed: a file opened now would take descriptor 0 and be read as "-".
     if ((config.reference_path == "-" || config.distorted_path == "-") && ::fcntl(STDIN_FILENO, F_GETFD) < 0)
         throw Error(fmt::format("standard input: cannot read: {}", std::strerror(errno)));
-    // Two streams at once: opening a pipe waits for its writer, and one writer may feed both.
-    // Otherwise the file first, so that its errors come without waiting for the stream's writer.
-    std::unique_ptr<VideoReader> ref_reader, dist_reader;
-    const auto open_ref = [&] { ref_reader = open_video(config.reference_path, config.raw_format); };
-    const auto open_dist = [&] { dist_reader = open_video(config.distorted_path, config.raw_format); };
+    const auto open_ref = [&] { in.ref = open_video(config.reference_path, config.raw_format); };
+    const auto open_dist = [&] { in.dist = open_video(config.distorted_path, config.raw_format); };
     const bool ref_stream = !stream_identity_of(config.reference_path).empty();
     const bool dist_stream = !stream_identity_of(config.distorted_path).empty();
     if (ref_stream && dist_stream) {
@@ -445,92 +490,113 @@ RunResult run(const RunConfig& config) {
         open_ref();
         open_dist();
     }
-    const VideoFormat format = ref_reader->format();
-    if (!(dist_reader->format() == format))
+    const VideoFormat format = in.ref->format();
+    if (!(in.dist->format() == format))
         throw Error(fmt::format("reference \"{}\" is {} but distorted \"{}\" is {}: they must match",
-                                ref_reader->path(), describe(format), dist_reader->path(),
-                                describe(dist_reader->format())));
-    if (ref_reader->is_stream() && ref_reader->stream_identity() == dist_reader->stream_identity())
-        throw Error(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream", ref_reader->path(),
-                                dist_reader->path()));
+                                in.ref->path(), describe(format), in.dist->path(), describe(in.dist->format())));
+    if (in.ref->is_stream() && in.ref->stream_identity() == in.dist->stream_identity())
+        throw Error(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream", in.ref->path(),
+                                in.dist->path()));
+}
 
-    // Frame counts. Regular files: known now, so that a mismatch or a damaged frame to be scored
-    // is reported before scoring, with both numbers; they must agree unless --frame_cnt asks for
-    // the common prefix. Streams: read until they end (PairSource checks their lengths).
-    RunResult result;
-    const std::optional<FrameCount> ref_count = ref_reader->frame_count();
-    const std::optional<FrameCount> dist_count = dist_reader->frame_count();
-    unsigned limit = config.frame_count ? config.frame_count : UINT_MAX;
-    if (ref_count && dist_count) {
-        if (config.frame_skip_ref > ref_count->whole) ref_reader->skip(config.frame_skip_ref);  // throws
-        if (config.frame_skip_dist > dist_count->whole) dist_reader->skip(config.frame_skip_dist);  // throws
-        const unsigned ref_frames = frames_after(*ref_count, config.frame_skip_ref);
-        const unsigned dist_frames = frames_after(*dist_count, config.frame_skip_dist);
+/// Frame counts. Regular files: known now, so that a mismatch or a damaged frame to be scored
+/// is reported before scoring, with both numbers; they must agree unless --frame_cnt asks for
+/// the common prefix. Streams: read until they end (PairSource checks their lengths). Then
+/// skips the frames --frame_skip_ref/_dist ask for.
+void count_and_skip(const RunConfig& config, Inputs& in) {
+    in.ref_count = in.ref->frame_count();
+    in.dist_count = in.dist->frame_count();
+    in.limit = config.frame_count ? config.frame_count : UINT_MAX;
+    if (in.ref_count && in.dist_count) {
+        const FrameCount& rc = *in.ref_count;
+        const FrameCount& dc = *in.dist_count;
+        if (config.frame_skip_ref > rc.whole) in.ref->skip(config.frame_skip_ref);     // throws
+        if (config.frame_skip_dist > dc.whole) in.dist->skip(config.frame_skip_dist);  // throws
+        const unsigned ref_frames = frames_after(rc, config.frame_skip_ref);
+        const unsigned dist_frames = frames_after(dc, config.frame_skip_dist);
         if (config.frame_count == 0) {
             // Every frame is to be scored: a damaged one is an error, whatever the other video.
-            check_damage(*ref_count, config.frame_skip_ref, ref_frames);
-            check_damage(*dist_count, config.frame_skip_dist, dist_frames);
+            check_damage(rc, config.frame_skip_ref, ref_frames);
+            check_damage(dc, config.frame_skip_dist, dist_frames);
             if (ref_frames != dist_frames)
-                throw length_mismatch(config, ref_reader->path(), ref_frames, dist_reader->path(), dist_frames);
+                throw length_mismatch(config, in.ref->path(), ref_frames, in.dist->path(), dist_frames);
         }
-        limit = std::min({limit, ref_frames, dist_frames});
-        if (limit == 0) throw no_frames(ref_reader->path(), dist_reader->path());
-        check_damage(*ref_count, config.frame_skip_ref, limit);
-        check_damage(*dist_count, config.frame_skip_dist, limit);
+        in.limit = std::min({in.limit, ref_frames, dist_frames});
+        if (in.limit == 0) throw no_frames(in.ref->path(), in.dist->path());
+        check_damage(rc, config.frame_skip_ref, in.limit);
+        check_damage(dc, config.frame_skip_dist, in.limit);
     }
     concurrently(
-        ref_reader->is_stream() || dist_reader->is_stream(), [&] { ref_reader->skip(config.frame_skip_ref); },
-        [&] { dist_reader->skip(config.frame_skip_dist); });
-    PairSource pairs(config, *ref_reader, *dist_reader, limit);
+        in.ref->is_stream() || in.dist->is_stream(), [&] { in.ref->skip(config.frame_skip_ref); },
+        [&] { in.dist->skip(config.frame_skip_dist); });
+}
 
-    result.format = format;
-    result.subsample = std::max(1u, config.subsample);
-    const unsigned subsample = result.subsample;
-    const auto t0 = std::chrono::steady_clock::now();
+/// Scores every frame with the run's metric instances on the configured backend.
+void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult& result) {
+    PairSource pairs(config, *in.ref, *in.dist, in.limit);
     if (config.backend == Backend::kCuda) {
 #ifdef VMAFX_HAVE_CUDA
-        run_gpu(config, instances, pairs, result);
+        run_gpu(config, plan.instances, pairs, result);
 #else
         throw Error("--backend cuda: this vmafx was built without the CUDA backend (configure with -DVMAFX_CUDA=ON "
                     "where nvcc is installed)");
 #endif
     } else {
-        run_cpu(config, instances, pairs, result);
+        run_cpu(config, plan.instances, pairs, result);
     }
-
     // A stream beside a damaged file: a damaged frame the run reached has thrown already.
-    warn_damage(ref_count, config.frame_skip_ref, result.frames, result.warnings);
-    warn_damage(dist_count, config.frame_skip_dist, result.frames, result.warnings);
+    warn_damage(in.ref_count, config.frame_skip_ref, result.frames, result.warnings);
+    warn_damage(in.dist_count, config.frame_skip_dist, result.frames, result.warnings);
+}
 
-    // As upstream's tool: every model's own score first, then the bootstrap collections'.
+/// Every model's per-frame scores (as upstream's tool: every model's own score first, then the
+/// bootstrap collections'), on the scored frames.
+void predict(const RunPlan& plan, RunResult& result) {
     // A 64-bit count: next + subsample cannot wrap around to below frames.
-    const unsigned frames = result.frames;
-    for (std::uint64_t next = 0; next < frames; next += subsample) {
+    for (std::uint64_t next = 0; next < result.frames; next += result.subsample) {
         const auto i = static_cast<unsigned>(next);
-        for (const auto& m : models) m->predict_score(result.scores, i);
-        for (const auto& m : models) m->predict_collection(result.scores, i);
+        for (const auto& m : plan.models) m->predict_score(result.scores, i);
+        for (const auto& m : plan.models) m->predict_collection(result.scores, i);
     }
+}
 
+/// Each model's pooled score for the summary line.
+ModelSummary summarize(const ModelSpec& spec, const RunResult& result) {
+    ModelSummary s;
+    s.label = spec.label();
+    s.name = spec.name;
+    const auto pooled = [&](const std::string& n) {
+        return pool_score(result.scores, n, PoolMethod::kMean, result.frames, result.subsample).value_or(0.0);
+    };
+    s.mean = pooled(s.name);
+    if (result.scores.frames(s.name + "_bagging")) {
+        s.bootstrap = true;
+        s.bagging = pooled(s.name + "_bagging");
+        s.ci_lo = pooled(s.name + "_ci_p95_lo");
+        s.ci_hi = pooled(s.name + "_ci_p95_hi");
+        s.stddev = pooled(s.name + "_stddev");
+    }
+    return s;
+}
+
+}  // namespace
+
+RunResult run(const RunConfig& config) {
+    const RunPlan plan = plan_run(config);
+    Inputs in;
+    open_inputs(config, in);
+    count_and_skip(config, in);
+
+    RunResult result;
+    result.format = in.ref->format();
+    result.subsample = std::max(1u, config.subsample);
+    const auto t0 = std::chrono::steady_clock::now();
+    execute(config, plan, in, result);
+    predict(plan, result);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    result.fps = seconds > 0 ? frames / seconds : 0.0;
-
-    for (std::size_t i = 0; i < models.size(); ++i) {
-        ModelSummary s;
-        s.label = config.models[i].label();
-        s.name = config.models[i].name;
-        const auto pooled = [&](const std::string& n) {
-            return pool_score(result.scores, n, PoolMethod::kMean, frames, subsample).value_or(0.0);
-        };
-        s.mean = pooled(s.name);
-        if (result.scores.frames(s.name + "_bagging")) {
-            s.bootstrap = true;
-            s.bagging = pooled(s.name + "_bagging");
-            s.ci_lo = pooled(s.name + "_ci_p95_lo");
-            s.ci_hi = pooled(s.name + "_ci_p95_hi");
-            s.stddev = pooled(s.name + "_stddev");
-        }
-        result.models.push_back(s);
-    }
+    result.fps = seconds > 0 ? result.frames / seconds : 0.0;
+    if (!config.no_prediction)
+        for (const auto& spec : config.models) result.models.push_back(summarize(spec, result));
     return result;
 }
 

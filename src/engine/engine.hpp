@@ -9,8 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "feature/feature_extractor.hpp"
-#include "cuda/gpu_scorer.hpp"
+#include "base/options.hpp"
+#include "base/scores.hpp"
+#include "gpu/twin.hpp"
 #include "model/model.hpp"
 
 namespace vmafx {
@@ -19,7 +20,7 @@ namespace vmafx {
 /// (upstream's `--feature NAME=opt=val:opt=val`).
 struct FeatureSpec {
     std::string name;
-    std::vector<std::pair<std::string, std::string>> options;
+    OptionValues options;
 };
 
 /// Parses upstream's `--feature` syntax "NAME" or "NAME=opt=val:opt=val" and checks it against
@@ -49,6 +50,9 @@ struct RunConfig {
     Backend backend = Backend::kCpu;
     /// Called from the reading thread after each frame pair is read (frames read so far).
     std::function<void(unsigned)> progress;
+    /// With Backend::kCuda: a defect planted in every twin that declares it (the parity gate's
+    /// tests only; never set in normal runs).
+    PlantedDefect planted_defect = PlantedDefect::kNone;
 };
 
 /// A model's pooled score, for the summary line (upstream prints "NAME: score").

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "feature/feature_extractor.hpp"
+#include "base/scores.hpp"
 
 namespace vmafx {
 

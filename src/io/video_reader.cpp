@@ -23,7 +23,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
-#include "feature/feature_extractor.hpp"  // vmafx::Error
+#include "base/error.hpp"
 
 namespace vmafx {
 

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "feature/registry.hpp"
 #include "model/builtin_models.hpp"
 #include "model/svm_model.hpp"
 
@@ -93,29 +94,16 @@ ModelSpec parse_model_spec(const std::string& text) {
     if (spec.version.empty() && spec.path.empty()) throw fail("needs version=NAME or path=FILE");
     if (!spec.version.empty() && !spec.path.empty()) throw fail("takes version= or path=, not both");
     for (const FeatureOverload& o : spec.overloads) {
-        const ExtractorInfo* x = find_extractor(o.extractor);
+        const MetricDescriptor* x = find_metric(o.extractor);
         if (!x)
-            throw fail(fmt::format("no feature extractor \"{}\" (available: {})", o.extractor, extractor_names()));
+            throw fail(fmt::format("no feature extractor \"{}\" (available: {})", o.extractor, metric_names()));
         try {
-            Options(x->name, x->options, {{o.option, normalize_option_value(o.value)}});
+            x->parse_options({{o.option, normalize_option_value(o.value)}});
         } catch (const Error& e) {
             throw fail(e.what());
         }
     }
     return spec;
-}
-
-std::string normalize_option_value(const std::string& text) {
-    // Upstream dict.c isnumeric(): one float and nothing but whitespace after it.
-    float ignored = 0.0f;
-    char trailing = 0;
-    if (std::sscanf(text.c_str(), "%f %c", &ignored, &trailing) != 1) return text;
-    char* end = nullptr;
-    const double v = std::strtof(text.c_str(), &end);
-    if (v == 0 && end == text.c_str()) return text;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -149,7 +137,7 @@ struct ModelFeature {
     double slope = 0.0;
     double intercept = 0.0;
     OptionList options;
-    const ExtractorInfo* extractor = nullptr;
+    const MetricDescriptor* extractor = nullptr;
     std::string key;          // name of its values in the ScoreTable
     std::string options_key;  // the instance's name under its feature parameters (upstream's merging key)
     std::string error;        // why it has no extractor or key
@@ -395,13 +383,13 @@ void set_option(OptionList& options, const std::string& key, const std::string& 
 
 // Finds each feature's extractor and the name its values have in the ScoreTable.
 void resolve(ModelFeature& f, const std::string& label) {
-    f.extractor = find_extractor_by_feature(f.name);
+    f.extractor = find_metric_by_feature(f.name);
     if (!f.extractor) {
         f.error = fmt::format("model {}: no feature extractor provides feature \"{}\"", label, f.name);
         return;
     }
     try {
-        const Options opts(f.extractor->name, f.extractor->options, f.options);
+        const Options opts = f.extractor->parse_options(f.options);
         f.key = opts.feature_name(f.name);
         f.options_key = opts.feature_name(f.extractor->name);
     } catch (const Error& e) {
@@ -649,13 +637,13 @@ Model::Model(const ModelSpec& spec) {
     // Feature overloads apply to every member alike (upstream
     // vmaf_model_collection_feature_overload).
     for (const FeatureOverload& o : spec.overloads) {
-        if (!find_extractor(o.extractor))
+        if (!find_metric(o.extractor))
             throw Error(fmt::format("model {}: {}.{}={}: no feature extractor \"{}\"", impl->label, o.extractor,
                                     o.option, o.value, o.extractor));
         const std::string value = normalize_option_value(o.value);
         const auto apply = [&](Regressor& r) {
             for (ModelFeature& f : r.features) {
-                const ExtractorInfo* x = find_extractor_by_feature(f.name);
+                const MetricDescriptor* x = find_metric_by_feature(f.name);
                 if (x && o.extractor == x->name) set_option(f.options, o.option, value);
             }
         };
@@ -676,11 +664,11 @@ bool Model::is_collection() const { return !impl_->members.empty(); }
 
 std::vector<FeatureRequest> Model::required_features() const {
     std::vector<FeatureRequest> out;
-    std::vector<std::pair<const ExtractorInfo*, std::string>> seen;
+    std::vector<std::pair<const MetricDescriptor*, std::string>> seen;
     const auto add = [&](const Regressor& r) {
         for (const ModelFeature& f : r.features) {
             if (!f.error.empty()) throw Error(f.error);
-            const std::pair<const ExtractorInfo*, std::string> id{f.extractor, f.options_key};
+            const std::pair<const MetricDescriptor*, std::string> id{f.extractor, f.options_key};
             if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;
             seen.push_back(id);
             out.push_back({f.extractor, f.options});

@@ -7,7 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "feature/feature_extractor.hpp"
+#include "base/options.hpp"
+#include "base/scores.hpp"
+#include "feature/metric.hpp"
 
 namespace vmafx {
 
@@ -43,17 +45,10 @@ struct ModelSpec {
 /// checked by Model.
 ModelSpec parse_model_spec(const std::string& text);
 
-/// The text an option value has once upstream stores it in an options dictionary
-/// (libvmaf src/dict.c vmaf_feature_dictionary_set with VMAF_DICT_NORMALIZE_NUMERICAL_VALUES):
-/// a number (as sscanf "%f" reads it, nothing but whitespace after) becomes float-rounded
-/// and printed as "%g" ("1.0" -> "1", "0.123456789" -> "0.123457"); other text is unchanged.
-/// Applies to `-m` overload values and `--feature NAME=OPT=VALUE` option values alike.
-std::string normalize_option_value(const std::string& text);
-
-/// One extractor instance a model needs: the registered extractor and its option values
-/// (name, text), ready for Options(extractor->name, extractor->options, options).
+/// One metric instance a model needs: the registered metric and its option values
+/// (name, text), ready for metric->parse_options(options).
 struct FeatureRequest {
-    const ExtractorInfo* extractor = nullptr;
+    const MetricDescriptor* metric = nullptr;
     std::vector<std::pair<std::string, std::string>> options;
 };
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "feature/feature_extractor.hpp"
+#include "base/error.hpp"
 
 namespace vmafx {
 

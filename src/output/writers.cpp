@@ -10,6 +10,7 @@
 #include <fmt/printf.h>
 
 #include "engine/pooling.hpp"
+#include "feature/registry.hpp"
 #include "output/output_target.hpp"
 
 namespace vmafx {

@@ -15,11 +15,13 @@
 #include <vector>
 
 #include "feature/adm/adm_pipeline.hpp"
-#include "feature/feature_extractor.hpp"
+#include "feature/metric.hpp"
 
 namespace vmafx {
 
-/// Registry entry of the integer ADM extractor "adm".
+namespace adm {
+
+/// Descriptor of the integer ADM extractor "adm" (listed in feature/metrics.def).
 ///
 /// Options (upstream's table, aliases in output names): debug (bool, not a feature
 /// parameter: adds the debug outputs), adm_csf_scale (scf, [0, 50], 1), adm_csf_diag_scale
@@ -34,23 +36,23 @@ namespace vmafx {
 /// debug integer_adm, integer_adm_num, integer_adm_den and integer_adm_num/den_scale0..3,
 /// each named by Options::feature_name.
 ///
-/// The factory throws Error when nvd * rdh < 3240 (upstream fails every frame), for bit
-/// depths outside 8..16 and for luma smaller than 33 x 33 (upstream crashes below 17 and
-/// reads outside its buffers from 17 to 32, where its scores are undefined).
-const ExtractorInfo& adm_extractor_info();
+/// Its limits: bit depths 8..16 and luma at least 33 x 33 (upstream crashes below 17 and reads
+/// outside its buffers from 17 to 32, where its scores are undefined); the factory throws Error
+/// when nvd * rdh < 3240 (upstream fails every frame).
+extern const MetricDescriptor descriptor;
 
-namespace adm {
 
 /// One "adm" instance's options as the CPU extractor and its CUDA twin use them: the pipeline
 /// configuration, and how a frame's AdmScores become its outputs (upstream integer_adm.c
 /// init() and extract()).
 struct Settings {
-    /// Reads the options (validated against the registry's table).
+    Settings() = default;
+    /// The options of `descriptor` bound to the members below, then the pipeline
+    /// configuration and the output names formed from them.
     explicit Settings(const Options& options);
 
-    /// Throws Error for what the integer ADM cannot score (see adm_extractor_info): nvd * rdh
-    /// below 3240, bit depths outside 8..16, luma smaller than kMinSize.
-    void check(const VideoFormat& format) const;
+    /// Throws Error for options the integer ADM cannot score with: nvd * rdh below 3240.
+    void check_options() const;
 
     /// max(adm2 * dlmw + (1 - aim) * (1 - dlmw), min) (upstream's adm3 output).
     double adm3(const AdmScores& s) const;
@@ -59,20 +61,25 @@ struct Settings {
     /// scale ratios; with debug also adm, num, den and the per-scale num/den).
     void write_frame(const AdmScores& s, FrameScores& out) const;
 
-    AdmConfig config;
+    // Bound options (upstream's names in the descriptor's table).
     bool debug = false;
+    double csf_scale = 1.0;
+    double csf_diag_scale = 1.0;
     double dlm_weight = 0.5;
+    double enhn_gain_limit = 100.0;
+    double norm_view_dist = 3.0;
+    int ref_display_height = 1080;
+    int csf_mode = 0;
+    double noise_weight = 0.03125;
+    bool skip_aim = false;
+    bool skip_scale0 = false;
     double min_val = 0.0;
+
+    AdmConfig config;                ///< the pipeline configuration formed from the options
     std::vector<std::string> names;  ///< output name of each provided feature, in table order
 };
 
 }  // namespace adm
 
-#ifdef VMAFX_HAVE_CUDA
-/// The CUDA twin of "adm" (adm_cuda.cu): the CPU extractor's outputs, bit for bit, with
-/// `slots` frames in flight. Throws Error for formats and options the CPU refuses, for 0
-/// slots, and on CUDA errors.
-std::unique_ptr<GpuExtractor> make_adm_gpu(const Options& options, const VideoFormat& format, unsigned slots);
-#endif
 
 }  // namespace vmafx

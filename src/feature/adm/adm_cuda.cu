@@ -25,16 +25,23 @@
 // floating-point end runs on the host in the CPU's code. Upstream: libvmaf 3.2.0
 // src/feature/integer_adm.c, x86/adm_avx512.c.
 //
-// Planted regressions (tests of the parity gate only, read once per frame in enqueue()):
+// Planted regressions (tests of the parity gate only; the twin's plant_, fixed at creation and
+// set in the kernels' arguments by the constructor), all inside kernels:
 //  kMirrorShift:      the DWT's vertical mirror at the bottom edge reads one row further in
-//                     (n -> n-2 instead of n-1), at every level (dwt_row);
-//  kRoundingConstant: level 0's horizontal DWT rounds with 2^14 instead of 2^15;
-//  kReductionOrder:   the three orientation terms of each level-1..3 DLM numerator are added
-//                     d + v + h instead of h + v + d (finish(): the orientation sums are handed
-//                     to adm_scores in reverse order; the per-orientation arithmetic is the same);
-//  kContraction:      adm3's blend adm2 * dlmw + (1 - aim) * (1 - dlmw) is computed as
-//                     fma(adm2, dlmw, (1 - aim) * (1 - dlmw)) (finish()). Invisible where both
-//                     products are exact, e.g. at the default dlmw 0.5.
+//                     (n -> n-2 instead of n-1), at every level (dwt_row, from level0_kernel and
+//                     level_kernel);
+//  kRoundingConstant: level 0's horizontal DWT rounds with 2^14 instead of 2^15 (level0_kernel,
+//                     Level0Args::round_h);
+//  kReductionOrder:   finalize_kernel adds each sum's rows first and rounds and shifts the total
+//                     once, instead of rounding and shifting each row's sum before adding the rows
+//                     as the CPU does (FinalArgs::round_after_sum): the level 1..3 denominators
+//                     and every contrast-masking sum.
+// No kContraction: the device code has no floating-point addition or subtraction at all, only
+// multiplications, divisions, comparisons and conversions (same_direction*, restore, recip30),
+// so there is no a*b+c a compiler could fuse: compiled with --fmad=true its PTX is the same as
+// with --fmad=false save the .rn qualifiers of 36 f64 and 6 f32 multiplies, and it has no fma.
+// The only floating-point sums of ADM (cube roots, ratios, adm3's blend) run on the host, in the
+// CPU's own code.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -43,7 +50,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
-#include "cuda/gpu_scorer.hpp"
+#include "gpu/twin.hpp"
 #include "feature/adm/adm.hpp"
 #include "feature/adm/adm_math.hpp"
 #include "feature/adm/adm_pipeline.hpp"
@@ -159,6 +166,7 @@ struct FinalLevel {
 
 struct FinalArgs {
     FinalLevel level[4];
+    bool round_after_sum;  ///< planted kReductionOrder: rows added before rounding and shifting
 };
 
 /// Input row read by DWT tap position p of a pass over n rows; with `shifted` (planted
@@ -535,9 +543,17 @@ __global__ void __launch_bounds__(kThreads) cm_kernel(LevelPlanes<int32_t> in, C
         for (int k = 0; k < 6; ++k) atomicAdd(sums.at(1 + k / 3, k % 3) + i, acc[k]);
 }
 
+/// Row sum `v` of `quantity` (0 den, 1 num, 2 aim) of level L rounded and shifted, as the CPU
+/// does before adding the rows.
+__device__ inline ull rounded_row_sum(const FinalLevel& L, int quantity, ull v) {
+    return quantity == 0 ? (v + L.den_round) >> L.den_shift
+                         : static_cast<ull>(adm::sar64(static_cast<int64_t>(v) + L.cm_round, L.cm_shift));
+}
+
 /// Sum blockIdx.x = level * 9 + quantity * 3 + orientation of the frame: the rows' sums
 /// rounded and shifted, added over the rows the CPU visits (integer: order-free), into
-/// out[blockIdx.x]; zeroes the row sums read. kFinalThreads threads.
+/// out[blockIdx.x]; zeroes the row sums read. kFinalThreads threads. With a.round_after_sum
+/// (planted kReductionOrder) the rows are added first and the total rounded and shifted once.
 __global__ void __launch_bounds__(kFinalThreads) finalize_kernel(FinalArgs a, ull* __restrict__ out) {
     __shared__ ull partial[kFinalThreads / 32];
     const int b = static_cast<int>(blockIdx.x);
@@ -553,8 +569,7 @@ __global__ void __launch_bounds__(kFinalThreads) finalize_kernel(FinalArgs a, ul
         for (int r = begin + static_cast<int>(threadIdx.x); r < end; r += kFinalThreads) {
             const ull v = rows[r];
             rows[r] = 0;
-            acc += quantity == 0 ? (v + L.den_round) >> L.den_shift
-                                 : static_cast<ull>(adm::sar64(static_cast<int64_t>(v) + L.cm_round, L.cm_shift));
+            acc += a.round_after_sum ? v : rounded_row_sum(L, quantity, v);
         }
     }
     for (int offset = 16; offset > 0; offset /= 2) acc += __shfl_down_sync(0xffffffffu, acc, offset);
@@ -563,7 +578,7 @@ __global__ void __launch_bounds__(kFinalThreads) finalize_kernel(FinalArgs a, ul
     if (threadIdx.x == 0) {
         ull s = 0;
         for (int w = 0; w < kFinalThreads / 32; ++w) s += partial[w];
-        out[b] = s;
+        out[b] = a.round_after_sum && on ? rounded_row_sum(L, quantity, s) : s;
     }
 }
 
@@ -612,176 +627,38 @@ void carve_planes(Carver& c, LevelPlanes<T>& p, int w, int h, bool with_a, bool 
     }
 }
 
-class AdmTwin final : public GpuExtractor {
+class AdmTwin final : public GpuTwin {
 public:
-    AdmTwin(const Options& options, const VideoFormat& format, unsigned slots)
-        : format_(format), settings_(options), host_sums_(static_cast<std::size_t>(slots) * kSums),
-          slots_(slots), frames_("adm", slots), slot_defect_(slots, PlantedDefect::kNone) {
-        const adm::AdmConfig& cfg = settings_.config;
-        bw_[0] = format.width;
-        bh_[0] = format.height;
-        for (int s = 1; s <= 4; ++s) {
-            bw_[s] = (bw_[s - 1] + 1) / 2;
-            bh_[s] = (bh_[s - 1] + 1) / 2;
-        }
-        const bool aim = !cfg.skip_aim;
-        const bool integer_gain = cfg.enhn_gain_limit == std::floor(cfg.enhn_gain_limit);
-
-        // Level 0.
-        {
-            Level0Args& a = level0_;
-            a.width = format.width;
-            a.height = format.height;
-            a.bit_depth = format.bit_depth;
-            a.w = bw_[1];
-            a.h = bh_[1];
-            a.lo_only = cfg.skip_scale0;
-            a.reads_past_row = adm::dwt_reads_past_row(format.width, cfg.skip_scale0 ? 0 : (format.bit_depth == 8 ? 32 : 64));
-            a.mirror_shift = false;
-            a.round_h = adm::kDwt0RoundH;
-            a.tap = adm::tap_region(a.w, a.h);
-            a.score = adm::score_region(a.w, a.h);
-            a.tap_vec_end = adm::vector_end(a.tap.left, a.tap.right, 16);
-            a.cm = adm::CmLayout(a.w, a.h);
-            const auto wq = adm::csf_weights_q_scale0(cfg.csf);
-            for (int k = 0; k < 3; ++k) a.wt[k] = wq[k];
-            a.integer_gain = integer_gain;
-            a.egl_int = static_cast<int32_t>(cfg.enhn_gain_limit);
-            a.egl = cfg.enhn_gain_limit;
-            a.aim = aim;
-
-            CmArgs& c = cm_[0];
-            c.w = a.w;
-            c.h = a.h;
-            c.cm = a.cm;
-            for (int k = 0; k < 3; ++k) c.wt[k] = a.wt[k];
-            const adm::Shift cub_hv = adm::log2_shift(a.w, -4);
-            const adm::Shift cub_d = adm::log2_shift(a.w, -3);
-            const adm::Shift cubs[3] = {cub_hv, cub_hv, cub_d};
-            for (int k = 0; k < 3; ++k) {
-                c.rcub[k] = cubs[k].round;
-                c.scub[k] = cubs[k].shift;
-            }
-            c.aim = aim;
-
-            FinalLevel& f = final_.level[0];
-            f.den = f.num = !cfg.skip_scale0;
-            f.aim = !cfg.skip_scale0 && aim;
-            f.den_begin = a.score.top;
-            f.den_end = a.score.bottom;
-            const adm::Shift den_row = adm::den0_row_shift(a.score);
-            f.den_round = den_row.round;
-            f.den_shift = den_row.shift;
-            set_cm_rows(f, a.cm, a.h);
-        }
-
-        // Levels 1..3.
-        for (int s = 1; s <= 3; ++s) {
-            LevelArgs& a = levels_[s - 1];
-            a.w_in = bw_[s];
-            a.h_in = bh_[s];
-            a.w = bw_[s + 1];
-            a.h = bh_[s + 1];
-            a.round_v = adm::kDwtRoundV[s - 1];
-            a.shift_v = adm::kDwtShiftV[s - 1];
-            a.round_h = adm::kDwtRoundH[s - 1];
-            a.shift_h = adm::kDwtShiftH[s - 1];
-            a.reads_past_row = adm::dwt_reads_past_row(a.w_in, 8);
-            a.mirror_shift = false;
-            a.tap = adm::tap_region(a.w, a.h);
-            a.score = adm::score_region(a.w, a.h);
-            a.tap_vec_end = adm::vector_end(a.tap.left, a.tap.right, 16);
-            const auto wq = adm::csf_weights_q32(cfg.csf, s);
-            for (int k = 0; k < 3; ++k) a.wq[k] = wq[k];
-            a.egl = cfg.enhn_gain_limit;
-            a.aim = aim;
-            a.den_shift_sq = adm::kDenShiftSq[s - 1];
-            a.den_round_sq = std::uint64_t{1} << a.den_shift_sq;
-            const adm::Shift den_cub = adm::log2_shift(a.score.right - a.score.left, 0);
-            a.den_cub_round = den_cub.round;
-            a.den_cub_shift = den_cub.shift;
-            a.store_a = s < 3;
-            // What the next level reads past its rows: element 4 * w_next + k of upstream's
-            // scratch buffer, which this level's last row wrote (4 rows of w_in values).
-            a.store_tail = s < 3 && adm::dwt_reads_past_row(bw_[s + 1], 8);
-            for (int k = 0; k < 2; ++k) {
-                const int index = 4 * bw_[s + 1] + k;
-                a.tail_slot[k] = index / a.w_in;
-                a.tail_col[k] = index % a.w_in;
-                if (a.store_tail && (a.tail_slot[k] > 3 || a.tail_col[k] + 1 >= kSpan))
-                    throw Error("adm (CUDA): internal: scratch element " + std::to_string(index) + " of level " +
-                                std::to_string(s) + " is out of reach");
-            }
-
-            CmArgs& c = cm_[s];
-            c.w = a.w;
-            c.h = a.h;
-            c.cm = adm::CmLayout(a.w, a.h);
-            for (int k = 0; k < 3; ++k) c.wq[k] = a.wq[k];
-            const adm::Shift cub = adm::log2_shift(a.w, 0);
-            for (int k = 0; k < 3; ++k) {
-                c.rcub[k] = cub.round;
-                c.scub[k] = cub.shift;
-            }
-            c.aim = aim;
-
-            FinalLevel& f = final_.level[s];
-            f.den = f.num = true;
-            f.aim = aim;
-            f.den_begin = a.score.top;
-            f.den_end = a.score.bottom;
-            const adm::Shift den_row = adm::log2_shift(a.score.bottom - a.score.top, 0);
-            f.den_round = den_row.round;
-            f.den_shift = den_row.shift;
-            set_cm_rows(f, c.cm, a.h);
-        }
-
-        // Device memory: sizes first, then one allocation per slot.
-        const auto layout = [&](Carver& c, SlotMemory& m) {
-            carve_planes(c, m.level0, bw_[1], bh_[1], true, aim);
-            for (int s = 1; s <= 3; ++s) carve_planes(c, m.level[s - 1], bw_[s + 1], bh_[s + 1], s < 3, aim);
-            for (int s = 0; s < 4; ++s) {
-                m.rows[s].h = bh_[s + 1];
-                m.rows[s].data = c.take<ull>(9 * static_cast<std::size_t>(bh_[s + 1]));
-            }
-            m.tails = c.take<int32_t>(8);
-            m.sums = c.take<ull>(kSums);
-        };
-        Carver sizing(nullptr);
-        SlotMemory unused;
-        layout(sizing, unused);
-        for (unsigned k = 0; k < slots; ++k) {
-            memory_.emplace_back(sizing.used());
-            Carver c(memory_.back().get());
-            layout(c, slots_[k]);
-            // Row sums and the level-1 tail start at zero (finalize_kernel re-zeroes the sums).
-            cuda::check(cudaMemset(memory_.back().get(), 0, sizing.used()), "cudaMemset");
-        }
-        cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    AdmTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
+        : format_(format), plant_(plant), settings_(options), host_sums_(static_cast<std::size_t>(slots) * kSums),
+          slots_(slots), frames_("adm", slots) {
+        settings_.check_options();  // as the CPU extractor: before any device memory is taken
+        set_band_sizes();
+        set_level0();
+        for (int s = 1; s <= 3; ++s) set_level(s);
+        final_.round_after_sum = plant_ == PlantedDefect::kReductionOrder;
+        allocate_slots();
     }
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
         frames_.enqueued(slot, f.index);
-        if (!f.ref.data || !f.dist.data)
+        const DevicePlane& ref_luma = f.ref.luma();
+        const DevicePlane& dis_luma = f.dist.luma();
+        if (!ref_luma.data || !dis_luma.data)
             throw Error("adm (CUDA): frame " + std::to_string(f.index) + " without reference or distorted luma");
-        const PlantedDefect defect = planted_defect();
-        slot_defect_[slot] = defect;
         SlotMemory& m = slots_[slot];
-        const bool mirror_shift = defect == PlantedDefect::kMirrorShift;
 
         // Level 0.
-        Level0Args a0 = level0_;
-        a0.mirror_shift = mirror_shift;
-        a0.round_h = defect == PlantedDefect::kRoundingConstant ? adm::kDwt0RoundH / 2 : adm::kDwt0RoundH;
-        const dim3 grid0(cuda::blocks_for(static_cast<std::size_t>(a0.w), kThreads), static_cast<unsigned>(a0.h));
-        const auto* ref = static_cast<const unsigned char*>(f.ref.data);
-        const auto* dis = static_cast<const unsigned char*>(f.dist.data);
+        const dim3 grid0(cuda::blocks_for(static_cast<std::size_t>(level0_.w), kThreads),
+                         static_cast<unsigned>(level0_.h));
+        const auto* ref = static_cast<const unsigned char*>(ref_luma.data);
+        const auto* dis = static_cast<const unsigned char*>(dis_luma.data);
         if (format_.bit_depth == 8)
-            level0_kernel<std::uint8_t>
-                <<<grid0, kThreads, 0, stream>>>(ref, f.ref.pitch, dis, f.dist.pitch, a0, m.level0, m.rows[0]);
+            level0_kernel<std::uint8_t><<<grid0, kThreads, 0, stream>>>(ref, ref_luma.pitch, dis, dis_luma.pitch,
+                                                                        level0_, m.level0, m.rows[0]);
         else
-            level0_kernel<std::uint16_t>
-                <<<grid0, kThreads, 0, stream>>>(ref, f.ref.pitch, dis, f.dist.pitch, a0, m.level0, m.rows[0]);
+            level0_kernel<std::uint16_t><<<grid0, kThreads, 0, stream>>>(ref, ref_luma.pitch, dis, dis_luma.pitch,
+                                                                         level0_, m.level0, m.rows[0]);
         cuda::check_launch("adm level0_kernel");
         if (!settings_.config.skip_scale0) {
             cm0_kernel<<<cm_grid(cm_[0]), kThreads, 0, stream>>>(m.level0, cm_[0], m.rows[0]);
@@ -790,8 +667,7 @@ public:
 
         // Levels 1..3.
         for (int s = 1; s <= 3; ++s) {
-            LevelArgs a = levels_[s - 1];
-            a.mirror_shift = mirror_shift;
+            const LevelArgs& a = levels_[s - 1];
             const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(a.w), kThreads), static_cast<unsigned>(a.h));
             LevelPlanes<int32_t>& out = m.level[s - 1];
             const int32_t* tail_in = m.tails + 2 * s;
@@ -827,20 +703,176 @@ public:
                 sums.num[s][theta] = static_cast<int64_t>(v[s * 9 + 3 + theta]);
                 sums.aim[s][theta] = static_cast<int64_t>(v[s * 9 + 6 + theta]);
             }
-        const PlantedDefect defect = slot_defect_[slot];
-        if (defect == PlantedDefect::kReductionOrder)
-            for (int s = 1; s <= 3; ++s) std::swap(sums.num[s][0], sums.num[s][2]);
-        const adm::AdmScores scores = adm::adm_scores(sums, format_.width, format_.height, settings_.config);
-        const std::size_t first = out.size();
-        settings_.write_frame(scores, out);
-        if (defect == PlantedDefect::kContraction) {
-            const double w = settings_.dlm_weight;
-            const double blend = std::fma(scores.score, w, (1 - scores.score_aim) * (1 - w));
-            out[first + 2].second = blend > settings_.min_val ? blend : settings_.min_val;
-        }
+        settings_.write_frame(adm::adm_scores(sums, format_.width, format_.height, settings_.config), out);
     }
 
 private:
+    // ---- Creation, one level each: band sizes; per DWT level its kernel, contrast-masking and
+    // ---- final arguments; the slots' device memory.
+
+    /// bw_, bh_: the luma's size, then each level's band size (half, rounded up).
+    void set_band_sizes() {
+        bw_[0] = format_.width;
+        bh_[0] = format_.height;
+        for (int s = 1; s <= 4; ++s) {
+            bw_[s] = (bw_[s - 1] + 1) / 2;
+            bh_[s] = (bh_[s - 1] + 1) / 2;
+        }
+    }
+
+    /// Whether AIM (and its sums) is computed.
+    bool aim() const { return !settings_.config.skip_aim; }
+
+    /// Level 0's arguments: its kernel's, its contrast masking's and its final sums'.
+    void set_level0() {
+        level0_ = level0_args();
+        cm_[0] = level0_cm_args(level0_, aim());
+        final_.level[0] = level0_final(level0_);
+    }
+
+    /// Level s's (1..3), as set_level0.
+    void set_level(int s) {
+        LevelArgs& a = levels_[s - 1];
+        a = level_args(s);
+        cm_[s] = level_cm_args(a, aim());
+        final_.level[s] = level_final(a, cm_[s]);
+    }
+
+    /// level0_kernel's arguments (with the planted kMirrorShift and kRoundingConstant).
+    Level0Args level0_args() const {
+        const adm::AdmConfig& cfg = settings_.config;
+        Level0Args a{};
+        a.width = format_.width;
+        a.height = format_.height;
+        a.bit_depth = format_.bit_depth;
+        a.w = bw_[1];
+        a.h = bh_[1];
+        a.lo_only = cfg.skip_scale0;
+        a.reads_past_row =
+            adm::dwt_reads_past_row(format_.width, cfg.skip_scale0 ? 0 : (format_.bit_depth == 8 ? 32 : 64));
+        a.mirror_shift = plant_ == PlantedDefect::kMirrorShift;
+        a.round_h = plant_ == PlantedDefect::kRoundingConstant ? adm::kDwt0RoundH / 2 : adm::kDwt0RoundH;
+        a.tap = adm::tap_region(a.w, a.h);
+        a.score = adm::score_region(a.w, a.h);
+        a.tap_vec_end = adm::vector_end(a.tap.left, a.tap.right, 16);
+        a.cm = adm::CmLayout(a.w, a.h);
+        const auto wq = adm::csf_weights_q_scale0(cfg.csf);
+        for (int k = 0; k < 3; ++k) a.wt[k] = wq[k];
+        a.integer_gain = cfg.enhn_gain_limit == std::floor(cfg.enhn_gain_limit);
+        a.egl_int = static_cast<int32_t>(cfg.enhn_gain_limit);
+        a.egl = cfg.enhn_gain_limit;
+        a.aim = aim();
+        return a;
+    }
+
+    /// cm0_kernel's arguments.
+    static CmArgs level0_cm_args(const Level0Args& a, bool aim) {
+        CmArgs c{};
+        c.w = a.w;
+        c.h = a.h;
+        c.cm = a.cm;
+        for (int k = 0; k < 3; ++k) c.wt[k] = a.wt[k];
+        const adm::Shift cub_hv = adm::log2_shift(a.w, -4);
+        const adm::Shift cub_d = adm::log2_shift(a.w, -3);
+        const adm::Shift cubs[3] = {cub_hv, cub_hv, cub_d};
+        for (int k = 0; k < 3; ++k) {
+            c.rcub[k] = cubs[k].round;
+            c.scub[k] = cubs[k].shift;
+        }
+        c.aim = aim;
+        return c;
+    }
+
+    /// Level 0's part of finalize_kernel (its rows are bound per slot in enqueue()).
+    FinalLevel level0_final(const Level0Args& a) const {
+        const adm::AdmConfig& cfg = settings_.config;
+        FinalLevel f{};
+        f.den = f.num = !cfg.skip_scale0;
+        f.aim = !cfg.skip_scale0 && aim();
+        f.den_begin = a.score.top;
+        f.den_end = a.score.bottom;
+        const adm::Shift den_row = adm::den0_row_shift(a.score);
+        f.den_round = den_row.round;
+        f.den_shift = den_row.shift;
+        set_cm_rows(f, a.cm, a.h);
+        return f;
+    }
+
+    /// level_kernel's arguments at level s (1..3) (with the planted kMirrorShift).
+    LevelArgs level_args(int s) const {
+        const adm::AdmConfig& cfg = settings_.config;
+        LevelArgs a{};
+        a.w_in = bw_[s];
+        a.h_in = bh_[s];
+        a.w = bw_[s + 1];
+        a.h = bh_[s + 1];
+        a.round_v = adm::kDwtRoundV[s - 1];
+        a.shift_v = adm::kDwtShiftV[s - 1];
+        a.round_h = adm::kDwtRoundH[s - 1];
+        a.shift_h = adm::kDwtShiftH[s - 1];
+        a.reads_past_row = adm::dwt_reads_past_row(a.w_in, 8);
+        a.mirror_shift = plant_ == PlantedDefect::kMirrorShift;
+        a.tap = adm::tap_region(a.w, a.h);
+        a.score = adm::score_region(a.w, a.h);
+        a.tap_vec_end = adm::vector_end(a.tap.left, a.tap.right, 16);
+        const auto wq = adm::csf_weights_q32(cfg.csf, s);
+        for (int k = 0; k < 3; ++k) a.wq[k] = wq[k];
+        a.egl = cfg.enhn_gain_limit;
+        a.aim = aim();
+        a.den_shift_sq = adm::kDenShiftSq[s - 1];
+        a.den_round_sq = std::uint64_t{1} << a.den_shift_sq;
+        const adm::Shift den_cub = adm::log2_shift(a.score.right - a.score.left, 0);
+        a.den_cub_round = den_cub.round;
+        a.den_cub_shift = den_cub.shift;
+        a.store_a = s < 3;
+        set_scratch_tail(a, s);
+        return a;
+    }
+
+    /// What level s + 1 reads past its rows: element 4 * w_next + k of upstream's scratch
+    /// buffer, which level s's last row wrote (4 rows of w_in values).
+    void set_scratch_tail(LevelArgs& a, int s) const {
+        a.store_tail = s < 3 && adm::dwt_reads_past_row(bw_[s + 1], 8);
+        for (int k = 0; k < 2; ++k) {
+            const int index = 4 * bw_[s + 1] + k;
+            a.tail_slot[k] = index / a.w_in;
+            a.tail_col[k] = index % a.w_in;
+            if (a.store_tail && (a.tail_slot[k] > 3 || a.tail_col[k] + 1 >= kSpan))
+                throw Error("adm (CUDA): internal: scratch element " + std::to_string(index) + " of level " +
+                            std::to_string(s) + " is out of reach");
+        }
+    }
+
+    /// cm_kernel's arguments at a level 1..3 with kernel arguments `a`.
+    static CmArgs level_cm_args(const LevelArgs& a, bool aim) {
+        CmArgs c{};
+        c.w = a.w;
+        c.h = a.h;
+        c.cm = adm::CmLayout(a.w, a.h);
+        for (int k = 0; k < 3; ++k) c.wq[k] = a.wq[k];
+        const adm::Shift cub = adm::log2_shift(a.w, 0);
+        for (int k = 0; k < 3; ++k) {
+            c.rcub[k] = cub.round;
+            c.scub[k] = cub.shift;
+        }
+        c.aim = aim;
+        return c;
+    }
+
+    /// A level 1..3's part of finalize_kernel.
+    FinalLevel level_final(const LevelArgs& a, const CmArgs& c) const {
+        FinalLevel f{};
+        f.den = f.num = true;
+        f.aim = aim();
+        f.den_begin = a.score.top;
+        f.den_end = a.score.bottom;
+        const adm::Shift den_row = adm::log2_shift(a.score.bottom - a.score.top, 0);
+        f.den_round = den_row.round;
+        f.den_shift = den_row.shift;
+        set_cm_rows(f, c.cm, a.h);
+        return f;
+    }
+
     static void set_cm_rows(FinalLevel& f, const adm::CmLayout& cm, int h) {
         f.cm_begin = cm.row_begin;
         f.cm_end = cm.row_end;
@@ -849,12 +881,40 @@ private:
         f.cm_shift = row.shift;
     }
 
+    /// One slot's arrays carved from `c` into `m` (with a null base: sizes only).
+    void carve_slot(Carver& c, SlotMemory& m) const {
+        carve_planes(c, m.level0, bw_[1], bh_[1], true, aim());
+        for (int s = 1; s <= 3; ++s) carve_planes(c, m.level[s - 1], bw_[s + 1], bh_[s + 1], s < 3, aim());
+        for (int s = 0; s < 4; ++s) {
+            m.rows[s].h = bh_[s + 1];
+            m.rows[s].data = c.take<ull>(9 * static_cast<std::size_t>(bh_[s + 1]));
+        }
+        m.tails = c.take<int32_t>(8);
+        m.sums = c.take<ull>(kSums);
+    }
+
+    /// One zeroed device allocation per slot, carved into slots_.
+    void allocate_slots() {
+        Carver sizing(nullptr);
+        SlotMemory unused;
+        carve_slot(sizing, unused);
+        for (SlotMemory& m : slots_) {
+            memory_.emplace_back(sizing.used());
+            Carver c(memory_.back().get());
+            carve_slot(c, m);
+            // Row sums and the level-1 tail start at zero (finalize_kernel re-zeroes the sums).
+            cuda::check(cudaMemset(memory_.back().get(), 0, sizing.used()), "cudaMemset");
+        }
+        cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    }
+
     static dim3 cm_grid(const CmArgs& c) {
         return dim3(cuda::blocks_for(static_cast<std::size_t>(c.cm.col_end - c.cm.col_begin), kThreads),
                     static_cast<unsigned>(c.cm.row_end - c.cm.row_begin));
     }
 
     VideoFormat format_;
+    PlantedDefect plant_;
     adm::Settings settings_;
     int bw_[5] = {}, bh_[5] = {};  // band sizes per level (0: the luma)
     Level0Args level0_{};
@@ -865,15 +925,36 @@ private:
     std::vector<SlotMemory> slots_;
     std::vector<cuda::DeviceBuffer<unsigned char>> memory_;  // per slot
     cuda::SlotFrames frames_;  // frame enqueued in each slot
-    std::vector<PlantedDefect> slot_defect_;
 };
+
+/// What this twin can plant (see the file's head): no contraction, as its device code has no
+/// floating-point a*b+c.
+constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect::kRoundingConstant,
+                                      PlantedDefect::kReductionOrder};
 
 }  // namespace
 
-std::unique_ptr<GpuExtractor> make_adm_gpu(const Options& options, const VideoFormat& format, unsigned slots) {
-    adm::Settings(options).check(format);
-    if (slots == 0) throw Error("adm (CUDA): at least one result slot is needed");
-    return std::make_unique<AdmTwin>(options, format, slots);
-}
+namespace adm {
+
+extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor twin{
+    "adm",
+    make_twin<AdmTwin>,
+    {exact_bound,
+     "bound 0 at every format: every per-sample step is the CPU's own function (adm_math.hpp: the DWT, decouple, "
+     "CSF and masking integer arithmetic with its rounding shifts and 32-bit wraps, chosen per column as the CPU "
+     "chooses AVX-512 or C columns, at every bit depth 8..16 and size); the device's only floating point is in "
+     "the same-direction test, the gain restore and the 2^30 / i reciprocal, made of IEEE multiplications, "
+     "correctly rounded divisions, comparisons and conversions in the CPU's order, with no addition, so no "
+     "contraction can occur (none declared); each row's sum of cubes is added with 64-bit integer atomics "
+     "(exact, order-free), rounded and shifted per row and summed over the rows as the CPU does (integer, "
+     "order-free); the floats (cube roots, ratios, adm3) are formed on the host by the CPU's own code "
+     "(adm_scores, Settings::write_frame)"},
+    kDefects,
+    "no floating-point addition on the device: nothing a compiler could contract (its PTX with --fmad=true and "
+    "--fmad=false differ only in .rn suffixes)",
+};
+
+}  // namespace adm
 
 }  // namespace vmafx

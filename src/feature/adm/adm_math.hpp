@@ -7,14 +7,11 @@
 // Upstream: libvmaf 3.2.0 src/feature/integer_adm.c, integer_adm.h, x86/adm_avx512.c.
 #pragma once
 
+#include "base/host_device.hpp"
+
 #include <cmath>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define VMAFX_ADM_HD __host__ __device__
-#else
-#define VMAFX_ADM_HD
-#endif
 
 namespace vmafx::adm {
 
@@ -66,19 +63,19 @@ inline constexpr std::uint32_t kCmPending[3] = {45, 39, 36};
 // ---------------------------------------------------------------------------------------
 
 /// abs() as x86 computes it: INT32_MIN stays INT32_MIN.
-VMAFX_ADM_HD constexpr std::int32_t abs32(std::int32_t x) {
+VMAFX_HOST_DEVICE constexpr std::int32_t abs32(std::int32_t x) {
     return static_cast<std::int32_t>(x < 0 ? 0u - static_cast<std::uint32_t>(x) : static_cast<std::uint32_t>(x));
 }
 
 /// Arithmetic shift right of a 64-bit value written with logical shifts, which vectorise on
 /// AVX2 (it has no 64-bit arithmetic shift). Same as v >> s for s < 64.
-VMAFX_ADM_HD constexpr std::int64_t sar64(std::int64_t v, std::uint32_t s) {
+VMAFX_HOST_DEVICE constexpr std::int64_t sar64(std::int64_t v, std::uint32_t s) {
     const std::uint64_t sign = v < 0 ? ~std::uint64_t{0} : 0;
     return static_cast<std::int64_t>(((static_cast<std::uint64_t>(v) ^ sign) >> s) ^ sign);
 }
 
 /// Number of leading zero bits of a 32-bit word (32 for 0).
-VMAFX_ADM_HD inline int leading_zeros32(std::uint32_t x) {
+VMAFX_HOST_DEVICE inline int leading_zeros32(std::uint32_t x) {
 #if defined(__CUDA_ARCH__)
     return __clz(static_cast<int>(x));
 #else
@@ -88,7 +85,7 @@ VMAFX_ADM_HD inline int leading_zeros32(std::uint32_t x) {
 
 /// 2^30 / i for i in 1..32768, truncated (upstream's div_lookup entries; the double quotient
 /// truncates to the integer quotient for every such i).
-VMAFX_ADM_HD inline std::int32_t recip30(std::int32_t i) {
+VMAFX_HOST_DEVICE inline std::int32_t recip30(std::int32_t i) {
     return static_cast<std::int32_t>(1073741824.0 / static_cast<double>(i));
 }
 
@@ -103,7 +100,7 @@ struct Region {
 
 /// The region of a w x h band that counts towards the scores: a border of 10% (rounded)
 /// excluded on each side (upstream: left = w * ADM_BORDER_FACTOR - 0.5, right = w - left).
-VMAFX_ADM_HD inline Region score_region(int w, int h) {
+VMAFX_HOST_DEVICE inline Region score_region(int w, int h) {
     const int left = static_cast<int>(w * kBorderFactor - 0.5);
     const int top = static_cast<int>(h * kBorderFactor - 0.5);
     return {left, top, w - left, h - top};
@@ -111,7 +108,7 @@ VMAFX_ADM_HD inline Region score_region(int w, int h) {
 
 /// The score region grown by one filter tap on each side and clipped to the band: where
 /// decouple and csf compute (upstream: left = w * 0.1 - 0.5 - 1, right = w - left + 2).
-VMAFX_ADM_HD inline Region tap_region(int w, int h) {
+VMAFX_HOST_DEVICE inline Region tap_region(int w, int h) {
     const int left = static_cast<int>(w * kBorderFactor - 0.5 - 1);
     const int top = static_cast<int>(h * kBorderFactor - 0.5 - 1);
     const int right = w - left + 2;
@@ -121,18 +118,18 @@ VMAFX_ADM_HD inline Region tap_region(int w, int h) {
 
 /// First column of the tail a `lanes`-wide vector loop over [left, right) leaves to scalar
 /// code (upstream's AVX-512 kernels: the columns before it are computed the vector way).
-VMAFX_ADM_HD constexpr int vector_end(int left, int right, int lanes) { return right - (right - left) % lanes; }
+VMAFX_HOST_DEVICE constexpr int vector_end(int left, int right, int lanes) { return right - (right - left) % lanes; }
 
 /// Input position read by a DWT tap at position p (2i-1 .. 2i+2 for output i) of a pass over
 /// n inputs: mirrored at both ends (-1 -> 1; n -> n-1, n+1 -> n-2; upstream
 /// dwt2_src_indices_filt). Needs n >= 3.
-VMAFX_ADM_HD constexpr int dwt_mirror(int p, int n) { return p < 0 ? -p : (p >= n ? 2 * n - p - 1 : p); }
+VMAFX_HOST_DEVICE constexpr int dwt_mirror(int p, int n) { return p < 0 ? -p : (p >= n ? 2 * n - p - 1 : p); }
 
 /// Whether the last output of a horizontal DWT pass over n inputs reads its taps past the end
 /// of its row unmirrored, as upstream's AVX-512 kernel does when it runs in blocks of `block`
 /// outputs from output 1 and its last block ends exactly at the last output (block 0: never).
 /// Position n + k then reads element k of the next row of upstream's scratch buffer.
-VMAFX_ADM_HD constexpr bool dwt_reads_past_row(int n, int block) {
+VMAFX_HOST_DEVICE constexpr bool dwt_reads_past_row(int n, int block) {
     const int half = (n + 1) / 2;
     return block > 0 && half > 1 && (half - 1) % block == 0;
 }
@@ -148,7 +145,7 @@ struct CmLayout {
     int col_begin, col_end;                      ///< all visited columns
     int row_begin, row_end;                      ///< all visited rows
     CmLayout() = default;
-    VMAFX_ADM_HD CmLayout(int w, int h) : rg(score_region(w, h)) {
+    VMAFX_HOST_DEVICE CmLayout(int w, int h) : rg(score_region(w, h)) {
         start_col = rg.left > 1 ? rg.left : 1;
         end_col = rg.right < w - 1 ? rg.right : w - 1;
         start_row = rg.top > 1 ? rg.top : 1;
@@ -160,10 +157,10 @@ struct CmLayout {
     }
     /// Whether row i is one of upstream's middle loop, the only ones its AVX-512 kernels
     /// vectorise.
-    VMAFX_ADM_HD bool inner_row(int i) const { return i >= start_row && i < end_row; }
+    VMAFX_HOST_DEVICE bool inner_row(int i) const { return i >= start_row && i < end_row; }
     /// First column the scalar code of upstream's AVX-512 kernel computes in row i, for
     /// vectors of `lanes` columns: columns [col_begin, cut) are computed the vector way.
-    VMAFX_ADM_HD int vector_cut(int i, int lanes) const {
+    VMAFX_HOST_DEVICE int vector_cut(int i, int lanes) const {
         return inner_row(i) && rg.left > 0 ? end_col - (end_col - start_col) % lanes : col_begin;
     }
 };
@@ -175,7 +172,7 @@ struct CmLayout {
 /// Level 0 vertical low pass of one column: samples r0..r3 of the rows read by the taps,
 /// summed modulo 2^32 as upstream's int32 sums; the result moved to a signed range and kept in
 /// Q(16 - bit_depth) with rounding.
-VMAFX_ADM_HD inline std::int16_t dwt0_vertical_lo(std::uint32_t r0, std::uint32_t r1, std::uint32_t r2,
+VMAFX_HOST_DEVICE inline std::int16_t dwt0_vertical_lo(std::uint32_t r0, std::uint32_t r1, std::uint32_t r2,
                                                   std::uint32_t r3, int bit_depth) {
     const std::uint32_t round = 1u << (bit_depth - 1);
     const std::uint32_t offset = round - static_cast<std::uint32_t>(kLoSum) * round;
@@ -185,7 +182,7 @@ VMAFX_ADM_HD inline std::int16_t dwt0_vertical_lo(std::uint32_t r0, std::uint32_
 }
 
 /// Level 0 vertical high pass of one column (as dwt0_vertical_lo, without the offset).
-VMAFX_ADM_HD inline std::int16_t dwt0_vertical_hi(std::uint32_t r0, std::uint32_t r1, std::uint32_t r2,
+VMAFX_HOST_DEVICE inline std::int16_t dwt0_vertical_hi(std::uint32_t r0, std::uint32_t r1, std::uint32_t r2,
                                                   std::uint32_t r3, int bit_depth) {
     const std::uint32_t round = 1u << (bit_depth - 1);
     const std::uint32_t s = static_cast<std::uint32_t>(kHi0) * r0 + static_cast<std::uint32_t>(kHi1) * r1 +
@@ -195,26 +192,26 @@ VMAFX_ADM_HD inline std::int16_t dwt0_vertical_hi(std::uint32_t r0, std::uint32_
 
 /// Level 0 horizontal low pass of vertical results p0..p3 (the sum fits 32 bits), Q16
 /// rounding: one band coefficient. `round` is kDwt0RoundH.
-VMAFX_ADM_HD inline std::int16_t dwt0_horizontal_lo(std::int32_t p0, std::int32_t p1, std::int32_t p2,
+VMAFX_HOST_DEVICE inline std::int16_t dwt0_horizontal_lo(std::int32_t p0, std::int32_t p1, std::int32_t p2,
                                                     std::int32_t p3, std::int32_t round = kDwt0RoundH) {
     return static_cast<std::int16_t>((kLo0 * p0 + kLo1 * p1 + kLo2 * p2 + kLo3 * p3 + round) >> 16);
 }
 
 /// Level 0 horizontal high pass (as dwt0_horizontal_lo).
-VMAFX_ADM_HD inline std::int16_t dwt0_horizontal_hi(std::int32_t p0, std::int32_t p1, std::int32_t p2,
+VMAFX_HOST_DEVICE inline std::int16_t dwt0_horizontal_hi(std::int32_t p0, std::int32_t p1, std::int32_t p2,
                                                     std::int32_t p3, std::int32_t round = kDwt0RoundH) {
     return static_cast<std::int16_t>((kHi0 * p0 + kHi1 * p1 + kHi2 * p2 + kHi3 * p3 + round) >> 16);
 }
 
 /// Levels 1..3 low pass (vertical or horizontal) of s0..s3 in 64 bits, rounded and shifted
 /// (kDwtRoundV/kDwtShiftV or kDwtRoundH/kDwtShiftH of the level), truncated to 32 bits.
-VMAFX_ADM_HD inline std::int32_t dwt_lo(std::int64_t s0, std::int64_t s1, std::int64_t s2, std::int64_t s3,
+VMAFX_HOST_DEVICE inline std::int32_t dwt_lo(std::int64_t s0, std::int64_t s1, std::int64_t s2, std::int64_t s3,
                                         std::int64_t round, std::uint32_t shift) {
     return static_cast<std::int32_t>(sar64(kLo0 * s0 + kLo1 * s1 + kLo2 * s2 + kLo3 * s3 + round, shift));
 }
 
 /// Levels 1..3 high pass (as dwt_lo).
-VMAFX_ADM_HD inline std::int32_t dwt_hi(std::int64_t s0, std::int64_t s1, std::int64_t s2, std::int64_t s3,
+VMAFX_HOST_DEVICE inline std::int32_t dwt_hi(std::int64_t s0, std::int64_t s1, std::int64_t s2, std::int64_t s3,
                                         std::int64_t round, std::uint32_t shift) {
     return static_cast<std::int32_t>(sar64(kHi0 * s0 + kHi1 * s1 + kHi2 * s2 + kHi3 * s3 + round, shift));
 }
@@ -225,7 +222,7 @@ VMAFX_ADM_HD inline std::int32_t dwt_hi(std::int64_t s0, std::int64_t s1, std::i
 
 /// Whether the reference (oh, ov) and distorted (th, tv) gradient directions are within 1
 /// degree, from exact 64-bit dot products (upstream's C expression).
-VMAFX_ADM_HD inline bool same_direction(std::int64_t oh, std::int64_t ov, std::int64_t th, std::int64_t tv) {
+VMAFX_HOST_DEVICE inline bool same_direction(std::int64_t oh, std::int64_t ov, std::int64_t th, std::int64_t tv) {
     const std::int64_t ot_dp = oh * th + ov * tv;
     const std::int64_t o_mag_sq = oh * oh + ov * ov;
     const std::int64_t t_mag_sq = th * th + tv * tv;
@@ -237,7 +234,7 @@ VMAFX_ADM_HD inline bool same_direction(std::int64_t oh, std::int64_t ov, std::i
 
 /// The same test as adm_decouple_avx512 computes it: 16-bit dot products summed in 32 bits
 /// (they wrap at 2^31), and the right side multiplied in the order (|o|^2 |t|^2) cos^2.
-VMAFX_ADM_HD inline bool same_direction_avx512(std::int32_t oh, std::int32_t ov, std::int32_t th, std::int32_t tv) {
+VMAFX_HOST_DEVICE inline bool same_direction_avx512(std::int32_t oh, std::int32_t ov, std::int32_t th, std::int32_t tv) {
     const auto dot = [](std::int32_t a, std::int32_t b, std::int32_t c, std::int32_t d) {
         return static_cast<std::int32_t>(static_cast<std::uint32_t>(a * b) + static_cast<std::uint32_t>(c * d));
     };
@@ -253,7 +250,7 @@ VMAFX_ADM_HD inline bool same_direction_avx512(std::int32_t oh, std::int32_t ov,
 /// (div_lookup[o] * t + 16384) >> 15 computed in 32-bit pieces: the table entry 2^30 / |o|
 /// split as hi * 2^15 + lo. o and t are 16-bit coefficients. (Plain ternaries: the CPU loop
 /// vectorises.)
-VMAFX_ADM_HD inline std::int32_t decouple0_k(std::int32_t o, std::int32_t t) {
+VMAFX_HOST_DEVICE inline std::int32_t decouple0_k(std::int32_t o, std::int32_t t) {
     const std::int32_t mag = o < 0 ? -o : o;
     const std::int32_t recip = recip30(mag > 1 ? mag : 1);
     const std::int32_t lookup_o = o < 0 ? -recip : recip;
@@ -266,7 +263,7 @@ VMAFX_ADM_HD inline std::int32_t decouple0_k(std::int32_t o, std::int32_t t) {
 /// Levels 1..3: k = t / o in Q15 clipped to [0, 1] (32768 where o is 0); o has up to 31 bits,
 /// so the division uses a 15-bit rounding of |o| (upstream get_best15_from32) and a
 /// compensating shift.
-VMAFX_ADM_HD inline std::int64_t decouple_k(std::int32_t o, std::int32_t t) {
+VMAFX_HOST_DEVICE inline std::int64_t decouple_k(std::int32_t o, std::int32_t t) {
     if (o == 0) return 32768;
     const std::uint32_t abs_o = static_cast<std::uint32_t>(abs32(o));
     std::uint32_t msb = abs_o;
@@ -287,7 +284,7 @@ VMAFX_ADM_HD inline std::int64_t decouple_k(std::int32_t o, std::int32_t t) {
 /// up to egl times. `nearest`: the gain product is rounded to nearest as the AVX-512 kernels
 /// do (C truncates); both agree for integer egl.
 template <typename Int>
-VMAFX_ADM_HD inline Int restore(Int rst, Int t, std::int32_t k, std::int64_t o, bool same_dir, double egl,
+VMAFX_HOST_DEVICE inline Int restore(Int rst, Int t, std::int32_t k, std::int64_t o, bool same_dir, double egl,
                                 bool nearest) {
     if (!same_dir || k <= 0 || o == 0) return rst;
     const double g = static_cast<double>(rst) * egl;
@@ -303,7 +300,7 @@ VMAFX_ADM_HD inline Int restore(Int rst, Int t, std::int32_t k, std::int64_t o, 
 /// Level 0 restore() for an integer gain limit `egl` (the product is exact in 32 bits): the
 /// same value without floating point. `same_mask`: -1 where the directions agree, else 0.
 /// (A bit-mask blend: the CPU loop vectorises.)
-VMAFX_ADM_HD inline std::int32_t restore0_integer_gain(std::int32_t rst, std::int32_t t, std::int32_t k,
+VMAFX_HOST_DEVICE inline std::int32_t restore0_integer_gain(std::int32_t rst, std::int32_t t, std::int32_t k,
                                                        std::int32_t o, std::int32_t same_mask, std::int32_t egl) {
     const std::int32_t gain = rst * egl;
     const std::int32_t limited = o > 0 ? (gain < t ? gain : t) : (gain > t ? gain : t);
@@ -312,10 +309,10 @@ VMAFX_ADM_HD inline std::int32_t restore0_integer_gain(std::int32_t rst, std::in
 }
 
 /// Level 0 plain restored value k * o (Q15 product, rounded).
-VMAFX_ADM_HD inline std::int32_t restored0(std::int32_t k, std::int32_t o) { return (k * o + 16384) >> 15; }
+VMAFX_HOST_DEVICE inline std::int32_t restored0(std::int32_t k, std::int32_t o) { return (k * o + 16384) >> 15; }
 
 /// Levels 1..3 plain restored value k * o.
-VMAFX_ADM_HD inline std::int32_t restored(std::int64_t k, std::int32_t o) {
+VMAFX_HOST_DEVICE inline std::int32_t restored(std::int64_t k, std::int32_t o) {
     return static_cast<std::int32_t>((k * o + 16384) >> 15);
 }
 
@@ -325,7 +322,7 @@ VMAFX_ADM_HD inline std::int32_t restored(std::int64_t k, std::int32_t o) {
 
 /// Level 0: coefficient s of orientation theta (0 h, 1 v, 2 d) times its Q16-ish weight wt,
 /// rounded and shifted (>> 15, 15, 17), in 32 bits; callers narrow it to 16 bits.
-VMAFX_ADM_HD inline std::int32_t csf0_weight(std::int32_t s, std::int32_t wt, int theta) {
+VMAFX_HOST_DEVICE inline std::int32_t csf0_weight(std::int32_t s, std::int32_t wt, int theta) {
     const std::int32_t round = theta == 2 ? 65535 : 16384;
     const int shift = theta == 2 ? 17 : 15;
     return (wt * s + round) >> shift;
@@ -333,18 +330,18 @@ VMAFX_ADM_HD inline std::int32_t csf0_weight(std::int32_t s, std::int32_t wt, in
 
 /// Level 0 masking filter input |v| / 30, narrowed to 16 bits. The AVX-512 columns pass the
 /// 32-bit weighted value, the C columns the 16-bit one.
-VMAFX_ADM_HD inline std::int16_t csf0_filter(std::int32_t v) {
+VMAFX_HOST_DEVICE inline std::int16_t csf0_filter(std::int32_t v) {
     return static_cast<std::int16_t>((kOneBy30Q17 * abs32(v) + 2048) >> 12);
 }
 
 /// Levels 1..3: s times weight wt (Q32; the AVX-512 columns read the weight as a signed
 /// 32-bit value, the C columns as unsigned), >> 28 with rounding, truncated to 32 bits.
-VMAFX_ADM_HD inline std::int32_t csf_weight(std::int32_t s, std::int64_t wt) {
+VMAFX_HOST_DEVICE inline std::int32_t csf_weight(std::int32_t s, std::int64_t wt) {
     return static_cast<std::int32_t>(sar64(wt * s + (std::int64_t{1} << 27), 28));
 }
 
 /// Levels 1..3 masking filter input |v| / 30.
-VMAFX_ADM_HD inline std::int32_t csf_filter(std::int32_t v) {
+VMAFX_HOST_DEVICE inline std::int32_t csf_filter(std::int32_t v) {
     return static_cast<std::int32_t>(sar64(kOneBy30Q32 * abs32(v) + kRound32, 32));
 }
 
@@ -353,13 +350,13 @@ VMAFX_ADM_HD inline std::int32_t csf_filter(std::int32_t v) {
 // ---------------------------------------------------------------------------------------
 
 /// Level 0 term of reference coefficient x: |x|^3.
-VMAFX_ADM_HD inline std::uint64_t den0_cube(std::int32_t x) {
+VMAFX_HOST_DEVICE inline std::uint64_t den0_cube(std::int32_t x) {
     const std::uint64_t m = static_cast<std::uint16_t>(abs32(x));
     return m * m * m;
 }
 
 /// Levels 1..3 term of reference coefficient x: |x|^3 with the level's rounded shifts.
-VMAFX_ADM_HD inline std::uint64_t den_cube(std::int32_t x, std::uint64_t round_sq, int shift_sq,
+VMAFX_HOST_DEVICE inline std::uint64_t den_cube(std::int32_t x, std::uint64_t round_sq, int shift_sq,
                                            std::uint64_t cub_round, std::uint32_t cub_shift) {
     const std::uint64_t m = static_cast<std::uint32_t>(abs32(x));
     return ((((m * m) + round_sq) >> shift_sq) * m + cub_round) >> cub_shift;
@@ -371,12 +368,12 @@ VMAFX_ADM_HD inline std::uint64_t den_cube(std::int32_t x, std::uint64_t round_s
 
 /// Level 0 masker term of a CSF-weighted coefficient c: |c| / 15 in 32 bits (the AVX-512
 /// columns add it as is, the C columns narrowed to 16 bits).
-VMAFX_ADM_HD inline std::int32_t cm0_centre_term(std::int32_t c) { return (kOneBy15Q12 * abs32(c) + 2048) >> 12; }
+VMAFX_HOST_DEVICE inline std::int32_t cm0_centre_term(std::int32_t c) { return (kOneBy15Q12 * abs32(c) + 2048) >> 12; }
 
 /// Level 0 term of coefficient x of orientation theta with weight wt: by how much its
 /// weighted magnitude exceeds the masking threshold thr (modulo 2^32, as upstream), cubed with
 /// the orientation's rounded shifts and the rounding/shift (rcub, scub) of the cube.
-VMAFX_ADM_HD inline std::int64_t cm0_cube(std::int32_t x, std::int32_t wt, std::uint32_t thr, int theta,
+VMAFX_HOST_DEVICE inline std::int64_t cm0_cube(std::int32_t x, std::int32_t wt, std::uint32_t thr, int theta,
                                           std::int64_t rcub, std::uint32_t scub) {
     const int sub = theta == 2 ? 12 : 10;
     const std::uint64_t round_sq = theta == 2 ? (std::uint64_t{1} << 29) : (std::uint64_t{1} << 28);
@@ -391,18 +388,18 @@ VMAFX_ADM_HD inline std::int64_t cm0_cube(std::int32_t x, std::int32_t wt, std::
 
 /// Levels 1..3 masker term of a CSF-weighted coefficient c: |c| / 15 (the magnitude read as
 /// a signed 32-bit value by both kernels).
-VMAFX_ADM_HD inline std::int64_t cm_centre_term(std::int32_t c) { return sar64(kOneBy15Q32 * abs32(c) + kRound32, 32); }
+VMAFX_HOST_DEVICE inline std::int64_t cm_centre_term(std::int32_t c) { return sar64(kOneBy15Q32 * abs32(c) + kRound32, 32); }
 
 /// Levels 1..3, AVX-512 columns: excess of the weighted magnitude of x (weight read as
 /// signed) over the threshold, in 64 bits, clipped at 0 and truncated to 32 bits.
-VMAFX_ADM_HD inline std::int32_t cm_excess_vector(std::int32_t x, std::int64_t wt_signed, std::int64_t thr) {
+VMAFX_HOST_DEVICE inline std::int32_t cm_excess_vector(std::int32_t x, std::int64_t wt_signed, std::int64_t thr) {
     const std::int64_t xv = sar64(x * wt_signed + (std::int64_t{1} << 27), 28);
     const std::int64_t e = (xv < 0 ? -xv : xv) - thr;
     return static_cast<std::int32_t>(e > 0 ? e : 0);
 }
 
 /// Levels 1..3, C columns: the same with the weighted value and threshold wrapped to 32 bits.
-VMAFX_ADM_HD inline std::int32_t cm_excess_scalar(std::int32_t x, std::int64_t wt_unsigned, std::int64_t thr) {
+VMAFX_HOST_DEVICE inline std::int32_t cm_excess_scalar(std::int32_t x, std::int64_t wt_unsigned, std::int64_t thr) {
     const std::int32_t xv = static_cast<std::int32_t>(sar64(x * wt_unsigned + (std::int64_t{1} << 27), 28));
     const std::int32_t e =
         static_cast<std::int32_t>(static_cast<std::uint32_t>(abs32(xv)) - static_cast<std::uint32_t>(thr));
@@ -410,7 +407,7 @@ VMAFX_ADM_HD inline std::int32_t cm_excess_scalar(std::int32_t x, std::int64_t w
 }
 
 /// Levels 1..3: the excess m cubed with rounded shifts (rcub, scub of the level).
-VMAFX_ADM_HD inline std::int64_t cm_cube(std::int32_t m, std::int64_t rcub, std::uint32_t scub) {
+VMAFX_HOST_DEVICE inline std::int64_t cm_cube(std::int32_t m, std::int64_t rcub, std::uint32_t scub) {
     constexpr std::uint64_t kRoundSq = std::uint64_t{1} << 29;
     const std::int64_t sq = static_cast<std::int32_t>((static_cast<std::uint64_t>(std::int64_t{m} * m) + kRoundSq) >> 30);
     return sar64(sq * m + rcub, scub);

@@ -14,30 +14,38 @@ namespace vmafx {
 
 namespace {
 
+using motion::Settings;
+
 // Option table, as upstream's `options[]` of integer_motion.c.
 constexpr OptionSpec kMotionOptions[] = {
-    {"motion_force_zero", "force_0", OptionType::kBool, 0.0, 0.0, 1.0, true,
-     "forcing motion score to zero"},
-    {"motion_blend_factor", "mbf", OptionType::kDouble, 1.0, 0.0, 1.0, true,
-     "blend motion score given an offset"},
-    {"motion_blend_offset", "mbo", OptionType::kDouble, 40.0, 0.0, 1000.0, true,
-     "blend motion score starting from this offset"},
-    {"motion_fps_weight", "mfw", OptionType::kDouble, 1.0, 0.0, 5.0, true,
-     "fps-aware multiplicative weight/correction"},
-    {"motion_max_val", "mmxv", OptionType::kDouble, 10000.0, 0.0, 10000.0, true,
-     "maximum value allowed; larger values will be clipped to this value"},
-    {"motion_five_frame_window", "mffw", OptionType::kBool, 0.0, 0.0, 1.0, true,
-     "use five-frame temporal window"},
-    {"motion_moving_average", "mma", OptionType::kBool, 0.0, 0.0, 1.0, true,
-     "use moving average for motion scores after first frame"},
-    {"debug", nullptr, OptionType::kBool, 0.0, 0.0, 1.0, false,
-     "debug mode: enable additional output"},
+    option<&Settings::force_zero>("motion_force_zero", "force_0", 0, 0, 1, true, "forcing motion score to zero"),
+    option<&Settings::blend_factor>("motion_blend_factor", "mbf", 1.0, 0.0, 1.0, true,
+                                    "blend motion score given an offset"),
+    option<&Settings::blend_offset>("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0, true,
+                                    "blend motion score starting from this offset"),
+    option<&Settings::fps_weight>("motion_fps_weight", "mfw", 1.0, 0.0, 5.0, true,
+                                  "fps-aware multiplicative weight/correction"),
+    option<&Settings::max_val>("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0, true,
+                               "maximum value allowed; larger values will be clipped to this value"),
+    option<&Settings::five_frame_window>("motion_five_frame_window", "mffw", 0, 0, 1, true,
+                                         "use five-frame temporal window"),
+    option<&Settings::moving_average>("motion_moving_average", "mma", 0, 0, 1, true,
+                                      "use moving average for motion scores after first frame"),
+    option<&Settings::debug>("debug", nullptr, 0, 0, 1, false, "debug mode: enable additional output"),
 };
 
 constexpr const char* kSadFeature = "VMAF_integer_feature_motion_sad_score";
 constexpr const char* kMotionFeature = "VMAF_integer_feature_motion_score";
 constexpr const char* kMotion2Feature = "VMAF_integer_feature_motion2_score";
 constexpr const char* kMotion3Feature = "VMAF_integer_feature_motion3_score";
+
+// Upstream's provided_features[] with their aliases (alias.c).
+constexpr FeatureName kMotionFeatures[] = {
+    {kSadFeature},
+    {kMotionFeature, "integer_motion"},
+    {kMotion2Feature, "integer_motion2"},
+    {kMotion3Feature, "integer_motion3"},
+};
 
 // The smaller of a and b, written as upstream's MIN macro (a if a < b, else b).
 inline double min_of(double a, double b) { return a < b ? a : b; }
@@ -117,13 +125,11 @@ class MotionExtractor final : public FeatureExtractor {
 public:
     MotionExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {}
 
-    unsigned previous_refs() const override { return settings_.first_scored_index(); }
-
     // integer_motion.c extract(): the sad score of frame in.index (0 for the first frame(s)).
     void extract(const FrameInput& in, FrameScores& out) const override {
         double score = 0.0;
         if (settings_.scores_frame(in.index)) {
-            const Picture* prev = settings_.five_frame_window ? in.prev_prev_ref : in.prev_ref;
+            const Picture* prev = in.prev_ref[settings_.first_scored_index() - 1];
             if (!prev)
                 throw Error(fmt::format("motion: frame {} needs the reference picture of frame {}", in.index,
                                         in.index - settings_.first_scored_index()));
@@ -156,32 +162,21 @@ private:
 };
 
 std::unique_ptr<FeatureExtractor> create_motion(const Options& options, const VideoFormat& format) {
-    motion::check_format(format);
     return std::make_unique<MotionExtractor>(options, format);
 }
 
+History motion_history(const Options& options) { return {Settings(options).first_scored_index(), 0}; }
+
 }  // namespace
 
-const ExtractorInfo& motion_extractor_info() {
-    static const ExtractorInfo info{
-        "motion",
-        kMotionOptions,
-        {kSadFeature, kMotionFeature, kMotion2Feature, kMotion3Feature},
-        PlaneSet::kLuma,
-        create_motion,
-#ifdef VMAFX_HAVE_CUDA
-        make_motion_gpu,
-        TwinContract{true, 0.0,
-                     "integer arithmetic: the per-sample blur uses the CPU's helpers (motion_math.hpp); each "
-                     "row's uint32 sum is formed as the CPU's (wrapping addition modulo 2^32, order-free), the "
-                     "rows are summed in 64 bits (order-free) and the doubles are formed on the host by the "
-                     "CPU's own code (motion::Settings)"},
-#endif
-    };
-    return info;
-}
-
 namespace motion {
+
+const MetricDescriptor descriptor{
+    .name = "motion", .upstream_source = "libvmaf/src/feature/integer_motion.c",
+    .options = kMotionOptions, .features = kMotionFeatures, .history = motion_history,
+    .limits = {kRadius + 1, kRadius + 1, 8, 16,
+               "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
+    .create = create_motion};
 
 const RowKernels& reference_kernels() {
     static const RowKernels kernels{"reference", vertical_row<std::uint8_t>, vertical_row<std::uint16_t>, row_sad};
@@ -189,18 +184,12 @@ const RowKernels& reference_kernels() {
 }
 
 Settings::Settings(const Options& options)
-    : force_zero(options.get_bool("motion_force_zero")),
-      blend_factor(options.get("motion_blend_factor")),
-      blend_offset(options.get("motion_blend_offset")),
-      fps_weight(options.get("motion_fps_weight")),
-      max_val(options.get("motion_max_val")),
-      five_frame_window(options.get_bool("motion_five_frame_window")),
-      moving_average(options.get_bool("motion_moving_average")),
-      debug(options.get_bool("debug")),
-      sad_name(options.feature_name(kSadFeature)),
+    : sad_name(options.feature_name(kSadFeature)),
       motion_name(options.feature_name(kMotionFeature)),
       motion2_name(options.feature_name(kMotion2Feature)),
-      motion3_name(options.feature_name(kMotion3Feature)) {}
+      motion3_name(options.feature_name(kMotion3Feature)) {
+    options.bind(*this);
+}
 
 double Settings::sad_score(std::uint64_t sad, int width, int height) const {
     // Upstream multiplies width and height as unsigned.
@@ -255,14 +244,6 @@ void Settings::flush(ScoreTable& table) const {
         }
         table.set(motion3_name, i, motion3);
     }
-}
-
-void check_format(const VideoFormat& format) {
-    if (format.bit_depth < 8 || format.bit_depth > 16)
-        throw Error(fmt::format("motion: bit depth {} is not supported (8 to 16)", format.bit_depth));
-    if (format.width < kRadius + 1 || format.height < kRadius + 1)
-        throw Error(fmt::format("motion: picture {}x{} is too small, the 5-tap blur needs at least {}x{}",
-                                format.width, format.height, kRadius + 1, kRadius + 1));
 }
 
 }  // namespace motion

@@ -14,11 +14,13 @@
 #include <memory>
 #include <string>
 
-#include "feature/feature_extractor.hpp"
+#include "feature/metric.hpp"
 
 namespace vmafx {
 
-/// Registry entry of the integer MOTION extractor "motion".
+namespace motion {
+
+/// Descriptor of the integer MOTION extractor "motion" (listed in feature/metrics.def).
 ///
 /// Options (upstream's table, aliases in output names): motion_force_zero (force_0, bool),
 /// motion_blend_factor (mbf, [0, 1], 1), motion_blend_offset (mbo, [0, 1000], 40),
@@ -29,33 +31,31 @@ namespace vmafx {
 /// Provided features: VMAF_integer_feature_motion_sad_score, VMAF_integer_feature_motion_score
 /// (debug only), VMAF_integer_feature_motion2_score, VMAF_integer_feature_motion3_score.
 /// extract() writes the sad (and debug) score of its frame from the reference luma of the
-/// frame and of the previous one (previous_refs() = 1, or 2 with the five-frame window);
+/// frame and of the previous one (history: 1 previous reference, 2 with the five-frame window);
 /// flush() writes motion2 and motion3 of every frame 0..n-1, where n is the number of
 /// consecutive frames from 0 that have a sad score in the table.
 ///
-/// The factory throws Error for bit depths outside 8..16 and for a luma plane narrower or
-/// lower than 3 samples (the 5-tap mirrored filter needs 3; upstream reads outside the
-/// picture there and its result is undefined).
-const ExtractorInfo& motion_extractor_info();
-
-namespace motion {
+/// Its limits: bit depths 8..16 and luma at least 3 x 3 samples (the 5-tap mirrored filter
+/// needs 3; upstream reads outside the picture below and its result is undefined).
+extern const MetricDescriptor descriptor;
 
 /// Options and output names of one "motion" instance, and the host-side arithmetic of the
 /// metric: the sad score of a frame from its integer sum, and flush()'s motion2/motion3.
 /// Shared by the CPU extractor (motion.cpp) and its CUDA twin (motion_cuda.cu), so that both
 /// form every double the same way. Upstream: integer_motion.c extract() (score), flush().
 struct Settings {
-    /// Reads the options of motion_extractor_info() from `options`.
+    Settings() = default;
+    /// The options of `descriptor` bound to the members below, and the output names.
     explicit Settings(const Options& options);
 
-    bool force_zero;
-    double blend_factor;
-    double blend_offset;
-    double fps_weight;
-    double max_val;
-    bool five_frame_window;
-    bool moving_average;
-    bool debug;
+    bool force_zero = false;
+    double blend_factor = 1.0;
+    double blend_offset = 40.0;
+    double fps_weight = 1.0;
+    double max_val = 10000.0;
+    bool five_frame_window = false;
+    bool moving_average = false;
+    bool debug = false;
     std::string sad_name;      ///< output name of VMAF_integer_feature_motion_sad_score
     std::string motion_name;   ///< of VMAF_integer_feature_motion_score (debug only)
     std::string motion2_name;  ///< of VMAF_integer_feature_motion2_score
@@ -63,7 +63,7 @@ struct Settings {
 
     /// First frame compared with an earlier reference (upstream's min_idx): 1, or 2 with the
     /// five-frame window, which compares frame i with frame i-2. Also the number of previous
-    /// reference pictures a frame needs (previous_refs()).
+    /// reference pictures a frame needs (the descriptor's history).
     unsigned first_scored_index() const { return five_frame_window ? 2 : 1; }
     /// Whether frame `index` is scored from pictures; when not, its sad score is 0.
     bool scores_frame(unsigned index) const { return !force_zero && index >= first_scored_index(); }
@@ -79,17 +79,6 @@ struct Settings {
     void flush(ScoreTable& table) const;
 };
 
-/// Throws Error unless `format` can be scored: bit depth 8..16 and luma at least
-/// (kRadius + 1) x (kRadius + 1) = 3 x 3 samples.
-void check_format(const VideoFormat& format);
-
 }  // namespace motion
-
-#ifdef VMAFX_HAVE_CUDA
-/// The CUDA twin of "motion" (motion_cuda.cu): same outputs, bit for bit, as the CPU extractor.
-/// `slots` result slots (frames in flight). Throws Error as the CPU factory does for formats
-/// it cannot score, and on CUDA errors.
-std::unique_ptr<GpuExtractor> make_motion_gpu(const Options& options, const VideoFormat& format, unsigned slots);
-#endif
 
 }  // namespace vmafx

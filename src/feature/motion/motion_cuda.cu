@@ -14,6 +14,17 @@
 // does not score from pictures (before the first with a previous reference, or all with
 // motion_force_zero) enqueue nothing and get the CPU's 0.
 // Per-sample arithmetic: motion_math.hpp, shared with the CPU. Upstream: integer_motion.c.
+//
+// Planted regressions (tests of the parity gate only; the twin's plant_, fixed at creation):
+//  kMirrorShift:      the vertical pass mirrors the rows above the top edge one row off (-k reads
+//                     row k + 1), in row_sums_kernel;
+//  kRoundingConstant: the vertical pass rounds with 2^(bit_depth - 2) instead of 2^(bit_depth - 1)
+//                     (motion::vertical_blur's halve_rounding), in row_sums_kernel.
+// No kContraction: the device path has no floating-point operation at all (integer taps, shifts
+// and sums), so there is no a*b+c a compiler could fuse; no kReductionOrder: every sum is an
+// integer sum modulo 2^32 or 2^64 (order-free), and a row's sum of |blurred difference| (each
+// below 2^16) reaches 2^32 only past 65536 columns, so neither another order nor 64-bit row
+// sums would change a value.
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -22,7 +33,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
-#include "cuda/gpu_scorer.hpp"
+#include "gpu/twin.hpp"
 #include "feature/motion/motion.hpp"
 #include "feature/motion/motion_math.hpp"
 
@@ -54,12 +65,13 @@ __device__ inline Sample load_sample(const unsigned char* plane, int pitch, int 
 /// kBlockThreads threads. `prev` and `cur`: width x height luma planes (Sample words, rows
 /// prev_pitch / cur_pitch bytes apart), width and height >= kRadius + 1. For each row of the
 /// block, row_sums[row] += sum over the tile's columns of |blur(prev - cur)| at (row, column),
-/// modulo 2^32.
+/// modulo 2^32. plant_mirror_shift / plant_half_rounding: the planted kMirrorShift /
+/// kRoundingConstant (false outside the parity gate's tests).
 template <typename Sample>
 __global__ void __launch_bounds__(kBlockThreads)
     row_sums_kernel(const unsigned char* __restrict__ prev, int prev_pitch, const unsigned char* __restrict__ cur,
                     int cur_pitch, int width, int height, int bit_depth, std::uint32_t* __restrict__ row_sums,
-                    bool plant_mirror_shift) {
+                    bool plant_mirror_shift, bool plant_half_rounding) {
     constexpr int kInputRows = kTileRows + 2 * kRadius;
     __shared__ std::int32_t blurred[kTileRows][kBlockThreads];  // vertical pass, by tile row and thread
     __shared__ std::uint32_t warp_sums[kTileRows][kWarps];
@@ -87,7 +99,8 @@ __global__ void __launch_bounds__(kBlockThreads)
         }
 #pragma unroll
         for (int i = 0; i < kTileRows; ++i)
-            blurred[i][t] = motion::vertical_blur<Sample>(d[i], d[i + 1], d[i + 2], d[i + 3], d[i + 4], bit_depth);
+            blurred[i][t] = motion::vertical_blur<Sample>(d[i], d[i + 1], d[i + 2], d[i + 3], d[i + 4], bit_depth,
+                                                          plant_half_rounding);
     }
     __syncthreads();
 
@@ -140,10 +153,11 @@ __global__ void __launch_bounds__(kTotalThreads)
 
 /// The GPU twin: per slot, the device row sums (zero between frames) and total, and a pinned
 /// host copy of the total.
-class MotionTwin final : public GpuExtractor {
+class MotionTwin final : public GpuTwin {
 public:
-    MotionTwin(const Options& options, const VideoFormat& format, unsigned slots)
+    MotionTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
         : format_(format),
+          plant_(plant),
           settings_(options),
           row_sums_(static_cast<std::size_t>(slots) * static_cast<std::size_t>(format.height)),
           totals_(slots),
@@ -156,32 +170,33 @@ public:
         cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
 
-    unsigned previous_refs() const override { return settings_.first_scored_index(); }
-
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
         frames_.enqueued(slot, f.index);
         slot_scored_[slot] = settings_.scores_frame(f.index);
         if (!slot_scored_[slot]) return;  // frame 0 (0 and 1 with the five-frame window), force zero
-        const DevicePlane& prev = settings_.five_frame_window ? f.prev_prev_ref : f.prev_ref;
-        if (!prev.data || !f.ref.data)
+        const DevicePlane& prev = f.prev_ref[settings_.first_scored_index() - 1].luma();
+        const DevicePlane& cur = f.ref.luma();
+        if (!prev.data || !cur.data)
             throw Error("motion (CUDA): frame " + std::to_string(f.index) + " needs the reference luma of frames " +
                         std::to_string(f.index - settings_.first_scored_index()) + " and " +
                         std::to_string(f.index));
 
-        const bool plant = planted_defect() == PlantedDefect::kMirrorShift;
+        const bool mirror_shift = plant_ == PlantedDefect::kMirrorShift;
+        const bool half_rounding = plant_ == PlantedDefect::kRoundingConstant;
         std::uint32_t* row_sums = row_sums_.get() + static_cast<std::size_t>(slot) * format_.height;
         const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(format_.width), kTileColumns),
                         cuda::blocks_for(static_cast<std::size_t>(format_.height), kTileRows));
         const auto* prev_data = static_cast<const unsigned char*>(prev.data);
-        const auto* cur_data = static_cast<const unsigned char*>(f.ref.data);
-        const int prev_pitch = checked_pitch(prev.pitch), cur_pitch = checked_pitch(f.ref.pitch);
+        const auto* cur_data = static_cast<const unsigned char*>(cur.data);
+        const int prev_pitch = checked_pitch(prev.pitch), cur_pitch = checked_pitch(cur.pitch);
         if (format_.bit_depth == 8)
             row_sums_kernel<std::uint8_t><<<grid, kBlockThreads, 0, stream>>>(
-                prev_data, prev_pitch, cur_data, cur_pitch, format_.width, format_.height, 8, row_sums, plant);
+                prev_data, prev_pitch, cur_data, cur_pitch, format_.width, format_.height, 8, row_sums, mirror_shift,
+                half_rounding);
         else
             row_sums_kernel<std::uint16_t><<<grid, kBlockThreads, 0, stream>>>(
                 prev_data, prev_pitch, cur_data, cur_pitch, format_.width, format_.height, format_.bit_depth,
-                row_sums, plant);
+                row_sums, mirror_shift, half_rounding);
         cuda::check_launch("motion row_sums_kernel");
         total_kernel<<<1, kTotalThreads, 0, stream>>>(row_sums, format_.height, totals_.get() + slot);
         cuda::check_launch("motion total_kernel");
@@ -212,6 +227,7 @@ private:
     }
 
     VideoFormat format_;
+    PlantedDefect plant_;
     motion::Settings settings_;
     cuda::DeviceBuffer<std::uint32_t> row_sums_;        // slots x height, zero between frames
     cuda::DeviceBuffer<unsigned long long> totals_;     // per slot
@@ -220,12 +236,30 @@ private:
     std::vector<bool> slot_scored_;     // whether that frame is scored from pictures
 };
 
+/// What this twin can plant (see the file's head): no contraction, as its device code has no
+/// floating point.
+constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect::kRoundingConstant};
+
 }  // namespace
 
-std::unique_ptr<GpuExtractor> make_motion_gpu(const Options& options, const VideoFormat& format, unsigned slots) {
-    motion::check_format(format);
-    if (slots == 0) throw Error("motion (CUDA): at least one result slot is needed");
-    return std::make_unique<MotionTwin>(options, format, slots);
-}
+namespace motion {
+
+extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor twin{
+    "motion",
+    make_twin<MotionTwin>,
+    {exact_bound,
+     "bound 0 at every format: the device path is integer arithmetic only. The per-sample blur is the CPU's own "
+     "code (motion_math.hpp: same taps, mirrors, rounding shifts and 32-bit lane wraps at every bit depth 8..16 "
+     "and size); each row's uint32 sum is formed as the CPU's (addition modulo 2^32, order-free), the rows are "
+     "summed in 64 bits (order-free), and the double score is formed on the host by the CPU's own code "
+     "(motion::Settings::sad_score). No floating-point operation runs on the device, so there is no a*b+c a "
+     "compiler could contract: a contraction defect cannot be planted (none declared); the rounding-constant "
+     "and mirror-shift defects are planted in row_sums_kernel"},
+    kDefects,
+    "integer arithmetic only on the device",
+};
+
+}  // namespace motion
 
 }  // namespace vmafx

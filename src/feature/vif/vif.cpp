@@ -403,26 +403,14 @@ std::array<ScaleScore, kScales> compute_scales(const Plane& ref, const Plane& di
     return compute_scales_of<uint16_t>(ref, dis, params, kernels);
 }
 
-void check_format(const VideoFormat& format) {
-    if (format.width < kMinSide || format.height < kMinSide)
-        throw Error(fmt::format(
-            "vif: luma {}x{} is too small: integer VIF needs at least {}x{} samples (its scale 3, "
-            "a 1/8 decimation, must be at least 2x2)",
-            format.width, format.height, kMinSide, kMinSide));
-    if (format.bit_depth < 8 || format.bit_depth > 16)
-        throw Error(fmt::format("vif: bit depth {} is outside 8..16", format.bit_depth));
-}
-
-void write_scores(const Options& options, bool debug, bool skip_scale0, const std::array<ScaleScore, kScales>& v,
-                  FrameScores& out) {
-    const auto put = [&](const char* feature, double value) {
-        out.emplace_back(options.feature_name(feature), value);
-    };
+void Settings::write_frame(const std::array<ScaleScore, kScales>& v, FrameScores& out) const {
+    std::size_t next = 0;
+    const auto put = [&](double value) { out.emplace_back(names[next++], value); };
     const auto ratio = [&](int scale) -> double { return v[scale].num / v[scale].den; };
-    put("VMAF_integer_feature_vif_scale0_score", skip_scale0 ? 0.0 : ratio(0));
-    put("VMAF_integer_feature_vif_scale1_score", ratio(1));
-    put("VMAF_integer_feature_vif_scale2_score", ratio(2));
-    put("VMAF_integer_feature_vif_scale3_score", ratio(3));
+    put(skip_scale0 ? 0.0 : ratio(0));
+    put(ratio(1));
+    put(ratio(2));
+    put(ratio(3));
     if (!debug) return;
 
     double num = 0.0, den = 0.0;
@@ -433,17 +421,15 @@ void write_scores(const Options& options, bool debug, bool skip_scale0, const st
         num = static_cast<double>(v[0].num) + v[1].num + v[2].num + v[3].num;
         den = static_cast<double>(v[0].den) + v[1].den + v[2].den + v[3].den;
     }
-    put("integer_vif", den == 0.0 ? 1.0 : num / den);
-    put("integer_vif_num", num);
-    put("integer_vif_den", den);
-    put("integer_vif_num_scale0", skip_scale0 ? 0.0 : v[0].num);
-    put("integer_vif_den_scale0", skip_scale0 ? -1.0 : v[0].den);
-    put("integer_vif_num_scale1", v[1].num);
-    put("integer_vif_den_scale1", v[1].den);
-    put("integer_vif_num_scale2", v[2].num);
-    put("integer_vif_den_scale2", v[2].den);
-    put("integer_vif_num_scale3", v[3].num);
-    put("integer_vif_den_scale3", v[3].den);
+    put(den == 0.0 ? 1.0 : num / den);  // integer_vif
+    put(num);
+    put(den);
+    put(skip_scale0 ? 0.0 : v[0].num);
+    put(skip_scale0 ? -1.0 : v[0].den);
+    for (int scale = 1; scale < kScales; ++scale) {
+        put(v[scale].num);
+        put(v[scale].den);
+    }
 }
 
 }  // namespace vif
@@ -472,11 +458,7 @@ void check_sample_range(const Plane& plane, int bit_depth, const char* which, un
 class VifExtractor final : public FeatureExtractor {
 public:
     VifExtractor(const Options& options, const VideoFormat& format)
-        : options_(options), format_(format), debug_(options.get_bool("debug")) {
-        params_.bit_depth = format.bit_depth;
-        params_.skip_scale0 = options.get_bool("vif_skip_scale0");
-        params_.gain_limit = options.get("vif_enhn_gain_limit");
-        vif::check_format(format);
+        : format_(format), settings_(options), params_(settings_.params(format.bit_depth)) {
         vif::log2_table();  // build the shared table before frames run in parallel
         vif::best_kernels();
     }
@@ -494,53 +476,58 @@ public:
                                         format_.height, format_.bytes_per_sample()));
         check_sample_range(ref, format_.bit_depth, "reference", in.index);
         check_sample_range(dis, format_.bit_depth, "distorted", in.index);
-        vif::write_scores(options_, debug_, params_.skip_scale0,
-                          vif::compute_scales(ref, dis, params_, vif::best_kernels()), out);
+        settings_.write_frame(vif::compute_scales(ref, dis, params_, vif::best_kernels()), out);
     }
 
 private:
-    Options options_;
     VideoFormat format_;
-    bool debug_;
+    vif::Settings settings_;
     vif::Params params_;
 };
 
+using vif::Settings;
+
 /// Upstream's option table of "vif" (integer_vif.c `options`).
 constexpr OptionSpec kOptions[] = {
-    {"debug", nullptr, OptionType::kBool, 0.0, 0.0, 1.0, false, "debug mode: enable additional output"},
-    {"vif_enhn_gain_limit", "egl", OptionType::kDouble, 100.0, 1.0, 100.0, true,
-     "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain is completely disabled"},
-    {"vif_skip_scale0", "ssclz", OptionType::kBool, 0.0, 0.0, 1.0, true, "when set, skip scale 0 calculations"},
+    option<&Settings::debug>("debug", nullptr, 0, 0, 1, false, "debug mode: enable additional output"),
+    option<&Settings::gain_limit>(
+        "vif_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, true,
+        "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain is completely disabled"),
+    option<&Settings::skip_scale0>("vif_skip_scale0", "ssclz", 0, 0, 1, true, "when set, skip scale 0 calculations"),
 };
+
+/// Upstream's provided_features[] (in the order write_frame() writes them), with the aliases
+/// of alias.c.
+constexpr FeatureName kFeatures[] = {
+    {"VMAF_integer_feature_vif_scale0_score", "integer_vif_scale0"},
+    {"VMAF_integer_feature_vif_scale1_score", "integer_vif_scale1"},
+    {"VMAF_integer_feature_vif_scale2_score", "integer_vif_scale2"},
+    {"VMAF_integer_feature_vif_scale3_score", "integer_vif_scale3"},
+    {"integer_vif"}, {"integer_vif_num"}, {"integer_vif_den"},
+    {"integer_vif_num_scale0"}, {"integer_vif_den_scale0"}, {"integer_vif_num_scale1"},
+    {"integer_vif_den_scale1"}, {"integer_vif_num_scale2"}, {"integer_vif_den_scale2"},
+    {"integer_vif_num_scale3"}, {"integer_vif_den_scale3"},
+};
+
+std::unique_ptr<FeatureExtractor> create_vif(const Options& options, const VideoFormat& format) {
+    return std::make_unique<VifExtractor>(options, format);
+}
 
 }  // namespace
 
-const ExtractorInfo& vif_extractor_info() {
-    static const ExtractorInfo info{
-        "vif",
-        kOptions,
-        {"VMAF_integer_feature_vif_scale0_score", "VMAF_integer_feature_vif_scale1_score",
-         "VMAF_integer_feature_vif_scale2_score", "VMAF_integer_feature_vif_scale3_score", "integer_vif",
-         "integer_vif_num", "integer_vif_den", "integer_vif_num_scale0", "integer_vif_den_scale0",
-         "integer_vif_num_scale1", "integer_vif_den_scale1", "integer_vif_num_scale2", "integer_vif_den_scale2",
-         "integer_vif_num_scale3", "integer_vif_den_scale3"},
-        PlaneSet::kLuma,
-        [](const Options& options, const VideoFormat& format) -> std::unique_ptr<FeatureExtractor> {
-            return std::make_unique<VifExtractor>(options, format);
-        }
-#ifdef VMAFX_HAVE_CUDA
-        ,
-        make_vif_gpu,
-        // Every per-sample term is an integer formed by the CPU's own code (vif_math.hpp: same
-        // integer filters and shifts, same IEEE double g, sv, g*g*s1 with no contraction, same
-        // log2 table), integer sums are exact in any order, and the host turns them into scores
-        // with the CPU's score_of/write_scores: every value is the CPU's.
-        {true, 0.0,
-         "integer per-sample terms from the shared arithmetic (vif_math.hpp), summed exactly in 64-bit integers "
-         "(order-free), scores from the same sums by the CPU's host code: bit-identical"}
-#endif
-    };
-    return info;
+namespace vif {
+
+Settings::Settings(const Options& options) {
+    options.bind(*this);
+    for (const FeatureName& f : kFeatures) names.push_back(options.feature_name(f.name));
 }
+
+const MetricDescriptor descriptor{
+    .name = "vif", .upstream_source = "libvmaf/src/feature/integer_vif.c",
+    .options = kOptions, .features = kFeatures,
+    .limits = {kMinSide, kMinSide, 8, 16, "(its scale 3, a 1/8 decimation, must be at least 2x2)"},
+    .create = create_vif};
+
+}  // namespace vif
 
 }  // namespace vmafx

@@ -1,18 +1,46 @@
-// Integer VIF (upstream libvmaf 3.2.0 feature extractor "vif"): options, outputs, factory.
+// Integer VIF (upstream libvmaf 3.2.0 feature extractor "vif"): descriptor, settings, outputs.
 #pragma once
 
-#include <memory>
+#include <array>
+#include <string>
+#include <vector>
 
-#include "feature/feature_extractor.hpp"
+#include "feature/metric.hpp"
+#include "feature/vif/vif_kernels.hpp"
 
-namespace vmafx {
+namespace vmafx::vif {
 
-/// Registry entry of the integer VIF extractor (see vif.cpp for the algorithm and its source).
-const ExtractorInfo& vif_extractor_info();
+/// Descriptor of the integer VIF extractor "vif" (listed in feature/metrics.def; see vif.cpp
+/// for the algorithm and its source).
+///
+/// Options (upstream's table): debug (bool, not a feature parameter: adds the debug outputs),
+/// vif_enhn_gain_limit (egl, [1, 100], 100), vif_skip_scale0 (ssclz, bool).
+/// Per frame: VMAF_integer_feature_vif_scale0..3_score, and with debug integer_vif,
+/// integer_vif_num, integer_vif_den and the per-scale numerators and denominators.
+/// Limits: luma at least kMinSide x kMinSide (scale 3, a 1/8 decimation, must be at least
+/// 2x2), bit depths 8..16.
+extern const MetricDescriptor descriptor;
 
-/// The CUDA twin of the integer VIF extractor (vif_cuda.cu; built with the CUDA backend only):
-/// the same outputs for luma of `format`, with device memory for `slots` frames in flight.
-/// Throws Error on a format the CPU extractor refuses or when slots is 0.
-std::unique_ptr<GpuExtractor> make_vif_gpu(const Options& options, const VideoFormat& format, unsigned slots);
+/// One "vif" instance's options as the CPU extractor and its CUDA twin use them, and its
+/// outputs (upstream integer_vif.c init() and write_scores()).
+struct Settings {
+    Settings() = default;
+    /// The options of `descriptor` bound to the members below, and the output names.
+    explicit Settings(const Options& options);
 
-}  // namespace vmafx
+    bool debug = false;
+    double gain_limit = 100.0;  ///< vif_enhn_gain_limit
+    bool skip_scale0 = false;   ///< vif_skip_scale0
+    std::vector<std::string> names;  ///< output name of each provided feature, in table order
+
+    /// The computation's parameters at `bit_depth`.
+    Params params(int bit_depth) const { return {bit_depth, skip_scale0, gain_limit}; }
+
+    /// Appends upstream's outputs of one frame (integer_vif.c write_scores()) to `out`: each
+    /// scale's float num / den (scale 0: 0 with vif_skip_scale0), and with `debug` the totals
+    /// and the per-scale numerators and denominators. `v`: the four scales' numerators and
+    /// denominators (v[0] unused with skip_scale0).
+    void write_frame(const std::array<ScaleScore, kScales>& v, FrameScores& out) const;
+};
+
+}  // namespace vmafx::vif

@@ -19,6 +19,22 @@
 // finish() turns the sums into scores with the CPU's host code (score_of, write_scores).
 // Every rounding, shift and term is the CPU's (vif_math.hpp, shared); the taps are kFilters.
 // Upstream: libvmaf 3.2.0 src/feature/integer_vif.c.
+//
+// Planted regressions (tests of the parity gate only; the twin's plant_, fixed at creation and
+// passed to the kernels in ScaleArgs), all inside scale_kernel:
+//  kMirrorShift:      scale 0's vertical pass mirrors the rows below the bottom edge one row off
+//                     (height - 1 + k reads height - 2 - k);
+//  kRoundingConstant: the horizontal pass of ref*ref rounds with 2^14 instead of 2^15
+//                     (filter_products, from horizontal_run).
+// No kContraction: the device's one floating-point a*b+c is sv = s2 - g * s12 (double), and a
+// fused multiply-add there moves sv by at most half an ulp of g * s12 (2^-23 below 2^31) before
+// sv is truncated to an integer, so it changes a term only where an integer lies between the two
+// roundings, and even then by one unit of sv, which the log2 table (16 significant bits) and the
+// float scale numerator mostly absorb: planted, it left all 124 rows of `vmafx-parity --random 1 --seed 5 --twin vif` identical (H200,
+// 2026-11-30), so the gate cannot be shown to catch it and it is not declared.
+// No kReductionOrder: every sum is an integer sum (order-free); a sum in float instead would be
+// off by a few units in sums above 2^24, below what the float scale numerators and denominators
+// keep, so the gate could not be shown to catch it on every run either.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -29,7 +45,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
-#include "cuda/gpu_scorer.hpp"
+#include "gpu/twin.hpp"
 #include "feature/vif/vif.hpp"
 #include "feature/vif/vif_math.hpp"
 
@@ -183,7 +199,6 @@ struct ScaleArgs {
     bool statistics;                   ///< false: decimate only (scale 0 with vif_skip_scale0)
     // Planted defects (parity-gate tests only; the exact values otherwise).
     std::uint32_t xx_round;  ///< rounding of the horizontal pass of ref*ref: 1 << 15 (exact)
-    bool fused;              ///< s2 - g * s12 as one fused multiply-add
     bool mirror_shift;       ///< scale 0's bottom border mirrored one row off
 };
 
@@ -360,7 +375,7 @@ __device__ __forceinline__ void horizontal_run(const Tile& tile, int row, int fi
     for (int j = 0; j < kRun; ++j) {
         if (j >= count) break;
         const vif::Variances v = vif::variances(mu1[j], mu2[j], xx[j], yy[j], xy[j]);
-        vif::add_sample_terms(v.sigma1_sq, v.sigma2_sq, v.sigma12, a.gain_limit, table, sums, a.fused);
+        vif::add_sample_terms(v.sigma1_sq, v.sigma2_sq, v.sigma12, a.gain_limit, table, sums);
     }
 }
 
@@ -509,14 +524,12 @@ __global__ void __launch_bounds__(kThreads, 2) scale_kernel(const ScaleArgs a) {
 
 /// The GPU twin: per slot, the decimated pictures of scales 1..3 and the frame's results on the
 /// device and in pinned host memory; one packed log2 table.
-class VifTwin final : public GpuExtractor {
+class VifTwin final : public GpuTwin {
 public:
-    VifTwin(const Options& options, const VideoFormat& format, unsigned slots)
-        : options_(options),
-          format_(format),
-          debug_(options.get_bool("debug")),
-          skip_scale0_(options.get_bool("vif_skip_scale0")),
-          gain_limit_(options.get("vif_enhn_gain_limit")),
+    VifTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
+        : format_(format),
+          plant_(plant),
+          settings_(options),
           results_(slots),
           host_results_(slots),
           frames_("vif", slots) {
@@ -547,26 +560,27 @@ public:
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
         frames_.enqueued(slot, f.index);
-        if (!f.ref.data || !f.dist.data)
+        const DevicePlane& ref_luma = f.ref.luma();
+        const DevicePlane& dis_luma = f.dist.luma();
+        if (!ref_luma.data || !dis_luma.data)
             throw Error("vif (CUDA): frame " + std::to_string(f.index) + " has no reference or distorted luma");
-        const PlantedDefect planted = planted_defect();
+        const PlantedDefect planted = plant_;
         FrameResults* results = results_.get() + slot;
         cuda::check(cudaMemsetAsync(results, 0, sizeof(FrameResults), stream), "cudaMemsetAsync");
 
         ScaleArgs a{};
         a.bit_depth = format_.bit_depth;
         a.log2_packed = log2_packed_.get();
-        a.gain_limit = gain_limit_;
+        a.gain_limit = settings_.gain_limit;
         a.xx_round = planted == PlantedDefect::kRoundingConstant ? 1u << 14 : vif::rounding(vif::kHorizontalShift);
-        a.fused = planted == PlantedDefect::kContraction;
         a.mirror_shift = planted == PlantedDefect::kMirrorShift;
         std::uint16_t* pictures = pictures_.get() + slot_samples_ * slot;
         for (int s = 0; s < kScales; ++s) {
             if (s == 0) {
-                a.ref = static_cast<const unsigned char*>(f.ref.data);
-                a.ref_pitch = f.ref.pitch;
-                a.dis = static_cast<const unsigned char*>(f.dist.data);
-                a.dis_pitch = f.dist.pitch;
+                a.ref = static_cast<const unsigned char*>(ref_luma.data);
+                a.ref_pitch = ref_luma.pitch;
+                a.dis = static_cast<const unsigned char*>(dis_luma.data);
+                a.dis_pitch = dis_luma.pitch;
                 a.width = format_.width;
                 a.height = format_.height;
             } else {
@@ -586,7 +600,7 @@ public:
             }
             a.sums = results->sums[s];
             a.max_sample = s == 0 && format_.bit_depth > 8 && format_.bit_depth < 16 ? results->max_sample : nullptr;
-            a.statistics = !(s == 0 && skip_scale0_);
+            a.statistics = !(s == 0 && settings_.skip_scale0);
             const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(a.width), kTileColumns),
                             cuda::blocks_for(static_cast<std::size_t>(a.height), kTileRows));
             switch (s) {
@@ -619,7 +633,7 @@ public:
                             std::to_string(r.max_sample[p]) + ", above the " + std::to_string(format_.bit_depth) +
                             "-bit maximum " + std::to_string(max));
         std::array<vif::ScaleScore, kScales> scores{};
-        for (int s = skip_scale0_ ? 1 : 0; s < kScales; ++s) {
+        for (int s = settings_.skip_scale0 ? 1 : 0; s < kScales; ++s) {
             vif::ScaleSums sums;
             sums.num_log = static_cast<std::int64_t>(r.sums[s][0]);
             sums.den_log = static_cast<std::int64_t>(r.sums[s][1]);
@@ -627,7 +641,7 @@ public:
             sums.den_non_log = static_cast<std::int64_t>(r.sums[s][3]);
             scores[s] = vif::score_of(sums);
         }
-        vif::write_scores(options_, debug_, skip_scale0_, scores, out);
+        settings_.write_frame(scores, out);
     }
 
 private:
@@ -641,11 +655,9 @@ private:
                     "cudaFuncSetAttribute (vif carveout)");
     }
 
-    Options options_;
     VideoFormat format_;
-    bool debug_;
-    bool skip_scale0_;
-    double gain_limit_;
+    PlantedDefect plant_;
+    vif::Settings settings_;
     cuda::DeviceBuffer<std::uint16_t> log2_packed_;
     int scale_width_[kScales] = {};
     int scale_height_[kScales] = {};
@@ -658,12 +670,32 @@ private:
     cuda::SlotFrames frames_;  // frame enqueued in each slot
 };
 
+/// What this twin can plant (see the file's head).
+constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect::kRoundingConstant};
+
 }  // namespace
 
-std::unique_ptr<GpuExtractor> make_vif_gpu(const Options& options, const VideoFormat& format, unsigned slots) {
-    vif::check_format(format);
-    if (slots == 0) throw Error("vif (CUDA): at least one result slot is needed");
-    return std::make_unique<VifTwin>(options, format, slots);
-}
+namespace vif {
+
+extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
+
+const TwinDescriptor twin{
+    "vif",
+    make_twin<VifTwin>,
+    {exact_bound,
+     "bound 0 at every format: every per-sample term is an integer formed by the CPU's own code (vif_math.hpp: "
+     "the same integer filters, rounding shifts and 32-bit wraps at every bit depth 8..16 and size; the same "
+     "IEEE doubles g = s12 / (s1 + eps), sv = s2 - g * s12 and g * g * s1, built without contraction "
+     "(--fmad=false) and with correctly rounded division, so each is the CPU's double; 2048 * log2 from a packed "
+     "copy of the CPU's table checked entry by entry at creation); the terms are summed exactly in integers "
+     "(32 bits per warp where the bounds allow it, 64 bits per frame: order-free), and the scores are formed "
+     "from the same four sums per scale by the CPU's host code (vif::score_of, Settings::write_frame). A "
+     "contraction of its one a*b+c (sv) is masked by sv's truncation to an integer, so none is declared"},
+    kDefects,
+    "its one device a*b+c (sv = s2 - g * s12) is truncated to an integer at once: a contraction planted there "
+    "left 124 of 124 gate rows identical on the H200",
+};
+
+}  // namespace vif
 
 }  // namespace vmafx

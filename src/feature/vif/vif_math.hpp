@@ -1,7 +1,7 @@
 // Arithmetic of integer VIF shared by the CPU extractor (vif.cpp and its kernels) and the CUDA
 // twin (vif_cuda.cu), so that each rounding, shift and term exists once. The per-sample
 // functions are __host__ __device__ when compiled by nvcc; the host-only part (the scale score
-// from its sums, the outputs, the format check) is shared by the two extractors.
+// from its sums) is shared by the two extractors.
 //
 // Algorithm and fixed-point arithmetic: upstream libvmaf 3.2.0 src/feature/integer_vif.c
 // (vif_statistic_8 / vif_statistic_16: vertical and horizontal filtering, the variances and the
@@ -9,19 +9,15 @@
 // write_scores) and integer_vif.h.
 #pragma once
 
+#include "base/host_device.hpp"
+
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 
-#include "feature/feature_extractor.hpp"
 #include "feature/vif/vif_kernels.hpp"
 
-#if defined(__CUDACC__)
-#define VMAFX_VIF_HD __host__ __device__
-#else
-#define VMAFX_VIF_HD
-#endif
 
 namespace vmafx::vif {
 
@@ -31,20 +27,20 @@ namespace vmafx::vif {
 /// Mirrors index i into [0, n) without repeating the edge: -k -> k, n-1+k -> n-1-k (as
 /// upstream pads its buffers). Valid for -n < i < 2n-1 (kMinSide guarantees it for every
 /// filter at every scale).
-VMAFX_VIF_HD constexpr int mirror(int i, int n) { return i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i; }
+VMAFX_HOST_DEVICE constexpr int mirror(int i, int n) { return i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i; }
 
 /// Right shift of the vertical pass of the means at `scale`, and of the vertical pass of the
 /// decimation from `scale` (upstream shift_VP: the bit depth at scale 0, else 16).
-VMAFX_VIF_HD constexpr int vertical_shift(int scale, int bit_depth) { return scale == 0 ? bit_depth : 16; }
+VMAFX_HOST_DEVICE constexpr int vertical_shift(int scale, int bit_depth) { return scale == 0 ? bit_depth : 16; }
 
 /// Right shift of the vertical pass of the products ref*ref, dis*dis, ref*dis at `scale`
 /// (upstream shift_VP_sq: 2 * (bit_depth - 8) at scale 0, else 16; 0 for 8-bit scale 0).
-VMAFX_VIF_HD constexpr int vertical_square_shift(int scale, int bit_depth) {
+VMAFX_HOST_DEVICE constexpr int vertical_square_shift(int scale, int bit_depth) {
     return scale == 0 ? 2 * (bit_depth - 8) : 16;
 }
 
 /// The rounding constant added before a right shift by `shift` (half its unit; 0 for no shift).
-VMAFX_VIF_HD constexpr std::uint32_t rounding(int shift) { return shift == 0 ? 0u : 1u << (shift - 1); }
+VMAFX_HOST_DEVICE constexpr std::uint32_t rounding(int shift) { return shift == 0 ? 0u : 1u << (shift - 1); }
 
 /// Right shift of every horizontal pass (means, products, decimation): 16 bits, rounded.
 inline constexpr int kHorizontalShift = 16;
@@ -52,13 +48,13 @@ inline constexpr int kHorizontalShift = 16;
 /// A horizontally filtered product: the 64-bit sum `acc` of taps times vertically filtered
 /// products, rounded, shifted right by 16 and truncated to 32 bits. (The CUDA twin forms the
 /// same value from two 32-bit sums of the products' 16-bit halves: vif_cuda.cu filter_products.)
-VMAFX_VIF_HD inline std::uint32_t filtered_product(std::uint64_t acc) {
+VMAFX_HOST_DEVICE inline std::uint32_t filtered_product(std::uint64_t acc) {
     return static_cast<std::uint32_t>((acc + rounding(kHorizontalShift)) >> kHorizontalShift);
 }
 
 /// The product of two horizontally filtered means (Q32 sums of taps times 16-bit means),
 /// rounded to its top 32 bits.
-VMAFX_VIF_HD inline std::uint32_t mean_product(std::uint32_t a, std::uint32_t b) {
+VMAFX_HOST_DEVICE inline std::uint32_t mean_product(std::uint32_t a, std::uint32_t b) {
     return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) * b + 0x80000000u) >> 32);
 }
 
@@ -72,7 +68,7 @@ struct Variances {
 
 /// The variances of one sample from its horizontally filtered means a_mu1, a_mu2 (Q32) and
 /// products xx_filt, yy_filt, xy_filt (filtered_product), all modulo 2^32 as upstream.
-VMAFX_VIF_HD inline Variances variances(std::uint32_t a_mu1, std::uint32_t a_mu2, std::uint32_t xx_filt,
+VMAFX_HOST_DEVICE inline Variances variances(std::uint32_t a_mu1, std::uint32_t a_mu2, std::uint32_t xx_filt,
                                         std::uint32_t yy_filt, std::uint32_t xy_filt) {
     const std::int32_t sigma2_sq = static_cast<std::int32_t>(yy_filt - mean_product(a_mu2, a_mu2));
     return {static_cast<std::int32_t>(xx_filt - mean_product(a_mu1, a_mu1)), sigma2_sq > 0 ? sigma2_sq : 0,
@@ -83,14 +79,14 @@ VMAFX_VIF_HD inline Variances variances(std::uint32_t a_mu1, std::uint32_t a_mu2
 // The per-sample VIF terms.
 
 /// Number of leading zero bits of v (v != 0).
-VMAFX_VIF_HD inline int leading_zeros(std::uint32_t v) {
+VMAFX_HOST_DEVICE inline int leading_zeros(std::uint32_t v) {
 #if defined(__CUDA_ARCH__)
     return __clz(static_cast<int>(v));
 #else
     return std::countl_zero(v);
 #endif
 }
-VMAFX_VIF_HD inline int leading_zeros(std::uint64_t v) {
+VMAFX_HOST_DEVICE inline int leading_zeros(std::uint64_t v) {
 #if defined(__CUDA_ARCH__)
     return __clzll(static_cast<long long>(v));
 #else
@@ -102,14 +98,14 @@ VMAFX_VIF_HD inline int leading_zeros(std::uint64_t v) {
 /// round(2048 * log2(i)) for i in [32768, 65536) (log2_table(); on the device its packed copy)
 /// (upstream log2_32).
 template <typename Table>
-VMAFX_VIF_HD inline std::int32_t log2_q11(const Table& table, std::uint32_t v) {
+VMAFX_HOST_DEVICE inline std::int32_t log2_q11(const Table& table, std::uint32_t v) {
     const int shift = 16 - leading_zeros(v);
     return static_cast<std::int32_t>(table(v >> shift)) + 2048 * shift;
 }
 
 /// 2048 * log2(v) for 64-bit v >= 2^17, as log2_q11 (upstream log2_64).
 template <typename Table>
-VMAFX_VIF_HD inline std::int32_t log2_q11(const Table& table, std::uint64_t v) {
+VMAFX_HOST_DEVICE inline std::int32_t log2_q11(const Table& table, std::uint64_t v) {
     const int shift = 48 - leading_zeros(v);
     return static_cast<std::int32_t>(table(static_cast<std::uint32_t>(v >> shift))) + 2048 * shift;
 }
@@ -124,11 +120,10 @@ struct Log2Table {
 /// s12 = sigma12 to `sums` (members num_log, den_log, num_non_log, den_non_log; any integer
 /// types wide enough): where s1 reaches the noise variance kSigmaNsq, 2048 * log2 of the
 /// information terms; elsewhere s2 and a count (upstream vif_statistic_*, per-sample part).
-/// `gain_limit` is vif_enhn_gain_limit. `fused` replaces s2 - g * s12 by one fused
-/// multiply-add: a planted defect of the CUDA twin's parity tests, never set otherwise.
+/// `gain_limit` is vif_enhn_gain_limit.
 template <typename Table, typename Sums>
-VMAFX_VIF_HD inline void add_sample_terms(std::int32_t s1, std::int32_t s2, std::int32_t s12, double gain_limit,
-                                          const Table& table, Sums& sums, bool fused = false) {
+VMAFX_HOST_DEVICE inline void add_sample_terms(std::int32_t s1, std::int32_t s2, std::int32_t s12, double gain_limit,
+                                          const Table& table, Sums& sums) {
     if (s1 >= kSigmaNsq) {
         // log2(1 + sigma1_sq / 2) as log2(2*65536 + sigma1_sq) - 17, in 1/2048 units.
         sums.den_log += log2_q11(table, static_cast<std::uint32_t>(s1) + static_cast<std::uint32_t>(kSigmaNsq)) -
@@ -138,7 +133,7 @@ VMAFX_VIF_HD inline void add_sample_terms(std::int32_t s1, std::int32_t s2, std:
             const double eps = 65536 * 1.0e-10;
             double g = s12 / (s1 + eps);
             // sv <= s2 (g * s12 > 0), so the conversion to int32 cannot overflow.
-            const double sv = fused ? ::fma(-g, static_cast<double>(s12), static_cast<double>(s2)) : s2 - g * s12;
+            const double sv = s2 - g * s12;
             const std::int32_t sv_sq = sv > 0.0 ? static_cast<std::int32_t>(sv) : 0;
             g = gain_limit < g ? gain_limit : g;  // std::min(g, gain_limit)
             const std::uint32_t numer1 = static_cast<std::uint32_t>(sv_sq) + static_cast<std::uint32_t>(kSigmaNsq);
@@ -164,16 +159,5 @@ inline ScaleScore score_of(const ScaleSums& sums) {
     out.den = static_cast<float>(static_cast<double>(sums.den_log) / 2048.0 + static_cast<double>(sums.den_non_log));
     return out;
 }
-
-/// Throws Error unless integer VIF can score luma of `format`: at least kMinSide x kMinSide
-/// samples, bit depth 8..16.
-void check_format(const VideoFormat& format);
-
-/// Appends upstream's outputs of one frame (integer_vif.c write_scores()) to `out`, named
-/// under `options`: each scale's float num / den (scale 0: 0 with vif_skip_scale0), and with
-/// `debug` the totals and the per-scale numerators and denominators. `v`: the four scales'
-/// numerators and denominators (v[0] unused with skip_scale0).
-void write_scores(const Options& options, bool debug, bool skip_scale0, const std::array<ScaleScore, kScales>& v,
-                  FrameScores& out);
 
 }  // namespace vmafx::vif

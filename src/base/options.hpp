@@ -1,0 +1,142 @@
+// Typed options of a metric: each option is bound to a member of the metric's Settings struct
+// (as FFmpeg binds AVOptions to struct fields, or libvmaf's VmafOption tables to context
+// fields), parsed from text with its type and range checked, and named in output names by
+// upstream's rule. The ground floor: includes nothing above it.
+#pragma once
+
+#include <map>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace vmafx {
+
+/// Type of an option, as upstream's VmafOption types (bool, int, double).
+enum class OptionType { kBool, kInt, kDouble };
+
+/// A provided feature: its upstream name and the short name upstream writes in output names
+/// when a feature parameter differs from its default (libvmaf src/feature/alias.c), e.g.
+/// {"VMAF_integer_feature_vif_scale0_score", "integer_vif_scale0"}. alias == nullptr: the
+/// name itself.
+struct FeatureName {
+    const char* name;
+    const char* alias = nullptr;
+};
+
+namespace detail {
+template <typename Member>
+struct MemberTraits;
+template <typename Class, typename Value>
+struct MemberTraits<Value Class::*> {
+    using Settings = Class;
+    using Type = Value;
+};
+/// One address per Settings type, so that an option is only ever written into the struct it
+/// was declared for.
+template <typename Settings>
+inline constexpr char kSettingsTag = 0;
+}  // namespace detail
+
+/// One option of a metric (upstream: one row of the extractor's VmafOption table), bound to a
+/// member of the metric's Settings struct. Declare rows with option<&Settings::member>(...).
+/// `alias` abbreviates the option in output names (e.g. "egl" for "vif_enhn_gain_limit");
+/// only options with `feature_param` set change the output names.
+struct OptionSpec {
+    const char* name;
+    const char* alias;  ///< nullptr: the name itself is used in output names
+    OptionType type;
+    double default_value;
+    double min;
+    double max;
+    bool feature_param;
+    const char* help;
+    const void* settings_type;                    ///< detail::kSettingsTag of the bound struct
+    void (*assign)(void* settings, double value);  ///< writes the value into the bound member
+};
+
+/// Option row bound to `Member` (a bool, int or double member of a Settings struct); bools
+/// have range [0, 1]. E.g. option<&vif::Settings::gain_limit>("vif_enhn_gain_limit", "egl",
+/// 100.0, 1.0, 100.0, true, "...").
+template <auto Member>
+constexpr OptionSpec option(const char* name, const char* alias, double default_value, double min, double max,
+                            bool feature_param, const char* help) {
+    using Traits = detail::MemberTraits<decltype(Member)>;
+    using Settings = typename Traits::Settings;
+    using T = typename Traits::Type;
+    static_assert(std::is_same_v<T, bool> || std::is_same_v<T, int> || std::is_same_v<T, double>,
+                  "options bind bool, int or double members");
+    constexpr OptionType type =
+        std::is_same_v<T, bool> ? OptionType::kBool : (std::is_same_v<T, int> ? OptionType::kInt : OptionType::kDouble);
+    return {name,
+            alias,
+            type,
+            default_value,
+            min,
+            max,
+            feature_param,
+            help,
+            &detail::kSettingsTag<Settings>,
+            [](void* settings, double value) { static_cast<Settings*>(settings)->*Member = static_cast<T>(value); }};
+}
+
+/// Option values as text, {name, value} pairs (upstream's `--feature NAME=opt=val:opt=val`,
+/// a model's feature options).
+using OptionValues = std::vector<std::pair<std::string, std::string>>;
+
+/// Option values of one metric instance, validated against its OptionSpec table. Values are
+/// held as doubles (bools as 0/1, ints exactly); only values other than the default are kept.
+class Options {
+public:
+    Options() = default;
+    /// Parses `text` ("true"/"false" for bools, decimal numbers otherwise) for each entry of
+    /// `values`, checking names, types and ranges against `specs`; `features` are the metric's
+    /// provided features (for their aliases in output names). Throws UsageError naming
+    /// `metric` and the bad option (callers that read the values from a file report it as an
+    /// error of that file).
+    Options(const std::string& metric, std::span<const OptionSpec> specs, std::span<const FeatureName> features,
+            const OptionValues& values);
+
+    /// The value of option `name`, or its default when unset; throws Error for an option the
+    /// table does not have.
+    double get(const std::string& name) const;
+
+    /// Writes every option's value (set or default) into `settings`, through the members the
+    /// table binds. Throws Error when the table was declared for another Settings type.
+    template <typename Settings>
+    void bind(Settings& settings) const {
+        for (const OptionSpec& spec : specs_) {
+            check_settings_type(spec, &detail::kSettingsTag<Settings>);
+            spec.assign(&settings, value_of(spec));
+        }
+    }
+
+    /// Output name of provided feature `feature` (e.g. "VMAF_integer_feature_vif_scale0_score")
+    /// under these options, as upstream's vmaf_feature_name_from_options: the alias of the
+    /// name (alias.c: "integer_vif_scale0") followed by "_<alias>_<value>" for each
+    /// non-default feature parameter, in alphabetical order of option names; values print
+    /// as %g (doubles), %d (ints), and bools as "_<alias>" alone. The name itself when no
+    /// feature parameter differs from its default.
+    std::string feature_name(const std::string& feature) const;
+
+    /// Canonical text of the non-default values (for telling two instances apart).
+    std::string key() const;
+
+private:
+    double value_of(const OptionSpec& spec) const;
+    static void check_settings_type(const OptionSpec& spec, const void* tag);
+
+    std::span<const OptionSpec> specs_;
+    std::span<const FeatureName> features_;
+    std::map<std::string, double> values_;  // only explicitly set, non-default ones
+};
+
+/// The text an option value has once upstream stores it in an options dictionary
+/// (libvmaf src/dict.c vmaf_feature_dictionary_set with VMAF_DICT_NORMALIZE_NUMERICAL_VALUES):
+/// a number (as sscanf "%f" reads it, nothing but whitespace after) becomes float-rounded
+/// and printed as "%g" ("1.0" -> "1", "0.123456789" -> "0.123457"); other text is unchanged.
+/// Applies to `-m` overload values and `--feature NAME=OPT=VALUE` option values alike.
+std::string normalize_option_value(const std::string& text);
+
+}  // namespace vmafx

@@ -1,0 +1,33 @@
+// Scores of frames: one frame's (output name, value) list and a whole run's table.
+// The ground floor: includes nothing of vmafx.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vmafx {
+
+/// Scores of one frame, as (output name, value) in the order the extractor writes them.
+using FrameScores = std::vector<std::pair<std::string, double>>;
+
+/// Per-frame scores of a whole run, by output name; frames not written are empty.
+class ScoreTable {
+public:
+    void set(const std::string& name, unsigned index, double value);
+    std::optional<double> get(const std::string& name, unsigned index) const;
+    /// Names in order of first write.
+    const std::vector<std::string>& names() const { return order_; }
+    /// Number of frame slots of `name` (highest written index + 1; 0 if none).
+    unsigned frames(const std::string& name) const;
+    /// Highest frame slot count over all names.
+    unsigned max_frames() const;
+
+private:
+    std::map<std::string, std::vector<std::optional<double>>> scores_;
+    std::vector<std::string> order_;
+};
+
+}  // namespace vmafx

@@ -1,0 +1,73 @@
+// The GPU pipeline: uploads each frame's planes once (those the run's twins declare), runs every
+// twin of the run on the device, keeps several frames in flight (one stream and result slot
+// each) and the previous reference and distorted pictures the twins declare, and collects
+// scores in frame order. Used by the engine (`--backend cuda`), the parity gate, tests and
+// benchmarks. Host-only header: no CUDA headers needed to use it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "feature/metric.hpp"
+#include "gpu/twin.hpp"
+
+namespace vmafx {
+
+/// Empty when the CUDA backend is built and a device is usable; else why not.
+std::string gpu_unavailable_reason();
+
+/// Scores frames on the GPU with the twins of `features`.
+///
+/// Frames are submitted in order (index 0, 1, ...). submit() uploads the planes the twins read
+/// (asynchronously; host pictures stay referenced until their frame is finished, so the caller
+/// must keep each submitted Picture alive and unchanged until drain() or until `slots` more
+/// frames were submitted), enqueues every twin, and when all slots are busy first waits for
+/// the oldest frame and stores its scores. Device memory is allocated once at construction:
+/// `slots` frames in flight plus the previous pictures the twins declare.
+class GpuScorer {
+public:
+    /// Throws Error when CUDA is unusable (gpu_unavailable_reason()), a feature has no twin,
+    /// or the format is one a metric refuses. `subsample` as the CPU engine: twins of metrics
+    /// without history score every N-th frame only. `plant`: a defect planted in every twin
+    /// that declares it (parity-gate tests only).
+    GpuScorer(const std::vector<FeatureInstance>& features, const VideoFormat& format, unsigned slots = 4,
+              unsigned subsample = 1, PlantedDefect plant = PlantedDefect::kNone);
+    ~GpuScorer();
+    GpuScorer(const GpuScorer&) = delete;
+    GpuScorer& operator=(const GpuScorer&) = delete;
+
+    /// The planes the run's twins read (what submit() uploads).
+    PlaneSet planes() const;
+
+    /// Registers the memory of `pic`'s planes that submit() uploads as pinned
+    /// (cudaHostRegister) so that its uploads are truly asynchronous; optional (unregistered
+    /// memory is copied synchronously by the driver). Dropped when the scorer is destroyed.
+    void pin(const Picture& pic);
+
+    /// Submits frame `index` (the next in order) from host pictures of the format.
+    void submit(unsigned index, const Picture& ref, const Picture& dist);
+
+    /// Submits frame `index` whose planes (those planes() names) are already in device memory
+    /// (pitch in bytes, samples as in Plane). The caller keeps them unchanged until the frame
+    /// is finished.
+    void submit_device(unsigned index, const DevicePicture& ref, const DevicePicture& dist);
+
+    /// Waits for every submitted frame and stores its scores (no flush: more frames may follow).
+    void wait_all();
+
+    /// Waits for every submitted frame, stores its scores, then runs the twins' flush().
+    /// Returns the scores of all frames (same names as the CPU extractors).
+    ScoreTable& drain();
+
+    /// Device memory held by the pipeline's picture buffers, in bytes (for the docs and
+    /// benchmarks).
+    std::size_t device_bytes() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vmafx

@@ -1,0 +1,105 @@
+// The contract between a metric and what runs it: the frame it sees, the CPU extractor
+// interface, and the metric's descriptor (name, typed options, outputs, the planes and
+// previous pictures it reads, its format limits, its factory). Knows no metric and no engine.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "base/error.hpp"
+#include "base/options.hpp"
+#include "base/scores.hpp"
+#include "picture/picture.hpp"
+
+namespace vmafx {
+
+/// Most previous pictures (of the reference or the distorted video) a metric may ask for.
+inline constexpr unsigned kMaxHistory = 2;
+
+/// How many previous reference and previous distorted pictures a metric reads per frame
+/// (e.g. motion: 1 reference, 2 with its five-frame window; speed_temporal: distorted ones).
+struct History {
+    unsigned refs = 0;
+    unsigned dists = 0;
+    bool any() const { return refs || dists; }
+};
+
+/// What a CPU extractor sees of one frame: the reference and distorted pictures (the planes
+/// its descriptor declares are filled) and the previous pictures it declared:
+/// prev_ref[k] / prev_dist[k] is the picture of frame index - 1 - k, nullptr before the start.
+struct FrameInput {
+    unsigned index = 0;
+    const Picture* ref = nullptr;
+    const Picture* dist = nullptr;
+    std::array<const Picture*, kMaxHistory> prev_ref{};
+    std::array<const Picture*, kMaxHistory> prev_dist{};
+};
+
+/// A metric on the CPU. One instance serves one run of one video format; extract() is
+/// const and must be safe to call from several threads at once for different frames
+/// (keep scratch memory per call or thread_local), so frames can be scored in parallel.
+class FeatureExtractor {
+public:
+    virtual ~FeatureExtractor() = default;
+    /// Scores frame `in.index`; appends (output name, value) to `out`. Throws Error on input
+    /// the metric cannot score.
+    virtual void extract(const FrameInput& in, FrameScores& out) const = 0;
+    /// After the last frame, in order: temporal scores that need later frames (motion2).
+    virtual void flush(ScoreTable& table) const { (void)table; }
+};
+
+/// The formats a metric can score: luma width and height at least min_width x min_height,
+/// bit depth in [min_bit_depth, max_bit_depth]. `why` says where the size limit comes from
+/// (for the message).
+struct FormatLimits {
+    int min_width = 1;
+    int min_height = 1;
+    int min_bit_depth = 8;
+    int max_bit_depth = 16;
+    const char* why = "";
+};
+
+/// One metric: everything the engine, the models, the GPU pipeline and the tests need to know
+/// of it, declared in the metric's folder and listed in feature/registry.cpp.
+struct MetricDescriptor {
+    /// Upstream's extractor name ("vif", "adm", "motion").
+    const char* name;
+    /// Where the algorithm comes from: upstream's source file(s) the metric reproduces bit for
+    /// bit (libvmaf 3.2.0), or "" for a metric upstream does not have (the tests' example),
+    /// which then has no golden values.
+    const char* upstream_source;
+    /// Its options (upstream's VmafOption table), bound to the members of its Settings.
+    std::span<const OptionSpec> options;
+    /// The features it provides (upstream names) with their output-name aliases.
+    std::span<const FeatureName> features;
+    /// The planes its extract() reads (luma only lets readers skip chroma).
+    PlaneSet planes = PlaneSet::kLuma;
+    /// The previous pictures it reads under `options`; nullptr: none.
+    History (*history)(const Options& options) = nullptr;
+    /// The formats it can score (checked by check_format before `create`).
+    FormatLimits limits = {};
+    /// The CPU extractor for `format` (already checked against `limits`). Throws Error for
+    /// what it cannot score beyond the limits (e.g. an option combination), naming the metric.
+    std::unique_ptr<FeatureExtractor> (*create)(const Options& options, const VideoFormat& format) = nullptr;
+
+    /// Parses and checks option values (Options' constructor for this metric).
+    Options parse_options(const OptionValues& values) const { return Options(name, options, features, values); }
+    /// The previous pictures the metric reads under `opts`.
+    History history_for(const Options& opts) const { return history ? history(opts) : History{}; }
+    /// Throws Error naming the metric and the limit unless `limits` accept `format`.
+    void check_format(const VideoFormat& format) const;
+    /// check_format, then `create`.
+    std::unique_ptr<FeatureExtractor> make_extractor(const Options& opts, const VideoFormat& format) const;
+    /// Whether `feature` (an upstream name) is one of its features.
+    bool provides(const std::string& feature) const;
+};
+
+/// One metric instance of a run: the metric and its option values.
+struct FeatureInstance {
+    const MetricDescriptor* metric = nullptr;
+    Options options;
+};
+
+}  // namespace vmafx

@@ -1,0 +1,200 @@
+#include "parity/gate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <fmt/printf.h>
+
+#include "engine/gpu_scorer.hpp"
+#include "feature/registry.hpp"
+
+namespace vmafx {
+
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+/// The built-in models whose option sets and scores the gate checks.
+constexpr const char* kModels[] = {"version=vmaf_v0.6.1", "version=vmaf_v0.6.1neg:name=vmaf_neg"};
+
+/// The corner values of one option, as text: a bool flipped; an int at min and max; a double
+/// at min, max and 30% of its range; values equal to the default left out.
+std::vector<std::string> corner_values(const OptionSpec& spec) {
+    std::vector<double> values;
+    switch (spec.type) {
+    case OptionType::kBool: values = {spec.default_value != 0.0 ? 0.0 : 1.0}; break;
+    case OptionType::kInt: values = {spec.min, spec.max}; break;
+    case OptionType::kDouble: values = {spec.min, spec.max, spec.min + (spec.max - spec.min) * 0.3}; break;
+    }
+    std::vector<std::string> out;
+    for (double v : values) {
+        if (v == spec.default_value) continue;
+        const std::string text = spec.type == OptionType::kBool ? (v != 0.0 ? "true" : "false")
+                                 : spec.type == OptionType::kInt ? fmt::format("{}", static_cast<long>(v))
+                                                                 : normalize_option_value(fmt::sprintf("%.9g", v));
+        if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
+    }
+    return out;
+}
+
+/// Cases of one twin: its metric with default options, at every option corner, and with the
+/// models' option sets (instances with the same non-default values counted once).
+void add_twin_cases(const TwinDescriptor& twin, std::vector<ParityCase>& cases) {
+    const MetricDescriptor& metric = metric_named(twin.metric);
+    std::vector<std::string> seen;
+    const auto add = [&](const OptionValues& values, bool corner, const std::string& from) {
+        const std::string key = metric.parse_options(values).key();
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) return;
+        seen.push_back(key);
+        ParityCase c;
+        c.label = fmt::format("{} {}", metric.name, key.empty() ? "defaults" : key) + from;
+        c.twin = &twin;
+        c.corner = corner;
+        c.config.no_prediction = true;
+        c.config.features.push_back({metric.name, values});
+        cases.push_back(std::move(c));
+    };
+    add({}, false, "");
+    for (const char* m : kModels)
+        for (const auto& req : Model(parse_model_spec(m)).required_features())
+            if (req.metric == &metric) add(req.options, false, fmt::format(" ({})", m));
+    for (const OptionSpec& spec : metric.options)
+        for (const std::string& v : corner_values(spec)) add({{spec.name, v}}, true, "");
+}
+
+/// Compares every output of `cpu` with `gpu`, appending one row per output name.
+void compare(const ParityInput& in, const ParityCase& c, const RunResult& cpu, const RunResult& gpu, double bound,
+             std::vector<ParityRow>& rows) {
+    const auto row_for = [&](const std::string& metric) {
+        ParityRow row;
+        row.metric = metric;
+        row.input = in.label;
+        row.case_label = c.label;
+        row.bound = bound;
+        return row;
+    };
+    for (const auto& name : cpu.scores.names()) {
+        ParityRow row = row_for(feature_alias(name));
+        for (unsigned i = 0; i < cpu.frames; ++i) {
+            const auto cv = cpu.scores.get(name, i);
+            const auto gv = gpu.scores.get(name, i);
+            if (!cv && !gv) continue;
+            ++row.frames;
+            if (!cv || !gv) {
+                row.breach = true;
+                row.max_abs_diff = INFINITY;
+                continue;
+            }
+            if (same_bits(*cv, *gv)) {
+                ++row.identical;
+                continue;
+            }
+            const double d = std::fabs(*cv - *gv);
+            row.max_abs_diff = std::isnan(d) ? INFINITY : std::max(row.max_abs_diff, d);
+            if (!(d <= bound) || bound == 0.0) row.breach = true;
+        }
+        rows.push_back(row);
+    }
+    for (const auto& name : gpu.scores.names())
+        if (!cpu.scores.frames(name)) {
+            ParityRow row = row_for(feature_alias(name) + " (GPU only)");
+            row.breach = true;
+            rows.push_back(row);
+        }
+}
+
+/// The run of case `c` on `in` with `backend`; nullopt with the message in `refusal` when the
+/// run throws Error.
+std::optional<RunResult> run_case(const ParityInput& in, const ParityCase& c, Backend backend, PlantedDefect plant,
+                                  std::string& refusal) {
+    RunConfig config = c.config;
+    config.reference_path = in.reference_path;
+    config.distorted_path = in.distorted_path;
+    config.raw_format = in.raw_format;
+    config.backend = backend;
+    config.planted_defect = plant;
+    try {
+        return run(config);
+    } catch (const Error& e) {
+        refusal = e.what();
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
+std::vector<ParityCase> parity_cases(const TwinDescriptor* only) {
+    std::vector<ParityCase> cases;
+    for (const TwinDescriptor* twin : twin_registry())
+        if (!only || twin == only) add_twin_cases(*twin, cases);
+    if (only) return cases;
+    // The models' scores, from all their features together.
+    bool all_twins = true;
+    std::vector<ModelSpec> models;
+    for (const char* m : kModels) {
+        models.push_back(parse_model_spec(m));
+        for (const auto& req : Model(models.back()).required_features())
+            all_twins = all_twins && find_twin(req.metric->name);
+    }
+    if (all_twins) {
+        ParityCase c;
+        c.label = "models vmaf_v0.6.1, vmaf_v0.6.1neg";
+        c.config.models = models;
+        cases.push_back(std::move(c));
+    }
+    return cases;
+}
+
+std::vector<ParityRow> run_parity(const std::vector<ParityInput>& inputs, const std::vector<ParityCase>& cases,
+                                  PlantedDefect plant) {
+    if (const std::string why = gpu_unavailable_reason(); !why.empty())
+        throw Error(fmt::format("the parity gate needs the CUDA backend: {}", why));
+    std::vector<ParityRow> rows;
+    for (const auto& in : inputs)
+        for (const auto& c : cases) {
+            if (c.corner && !in.corners) continue;
+            std::string cpu_refusal, gpu_refusal;
+            const auto cpu = run_case(in, c, Backend::kCpu, PlantedDefect::kNone, cpu_refusal);
+            const auto gpu = run_case(in, c, Backend::kCuda, plant, gpu_refusal);
+            if (!cpu || !gpu) {
+                ParityRow row;
+                row.metric = !cpu && !gpu ? "(refused by both)" : (cpu ? "(refused by the GPU only)" : "(refused by the CPU only)");
+                row.input = in.label;
+                row.case_label = c.label;
+                row.breach = static_cast<bool>(cpu) != static_cast<bool>(gpu);
+                if (row.breach) row.metric += ": " + (cpu ? gpu_refusal : cpu_refusal);
+                rows.push_back(row);
+                continue;
+            }
+            const double bound = c.twin ? c.twin->contract.bound(cpu->format) : 0.0;
+            std::vector<ParityRow> these;
+            compare(in, c, *cpu, *gpu, bound, these);
+            if (!c.twin)  // keep only the model scores of the model run
+                std::erase_if(these, [](const ParityRow& r) {
+                    return r.metric.rfind("vmaf", 0) != 0 || r.metric.find("feature") != std::string::npos;
+                });
+            rows.insert(rows.end(), these.begin(), these.end());
+        }
+    return rows;
+}
+
+unsigned count_breaches(const std::vector<ParityRow>& rows) {
+    unsigned n = 0;
+    for (const auto& r : rows) n += r.breach;
+    return n;
+}
+
+std::string format_parity_table(const std::vector<ParityRow>& rows) {
+    std::string out = fmt::format("{:<44} {:<28} {:<40} {:>10} {:>12}  {}\n", "metric", "input", "case", "identical",
+                                  "max |diff|", "contract");
+    for (const auto& r : rows)
+        out += fmt::format("{:<44} {:<28} {:<40} {:>10} {:>12.3g}  {}{}\n", r.metric, r.input, r.case_label,
+                           fmt::format("{}/{}", r.identical, r.frames), r.max_abs_diff,
+                           r.bound == 0.0 ? "exact" : fmt::format("bound {:.3g}", r.bound), r.breach ? "  BREACH" : "");
+    out += fmt::format("{} rows, {} breaches\n", rows.size(), count_breaches(rows));
+    return out;
+}
+
+}  // namespace vmafx

@@ -1,0 +1,68 @@
+// The parity gate as a library: the cases it runs (derived from the registries: every twin with
+// default options, at each option's corners as its descriptor declares them, and with the
+// option sets of the built-in models; the models' scores), running them on both backends, the
+// comparison of every per-frame value against the twin's contract (its bound at the input's
+// format), and the report. Inputs (fixtures, generated videos): parity/inputs.hpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "gpu/twin.hpp"
+
+namespace vmafx {
+
+/// One input of the gate: a reference/distorted pair (raw with `raw_format`, or y4m).
+struct ParityInput {
+    std::string label;  ///< fixture name, or a description of generated content
+    std::string reference_path, distorted_path;
+    std::optional<VideoFormat> raw_format;
+    /// Also run the option-corner cases on it (generated, small inputs: the corners multiply
+    /// the runs).
+    bool corners = false;
+};
+
+/// One run the gate makes on each input, on both backends.
+struct ParityCase {
+    std::string label;                    ///< e.g. "adm adm_csf_mode=3", "models vmaf_v0.6.1,vmaf_neg"
+    const TwinDescriptor* twin = nullptr;  ///< the twin it checks; nullptr for the models' scores
+    bool corner = false;                   ///< an option-corner case (run on inputs with `corners`)
+    RunConfig config;                      ///< features or models; paths and backend set per run
+};
+
+/// The gate's cases: for every registered twin, its metric alone with default options; with
+/// each option at each corner (bools flipped; ints at min and max; doubles at min, max and 30%
+/// of the range; values equal to the default skipped); with each option set the built-in
+/// models vmaf_v0.6.1 and vmaf_v0.6.1neg give it; then those models' scores from all their
+/// features (when every feature has a twin). `twin`: only that twin's cases (no model case).
+std::vector<ParityCase> parity_cases(const TwinDescriptor* twin = nullptr);
+
+/// One row of the gate's table: one output of one case on one input.
+struct ParityRow {
+    std::string metric;       ///< output name (upstream alias), e.g. "integer_vif_scale0_egl_1"
+    std::string input;        ///< ParityInput::label
+    std::string case_label;   ///< ParityCase::label
+    unsigned identical = 0;   ///< frames whose GPU value has the CPU value's bits
+    unsigned frames = 0;      ///< frames compared
+    double max_abs_diff = 0.0;
+    double bound = 0.0;       ///< the contract's bound at the input's format (0: exact)
+    bool breach = false;      ///< a difference above the bound (any difference where exact), a
+                              ///< value on one side only, or one backend refusing what the other ran
+};
+
+/// Runs every case on every input (corner cases only on inputs with `corners`) on the CPU and
+/// on the CUDA twins, planting `plant` in the twins that declare it, and compares. A case both
+/// backends refuse with an Error (a format or option the metric cannot score) gives one row,
+/// not a breach. Throws Error when a backend cannot run at all.
+std::vector<ParityRow> run_parity(const std::vector<ParityInput>& inputs, const std::vector<ParityCase>& cases,
+                                  PlantedDefect plant = PlantedDefect::kNone);
+
+/// Number of rows with a breach.
+unsigned count_breaches(const std::vector<ParityRow>& rows);
+
+/// The table, one line per row, and a summary line "N rows, N breaches".
+std::string format_parity_table(const std::vector<ParityRow>& rows);
+
+}  // namespace vmafx

@@ -1,0 +1,27 @@
+// Inputs of the parity gate: the unpacked fixtures, and generated random-content videos.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "parity/gate.hpp"
+
+namespace vmafx {
+
+/// Fixtures of `dir` (each subfolder with fixture.ini, ref.yuv and dist.yuv, as
+/// shared/fixtures/prepare.py writes them). Throws Error for a missing folder, a malformed
+/// fixture.ini or no fixture at all.
+std::vector<ParityInput> fixture_inputs(const std::string& dir);
+
+/// Writes `frames` frames of random content of `format` to the raw file `path`: a smooth
+/// pattern plus small noise common to every seed, plus noise of +-`noise` from `seed` (so a
+/// video with noise 0 and one with noise > 0 make a reference/distorted pair). Samples stay
+/// within the bit depth; little-endian words above 8 bits. Throws Error when it cannot write.
+void write_random_video(const std::string& path, const VideoFormat& format, int frames, unsigned seed, int noise);
+
+/// Generated random-content inputs of odd sizes at 8, 10, 12 and 16 bits in `dir` (written
+/// there): `count` sizes per bit depth, 4 frames each, seeded, so runs are repeatable. They
+/// carry the option-corner cases (ParityInput::corners).
+std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, unsigned seed);
+
+}  // namespace vmafx

@@ -1,0 +1,354 @@
+// Registry-driven suites: what every metric of metric_registry() must do, checked from its
+// descriptor, with no per-metric code. For each metric reproducing upstream (a non-empty
+// upstream_source): every output of every frame of every fixture equals the golden value bit
+// for bit, with its default options and with each option set the built-in models give it; and
+// its option table, outputs, planes, history and limits equal the checked-in snapshot
+// tests/data/metric_tables.json (VMAFX_UPDATE_SNAPSHOT=1 rewrites it). For every metric: the
+// formats just outside its limits are refused with an Error naming it and those at its limits
+// accepted, and a run of the engine gives the same bits with 3 threads as with 1.
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.hpp"
+#include "feature/registry.hpp"
+#include "test_support.hpp"
+#include "twin_support.hpp"
+
+namespace vmafx {
+namespace {
+
+namespace fs = std::filesystem;
+using test::Clip;
+
+std::vector<const MetricDescriptor*> upstream_metrics() {
+    std::vector<const MetricDescriptor*> out;
+    for (const MetricDescriptor* m : metric_registry())
+        if (*m->upstream_source) out.push_back(m);
+    return out;
+}
+
+std::string metric_param_name(const testing::TestParamInfo<const MetricDescriptor*>& info) {
+    return info.param->name;
+}
+
+class UpstreamMetric : public testing::TestWithParam<const MetricDescriptor*> {};
+
+/// The metric's suites that run the engine on files in a temporary folder.
+class EveryMetric : public test::TempDirTest, public testing::WithParamInterface<const MetricDescriptor*> {
+protected:
+    /// A run of the engine without models over `clip`, written as raw files in the folder.
+    RunConfig raw_run(const Clip& clip) const {
+        RunConfig config;
+        config.reference_path = path("ref.yuv").string();
+        config.distorted_path = path("dist.yuv").string();
+        test::write_raw(config.reference_path, clip.ref);
+        test::write_raw(config.distorted_path, clip.dist);
+        config.raw_format = clip.format;
+        config.no_prediction = true;
+        return config;
+    }
+};
+
+INSTANTIATE_TEST_SUITE_P(Registry, UpstreamMetric, testing::ValuesIn(upstream_metrics()), metric_param_name);
+INSTANTIATE_TEST_SUITE_P(Registry, EveryMetric, testing::ValuesIn(metric_registry().begin(), metric_registry().end()),
+                         metric_param_name);
+
+// ---------------------------------------------------------------------------------------------
+// Golden values.
+
+/// Compares every output of `table` (the metric under one option set on fixture `fixture`) with
+/// the golden frames; returns the number of values compared.
+std::size_t compare_with_golden(const ScoreTable& table, const nlohmann::json& frames, const std::string& what) {
+    std::size_t compared = 0;
+    int mismatches = 0;
+    for (const std::string& name : table.names()) {
+        // Golden files name outputs by upstream's alias (alias.c): integer_vif_scale0[_egl_1].
+        const std::string key = feature_alias(name);
+        if (!frames.at(0).at("metrics").contains(key)) {
+            ADD_FAILURE() << what << ": the golden file has no " << key;
+            continue;
+        }
+        EXPECT_EQ(table.frames(name), frames.size()) << what << " " << name;
+        for (unsigned i = 0; i < frames.size(); ++i) {
+            const auto got = table.get(name, i);
+            const double want = frames[i].at("metrics").at(key).get<double>();
+            ++compared;
+            if (got && std::bit_cast<std::uint64_t>(*got) == std::bit_cast<std::uint64_t>(want)) continue;
+            if (++mismatches <= 10)
+                ADD_FAILURE() << what << " frame " << i << " " << key << ": "
+                              << (got ? fmt::format("{:.17g}", *got) : "(none)") << ", golden "
+                              << fmt::format("{:.17g}", want);
+        }
+    }
+    return compared;
+}
+
+// Every output of every frame of every fixture bit for bit, with the default options (every
+// golden file holds them) and with each option set of the built-in models that the golden files
+// hold (not all: e.g. those of the 2160p and high-frame-rate v1.0.16 models; upstream refused
+// the v1.0.16 models at 64x36).
+TEST_P(UpstreamMetric, GoldenValuesEveryFixture) {
+    VMAFX_REQUIRE_FIXTURES();
+    const MetricDescriptor& metric = *GetParam();
+    const std::vector<OptionValues> sets = test::model_option_sets(metric);
+    std::vector<unsigned> held(sets.size(), 0);
+    const std::vector<std::string> fixtures = test::golden_fixtures();
+    ASSERT_FALSE(fixtures.empty());
+    std::size_t compared = 0;
+    for (const std::string& fixture : fixtures) {
+        SCOPED_TRACE(fixture);
+        const nlohmann::json golden = test::golden(fixture);
+        const nlohmann::json& frames = golden.at("frames");
+        const Clip clip = test::fixture_clip(fixture);
+        ASSERT_EQ(frames.size(), clip.frames());
+        for (std::size_t s = 0; s < sets.size(); ++s) {
+            const Options options = metric.parse_options(sets[s]);
+            bool in_golden = false;
+            for (const FeatureName& f : metric.features)
+                in_golden = in_golden || frames.at(0).at("metrics").contains(feature_alias(options.feature_name(f.name)));
+            if (!in_golden) {
+                EXPECT_NE(s, 0u) << fixture << ": the golden file lacks the default outputs of " << metric.name;
+                continue;
+            }
+            ++held[s];
+            const std::string what = fmt::format("{} {} {}", fixture, metric.name, test::option_label(sets[s]));
+            compared += compare_with_golden(test::run_cpu(metric, options, clip), frames, what);
+        }
+    }
+    for (std::size_t s = 0; s < sets.size(); ++s)
+        std::printf("[ %-8s ] %s: golden values of %u of %zu fixtures\n", metric.name,
+                    test::option_label(sets[s]).c_str(), held[s], fixtures.size());
+    EXPECT_EQ(held[0], fixtures.size());
+    if (sets.size() > 1) {
+        EXPECT_GT(*std::max_element(held.begin() + 1, held.end()), 0u)
+            << "no golden file holds any of the models' option sets of " << metric.name;
+    }
+    std::printf("[ %-8s ] %zu values compared\n", metric.name, compared);
+    EXPECT_GT(compared, 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The snapshot of the descriptors.
+
+/// JSON that keeps the order of keys as written (the snapshot reads top-down).
+using Json = nlohmann::ordered_json;
+
+const char* type_name(OptionType t) {
+    switch (t) {
+    case OptionType::kBool: return "bool";
+    case OptionType::kInt: return "int";
+    case OptionType::kDouble: return "double";
+    }
+    return "?";
+}
+
+Json history_json(const History& h) { return {{"refs", h.refs}, {"dists", h.dists}}; }
+
+/// What the snapshot holds of `metric`: its upstream source, options (name, output-name alias,
+/// type, default, range, whether a feature parameter), provided features and their aliases,
+/// planes, previous pictures at the defaults and under each flipped bool option that changes
+/// them, and limits.
+Json descriptor_json(const MetricDescriptor& metric) {
+    Json options = Json::array();
+    Json history = {{"defaults", history_json(metric.history_for(metric.parse_options({})))}};
+    for (const OptionSpec& o : metric.options) {
+        options.push_back({{"name", o.name},
+                           {"alias", o.alias ? o.alias : ""},
+                           {"type", type_name(o.type)},
+                           {"default", o.default_value},
+                           {"min", o.min},
+                           {"max", o.max},
+                           {"feature_param", o.feature_param}});
+        if (o.type != OptionType::kBool) continue;
+        const std::string flipped = o.default_value != 0.0 ? "false" : "true";
+        const History h = metric.history_for(metric.parse_options({{o.name, flipped}}));
+        if (history_json(h) != history["defaults"]) history[std::string(o.name) + "=" + flipped] = history_json(h);
+    }
+    Json features = Json::array();
+    for (const FeatureName& f : metric.features) features.push_back({{"name", f.name}, {"alias", f.alias ? f.alias : ""}});
+    const FormatLimits& l = metric.limits;
+    return {{"name", metric.name},
+            {"upstream_source", metric.upstream_source},
+            {"options", options},
+            {"features", features},
+            {"planes", metric.planes == PlaneSet::kLuma ? "luma" : "all"},
+            {"history", history},
+            {"limits",
+             {{"min_width", l.min_width},
+              {"min_height", l.min_height},
+              {"min_bit_depth", l.min_bit_depth},
+              {"max_bit_depth", l.max_bit_depth},
+              {"why", l.why}}}};
+}
+
+// The descriptors of the upstream metrics are upstream's tables (checked by eye when the
+// snapshot was written); any change to them must be made on purpose, with the snapshot.
+TEST(MetricTables, EqualTheSnapshot) {
+    Json now = Json::array();
+    for (const MetricDescriptor* m : upstream_metrics()) now.push_back(descriptor_json(*m));
+    const fs::path path = fs::path(VMAFX_SOURCE_DIR) / "tests" / "data" / "metric_tables.json";
+    if (const char* update = std::getenv("VMAFX_UPDATE_SNAPSHOT"); update && std::string(update) == "1") {
+        std::ofstream(path) << now.dump(2) << "\n";
+        GTEST_SKIP() << "skipped: wrote " << path << " (VMAFX_UPDATE_SNAPSHOT=1); check it by eye";
+    }
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << path << " is missing (VMAFX_UPDATE_SNAPSHOT=1 writes it)";
+    const Json snapshot = Json::parse(in);
+    EXPECT_TRUE(now == snapshot) << "the descriptors differ from " << path << " (JSON patch from it):\n"
+                                 << Json::diff(snapshot, now).dump(2);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Refusals.
+
+/// The picture `w` x `h` of the format `at` with another size.
+VideoFormat resized(VideoFormat at, int w, int h) {
+    at.width = w;
+    at.height = h;
+    return at;
+}
+
+/// The format at `at` with bit depth `bits`.
+VideoFormat with_depth(VideoFormat at, int bits) {
+    at.bit_depth = bits;
+    return at;
+}
+
+// Just below the smallest size and outside the bit depths: an Error naming the metric and the
+// limit, from the descriptor and from a run of the engine; at the limits: accepted, at every
+// subsampling.
+TEST_P(EveryMetric, RefusesFormatsOutsideItsLimits) {
+    const MetricDescriptor& metric = *GetParam();
+    const FormatLimits& l = metric.limits;
+    const Options defaults = metric.parse_options({});
+    for (const Subsampling s : {Subsampling::k420, Subsampling::k422, Subsampling::k444})
+        for (const int bits : {l.min_bit_depth, l.max_bit_depth}) {
+            const VideoFormat at{l.min_width, l.min_height, bits, s};
+            EXPECT_NO_THROW(metric.make_extractor(defaults, at)) << test::format_label(at);
+        }
+
+    const VideoFormat at{l.min_width, l.min_height, l.min_bit_depth, Subsampling::k420};
+    std::vector<VideoFormat> small;
+    if (l.min_width > 1) small.push_back(resized(at, l.min_width - 1, l.min_height));
+    if (l.min_height > 1) small.push_back(resized(at, l.min_width, l.min_height - 1));
+    if (l.min_width > 1 && l.min_height > 1) small.push_back(resized(at, l.min_width - 1, l.min_height - 1));
+    for (const VideoFormat& f : small) {
+        const std::string want = fmt::format("{}: picture {}x{} is too small: it must be at least {}x{}", metric.name,
+                                             f.width, f.height, l.min_width, l.min_height);
+        const std::string got = test::error_of([&] { metric.make_extractor(defaults, f); });
+        EXPECT_EQ(got.rfind(want, 0), 0u) << "\"" << got << "\" does not start with \"" << want << "\"";
+    }
+    for (const int bits : {7, 17, l.min_bit_depth - 1, l.max_bit_depth + 1}) {
+        if (bits >= l.min_bit_depth && bits <= l.max_bit_depth) continue;
+        const std::string want = fmt::format("{}: bit depth {} is not supported ({} to {})", metric.name, bits,
+                                             l.min_bit_depth, l.max_bit_depth);
+        EXPECT_EQ(test::error_of([&] { metric.make_extractor(defaults, with_depth(at, bits)); }), want);
+    }
+
+    // A run of the engine on a file of the smallest size refused says the same.
+    if (small.empty()) return;
+    RunConfig config = raw_run(test::synthetic_clip(small[0], 2, 1));
+    config.features = {{metric.name, {}}};
+    const std::string message = test::error_of([&] { (void)run(config); });
+    EXPECT_NE(message.find(fmt::format("{}: picture {}x{} is too small", metric.name, small[0].width,
+                                       small[0].height)),
+              std::string::npos)
+        << message;
+}
+
+// Option values outside their ranges, of the wrong type or of options the metric does not have:
+// a UsageError naming the metric and the option; the range's ends accepted.
+TEST_P(EveryMetric, RefusesOptionValuesOutsideTheirRanges) {
+    const MetricDescriptor& metric = *GetParam();
+    const auto refused = [&](const std::string& name, const std::string& text, const std::string& why) {
+        try {
+            (void)metric.parse_options({{name, text}});
+            ADD_FAILURE() << metric.name << " accepted " << name << "=" << text;
+        } catch (const UsageError& e) {
+            EXPECT_EQ(std::string(e.what()),
+                      fmt::format("feature \"{}\": option {}={}: {}", metric.name, name, text, why));
+        }
+    };
+    for (const OptionSpec& o : metric.options) {
+        SCOPED_TRACE(o.name);
+        if (o.type == OptionType::kBool) {
+            refused(o.name, "maybe", "expected true or false");
+            EXPECT_NO_THROW((void)metric.parse_options({{o.name, "true"}, {o.name, "false"}}));
+            continue;
+        }
+        const auto text = [&](double v) {
+            return o.type == OptionType::kInt ? fmt::format("{}", static_cast<long>(v)) : fmt::format("{:.17g}", v);
+        };
+        const std::string range = fmt::format("out of range [{:g}, {:g}]", o.min, o.max);
+        refused(o.name, text(o.min - 1), range);
+        refused(o.name, text(o.max + 1), range);
+        refused(o.name, "", "expected a number");
+        EXPECT_NO_THROW((void)metric.parse_options({{o.name, text(o.min)}}));
+        EXPECT_NO_THROW((void)metric.parse_options({{o.name, text(o.max)}}));
+    }
+    try {
+        (void)metric.parse_options({{"no_such_option", "1"}});
+        ADD_FAILURE() << metric.name << " accepted an option it does not have";
+    } catch (const UsageError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind(fmt::format("feature \"{}\" has no option \"no_such_option\"", metric.name), 0),
+                  0u)
+            << e.what();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Threads.
+
+bool same_bits(const RunResult& a, const RunResult& b, const std::string& what) {
+    EXPECT_EQ(a.scores.names(), b.scores.names()) << what;
+    EXPECT_EQ(a.frames, b.frames) << what;
+    int differences = 0;
+    for (const auto& name : a.scores.names())
+        for (unsigned i = 0; i < a.frames; ++i) {
+            const auto x = a.scores.get(name, i), y = b.scores.get(name, i);
+            const bool same = x.has_value() == y.has_value() &&
+                              (!x || std::bit_cast<std::uint64_t>(*x) == std::bit_cast<std::uint64_t>(*y));
+            if (!same && ++differences <= 5) ADD_FAILURE() << what << " frame " << i << " " << name;
+        }
+    return differences == 0 && a.scores.names() == b.scores.names();
+}
+
+// `--threads 3` gives every output of every frame with the bits of `--threads 1`, with the
+// default options and every option set of the built-in models, at two formats.
+TEST_P(EveryMetric, ThreeThreadsGiveTheBitsOfOne) {
+    const MetricDescriptor& metric = *GetParam();
+    const FormatLimits& l = metric.limits;
+    const std::vector<OptionValues> sets = test::model_option_sets(metric);
+    const VideoFormat formats[] = {{std::max(67, l.min_width + 2), std::max(45, l.min_height + 3), 10, Subsampling::k420},
+                                   {std::max(40, l.min_width), std::max(37, l.min_height), 8, Subsampling::k444}};
+    for (const VideoFormat& format : formats) {
+        const Clip clip = test::synthetic_clip(format, 9, 4);
+        RunConfig config = raw_run(clip);
+        for (const OptionValues& values : sets) {
+            const std::string what = fmt::format("{} {} {}", metric.name, test::option_label(values),
+                                                 test::format_label(format));
+            config.features = {{metric.name, values}};
+            config.threads = 1;
+            const RunResult one = run(config);
+            ASSERT_EQ(one.frames, clip.frames()) << what;
+            ASSERT_FALSE(one.scores.names().empty()) << what;
+            for (const auto& name : one.scores.names()) EXPECT_EQ(one.scores.frames(name), clip.frames()) << what;
+            config.threads = 3;
+            EXPECT_TRUE(same_bits(one, run(config), what + ", 3 threads"));
+        }
+    }
+}
+
+}  // namespace
+}  // namespace vmafx

@@ -1,0 +1,187 @@
+// Registry-driven suites of the GPU twins: for every twin of twin_registry(), the CPU extractor
+// and the twin (through the GPU pipeline) over the same synthetic clips and fixtures give every
+// value within the twin's contract, bit for bit where it is exact: sizes down to the metric's
+// smallest (its descriptor's limits) and odd ones, bit depths 8, 10, 12 and 16, every
+// subsampling, the option sets of the built-in models, every option at its corners (the parity
+// gate's cases), short videos, and several frames in flight. The twin-registry test needs no
+// device; the others skip, saying why, where no CUDA device is usable. A metric's own
+// test_*_cuda.cpp keeps only what is special to its arithmetic.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "feature/registry.hpp"
+#include "gpu/twin.hpp"
+#include "parity/gate.hpp"
+#include "test_support.hpp"
+#include "twin_support.hpp"
+
+namespace vmafx {
+namespace {
+
+using test::Clip;
+using test::expect_twin_matches_cpu;
+using test::synthetic_clip;
+
+constexpr Subsampling kSubsamplings[] = {Subsampling::k420, Subsampling::k422, Subsampling::k444};
+
+/// Sizes of a sweep for a metric of limits `l`: the smallest it accepts, one more column, one
+/// more row, odd ones near it, and odd ones of a few hundred samples.
+std::vector<std::pair<int, int>> sweep_sizes(const FormatLimits& l) {
+    const int w = l.min_width, h = l.min_height;
+    std::vector<std::pair<int, int>> sizes = {{w, h},
+                                              {w + 1, h},
+                                              {w, h + 1},
+                                              {w + 2, h + 3},
+                                              {std::max(w, 77), std::max(h, 41)},
+                                              {std::max(w, 253), std::max(h, 131)},
+                                              {std::max(w, 853), std::max(h, 481)}};
+    std::vector<std::pair<int, int>> unique;
+    for (const auto& s : sizes)
+        if (std::find(unique.begin(), unique.end(), s) == unique.end()) unique.push_back(s);
+    return unique;
+}
+
+/// The bit depths 8, 10, 12 and 16 that `l` accepts.
+std::vector<int> sweep_depths(const FormatLimits& l) {
+    std::vector<int> out;
+    for (const int bits : {8, 10, 12, 16})
+        if (bits >= l.min_bit_depth && bits <= l.max_bit_depth) out.push_back(bits);
+    return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The registry, no device needed.
+
+// Every twin twins a registered metric, states its contract (a bound >= 0 at every format of a
+// sweep, with its derivation) and plants only real defects, each once; 0 result slots are
+// refused before any device work.
+TEST(TwinCudaRegistry, EveryTwinStatesItsMetricContractAndDefects) {
+#ifndef VMAFX_HAVE_CUDA
+    EXPECT_TRUE(twin_registry().empty()) << "the CUDA backend is not built, yet a twin is registered";
+    GTEST_SKIP() << "skipped: the CUDA backend is not built (no twins)";
+#else
+    ASSERT_FALSE(twin_registry().empty());
+    for (const TwinDescriptor* twin : twin_registry()) {
+        SCOPED_TRACE(twin->metric);
+        const MetricDescriptor* metric = find_metric(twin->metric);
+        ASSERT_NE(metric, nullptr) << "a twin of no registered metric";
+        EXPECT_EQ(find_twin(twin->metric), twin);
+        EXPECT_NE(std::string(twin->contract.derivation), "");
+        for (const auto& [w, h] : sweep_sizes(metric->limits))
+            for (const int bits : sweep_depths(metric->limits))
+                for (const Subsampling s : kSubsamplings) {
+                    const double bound = twin->contract.bound({w, h, bits, s});
+                    EXPECT_TRUE(std::isfinite(bound) && bound >= 0.0) << bound;
+                }
+        std::vector<PlantedDefect> seen;
+        for (const PlantedDefect d : twin->defects) {
+            EXPECT_NE(d, PlantedDefect::kNone);
+            EXPECT_EQ(std::count(seen.begin(), seen.end(), d), 0) << planted_defect_name(d) << " declared twice";
+            seen.push_back(d);
+        }
+        const VideoFormat smallest{metric->limits.min_width, metric->limits.min_height, 8, Subsampling::k420};
+        EXPECT_THROW(twin->create(metric->parse_options({}), smallest, 0, PlantedDefect::kNone), Error);
+    }
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// Twin against CPU, on a device.
+
+std::vector<const TwinDescriptor*> twins() { return {twin_registry().begin(), twin_registry().end()}; }
+
+class TwinCuda : public testing::TestWithParam<const TwinDescriptor*> {
+protected:
+    void SetUp() override { VMAFX_REQUIRE_GPU(); }
+    const MetricDescriptor& metric() const { return metric_named(GetParam()->metric); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Registry, TwinCuda, testing::ValuesIn(twins()),
+                         [](const testing::TestParamInfo<const TwinDescriptor*>& info) { return info.param->metric; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(TwinCuda);
+
+// Every size of the sweep (down to the metric's smallest, odd ones), bit depth and subsampling,
+// with the default options and the models' option sets, 1 to 3 frames in flight.
+TEST_P(TwinCuda, SizesBitDepthsAndSubsamplings) {
+    const MetricDescriptor& m = metric();
+    const std::vector<OptionValues> sets = test::model_option_sets(m);
+    unsigned compared = 0, run = 0;
+    for (const auto& [w, h] : sweep_sizes(m.limits))
+        for (const int bits : sweep_depths(m.limits))
+            for (const Subsampling s : kSubsamplings) {
+                const Clip clip = synthetic_clip({w, h, bits, s}, 6, 1);
+                for (const OptionValues& values : sets) compared += expect_twin_matches_cpu(m, values, clip, 1 + run++ % 3);
+            }
+    EXPECT_EQ(compared, run) << "the CPU refused some of the sweep's runs";
+}
+
+// Every option at its corners and the models' option sets, as the parity gate derives them from
+// the descriptor (parity_cases), at three formats; option values the CPU refuses, the twin
+// refuses too.
+TEST_P(TwinCuda, EveryOptionCorner) {
+    const MetricDescriptor& m = metric();
+    const FormatLimits& l = m.limits;
+    const VideoFormat formats[] = {{l.min_width + 2, l.min_height + 1, 8, Subsampling::k420},
+                                   {std::max(l.min_width, 131), std::max(l.min_height, 67), 10, Subsampling::k422},
+                                   {std::max(l.min_width, 97), std::max(l.min_height, 45), 16, Subsampling::k444}};
+    const std::vector<ParityCase> cases = parity_cases(GetParam());
+    ASSERT_FALSE(cases.empty());
+    unsigned compared = 0;
+    for (const VideoFormat& format : formats) {
+        const Clip clip = synthetic_clip(format, 6, 2);
+        for (const ParityCase& c : cases) {
+            ASSERT_EQ(c.config.features.size(), 1u) << c.label;
+            compared += expect_twin_matches_cpu(m, c.config.features[0].options, clip, 2);
+        }
+    }
+    EXPECT_GT(compared, 0u);
+}
+
+// Videos of 1, 2 and 3 frames (the edges of the previous pictures a metric keeps), with the
+// defaults and each bool option whose flip changes the previous pictures the metric reads.
+TEST_P(TwinCuda, ShortVideos) {
+    const MetricDescriptor& m = metric();
+    std::vector<OptionValues> sets = {{}};
+    for (const OptionSpec& o : m.options) {
+        if (o.type != OptionType::kBool) continue;
+        const OptionValues flipped = {{o.name, o.default_value != 0.0 ? "false" : "true"}};
+        const History h = m.history_for(m.parse_options(flipped)), d = m.history_for(m.parse_options({}));
+        if (h.refs != d.refs || h.dists != d.dists) sets.push_back(flipped);
+    }
+    for (const auto& [w, h] : {std::pair{m.limits.min_width, m.limits.min_height}, std::pair{853, 481}})
+        for (const int bits : {8, 16})
+            for (unsigned frames = 1; frames <= 3; ++frames) {
+                const Clip clip = synthetic_clip({std::max(w, m.limits.min_width), std::max(h, m.limits.min_height), bits,
+                                                  Subsampling::k420},
+                                                 frames, 3);
+                for (const OptionValues& values : sets) EXPECT_TRUE(expect_twin_matches_cpu(m, values, clip, 2));
+            }
+}
+
+// Real video: the first frames of every fixture, with the defaults and the models' option sets.
+TEST_P(TwinCuda, Fixtures) {
+    VMAFX_REQUIRE_FIXTURES();
+    const MetricDescriptor& m = metric();
+    for (const std::string& fixture : test::golden_fixtures()) {
+        const Clip clip = test::fixture_clip(fixture, 4);
+        for (const OptionValues& values : test::model_option_sets(m)) expect_twin_matches_cpu(m, values, clip, 3);
+    }
+}
+
+// A large odd picture, several frames in flight: the same values on every run, whatever the
+// number of result slots.
+TEST_P(TwinCuda, RepeatedRunsEverySlotCount) {
+    const MetricDescriptor& m = metric();
+    const Clip clip = synthetic_clip({1921, 1079, 10, Subsampling::k420}, 12, 21);
+    for (int run = 0; run < 2; ++run)
+        for (const unsigned slots : {1u, 2u, 4u, 7u}) EXPECT_TRUE(expect_twin_matches_cpu(m, {}, clip, slots));
+}
+
+}  // namespace
+}  // namespace vmafx
