@@ -370,7 +370,9 @@ void check_adm_dwt_vertical() {
         std::mt19937 rng(c.seed);
         std::vector<In> rows[4];
         for (auto& r : rows) r = random_row<In>(c.width, c.content, rng);
-        for (const auto& [round, shift] : kDwtRounding) {
+        for (const auto& rounding : kDwtRounding) {
+            const std::int64_t round = rounding.first;  // not a structured binding: the lambda
+            const std::uint32_t shift = rounding.second;  // below captures them (clang 14)
             std::vector<int32_t> want_lo(c.width), want_hi(c.width), have_lo(c.width), have_hi(c.width);
             const auto run = [&](const adm::RowKernels& k, int32_t* lo, int32_t* hi) {
                 if constexpr (sizeof(In) == 2)
@@ -397,7 +399,9 @@ void check_adm_dwt_horizontal() {
         const std::size_t n = 2 * static_cast<std::size_t>(end) + 1;
         const std::vector<int32_t> lo = random_row<int32_t>(n, c.content, rng);
         const std::vector<int32_t> hi = random_row<int32_t>(n, c.content, rng);
-        for (const auto& [round, shift] : kDwtRounding) {
+        for (const auto& rounding : kDwtRounding) {
+            const std::int64_t round = rounding.first;  // not a structured binding: the lambda
+            const std::uint32_t shift = rounding.second;  // below captures them (clang 14)
             std::vector<int32_t> want[4], have[4];
             for (int b = 0; b < 4; ++b) want[b] = have[b] = std::vector<int32_t>(end + 1, -7);
             adm::reference_kernels().dwt_horizontal(lo.data(), hi.data(), end, round, shift, want[0].data(),
