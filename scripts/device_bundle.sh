@@ -11,7 +11,7 @@ rm -rf .devcarry
 mkdir -p .devcarry/bin .devcarry/lib .devcarry/shared
 cp build-device/vmafx build-device/vmafx_tests build-device/vmafx-parity build-device/vmafx_bench .devcarry/bin/
 strip .devcarry/bin/*  # the working tree and what it carries travel within 64 MiB
-for lib in libtbb.so.12 libsvm.so.3 libfmt.so.9 libbenchmark.so.1debian; do
+for lib in libtbb.so.12 libsvm.so.3 libfmt.so.9 libbenchmark.so.1debian libhwy.so.1; do
   cp -L "/usr/lib/x86_64-linux-gnu/$lib" .devcarry/lib/
 done
 if [ -d ../shared/fixtures ]; then

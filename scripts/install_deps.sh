@@ -2,7 +2,7 @@
 # Installs vmafx's build and test dependencies from Debian's packages (uses sudo when not root).
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3 xz-utils
-          libsvm-dev nlohmann-json3-dev libcli11-dev libfmt-dev libtbb-dev
+          libsvm-dev nlohmann-json3-dev libcli11-dev libfmt-dev libtbb-dev libhwy-dev
           libgtest-dev libgmock-dev libbenchmark-dev
           # scripts/fuzz.sh: clang-14 with libFuzzer and the ASan/UBSan runtimes (libclang-rt-14-dev,
           # only recommended by clang, so named here), llvm-symbolizer for readable stacks (llvm-14).

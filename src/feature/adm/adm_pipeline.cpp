@@ -19,6 +19,8 @@
 // adversarial input too.
 #include "feature/adm/adm_pipeline.hpp"
 
+#include "feature/adm/adm_kernels.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -38,13 +40,10 @@ using std::uint16_t;
 using std::uint32_t;
 using std::uint64_t;
 
-// The hot kernels are also compiled for AVX2 and picked at run time (integer arithmetic and
-// -ffp-contract=off keep every result the same in both versions).
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define VMAFX_ADM_HOT __attribute__((target_clones("avx2", "default")))
-#else
-#define VMAFX_ADM_HOT
-#endif
+// The hot row loops are row kernels (adm_kernels.hpp): the scalar reference below and SIMD
+// versions (adm_simd.cpp) giving the same integers, the best one for the CPU picked at run time.
+// Levels 1..3 of decouple, CSF, denominator and contrast masking stay scalar (64-bit arithmetic,
+// int64-to-float conversions).
 
 // Constants, per-sample arithmetic and region geometry: adm_math.hpp (shared with the
 // CUDA twin).
@@ -98,17 +97,131 @@ Taps dwt_taps_horizontal(int n, int block) {
     return t;
 }
 
+// The scalar reference row kernels (adm_kernels.hpp, reference_kernels()): the pipeline's loops.
+template <typename Sample>
+void dwt0_vertical_reference(const Sample* r0, const Sample* r1, const Sample* r2, const Sample* r3, int w,
+                             int bit_depth, int16_t* lo, int16_t* hi) {
+    for (int j = 0; j < w; ++j) lo[j] = dwt0_vertical_lo(r0[j], r1[j], r2[j], r3[j], bit_depth);
+    if (hi)
+        for (int j = 0; j < w; ++j) hi[j] = dwt0_vertical_hi(r0[j], r1[j], r2[j], r3[j], bit_depth);
+}
+
+void dwt0_horizontal_reference(const int16_t* lo, const int16_t* hi, int end, int16_t* a, int16_t* v, int16_t* hb,
+                               int16_t* d) {
+    const auto lo_pass = [](const int16_t* p) { return dwt0_horizontal_lo(p[0], p[1], p[2], p[3]); };
+    const auto hi_pass = [](const int16_t* p) { return dwt0_horizontal_hi(p[0], p[1], p[2], p[3]); };
+    for (int j = 1; j < end; ++j) a[j] = lo_pass(lo + 2 * j - 1);
+    if (v) {
+        for (int j = 1; j < end; ++j) v[j] = hi_pass(lo + 2 * j - 1);
+        for (int j = 1; j < end; ++j) hb[j] = lo_pass(hi + 2 * j - 1);
+        for (int j = 1; j < end; ++j) d[j] = hi_pass(hi + 2 * j - 1);
+    }
+}
+
+template <typename In>
+void dwt_vertical_reference(const In* r0, const In* r1, const In* r2, const In* r3, int w, int64_t round,
+                            uint32_t shift, int32_t* lo, int32_t* hi) {
+    for (int j = 0; j < w; ++j) lo[j] = dwt_lo(r0[j], r1[j], r2[j], r3[j], round, shift);
+    for (int j = 0; j < w; ++j) hi[j] = dwt_hi(r0[j], r1[j], r2[j], r3[j], round, shift);
+}
+
+void dwt_horizontal_reference(const int32_t* lo, const int32_t* hi, int end, int64_t round, uint32_t shift,
+                              int32_t* a, int32_t* v, int32_t* hb, int32_t* d) {
+    const auto lo_pass = [&](const int32_t* p) { return dwt_lo(p[0], p[1], p[2], p[3], round, shift); };
+    const auto hi_pass = [&](const int32_t* p) { return dwt_hi(p[0], p[1], p[2], p[3], round, shift); };
+    for (int j = 1; j < end; ++j) a[j] = lo_pass(lo + 2 * j - 1);
+    for (int j = 1; j < end; ++j) v[j] = hi_pass(lo + 2 * j - 1);
+    for (int j = 1; j < end; ++j) hb[j] = lo_pass(hi + 2 * j - 1);
+    for (int j = 1; j < end; ++j) d[j] = hi_pass(hi + 2 * j - 1);
+}
+
+void decouple0_same_reference(const int16_t* oh, const int16_t* ov, const int16_t* th, const int16_t* tv, int begin,
+                              int end, int32_t* same) {
+    for (int j = begin; j < end; ++j) same[j] = same_direction_avx512(oh[j], ov[j], th[j], tv[j]) ? -1 : 0;
+}
+
+// The shared steps are written with plain ternaries and a bit-mask blend.
+void decouple0_integer_gain_reference(const int16_t* o, const int16_t* t, const int32_t* same, int begin, int end,
+                                      int32_t egl, int16_t* r, int16_t* a) {
+    for (int j = begin; j < end; ++j) {
+        const int32_t oj = o[j];
+        const int32_t tj = t[j];
+        const int32_t k = decouple0_k(oj, tj);
+        const int32_t out = restore0_integer_gain(restored0(k, oj), tj, k, oj, same[j], egl);
+        r[j] = static_cast<int16_t>(out);
+        a[j] = static_cast<int16_t>(tj - out);
+    }
+}
+
+void csf0_reference(const int16_t* s, int begin, int cut, int end, int32_t wt, int theta, int16_t* d, int16_t* f) {
+    for (int j = begin; j < cut; ++j) {
+        const int32_t wide = csf0_weight(s[j], wt, theta);
+        d[j] = static_cast<int16_t>(wide);
+        f[j] = csf0_filter(wide);
+    }
+    for (int j = cut; j < end; ++j) {
+        const int16_t narrow = static_cast<int16_t>(csf0_weight(s[j], wt, theta));
+        d[j] = narrow;
+        f[j] = csf0_filter(narrow);
+    }
+}
+
+uint64_t den0_row_reference(const int16_t* x, int begin, int end) {
+    uint64_t inner = 0;
+    for (int j = begin; j < end; ++j) inner += den0_cube(x[j]);
+    return inner;
+}
+
+void cm0_colsum_reference(const int16_t* const rows[9], int begin, int end, int32_t* colsum) {
+    for (int j = begin; j < end; ++j) colsum[j] = 0;
+    for (int theta = 0; theta < 3; ++theta)
+        for (int j = begin; j < end; ++j)
+            colsum[j] = static_cast<int32_t>(static_cast<uint32_t>(colsum[j]) + static_cast<uint32_t>(rows[3 * theta][j]) +
+                                             static_cast<uint32_t>(rows[3 * theta + 1][j]) +
+                                             static_cast<uint32_t>(rows[3 * theta + 2][j]));
+}
+
+void cm0_ring_reference(const int32_t* colsum, const int16_t* fh, const int16_t* fv, const int16_t* fd, int begin,
+                        int end, int32_t* thr) {
+    for (int j = begin; j < end; ++j)
+        thr[j] = static_cast<int32_t>(static_cast<uint32_t>(colsum[j - 1]) + static_cast<uint32_t>(colsum[j]) +
+                                      static_cast<uint32_t>(colsum[j + 1]) - static_cast<uint32_t>(int32_t{fh[j]}) -
+                                      static_cast<uint32_t>(int32_t{fv[j]}) - static_cast<uint32_t>(int32_t{fd[j]}));
+}
+
+// The AVX-512 columns add each masker / 15 as 32 bits, the C kernel narrows it to 16 bits.
+void cm0_centre_reference(const int16_t* ch, const int16_t* cv, const int16_t* cd, int begin, int cut, int end,
+                          int32_t* thr) {
+    for (int j = begin; j < cut; ++j)
+        thr[j] = static_cast<int32_t>(static_cast<uint32_t>(thr[j]) + static_cast<uint32_t>(cm0_centre_term(ch[j])) +
+                                      static_cast<uint32_t>(cm0_centre_term(cv[j])) +
+                                      static_cast<uint32_t>(cm0_centre_term(cd[j])));
+    for (int j = cut; j < end; ++j)
+        thr[j] = static_cast<int32_t>(static_cast<uint32_t>(thr[j]) +
+                                      static_cast<uint32_t>(static_cast<int16_t>(cm0_centre_term(ch[j]))) +
+                                      static_cast<uint32_t>(static_cast<int16_t>(cm0_centre_term(cv[j]))) +
+                                      static_cast<uint32_t>(static_cast<int16_t>(cm0_centre_term(cd[j]))));
+}
+
+int64_t cm0_row_reference(const int16_t* x, const int32_t* thr, int begin, int end, int32_t wt, int theta,
+                          int64_t rcub, uint32_t scub) {
+    int64_t row_acc = 0;
+    for (int j = begin; j < end; ++j) row_acc += cm0_cube(x[j], wt, static_cast<uint32_t>(thr[j]), theta, rcub, scub);
+    return row_acc;
+}
+
 // Level 0 of the DWT of one luma plane (w x h samples of type Sample at `bit_depth` bits)
 // into 16-bit bands of ceil(w/2) x ceil(h/2) (upstream adm_dwt2_8/adm_dwt2_16 and their
 // AVX-512 versions; adm_dwt2_8_lo/adm_dwt2_16_lo with lo_only, which make band a only).
 // `tmp` holds 2*w + 64 int16: the vertical low- and high-pass rows side by side, then
 // zeros, as upstream's tmp_ref (the AVX-512 horizontal pass can read past the first).
 template <typename Sample>
-VMAFX_ADM_HOT void dwt_level0(const Plane& src, int bit_depth, bool lo_only, const Taps& taps_y, const Taps& taps_x,
+void dwt_level0(const Plane& src, int bit_depth, bool lo_only, const Taps& taps_y, const Taps& taps_x,
                 int16_t* tmp, const Bands<int16_t>& out) {
     const int w = src.width();
     const int half_w = (w + 1) / 2;
     const int half_h = (src.height() + 1) / 2;
+    const RowKernels& kernels = simd_kernels();
     // Vertical pass: Q(16 - bit_depth) rounding; the low pass moves the range to signed.
     int16_t* lo = tmp;
     int16_t* hi = tmp + w;
@@ -120,9 +233,8 @@ VMAFX_ADM_HOT void dwt_level0(const Plane& src, int bit_depth, bool lo_only, con
         const Sample* r2 = src.row<Sample>(taps_y[i][2]);
         const Sample* r3 = src.row<Sample>(taps_y[i][3]);
         // 32-bit arithmetic modulo 2^32 as upstream's int32 sums (the result fits).
-        for (int j = 0; j < w; ++j) lo[j] = dwt0_vertical_lo(r0[j], r1[j], r2[j], r3[j], bit_depth);
-        if (!lo_only)
-            for (int j = 0; j < w; ++j) hi[j] = dwt0_vertical_hi(r0[j], r1[j], r2[j], r3[j], bit_depth);
+        if constexpr (sizeof(Sample) == 1) kernels.dwt0_vertical_u8(r0, r1, r2, r3, w, bit_depth, lo, lo_only ? nullptr : hi);
+        else kernels.dwt0_vertical_u16(r0, r1, r2, r3, w, bit_depth, lo, lo_only ? nullptr : hi);
         // Horizontal pass: Q16 rounding (the sums fit 32 bits). Outputs 1 .. half_w-3 read
         // 2j-1 .. 2j+2 directly; the first and the last two go through the tap table.
         int16_t* a = out.a.row(i);
@@ -132,12 +244,7 @@ VMAFX_ADM_HOT void dwt_level0(const Plane& src, int bit_depth, bool lo_only, con
         const auto lo_pass = [](const int16_t* p) { return dwt0_horizontal_lo(p[0], p[1], p[2], p[3]); };
         const auto hi_pass = [](const int16_t* p) { return dwt0_horizontal_hi(p[0], p[1], p[2], p[3]); };
         const int inner_end = std::max(1, half_w - 2);
-        for (int j = 1; j < inner_end; ++j) a[j] = lo_pass(lo + 2 * j - 1);
-        if (!lo_only) {
-            for (int j = 1; j < inner_end; ++j) v[j] = hi_pass(lo + 2 * j - 1);
-            for (int j = 1; j < inner_end; ++j) hb[j] = lo_pass(hi + 2 * j - 1);
-            for (int j = 1; j < inner_end; ++j) d[j] = hi_pass(hi + 2 * j - 1);
-        }
+        kernels.dwt0_horizontal(lo, hi, inner_end, a, lo_only ? nullptr : v, hb, d);
         for (int j = 0; j < half_w; j = (j == 0 ? inner_end : j + 1)) {
             const auto& tap = taps_x[j];
             const int16_t l[4] = {lo[tap[0]], lo[tap[1]], lo[tap[2]], lo[tap[3]]};
@@ -157,7 +264,7 @@ VMAFX_ADM_HOT void dwt_level0(const Plane& src, int bit_depth, bool lo_only, con
 // `tmp` is the level scratch laid out as upstream's tmp_ref: low and high vertical rows of
 // the reference, then of the distorted, w int32 each, then what earlier levels left there.
 template <typename In>
-VMAFX_ADM_HOT void dwt_level(int scale, View<const In> ref, View<const In> dis, int w, int h, const Taps& taps_y,
+void dwt_level(int scale, View<const In> ref, View<const In> dis, int w, int h, const Taps& taps_y,
                const Taps& taps_x, int32_t* tmp, const Bands<int32_t>& ref_out, const Bands<int32_t>& dis_out) {
     const int64_t round_v = kDwtRoundV[scale - 1];
     const uint32_t shift_v = kDwtShiftV[scale - 1];
@@ -165,6 +272,7 @@ VMAFX_ADM_HOT void dwt_level(int scale, View<const In> ref, View<const In> dis, 
     const uint32_t shift_h = kDwtShiftH[scale - 1];
     const int half_w = (w + 1) / 2;
     const int half_h = (h + 1) / 2;
+    const RowKernels& kernels = simd_kernels();
     int32_t* rows[4] = {tmp, tmp + w, tmp + 2 * w, tmp + 3 * w};  // ref lo, ref hi, dis lo, dis hi
 
     for (int i = 0; i < half_h; ++i) {
@@ -176,8 +284,8 @@ VMAFX_ADM_HOT void dwt_level(int scale, View<const In> ref, View<const In> dis, 
             const In* r3 = src.row(taps_y[i][3]);
             int32_t* lo = rows[2 * img];
             int32_t* hi = rows[2 * img + 1];
-            for (int j = 0; j < w; ++j) lo[j] = dwt_lo(r0[j], r1[j], r2[j], r3[j], round_v, shift_v);
-            for (int j = 0; j < w; ++j) hi[j] = dwt_hi(r0[j], r1[j], r2[j], r3[j], round_v, shift_v);
+            if constexpr (sizeof(In) == 2) kernels.dwt_vertical_s16(r0, r1, r2, r3, w, round_v, shift_v, lo, hi);
+            else kernels.dwt_vertical_s32(r0, r1, r2, r3, w, round_v, shift_v, lo, hi);
         }
         const auto lo_pass = [&](const int32_t* p) { return dwt_lo(p[0], p[1], p[2], p[3], round_h, shift_h); };
         const auto hi_pass = [&](const int32_t* p) { return dwt_hi(p[0], p[1], p[2], p[3], round_h, shift_h); };
@@ -190,10 +298,7 @@ VMAFX_ADM_HOT void dwt_level(int scale, View<const In> ref, View<const In> dis, 
             int32_t* v = out.v.row(i);
             int32_t* hb = out.h.row(i);
             int32_t* d = out.d.row(i);
-            for (int j = 1; j < inner_end; ++j) a[j] = lo_pass(lo + 2 * j - 1);
-            for (int j = 1; j < inner_end; ++j) v[j] = hi_pass(lo + 2 * j - 1);
-            for (int j = 1; j < inner_end; ++j) hb[j] = lo_pass(hi + 2 * j - 1);
-            for (int j = 1; j < inner_end; ++j) d[j] = hi_pass(hi + 2 * j - 1);
+            kernels.dwt_horizontal(lo, hi, inner_end, round_h, shift_h, a, v, hb, d);
             for (int j = 0; j < half_w; j = (j == 0 ? inner_end : j + 1)) {
                 const auto& tap = taps_x[j];
                 const int32_t l[4] = {lo[tap[0]], lo[tap[1]], lo[tap[2]], lo[tap[3]]};
@@ -212,7 +317,7 @@ VMAFX_ADM_HOT void dwt_level(int scale, View<const In> ref, View<const In> dis, 
 // ---------------------------------------------------------------------------------------
 
 // Level 0 decouple (upstream adm_decouple / adm_decouple_avx512) over the tap region.
-VMAFX_ADM_HOT void decouple_level0(const Bands<int16_t>& ref, const Bands<int16_t>& dis, int w, int h, double egl,
+void decouple_level0(const Bands<int16_t>& ref, const Bands<int16_t>& dis, int w, int h, double egl,
                                    const Bands<int16_t>& r, const Bands<int16_t>& a) {
     const Region rg = tap_region(w, h);
     const int vec_end = vector_end(rg.left, rg.right, 16);
@@ -220,13 +325,14 @@ VMAFX_ADM_HOT void decouple_level0(const Bands<int16_t>& ref, const Bands<int16_
     // rounding it does not matter: a plain integer loop serves both kinds of columns.
     const bool integer_gain = egl == std::floor(egl);
     const int32_t egl_int = static_cast<int32_t>(egl);
+    const RowKernels& kernels = simd_kernels();
     std::vector<int32_t> same(static_cast<std::size_t>(w));  // directions agree: -1, else 0
     for (int i = rg.top; i < rg.bottom; ++i) {
         const int16_t* oh = ref.h.row(i);
         const int16_t* ov = ref.v.row(i);
         const int16_t* th = dis.h.row(i);
         const int16_t* tv = dis.v.row(i);
-        for (int j = rg.left; j < vec_end; ++j) same[j] = same_direction_avx512(oh[j], ov[j], th[j], tv[j]) ? -1 : 0;
+        kernels.decouple0_same(oh, ov, th, tv, rg.left, vec_end, same.data());
         for (int j = vec_end; j < rg.right; ++j) same[j] = same_direction(oh[j], ov[j], th[j], tv[j]) ? -1 : 0;
         for (int theta = 0; theta < 3; ++theta) {
             const int16_t* o = ref.hvd(theta).row(i);
@@ -234,16 +340,7 @@ VMAFX_ADM_HOT void decouple_level0(const Bands<int16_t>& ref, const Bands<int16_
             int16_t* rr = r.hvd(theta).row(i);
             int16_t* aa = a.hvd(theta).row(i);
             if (integer_gain) {
-                // The shared steps are written with plain ternaries and a bit-mask blend so
-                // that this loop vectorises.
-                for (int j = rg.left; j < rg.right; ++j) {
-                    const int32_t oj = o[j];
-                    const int32_t tj = t[j];
-                    const int32_t k = decouple0_k(oj, tj);
-                    const int32_t out = restore0_integer_gain(restored0(k, oj), tj, k, oj, same[j], egl_int);
-                    rr[j] = static_cast<int16_t>(out);
-                    aa[j] = static_cast<int16_t>(tj - out);
-                }
+                kernels.decouple0_integer_gain(o, t, same.data(), rg.left, rg.right, egl_int, rr, aa);
             } else {
                 for (int j = rg.left; j < rg.right; ++j) {
                     const int32_t oj = o[j];
@@ -260,7 +357,7 @@ VMAFX_ADM_HOT void decouple_level0(const Bands<int16_t>& ref, const Bands<int16_
 
 // Levels 1..3 decouple (upstream adm_decouple_s123 / _avx512): o has up to 31 bits, so
 // the division by o uses a 15-bit rounding of |o| and a compensating shift.
-VMAFX_ADM_HOT void decouple_level(const Bands<int32_t>& ref, const Bands<int32_t>& dis, int w, int h, double egl,
+void decouple_level(const Bands<int32_t>& ref, const Bands<int32_t>& dis, int w, int h, double egl,
                     const Bands<int32_t>& r, const Bands<int32_t>& a) {
     const Region rg = tap_region(w, h);
     const int vec_end = vector_end(rg.left, rg.right, 16);
@@ -287,33 +384,25 @@ VMAFX_ADM_HOT void decouple_level(const Bands<int32_t>& ref, const Bands<int32_t
 // Level 0 (upstream adm_csf / adm_csf_avx512): dst = src weighted (Q16 after the shift),
 // flt = |dst| / 30 (the masking filter input). The AVX-512 columns take |dst| before
 // dst is narrowed to 16 bits.
-VMAFX_ADM_HOT void csf_level0(const Bands<int16_t>& src, int w, int h, const std::array<uint16_t, 3>& weight,
+void csf_level0(const Bands<int16_t>& src, int w, int h, const std::array<uint16_t, 3>& weight,
                               const Bands<int16_t>& dst, const Bands<int16_t>& flt) {
     const Region rg = tap_region(w, h);
     const int vec_end = vector_end(rg.left, rg.right, 16);
+    const RowKernels& kernels = simd_kernels();
     for (int theta = 0; theta < 3; ++theta) {
         const int32_t wt = weight[theta];
         for (int i = rg.top; i < rg.bottom; ++i) {
             const int16_t* s = src.hvd(theta).row(i);
             int16_t* d = dst.hvd(theta).row(i);
             int16_t* f = flt.hvd(theta).row(i);
-            for (int j = rg.left; j < vec_end; ++j) {
-                const int32_t wide = csf0_weight(s[j], wt, theta);
-                d[j] = static_cast<int16_t>(wide);
-                f[j] = csf0_filter(wide);
-            }
-            for (int j = vec_end; j < rg.right; ++j) {
-                const int16_t narrow = static_cast<int16_t>(csf0_weight(s[j], wt, theta));
-                d[j] = narrow;
-                f[j] = csf0_filter(narrow);
-            }
+            kernels.csf0(s, rg.left, vec_end, rg.right, wt, theta, d, f);
         }
     }
 }
 
 // Levels 1..3 (upstream i4_adm_csf / _avx512). The AVX-512 columns multiply by the weight
 // read as a signed 32-bit value.
-VMAFX_ADM_HOT void csf_level(const Bands<int32_t>& src, int w, int h, const std::array<uint32_t, 3>& weight,
+void csf_level(const Bands<int32_t>& src, int w, int h, const std::array<uint32_t, 3>& weight,
                              const Bands<int32_t>& dst, const Bands<int32_t>& flt) {
     const Region rg = tap_region(w, h);
     const int vec_end = vector_end(rg.left, rg.right, 16);
@@ -341,15 +430,14 @@ VMAFX_ADM_HOT void csf_level(const Bands<int32_t>& src, int w, int h, const std:
 
 // Level 0 (upstream adm_csf_den_scale / _avx512; both compute the same): per orientation,
 // the sum over the score rows of each row's rounded, shifted sum of |x|^3.
-VMAFX_ADM_HOT void den_level0(const Bands<int16_t>& ref, int w, int h, uint64_t sums[3]) {
+void den_level0(const Bands<int16_t>& ref, int w, int h, uint64_t sums[3]) {
     const Region rg = score_region(w, h);
     const Shift row = den0_row_shift(rg);
+    const RowKernels& kernels = simd_kernels();
     for (int theta = 0; theta < 3; ++theta) {
         uint64_t acc = 0;
         for (int i = rg.top; i < rg.bottom; ++i) {
-            const int16_t* x = ref.hvd(theta).row(i);
-            uint64_t inner = 0;
-            for (int j = rg.left; j < rg.right; ++j) inner += den0_cube(x[j]);
+            const uint64_t inner = kernels.den0_row(ref.hvd(theta).row(i), rg.left, rg.right);
             acc += (inner + row.round) >> row.shift;
         }
         sums[theta] = acc;
@@ -357,7 +445,7 @@ VMAFX_ADM_HOT void den_level0(const Bands<int16_t>& ref, int w, int h, uint64_t 
 }
 
 // Levels 1..3 (upstream adm_csf_den_s123 / _avx512; both compute the same).
-VMAFX_ADM_HOT void den_level(int scale, const Bands<int32_t>& ref, int w, int h, uint64_t sums[3]) {
+void den_level(int scale, const Bands<int32_t>& ref, int w, int h, uint64_t sums[3]) {
     const Region rg = score_region(w, h);
     const int shift_sq = kDenShiftSq[scale - 1];
     const uint64_t round_sq = uint64_t{1} << shift_sq;  // sic: 2^shift, not half
@@ -391,14 +479,24 @@ template <typename T, typename Acc>
     const int c0 = std::max(L.col_begin - 1, 0);
     const int c1 = std::min(L.col_end + 1, w);
     using U = std::make_unsigned_t<Acc>;
-    for (int j = c0; j < c1; ++j) colsum[j] = 0;
-    for (int theta = 0; theta < 3; ++theta) {
-        const T* fa = flt.hvd(theta).row(above);
-        const T* fi = flt.hvd(theta).row(i);
-        const T* fb = flt.hvd(theta).row(below);
-        for (int j = c0; j < c1; ++j)
-            colsum[j] = static_cast<Acc>(static_cast<U>(colsum[j]) + static_cast<U>(Acc{fa[j]}) +
-                                         static_cast<U>(Acc{fi[j]}) + static_cast<U>(Acc{fb[j]}));
+    if constexpr (std::is_same_v<T, int16_t>) {
+        const int16_t* rows[9];
+        for (int theta = 0; theta < 3; ++theta) {
+            rows[3 * theta] = flt.hvd(theta).row(above);
+            rows[3 * theta + 1] = flt.hvd(theta).row(i);
+            rows[3 * theta + 2] = flt.hvd(theta).row(below);
+        }
+        simd_kernels().cm0_colsum(rows, c0, c1, colsum.data());
+    } else {
+        for (int j = c0; j < c1; ++j) colsum[j] = 0;
+        for (int theta = 0; theta < 3; ++theta) {
+            const T* fa = flt.hvd(theta).row(above);
+            const T* fi = flt.hvd(theta).row(i);
+            const T* fb = flt.hvd(theta).row(below);
+            for (int j = c0; j < c1; ++j)
+                colsum[j] = static_cast<Acc>(static_cast<U>(colsum[j]) + static_cast<U>(Acc{fa[j]}) +
+                                             static_cast<U>(Acc{fi[j]}) + static_cast<U>(Acc{fb[j]}));
+        }
     }
     const auto centre_flt = [&](int j) {
         return static_cast<U>(Acc{flt.h.row(i)[j]}) + static_cast<U>(Acc{flt.v.row(i)[j]}) +
@@ -414,10 +512,14 @@ template <typename T, typename Acc>
     const T* fh = flt.h.row(i);
     const T* fv = flt.v.row(i);
     const T* fd = flt.d.row(i);
-    for (int j = j0; j < j1; ++j)
-        out[j] = static_cast<Acc>(static_cast<U>(colsum[j - 1]) + static_cast<U>(colsum[j]) +
-                                  static_cast<U>(colsum[j + 1]) - static_cast<U>(Acc{fh[j]}) -
-                                  static_cast<U>(Acc{fv[j]}) - static_cast<U>(Acc{fd[j]}));
+    if constexpr (std::is_same_v<T, int16_t>) {
+        simd_kernels().cm0_ring(colsum.data(), fh, fv, fd, j0, j1, out.data());
+    } else {
+        for (int j = j0; j < j1; ++j)
+            out[j] = static_cast<Acc>(static_cast<U>(colsum[j - 1]) + static_cast<U>(colsum[j]) +
+                                      static_cast<U>(colsum[j + 1]) - static_cast<U>(Acc{fh[j]}) -
+                                      static_cast<U>(Acc{fv[j]}) - static_cast<U>(Acc{fd[j]}));
+    }
     if (L.col_end == w) ring(w - 1, w - 2, w - 1);
 }
 
@@ -427,13 +529,14 @@ template <typename T, typename Acc>
 // threshold (8 neighbouring filter values + its own masker / 15), cubed. Writes the
 // level's integer numerator per orientation: the sum over the visited rows of each row's
 // rounded, shifted sum.
-VMAFX_ADM_HOT void cm_level0(const Bands<int16_t>& x, const Bands<int16_t>& centre, const Bands<int16_t>& flt, int w,
+void cm_level0(const Bands<int16_t>& x, const Bands<int16_t>& centre, const Bands<int16_t>& flt, int w,
                              int h, const std::array<uint16_t, 3>& weight, int64_t sums[3]) {
     const CmLayout L(w, h);
     const Shift cub_hv = log2_shift(w, -4);
     const Shift cub_d = log2_shift(w, -3);
     const Shift row_shift = log2_shift(h, 0);
     const Shift cub[3] = {cub_hv, cub_hv, cub_d};
+    const RowKernels& kernels = simd_kernels();
 
     std::vector<int32_t> colsum(static_cast<std::size_t>(w)), thr(static_cast<std::size_t>(w));
     int64_t acc[3] = {0, 0, 0};
@@ -447,23 +550,10 @@ VMAFX_ADM_HOT void cm_level0(const Bands<int16_t>& x, const Bands<int16_t>& cent
         const int16_t* cv = centre.v.row(i);
         const int16_t* cd = centre.d.row(i);
         const int cut = L.vector_cut(i, 14);
-        for (int j = L.col_begin; j < cut; ++j)
-            thr[j] = static_cast<int32_t>(static_cast<uint32_t>(thr[j]) + static_cast<uint32_t>(cm0_centre_term(ch[j])) +
-                                          static_cast<uint32_t>(cm0_centre_term(cv[j])) +
-                                          static_cast<uint32_t>(cm0_centre_term(cd[j])));
-        for (int j = cut; j < L.col_end; ++j)
-            thr[j] = static_cast<int32_t>(static_cast<uint32_t>(thr[j]) +
-                                          static_cast<uint32_t>(static_cast<int16_t>(cm0_centre_term(ch[j]))) +
-                                          static_cast<uint32_t>(static_cast<int16_t>(cm0_centre_term(cv[j]))) +
-                                          static_cast<uint32_t>(static_cast<int16_t>(cm0_centre_term(cd[j]))));
+        kernels.cm0_centre(ch, cv, cd, L.col_begin, cut, L.col_end, thr.data());
         for (int theta = 0; theta < 3; ++theta) {
-            const int16_t* xs = x.hvd(theta).row(i);
-            const int32_t wt = weight[theta];
-            const int64_t rcub = cub[theta].round;
-            const uint32_t scub = cub[theta].shift;
-            int64_t row_acc = 0;
-            for (int j = L.col_begin; j < L.col_end; ++j)
-                row_acc += cm0_cube(xs[j], wt, static_cast<uint32_t>(thr[j]), theta, rcub, scub);
+            const int64_t row_acc = kernels.cm0_row(x.hvd(theta).row(i), thr.data(), L.col_begin, L.col_end,
+                                                    weight[theta], theta, cub[theta].round, cub[theta].shift);
             acc[theta] += sar64(row_acc + row_shift.round, row_shift.shift);
         }
     }
@@ -473,7 +563,7 @@ VMAFX_ADM_HOT void cm_level0(const Bands<int16_t>& x, const Bands<int16_t>& cent
 // Levels 1..3 (upstream i4_adm_cm / i4_adm_cm_avx512). The AVX-512 columns keep the
 // weighted coefficient and the threshold in 64 bits and read the weight as signed; the C
 // ones wrap both to 32 bits. Writes the integer numerator per orientation (as cm_level0).
-VMAFX_ADM_HOT void cm_level(const Bands<int32_t>& x, const Bands<int32_t>& centre, const Bands<int32_t>& flt, int w,
+void cm_level(const Bands<int32_t>& x, const Bands<int32_t>& centre, const Bands<int32_t>& flt, int w,
                             int h, const std::array<uint32_t, 3>& weight, int64_t sums[3]) {
     const CmLayout L(w, h);
     const Shift cub = log2_shift(w, 0);
@@ -640,6 +730,25 @@ struct Scratch {
 };
 
 }  // namespace
+
+const RowKernels& reference_kernels() {
+    static const RowKernels kernels{"reference",
+                                    dwt0_vertical_reference<std::uint8_t>,
+                                    dwt0_vertical_reference<std::uint16_t>,
+                                    dwt0_horizontal_reference,
+                                    dwt_vertical_reference<int16_t>,
+                                    dwt_vertical_reference<int32_t>,
+                                    dwt_horizontal_reference,
+                                    decouple0_same_reference,
+                                    decouple0_integer_gain_reference,
+                                    csf0_reference,
+                                    den0_row_reference,
+                                    cm0_colsum_reference,
+                                    cm0_ring_reference,
+                                    cm0_centre_reference,
+                                    cm0_row_reference};
+    return kernels;
+}
 
 Shift log2_shift(double x, double offset) {
     const uint32_t s = to_u32_avx512(std::ceil(std::log2(x) + offset));

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "feature/motion/motion_kernels.hpp"
 #include "feature/motion/motion_math.hpp"
 
 namespace vmafx {
@@ -74,6 +75,21 @@ std::uint32_t row_sad(const std::int32_t* y, int width) {
     return sum;
 }
 
+// Vertical blur of one row of prev - cur (the reference of motion::RowKernels::vertical_*).
+template <typename Sample>
+std::int32_t vertical_row(const Sample* const p[5], const Sample* const c[5], int width, int bit_depth,
+                          std::int32_t* y) {
+    std::int32_t any_nonzero = 0;
+    for (int j = 0; j < width; ++j) {
+        y[j] = motion::vertical_blur<Sample>(
+            motion::sample_difference(p[0][j], c[0][j]), motion::sample_difference(p[1][j], c[1][j]),
+            motion::sample_difference(p[2][j], c[2][j]), motion::sample_difference(p[3][j], c[3][j]),
+            motion::sample_difference(p[4][j], c[4][j]), bit_depth);
+        any_nonzero |= y[j];
+    }
+    return any_nonzero;
+}
+
 // Sum over the rows of row_sad() of blur(prev - cur), the blur being the 5-tap filter
 // vertically (rounded to Q(16 - bit_depth), i.e. shifted right by bit_depth) then horizontally
 // (rounded, shifted right by 16), both with mirrored edges. `prev` and `cur` are luma planes of
@@ -84,6 +100,7 @@ template <typename Sample>
 std::uint64_t blurred_difference_sad(const Plane& prev, const Plane& cur, int bit_depth) {
     const int width = cur.width();
     const int height = cur.height();
+    const motion::RowKernels& kernels = motion::simd_kernels();
     std::vector<std::int32_t> y_row(static_cast<std::size_t>(width));
 
     std::uint64_t sad = 0;
@@ -96,15 +113,10 @@ std::uint64_t blurred_difference_sad(const Plane& prev, const Plane& cur, int bi
             c[k] = cur.row<Sample>(r);
         }
         std::int32_t any_nonzero = 0;
-        for (int j = 0; j < width; ++j) {
-            y_row[j] = motion::vertical_blur<Sample>(
-                motion::sample_difference(p[0][j], c[0][j]), motion::sample_difference(p[1][j], c[1][j]),
-                motion::sample_difference(p[2][j], c[2][j]), motion::sample_difference(p[3][j], c[3][j]),
-                motion::sample_difference(p[4][j], c[4][j]), bit_depth);
-            any_nonzero |= y_row[j];
-        }
+        if constexpr (sizeof(Sample) == 1) any_nonzero = kernels.vertical_u8(p, c, width, bit_depth, y_row.data());
+        else any_nonzero = kernels.vertical_u16(p, c, width, bit_depth, y_row.data());
         // An all-zero row blurs to zero: skipping it changes nothing.
-        if (any_nonzero) sad += row_sad(y_row.data(), width);
+        if (any_nonzero) sad += kernels.row_sad(y_row.data(), width);
     }
     return sad;
 }
@@ -165,6 +177,11 @@ const MetricDescriptor descriptor{
     .limits = {kRadius + 1, kRadius + 1, 8, 16,
                "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
     .create = create_motion};
+
+const RowKernels& reference_kernels() {
+    static const RowKernels kernels{"reference", vertical_row<std::uint8_t>, vertical_row<std::uint16_t>, row_sad};
+    return kernels;
+}
 
 Settings::Settings(const Options& options)
     : sad_name(options.feature_name(kSadFeature)),

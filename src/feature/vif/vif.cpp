@@ -14,7 +14,7 @@
 //
 // Borders are mirrored without repeating the edge sample (index -k reads k, n-1+k reads
 // n-1-k), as upstream pads its buffers. This file holds the extractor, the frame driver and
-// the portable reference kernels; vif_avx2.cpp holds AVX2 kernels giving the same integers.
+// the portable reference kernels; vif_simd.cpp holds SIMD kernels giving the same integers.
 #include "feature/vif/vif.hpp"
 
 #include <algorithm>
@@ -389,13 +389,12 @@ std::array<ScaleScore, kScales> compute_scales_of(const Plane& ref_plane, const 
 
 const Kernels& generic_kernels() {
     static const Kernels kernels{"generic", generic_statistics<uint8_t>, generic_statistics<uint16_t>,
-                                 generic_decimation<uint8_t>, generic_decimation<uint16_t>};
+                                 generic_decimation<uint8_t>, generic_decimation<uint16_t>, add_vif_terms};
     return kernels;
 }
 
 const Kernels& best_kernels() {
-    static const Kernels& best = avx2_kernels() ? *avx2_kernels() : generic_kernels();
-    return best;
+    return simd_kernels();
 }
 
 std::array<ScaleScore, kScales> compute_scales(const Plane& ref, const Plane& dis, const Params& params,

@@ -1,6 +1,6 @@
 // Internal interface of the integer VIF extractor: the per-row kernels (a portable reference
-// set in vif.cpp, an AVX2 set in vif_avx2.cpp computing the same integers) and the frame
-// driver that runs them. Used by vif.cpp, vif_avx2.cpp and the tests; not a public API.
+// set in vif.cpp, a SIMD set in vif_simd.cpp computing the same integers) and the frame
+// driver that runs them. Used by vif.cpp, vif_simd.cpp and the tests; not a public API.
 //
 // Algorithm and fixed-point arithmetic: upstream libvmaf 3.2.0 src/feature/integer_vif.c
 // (vif_statistic_8, vif_statistic_16, vif_compute_line_residuals, subsample_rd_8,
@@ -64,8 +64,9 @@ struct ScaleScore {
 /// Input of one row of the statistics at `scale`: the filter's kFilters[scale].width source
 /// rows of the reference and distorted pictures around the output row (rows above and below
 /// the picture already mirrored), each `width` samples of type T (uint8_t only at scale 0 of
-/// 8-bit video, else uint16_t). Kernels may read up to 32 samples past `width` in each row
-/// (the caller guarantees that memory exists) but ignore those samples.
+/// 8-bit video, else uint16_t), width > kFilters[scale].width / 2. Kernels may read up to 32
+/// samples past `width` in each row (the caller guarantees that memory exists) but ignore those
+/// samples.
 template <typename T>
 struct StatisticsRow {
     int scale;
@@ -102,18 +103,24 @@ struct Kernels {
     /// Writes one row of the next scale's pictures.
     void (*decimation_u8)(const DecimationRow<std::uint8_t>& row);
     void (*decimation_u16)(const DecimationRow<std::uint16_t>& row);
+    /// Adds the VIF terms of `width` samples of variances to `sums` (add_vif_terms()).
+    void (*add_terms)(const std::int32_t* sigma1_sq, const std::int32_t* sigma2_sq, const std::int32_t* sigma12,
+                      int width, double gain_limit, ScaleSums& sums);
 };
 
 /// The portable reference kernels (vif.cpp).
 const Kernels& generic_kernels();
-/// The AVX2 kernels (vif_avx2.cpp), or nullptr where the CPU or the build lacks AVX2.
-const Kernels* avx2_kernels();
+/// The SIMD kernels (vif_simd.cpp, Google Highway): every call runs the best target of those
+/// compiled that the CPU supports (run-time dispatch, hwy::SetSupportedTargetsForTest narrows it).
+const Kernels& simd_kernels();
+/// The Highway target (HWY_AVX2, ...) that simd_kernels() runs now.
+std::int64_t simd_target();
 /// The fastest kernels this CPU runs.
 const Kernels& best_kernels();
 
 /// Adds the VIF terms of `width` samples of variances to `sums` (upstream vif_statistic_*,
 /// per-sample part): sigma1_sq is the reference variance, sigma2_sq the distorted variance
-/// clamped at 0, sigma12 the covariance. Shared by every kernel set.
+/// clamped at 0, sigma12 the covariance. The reference of Kernels::add_terms.
 void add_vif_terms(const std::int32_t* sigma1_sq, const std::int32_t* sigma2_sq, const std::int32_t* sigma12,
                    int width, double gain_limit, ScaleSums& sums);
 
