@@ -24,6 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using test::error_of;
+using test::expect_error;
 using test::random_pictures;
 using test::raw_bytes;
 
@@ -49,13 +50,6 @@ void expect_same_samples(const Picture& a, const Picture& b, const std::string& 
             ASSERT_EQ(std::memcmp(pa.row<std::uint8_t>(y), pb.row<std::uint8_t>(y), row_bytes), 0)
                 << what << ": plane " << p << " row " << y << " differs";
     }
-}
-
-/// Checks that `fn` throws a vmafx::Error whose message contains every one of `parts`.
-void expect_error(const std::function<void()>& fn, std::initializer_list<std::string> parts) {
-    const std::string message = error_of(fn);
-    for (const std::string& part : parts)
-        EXPECT_NE(message.find(part), std::string::npos) << "message \"" << message << "\" lacks \"" << part << "\"";
 }
 
 /// Base of the Io suites: a fresh temporary directory per test.

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -26,16 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Runs `f`, expecting an Error whose message contains `part`.
-template <typename F>
-void expect_error(F&& f, const std::string& part) {
-    try {
-        f();
-        ADD_FAILURE() << "no Error thrown, expected one mentioning \"" << part << "\"";
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-            << "message \"" << e.what() << "\" does not mention \"" << part << "\"";
-    }
-}
+void expect_error(const std::function<void()>& f, const std::string& part) { test::expect_error(f, {part}); }
 
 // A scratch directory for model files, removed at the end of the test.
 using ModelFiles = test::TempDirTest;
@@ -71,6 +63,15 @@ bool integer_features_registered() {
     } while (0)
 
 // ---------------------------------------------------------------------------------------
+
+/// Each (SVM text, part of the message) pair: SvmModel refuses the text with an Error whose
+/// message holds the part.
+void expect_svm_errors(std::span<const std::pair<std::string, std::string>> bad) {
+    for (const auto& entry : bad) {
+        SCOPED_TRACE(entry.first);
+        expect_error([&] { (void)SvmModel(entry.first, "t"); }, entry.second);
+    }
+}
 
 TEST(ModelSpec, VersionWithDefaults) {
     const ModelSpec s = parse_model_spec("version=vmaf_v0.6.1");
@@ -309,10 +310,7 @@ TEST_F(ModelFiles, BadSvmText) {
         {"svm_type nu_svr\nkernel_type rbf\nnr_class 2\ntotal_sv 1\nrho 1\nSV\n\n", "too few coefficients"},
         {"svm_type nu_svr\nkernel_type precomputed\nnr_class 2\ntotal_sv 0\nrho 1\nSV\n", "precomputed"},
     };
-    for (const auto& [text, part] : bad) {
-        SCOPED_TRACE(text);
-        expect_error([&] { (void)SvmModel(text, "t"); }, part);
-    }
+    expect_svm_errors(bad);
     // Inside a model file, the message names the file.
     nlohmann::json j = constant_model(1.0);
     j["model_dict"]["model"] = "svm_type nu_svr\nSV\n";
@@ -340,10 +338,7 @@ TEST_F(ModelFiles, HugeCountsFailFast) {
         {head + "nr_class 2\ntotal_sv 2147483647\nrho 1\nSV\n", "total_sv 2147483647 but the text holds 0 support-vector lines"},
         {head + "nr_class 2\ntotal_sv -5\nrho 1\nSV\n", "total_sv -5 is negative"},
     };
-    for (const auto& [text, part] : bad) {
-        SCOPED_TRACE(text);
-        expect_error([&] { (void)SvmModel(text, "t"); }, part);
-    }
+    expect_svm_errors(bad);
     // Many empty support-vector lines under the largest nr_class: refused at the first line,
     // with memory growing with what the lines hold, not with nr_class x total_sv.
     std::string blank = head + "nr_class 256\ntotal_sv 100000\nrho";
@@ -377,10 +372,7 @@ TEST(ModelLoad, SvmConsistency) {
          "nr_sv -1 is negative"},
         {svr + std::string("nr_class 2\ntotal_sv 1\nrho 1\nSV\n1 1:0.5\0x\n", 41), "SV value"},
     };
-    for (const auto& [text, part] : bad) {
-        SCOPED_TRACE(text);
-        expect_error([&] { (void)SvmModel(text, "t"); }, part);
-    }
+    expect_svm_errors(bad);
     // A consistent classification model predicts one of its labels.
     const SvmModel ok(svc + "nr_class 3\ntotal_sv 3\nrho 1 2 3\nlabel 7 8 9\nnr_sv 1 1 1\nSV\n"
                             "1 2 1:1\n1 2 1:2\n1 2 1:3\n",

@@ -197,18 +197,7 @@ std::string read_until(int fd, std::size_t size) {
     return got;
 }
 
-/// Expects `f` to throw Error with every one of `parts` in its message.
-template <class F>
-void expect_error(F&& f, const std::vector<std::string>& parts) {
-    try {
-        f();
-        ADD_FAILURE() << "no Error thrown";
-    } catch (const Error& e) {
-        for (const auto& part : parts)
-            EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-                << "message \"" << e.what() << "\" lacks \"" << part << "\"";
-    }
-}
+using test::expect_error;
 
 /// Runs `fn` in a child process as an unprivileged user: as itself when the test is not root,
 /// else as nobody (uid and gid 65534), so that permission checks apply. Returns the child's

@@ -107,4 +107,10 @@ std::string error_of(const std::function<void()>& fn) {
     return {};
 }
 
+void expect_error(const std::function<void()>& fn, const std::vector<std::string>& parts) {
+    const std::string message = error_of(fn);
+    for (const std::string& part : parts)
+        EXPECT_NE(message.find(part), std::string::npos) << "message \"" << message << "\" lacks \"" << part << "\"";
+}
+
 }  // namespace vmafx::test

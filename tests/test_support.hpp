@@ -36,6 +36,8 @@ nlohmann::json golden(const std::string& name);
 std::vector<std::string> golden_fixtures();
 /// The message of the vmafx::Error `fn` throws; a test failure (and "") when it throws none.
 std::string error_of(const std::function<void()>& fn);
+/// Expects `fn` to throw a vmafx::Error whose message contains every one of `parts`.
+void expect_error(const std::function<void()>& fn, const std::vector<std::string>& parts);
 
 /// Base of the tests that write files: a fresh temporary folder per test, named after the
 /// process and the test, removed after it.
