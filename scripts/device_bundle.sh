@@ -9,9 +9,14 @@ cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DVMAFX_CUDA=ON >
 cmake --build build-device --target vmafx vmafx_tests vmafx-parity vmafx_bench
 rm -rf .devcarry
 mkdir -p .devcarry/bin .devcarry/lib .devcarry/shared
-cp build-device/vmafx build-device/vmafx_tests build-device/vmafx-parity build-device/vmafx_bench .devcarry/bin/
+# The benchmarks only with BENCH=1: with them and every fixture the carry passes the device
+# tool's 64 MiB (working tree included).
+cp build-device/vmafx build-device/vmafx_tests build-device/vmafx-parity .devcarry/bin/
+[ "${BENCH:-0}" = 1 ] && cp build-device/vmafx_bench .devcarry/bin/
 strip .devcarry/bin/*  # the working tree and what it carries travel within 64 MiB
-for lib in libtbb.so.12 libsvm.so.3 libfmt.so.9 libbenchmark.so.1debian libhwy.so.1; do
+libs=(libtbb.so.12 libsvm.so.3 libfmt.so.9 libhwy.so.1)
+[ "${BENCH:-0}" = 1 ] && libs+=(libbenchmark.so.1debian)
+for lib in "${libs[@]}"; do
   cp -L "/usr/lib/x86_64-linux-gnu/$lib" .devcarry/lib/
 done
 if [ -d ../shared/fixtures ]; then
