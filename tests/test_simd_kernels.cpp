@@ -163,10 +163,10 @@ void check_vif_statistics(int scale) {
                 }
                 vif::ScaleSums want_row, have_row;
                 if constexpr (sizeof(T) == 1) {
-                    vif::generic_kernels().statistics_u8(row, want_row);
+                    vif::reference_kernels().statistics_u8(row, want_row);
                     vif::simd_kernels().statistics_u8(row, have_row);
                 } else {
-                    vif::generic_kernels().statistics_u16(row, want_row);
+                    vif::reference_kernels().statistics_u16(row, want_row);
                     vif::simd_kernels().statistics_u16(row, have_row);
                 }
                 ASSERT_TRUE(same(want_row, have_row))
@@ -208,8 +208,8 @@ void check_vif_decimation(int scale) {
             }
             row.ref_out = want_ref.data();
             row.dis_out = want_dis.data();
-            if constexpr (sizeof(T) == 1) vif::generic_kernels().decimation_u8(row);
-            else vif::generic_kernels().decimation_u16(row);
+            if constexpr (sizeof(T) == 1) vif::reference_kernels().decimation_u8(row);
+            else vif::reference_kernels().decimation_u16(row);
             row.ref_out = have_ref.data();
             row.dis_out = have_dis.data();
             if constexpr (sizeof(T) == 1) vif::simd_kernels().decimation_u8(row);
@@ -247,7 +247,7 @@ void check_vif_frames() {
                     }
                 for (const double gain_limit : {100.0, 1.0}) {
                     const vif::Params params{bits, false, gain_limit};
-                    const auto want = vif::compute_scales(ref, dis, params, vif::generic_kernels());
+                    const auto want = vif::compute_scales(ref, dis, params, vif::reference_kernels());
                     const auto have = vif::compute_scales(ref, dis, params, vif::simd_kernels());
                     for (int s = 0; s < vif::kScales; ++s) {
                         ASSERT_EQ(std::bit_cast<uint32_t>(have[s].num), std::bit_cast<uint32_t>(want[s].num))
@@ -285,7 +285,7 @@ void check_vif_terms() {
                     s12[j] = round == 3 ? s1[j] : draw(false);  // identical pictures: sigma12 = sigma1_sq
                 }
                 vif::ScaleSums want, have;
-                vif::generic_kernels().add_terms(s1.data(), s2.data(), s12.data(), width, gain_limit, want);
+                vif::reference_kernels().add_terms(s1.data(), s2.data(), s12.data(), width, gain_limit, want);
                 vif::simd_kernels().add_terms(s1.data(), s2.data(), s12.data(), width, gain_limit, have);
                 ASSERT_TRUE(same(want, have)) << "width " << width << ", gain limit " << gain_limit << ", round " << round;
             }

@@ -130,7 +130,7 @@ TEST(VifInfo, RejectsSamplesAboveTheBitDepth) {
 // size (widths that are and are not multiples of 16, the smallest accepted), bit depth and
 // option, on random, smooth and extreme content.
 TEST(VifKernels, SimdMatchesReference) {
-    const vif::Kernels* simd = &vif::simd_kernels();
+    const vif::RowKernels* simd = &vif::simd_kernels();
     const std::pair<int, int> sizes[] = {{16, 16}, {17, 19}, {31, 33}, {48, 20}, {64, 36}, {97, 61}, {853, 481}};
     for (const int bpc : {8, 9, 10, 12, 16}) {
         for (const auto& [w, h] : sizes) {
@@ -146,7 +146,7 @@ TEST(VifKernels, SimdMatchesReference) {
                                                   : distorted_picture(ref, seed + 1);
                 for (const double gain_limit : {100.0, 1.0}) {
                     const vif::Params params{bpc, false, gain_limit};
-                    const auto want = vif::compute_scales(ref.luma(), dist.luma(), params, vif::generic_kernels());
+                    const auto want = vif::compute_scales(ref.luma(), dist.luma(), params, vif::reference_kernels());
                     const auto have = vif::compute_scales(ref.luma(), dist.luma(), params, *simd);
                     for (int s = 0; s < vif::kScales; ++s) {
                         EXPECT_EQ(std::bit_cast<std::uint32_t>(have[s].num), std::bit_cast<std::uint32_t>(want[s].num))
@@ -203,7 +203,7 @@ TEST(VifGolden, ReferenceKernelsBitExact) {
             const Picture dist = test::fixture_frame(fixture, "dist", i);
             for (const double gain_limit : {100.0, 1.0}) {
                 const vif::Params params{format.bit_depth, false, gain_limit};
-                const auto scores = vif::compute_scales(ref.luma(), dist.luma(), params, vif::generic_kernels());
+                const auto scores = vif::compute_scales(ref.luma(), dist.luma(), params, vif::reference_kernels());
                 for (int s = 0; s < vif::kScales; ++s) {
                     const std::string name =
                         "integer_vif_scale" + std::to_string(s) + (gain_limit == 1.0 ? "_egl_1" : "");

@@ -44,14 +44,14 @@ inline constexpr char kSettingsTag = 0;
 /// `alias` abbreviates the option in output names (e.g. "egl" for "vif_enhn_gain_limit");
 /// only options with `feature_param` set change the output names.
 struct OptionSpec {
-    const char* name;
+    const char* name;   ///< upstream's option name, e.g. "vif_enhn_gain_limit"
     const char* alias;  ///< nullptr: the name itself is used in output names
     OptionType type;
-    double default_value;
-    double min;
-    double max;
-    bool feature_param;
-    const char* help;
+    double default_value;  ///< bools as 0 or 1, ints exactly
+    double min;            ///< smallest accepted value (inclusive)
+    double max;            ///< largest accepted value (inclusive)
+    bool feature_param;    ///< a non-default value changes the output names (upstream's flag)
+    const char* help;      ///< upstream's help text
     const void* settings_type;                    ///< detail::kSettingsTag of the bound struct
     void (*assign)(void* settings, double value);  ///< writes the value into the bound member
 };

@@ -16,7 +16,11 @@ using FrameScores = std::vector<std::pair<std::string, double>>;
 /// Per-frame scores of a whole run, by output name; frames not written are empty.
 class ScoreTable {
 public:
+    /// Stores `value` as frame `index` of output `name`, replacing what was there; a new name
+    /// is appended to names(), and the name's frame slots grow to index + 1 (empty between).
     void set(const std::string& name, unsigned index, double value);
+    /// Frame `index` of output `name`; nullopt when the name is unknown or that frame was not
+    /// written.
     std::optional<double> get(const std::string& name, unsigned index) const;
     /// Names in order of first write.
     const std::vector<std::string>& names() const { return order_; }

@@ -49,8 +49,9 @@ public:
     void submit(unsigned index, const Picture& ref, const Picture& dist);
 
     /// Submits frame `index` whose planes (those planes() names) are already in device memory
-    /// (pitch in bytes, samples as in Plane). The caller keeps them unchanged until the frame
-    /// is finished.
+    /// (pitch in bytes, samples as in Plane). They must be complete when this is called (the
+    /// scorer's streams do not wait for the caller's: synchronize the writing stream first),
+    /// and the caller keeps them unchanged until the frame is finished.
     void submit_device(unsigned index, const DevicePicture& ref, const DevicePicture& dist);
 
     /// Waits for every submitted frame and stores its scores (no flush: more frames may follow).
@@ -64,9 +65,8 @@ public:
     /// benchmarks).
     std::size_t device_bytes() const;
 
-    struct Impl;
-
 private:
+    struct Impl;
     std::unique_ptr<Impl> impl_;
 };
 

@@ -20,6 +20,15 @@ std::unique_ptr<FeatureExtractor> MetricDescriptor::make_extractor(const Options
     return create(opts, format);
 }
 
+History MetricDescriptor::history_for(const Options& opts) const {
+    const History h = history ? history(opts) : History{};
+    if (h.refs > kMaxHistory || h.dists > kMaxHistory)
+        throw Error(fmt::format("internal: {} asks for {} previous reference and {} previous distorted pictures, "
+                                "at most {} each",
+                                name, h.refs, h.dists, kMaxHistory));
+    return h;
+}
+
 bool MetricDescriptor::provides(const std::string& feature) const {
     for (const FeatureName& f : features)
         if (feature == f.name) return true;

@@ -86,8 +86,9 @@ struct MetricDescriptor {
 
     /// Parses and checks option values (Options' constructor for this metric).
     Options parse_options(const OptionValues& values) const { return Options(name, options, features, values); }
-    /// The previous pictures the metric reads under `opts`.
-    History history_for(const Options& opts) const { return history ? history(opts) : History{}; }
+    /// The previous pictures the metric reads under `opts`; throws Error when the descriptor
+    /// asks for more than kMaxHistory of either video.
+    History history_for(const Options& opts) const;
     /// Throws Error naming the metric and the limit unless `limits` accept `format`.
     void check_format(const VideoFormat& format) const;
     /// check_format, then `create`.

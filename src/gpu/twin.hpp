@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "base/error.hpp"
 #include "base/options.hpp"

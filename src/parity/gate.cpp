@@ -9,6 +9,7 @@
 
 #include "engine/gpu_scorer.hpp"
 #include "feature/registry.hpp"
+#include "model/builtin_models.hpp"
 
 namespace vmafx {
 
@@ -16,8 +17,13 @@ namespace {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-/// The built-in models whose option sets and scores the gate checks.
-constexpr const char* kModels[] = {"version=vmaf_v0.6.1", "version=vmaf_v0.6.1neg:name=vmaf_neg"};
+/// Every built-in model, each under its own name (`version=V:name=V`).
+std::vector<ModelSpec> builtin_model_specs() {
+    std::vector<ModelSpec> specs;
+    for (const BuiltinModel& m : builtin_models())
+        specs.push_back(parse_model_spec(fmt::format("version={}:name={}", m.version, m.version)));
+    return specs;
+}
 
 /// The corner values of one option, as text: a bool flipped; an int at min and max; a double
 /// at min, max and 30% of its range; values equal to the default left out.
@@ -44,22 +50,25 @@ std::vector<std::string> corner_values(const OptionSpec& spec) {
 void add_twin_cases(const TwinDescriptor& twin, std::vector<ParityCase>& cases) {
     const MetricDescriptor& metric = metric_named(twin.metric);
     std::vector<std::string> seen;
-    const auto add = [&](const OptionValues& values, bool corner, const std::string& from) {
-        const std::string key = metric.parse_options(values).key();
+    const auto add = [&](const OptionValues& values, bool corner, const std::string& from, unsigned subsample = 1) {
+        const std::string key = metric.parse_options(values).key() + fmt::format("/{}", subsample);
         if (std::find(seen.begin(), seen.end(), key) != seen.end()) return;
         seen.push_back(key);
         ParityCase c;
-        c.label = fmt::format("{} {}", metric.name, key.empty() ? "defaults" : key) + from;
+        const std::string options = metric.parse_options(values).key();
+        c.label = fmt::format("{} {}", metric.name, options.empty() ? "defaults" : options) + from;
         c.twin = &twin;
         c.corner = corner;
         c.config.no_prediction = true;
+        c.config.subsample = subsample;
         c.config.features.push_back({metric.name, values});
         cases.push_back(std::move(c));
     };
     add({}, false, "");
-    for (const char* m : kModels)
-        for (const auto& req : Model(parse_model_spec(m)).required_features())
-            if (req.metric == &metric) add(req.options, false, fmt::format(" ({})", m));
+    add({}, true, " --subsample 3", 3);  // frames skipped by metrics without history
+    for (const ModelSpec& m : builtin_model_specs())
+        for (const auto& req : Model(m).required_features(true))
+            if (req.metric == &metric) add(req.options, false, fmt::format(" ({})", m.version));
     for (const OptionSpec& spec : metric.options)
         for (const std::string& v : corner_values(spec)) add({{spec.name, v}}, true, "");
 }
@@ -130,20 +139,21 @@ std::vector<ParityCase> parity_cases(const TwinDescriptor* only) {
     for (const TwinDescriptor* twin : twin_registry())
         if (!only || twin == only) add_twin_cases(*twin, cases);
     if (only) return cases;
-    // The models' scores, from all their features together.
-    bool all_twins = true;
-    std::vector<ModelSpec> models;
-    for (const char* m : kModels) {
-        models.push_back(parse_model_spec(m));
-        for (const auto& req : Model(models.back()).required_features())
-            all_twins = all_twins && find_twin(req.metric->name);
+    // The scores of every built-in model whose features all have twins, in one run.
+    ParityCase c;
+    c.label = "models";
+    for (const ModelSpec& m : builtin_model_specs()) {
+        bool all_twins = true;
+        try {
+            for (const auto& req : Model(m).required_features()) all_twins = all_twins && find_twin(req.metric->name);
+        } catch (const Error&) {
+            all_twins = false;  // a feature of a metric vmafx does not have yet
+        }
+        if (!all_twins) continue;
+        c.config.models.push_back(m);
+        c.label += " " + m.version;
     }
-    if (all_twins) {
-        ParityCase c;
-        c.label = "models vmaf_v0.6.1, vmaf_v0.6.1neg";
-        c.config.models = models;
-        cases.push_back(std::move(c));
-    }
+    if (!c.config.models.empty()) cases.push_back(std::move(c));
     return cases;
 }
 
@@ -168,13 +178,19 @@ std::vector<ParityRow> run_parity(const std::vector<ParityInput>& inputs, const 
                 rows.push_back(row);
                 continue;
             }
+            // The models' scores are exact while every twin feeding them is; a bounded twin will
+            // need the bound of a model's score derived from its features' bounds.
             const double bound = c.twin ? c.twin->contract.bound(cpu->format) : 0.0;
             std::vector<ParityRow> these;
             compare(in, c, *cpu, *gpu, bound, these);
-            if (!c.twin)  // keep only the model scores of the model run
-                std::erase_if(these, [](const ParityRow& r) {
-                    return r.metric.rfind("vmaf", 0) != 0 || r.metric.find("feature") != std::string::npos;
+            if (!c.twin) {  // the model run: keep only the models' own outputs
+                std::vector<std::string> outputs;
+                for (const ModelSpec& m : c.config.models)
+                    for (const std::string& n : Model(m).output_names()) outputs.push_back(n);
+                std::erase_if(these, [&](const ParityRow& r) {
+                    return std::find(outputs.begin(), outputs.end(), r.metric) == outputs.end();
                 });
+            }
             rows.insert(rows.end(), these.begin(), these.end());
         }
     return rows;

@@ -32,11 +32,12 @@ struct ParityCase {
     RunConfig config;                      ///< features or models; paths and backend set per run
 };
 
-/// The gate's cases: for every registered twin, its metric alone with default options; with
+/// The gate's cases: for every registered twin, its metric alone with default options (also at
+/// --subsample 3, a corner case); with
 /// each option at each corner (bools flipped; ints at min and max; doubles at min, max and 30%
-/// of the range; values equal to the default skipped); with each option set the built-in
-/// models vmaf_v0.6.1 and vmaf_v0.6.1neg give it; then those models' scores from all their
-/// features (when every feature has a twin). `twin`: only that twin's cases (no model case).
+/// of the range; values equal to the default skipped); with each option set a built-in model
+/// gives it; then, in one run, the scores of every built-in model whose features all have
+/// twins. `twin`: only that twin's cases (no model case).
 std::vector<ParityCase> parity_cases(const TwinDescriptor* twin = nullptr);
 
 /// One row of the gate's table: one output of one case on one input.

@@ -3,15 +3,21 @@
 //
 // Per frame, the luma of the reference and of the distorted picture are each blurred
 // horizontally by the 3-tap filter (x[j-1] + 2 x[j] + x[j+1] + 2) >> 2 with mirrored borders
-// (x[-1] = x[1], x[w] = x[w-2]); the score is the mean absolute difference of the two blurred
-// planes, times the option `example_scale`:
-//   score = sum |blur(ref) - blur(dist)| / (width * height) * example_scale.
+// (x[-1] = x[1], x[w] = x[w-2]); the score is the sum of absolute differences of the two blurred
+// planes over the luma area, times the option `example_scale`:
+//   score = sum |blur(a) - blur(b)| / (width * height) * example_scale,
+// the sum running over the pairs (a, b) of planes Settings::pairs() names: (ref, dist) luma;
+// with example_chroma also their Cb and Cr planes; with example_history = n also the luma of
+// (previous distorted k, dist) for k < n and (previous reference, ref). So the example uses
+// everything a frame can carry (chroma, previous reference and distorted pictures), and the
+// tests exercise those paths of the CPU and GPU pipelines through it.
 // The sum is an exact 64-bit integer; the double is formed on the host by Settings::score,
 // which the CPU extractor and its CUDA twin share.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/host_device.hpp"
 #include "feature/metric.hpp"
@@ -19,10 +25,12 @@
 namespace vmafx::example {
 
 /// Descriptor of "example_blur_sad" (listed in feature/metrics.def under VMAFX_EXAMPLE_METRIC).
-/// Options: example_scale (alias "sc", [0.5, 4], 1, a feature parameter). Output:
-/// "example_blur_sad" (with a non-default scale: "example_blur_sad_sc_<value>"). Luma only,
-/// no previous pictures; luma at least 2 x 2 (the mirrored 3-tap filter needs 2 samples),
-/// 8 to 16 bits.
+/// Options (feature parameters): example_scale (alias "sc", [0.5, 4], 1), example_chroma
+/// ("ch", bool), example_history ("hist", int [0, 2], 0). Output: "example_blur_sad" (with
+/// non-default options e.g. "example_blur_sad_hist_2_sc_2"). Reads every plane; previous
+/// pictures: example_history distorted ones and, when that is above 0, one reference. Luma at
+/// least 4 x 4 (every plane at least 2 wide: the mirrored 3-tap filter needs 2 samples), 8 to
+/// 16 bits.
 extern const MetricDescriptor descriptor;
 
 /// One instance's options and its host arithmetic, shared by the CPU extractor and the twin.
@@ -31,8 +39,20 @@ struct Settings {
     /// The options of `descriptor` bound to the members below, and the output name.
     explicit Settings(const Options& options);
 
-    double scale = 1.0;  ///< example_scale
-    std::string name;    ///< the output name
+    double scale = 1.0;    ///< example_scale
+    bool chroma = false;   ///< example_chroma
+    int history = 0;       ///< example_history
+    std::string name;      ///< the output name
+
+    /// One pair of planes whose blurred difference the score sums: plane `plane` of picture
+    /// `a` and of picture `b`, each named as 0 = reference, 1 = distorted, 2 + k = previous
+    /// distorted k, 4 = previous reference.
+    struct Pair {
+        int a, b, plane;
+    };
+    /// The pairs, in the order the sum takes them (see the file's head). A pair whose previous
+    /// picture does not exist yet (the first frames) is skipped by both extractors.
+    std::vector<Pair> pairs() const;
 
     /// The frame's score from the exact sum of |blur(ref) - blur(dist)| over a width x height
     /// plane.

@@ -1,8 +1,8 @@
 // CUDA twin of the example metric (see example.hpp): bit-identical to the CPU extractor.
-// One kernel: each thread blurs one sample of both pictures with the CPU's blur_at and adds
-// |difference| to the slot's 64-bit total with an integer atomic (exact, order-free); the
-// total is copied to pinned host memory and finish() forms the score with the CPU's
-// Settings::score.
+// One kernel per pair of planes (Settings::pairs(): luma, chroma, previous pictures): each
+// thread blurs one sample of both planes with the CPU's blur_at and adds |difference| to the
+// slot's 64-bit total with an integer atomic (exact, order-free); the total is copied to pinned
+// host memory and finish() forms the score with the CPU's Settings::score.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -44,21 +44,13 @@ public:
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
         frames_.enqueued(slot, f.index);
         cuda::check(cudaMemsetAsync(totals_.get() + slot, 0, sizeof(unsigned long long), stream), "cudaMemsetAsync");
-        const DevicePlane& r = f.ref.luma();
-        const DevicePlane& d = f.dist.luma();
-        const std::int32_t round = plant_ == PlantedDefect::kRoundingConstant ? 1 : 2;
-        const bool shift = plant_ == PlantedDefect::kMirrorShift;
-        const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(format_.width), kThreads),
-                        static_cast<unsigned>(format_.height));
-        const auto* rp = static_cast<const unsigned char*>(r.data);
-        const auto* dp = static_cast<const unsigned char*>(d.data);
-        if (format_.bit_depth == 8)
-            blurred_sad_kernel<std::uint8_t><<<grid, kThreads, 0, stream>>>(rp, r.pitch, dp, d.pitch, format_.width,
-                                                                           round, shift, totals_.get() + slot);
-        else
-            blurred_sad_kernel<std::uint16_t><<<grid, kThreads, 0, stream>>>(rp, r.pitch, dp, d.pitch, format_.width,
-                                                                            round, shift, totals_.get() + slot);
-        cuda::check_launch("example blurred_sad_kernel");
+        const DevicePicture* pictures[] = {&f.ref, &f.dist, &f.prev_dist[0], &f.prev_dist[1], &f.prev_ref[0]};
+        for (const example::Settings::Pair& p : settings_.pairs()) {
+            const DevicePlane& a = pictures[p.a]->planes[p.plane];
+            const DevicePlane& b = pictures[p.b]->planes[p.plane];
+            if (!a.data || !b.data) continue;  // before the start, as the CPU
+            add_blurred_sad(a, b, p.plane, totals_.get() + slot, stream);
+        }
         cuda::check(cudaMemcpyAsync(host_totals_.get() + slot, totals_.get() + slot, sizeof(unsigned long long),
                                     cudaMemcpyDeviceToHost, stream),
                     "copying the example sum to the host");
@@ -70,6 +62,25 @@ public:
     }
 
 private:
+    /// Enqueues the kernel adding sum |blur(a) - blur(b)| over plane `plane` to *total.
+    void add_blurred_sad(const DevicePlane& a, const DevicePlane& b, int plane, unsigned long long* total,
+                         GpuStream stream) const {
+        const int width = format_.plane_width(plane);
+        const std::int32_t round = plant_ == PlantedDefect::kRoundingConstant ? 1 : 2;
+        const bool shift = plant_ == PlantedDefect::kMirrorShift;
+        const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(width), kThreads),
+                        static_cast<unsigned>(format_.plane_height(plane)));
+        const auto* ap = static_cast<const unsigned char*>(a.data);
+        const auto* bp = static_cast<const unsigned char*>(b.data);
+        if (format_.bit_depth == 8)
+            blurred_sad_kernel<std::uint8_t>
+                <<<grid, kThreads, 0, stream>>>(ap, a.pitch, bp, b.pitch, width, round, shift, total);
+        else
+            blurred_sad_kernel<std::uint16_t>
+                <<<grid, kThreads, 0, stream>>>(ap, a.pitch, bp, b.pitch, width, round, shift, total);
+        cuda::check_launch("example blurred_sad_kernel");
+    }
+
     VideoFormat format_;
     PlantedDefect plant_;
     example::Settings settings_;

@@ -303,7 +303,7 @@ struct ScaledPictures {
 };
 
 template <typename T>
-ScaleScore scale_score(const Kernels& kernels, int scale, const View<T>& ref, const View<T>& dis,
+ScaleScore scale_score(const RowKernels& kernels, int scale, const View<T>& ref, const View<T>& dis,
                        const Params& params) {
     const int width = kFilters[scale].width;
     const int half = width / 2;
@@ -332,7 +332,7 @@ ScaleScore scale_score(const Kernels& kernels, int scale, const View<T>& ref, co
 }
 
 template <typename T>
-View<uint16_t> decimate(const Kernels& kernels, int scale, const View<T>& ref, const View<T>& dis,
+View<uint16_t> decimate(const RowKernels& kernels, int scale, const View<T>& ref, const View<T>& dis,
                         const Params& params, ScaledPictures& pictures) {
     const int width = kFilters[scale + 1].width;
     const int half = width / 2;
@@ -362,7 +362,7 @@ View<uint16_t> decimate(const Kernels& kernels, int scale, const View<T>& ref, c
 
 template <typename T>
 std::array<ScaleScore, kScales> compute_scales_of(const Plane& ref_plane, const Plane& dis_plane,
-                                                  const Params& params, const Kernels& kernels) {
+                                                  const Params& params, const RowKernels& kernels) {
     thread_local ScaledPictures pictures;
     pictures.fit(ref_plane.width(), ref_plane.height());
     const auto view = [](const Plane& p) {
@@ -387,18 +387,15 @@ std::array<ScaleScore, kScales> compute_scales_of(const Plane& ref_plane, const 
 
 }  // namespace
 
-const Kernels& generic_kernels() {
-    static const Kernels kernels{"generic", generic_statistics<uint8_t>, generic_statistics<uint16_t>,
+const RowKernels& reference_kernels() {
+    static const RowKernels kernels{"reference", generic_statistics<uint8_t>, generic_statistics<uint16_t>,
                                  generic_decimation<uint8_t>, generic_decimation<uint16_t>, add_vif_terms};
     return kernels;
 }
 
-const Kernels& best_kernels() {
-    return simd_kernels();
-}
 
 std::array<ScaleScore, kScales> compute_scales(const Plane& ref, const Plane& dis, const Params& params,
-                                               const Kernels& kernels) {
+                                               const RowKernels& kernels) {
     if (ref.bytes_per_sample() == 1) return compute_scales_of<uint8_t>(ref, dis, params, kernels);
     return compute_scales_of<uint16_t>(ref, dis, params, kernels);
 }
@@ -460,7 +457,7 @@ public:
     VifExtractor(const Options& options, const VideoFormat& format)
         : format_(format), settings_(options), params_(settings_.params(format.bit_depth)) {
         vif::log2_table();  // build the shared table before frames run in parallel
-        vif::best_kernels();
+        vif::simd_kernels();
     }
 
     void extract(const FrameInput& in, FrameScores& out) const override {
@@ -476,7 +473,7 @@ public:
                                         format_.height, format_.bytes_per_sample()));
         check_sample_range(ref, format_.bit_depth, "reference", in.index);
         check_sample_range(dis, format_.bit_depth, "distorted", in.index);
-        settings_.write_frame(vif::compute_scales(ref, dis, params_, vif::best_kernels()), out);
+        settings_.write_frame(vif::compute_scales(ref, dis, params_, vif::simd_kernels()), out);
     }
 
 private:

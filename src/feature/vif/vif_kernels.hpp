@@ -95,7 +95,7 @@ struct DecimationRow {
 };
 
 /// One implementation of the per-row work. Every set gives identical integers.
-struct Kernels {
+struct RowKernels {
     const char* name;
     /// Adds the VIF terms of one output row to `sums`.
     void (*statistics_u8)(const StatisticsRow<std::uint8_t>& row, ScaleSums& sums);
@@ -109,18 +109,16 @@ struct Kernels {
 };
 
 /// The portable reference kernels (vif.cpp).
-const Kernels& generic_kernels();
+const RowKernels& reference_kernels();
 /// The SIMD kernels (vif_simd.cpp, Google Highway): every call runs the best target of those
 /// compiled that the CPU supports (run-time dispatch, hwy::SetSupportedTargetsForTest narrows it).
-const Kernels& simd_kernels();
+const RowKernels& simd_kernels();
 /// The Highway target (HWY_AVX2, ...) that simd_kernels() runs now.
 std::int64_t simd_target();
-/// The fastest kernels this CPU runs.
-const Kernels& best_kernels();
 
 /// Adds the VIF terms of `width` samples of variances to `sums` (upstream vif_statistic_*,
 /// per-sample part): sigma1_sq is the reference variance, sigma2_sq the distorted variance
-/// clamped at 0, sigma12 the covariance. The reference of Kernels::add_terms.
+/// clamped at 0, sigma12 the covariance. The reference of RowKernels::add_terms.
 void add_vif_terms(const std::int32_t* sigma1_sq, const std::int32_t* sigma2_sq, const std::int32_t* sigma12,
                    int width, double gain_limit, ScaleSums& sums);
 
@@ -135,6 +133,6 @@ struct Params {
 /// size, at least kMinSide x kMinSide, samples below 2^bit_depth), computed with `kernels`
 /// (upstream integer_vif.c extract()). With skip_scale0, scores[0] is left zero.
 std::array<ScaleScore, kScales> compute_scales(const Plane& ref, const Plane& dis, const Params& params,
-                                               const Kernels& kernels);
+                                               const RowKernels& kernels);
 
 }  // namespace vmafx::vif

@@ -107,13 +107,13 @@ namespace vmafx::vif::HWY_NAMESPACE {
 namespace {
 template <typename T>
 void statistics(const StatisticsRow<T>& in, ScaleSums& sums) {
-    if constexpr (sizeof(T) == 1) generic_kernels().statistics_u8(in, sums);
-    else generic_kernels().statistics_u16(in, sums);
+    if constexpr (sizeof(T) == 1) reference_kernels().statistics_u8(in, sums);
+    else reference_kernels().statistics_u16(in, sums);
 }
 template <typename T>
 void decimation(const DecimationRow<T>& in) {
-    if constexpr (sizeof(T) == 1) generic_kernels().decimation_u8(in);
-    else generic_kernels().decimation_u16(in);
+    if constexpr (sizeof(T) == 1) reference_kernels().decimation_u8(in);
+    else reference_kernels().decimation_u16(in);
 }
 }  // namespace
 #else
@@ -692,8 +692,8 @@ void add_terms(const std::int32_t* sigma1_sq, const std::int32_t* sigma2_sq, con
 }
 }  // namespace
 
-const Kernels& simd_kernels() {
-    static const Kernels kernels{"simd", statistics_u8, statistics_u16, decimation_u8, decimation_u16, add_terms};
+const RowKernels& simd_kernels() {
+    static const RowKernels kernels{"simd", statistics_u8, statistics_u16, decimation_u8, decimation_u16, add_terms};
     return kernels;
 }
 
