@@ -51,6 +51,19 @@ using std::uint32_t;
 using std::uint8_t;
 
 /// The scalar tails: the reference's per-sample functions.
+void dwt0_horizontal_tail(const int16_t* lo, const int16_t* hi, int from, int end, int16_t* a, int16_t* v, int16_t* h,
+                          int16_t* d) {
+    for (int j = from; j < end; ++j) {
+        const int16_t* l = lo + 2 * j - 1;
+        a[j] = dwt0_horizontal_lo(l[0], l[1], l[2], l[3]);
+        if (!v) continue;
+        const int16_t* p = hi + 2 * j - 1;
+        v[j] = dwt0_horizontal_hi(l[0], l[1], l[2], l[3]);
+        h[j] = dwt0_horizontal_lo(p[0], p[1], p[2], p[3]);
+        d[j] = dwt0_horizontal_hi(p[0], p[1], p[2], p[3]);
+    }
+}
+
 template <typename Sample>
 void dwt0_vertical_tail(const Sample* r0, const Sample* r1, const Sample* r2, const Sample* r3, int from, int w,
                         int bit_depth, int16_t* lo, int16_t* hi) {
@@ -68,15 +81,7 @@ void dwt0_vertical(const Sample* r0, const Sample* r1, const Sample* r2, const S
     dwt0_vertical_tail(r0, r1, r2, r3, 0, w, bit_depth, lo, hi);
 }
 void dwt0_horizontal(const int16_t* lo, const int16_t* hi, int end, int16_t* a, int16_t* v, int16_t* h, int16_t* d) {
-    for (int j = 1; j < end; ++j) {
-        const int16_t* l = lo + 2 * j - 1;
-        a[j] = dwt0_horizontal_lo(l[0], l[1], l[2], l[3]);
-        if (!v) continue;
-        const int16_t* p = hi + 2 * j - 1;
-        v[j] = dwt0_horizontal_hi(l[0], l[1], l[2], l[3]);
-        h[j] = dwt0_horizontal_lo(p[0], p[1], p[2], p[3]);
-        d[j] = dwt0_horizontal_hi(p[0], p[1], p[2], p[3]);
-    }
+    dwt0_horizontal_tail(lo, hi, 1, end, a, v, h, d);
 }
 template <typename In>
 void dwt_vertical(const In* r0, const In* r1, const In* r2, const In* r3, int w, int64_t round, uint32_t shift,
@@ -203,15 +208,7 @@ void dwt0_horizontal(const int16_t* lo, const int16_t* hi, int end, int16_t* a, 
         hn::StoreU(dwt0_pass(hi, j, kLo), DW(), h + j);
         hn::StoreU(dwt0_pass(hi, j, kHi), DW(), d + j);
     }
-    for (; j < end; ++j) {
-        const int16_t* l = lo + 2 * j - 1;
-        a[j] = dwt0_horizontal_lo(l[0], l[1], l[2], l[3]);
-        if (!v) continue;
-        const int16_t* p = hi + 2 * j - 1;
-        v[j] = dwt0_horizontal_hi(l[0], l[1], l[2], l[3]);
-        h[j] = dwt0_horizontal_lo(p[0], p[1], p[2], p[3]);
-        d[j] = dwt0_horizontal_hi(p[0], p[1], p[2], p[3]);
-    }
+    dwt0_horizontal_tail(lo, hi, j, end, a, v, h, d);
 }
 
 /// A 32-bit value x as xh = round(x / 65536) (ties up) and xl = x - 65536 * xh in
@@ -363,14 +360,7 @@ void decouple0_integer_gain(const int16_t* o, const int16_t* t, const int32_t* s
         hn::StoreU(hn::DemoteTo(DH16(), narrow16(out)), DH16(), r + j);
         hn::StoreU(hn::DemoteTo(DH16(), narrow16(hn::Sub(tv, out))), DH16(), a + j);
     }
-    for (; j < end; ++j) {
-        const int32_t oj = o[j];
-        const int32_t tj = t[j];
-        const int32_t k = decouple0_k(oj, tj);
-        const int32_t out = restore0_integer_gain(restored0(k, oj), tj, k, oj, same[j], egl);
-        r[j] = static_cast<int16_t>(out);
-        a[j] = static_cast<int16_t>(tj - out);
-    }
+    reference_kernels().decouple0_integer_gain(o, t, same, j, end, egl, r, a);  // the tail
 }
 
 /// csf0_filter of 32-bit lanes: (4369 * |v| + 2048) >> 12 modulo 2^32, as 16 bits.
