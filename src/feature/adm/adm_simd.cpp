@@ -64,6 +64,19 @@ void dwt0_horizontal_tail(const int16_t* lo, const int16_t* hi, int from, int en
     }
 }
 
+/// Levels 1..3 horizontal DWT at outputs [from, end) of the four bands.
+void dwt_horizontal_tail(const int32_t* lo, const int32_t* hi, int from, int end, int64_t round, uint32_t shift,
+                         int32_t* a, int32_t* v, int32_t* h, int32_t* d) {
+    for (int j = from; j < end; ++j) {
+        const int32_t* l = lo + 2 * j - 1;
+        const int32_t* p = hi + 2 * j - 1;
+        a[j] = dwt_lo(l[0], l[1], l[2], l[3], round, shift);
+        v[j] = dwt_hi(l[0], l[1], l[2], l[3], round, shift);
+        h[j] = dwt_lo(p[0], p[1], p[2], p[3], round, shift);
+        d[j] = dwt_hi(p[0], p[1], p[2], p[3], round, shift);
+    }
+}
+
 template <typename Sample>
 void dwt0_vertical_tail(const Sample* r0, const Sample* r1, const Sample* r2, const Sample* r3, int from, int w,
                         int bit_depth, int16_t* lo, int16_t* hi) {
@@ -93,14 +106,7 @@ void dwt_vertical(const In* r0, const In* r1, const In* r2, const In* r3, int w,
 }
 void dwt_horizontal(const int32_t* lo, const int32_t* hi, int end, int64_t round, uint32_t shift, int32_t* a,
                     int32_t* v, int32_t* h, int32_t* d) {
-    for (int j = 1; j < end; ++j) {
-        const int32_t* l = lo + 2 * j - 1;
-        const int32_t* p = hi + 2 * j - 1;
-        a[j] = dwt_lo(l[0], l[1], l[2], l[3], round, shift);
-        v[j] = dwt_hi(l[0], l[1], l[2], l[3], round, shift);
-        h[j] = dwt_lo(p[0], p[1], p[2], p[3], round, shift);
-        d[j] = dwt_hi(p[0], p[1], p[2], p[3], round, shift);
-    }
+    dwt_horizontal_tail(lo, hi, 1, end, round, shift, a, v, h, d);
 }
 void decouple0_same(const int16_t* oh, const int16_t* ov, const int16_t* th, const int16_t* tv, int begin, int end,
                     int32_t* same) {
@@ -272,14 +278,7 @@ void dwt_horizontal(const int32_t* lo, const int32_t* hi, int end, int64_t round
         hn::StoreU(taps4_wide(sh0, sh1, sh2, sh3, kLo, rnd, s), di, h + j);
         hn::StoreU(taps4_wide(sh0, sh1, sh2, sh3, kHi, rnd, s), di, d + j);
     }
-    for (; j < end; ++j) {
-        const int32_t* l = lo + 2 * j - 1;
-        const int32_t* p = hi + 2 * j - 1;
-        a[j] = dwt_lo(l[0], l[1], l[2], l[3], round, shift);
-        v[j] = dwt_hi(l[0], l[1], l[2], l[3], round, shift);
-        h[j] = dwt_lo(p[0], p[1], p[2], p[3], round, shift);
-        d[j] = dwt_hi(p[0], p[1], p[2], p[3], round, shift);
-    }
+    dwt_horizontal_tail(lo, hi, j, end, round, shift, a, v, h, d);
 }
 
 // ---------------------------------------------------------------------------------------
