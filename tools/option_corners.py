@@ -16,6 +16,7 @@ covers the rest.
       `--cpumask` limiting upstream to its AVX2 or C code paths) differ: "differs_in" lists
       those builds. These are the corners where upstream's own code paths disagree.
   option_corners.py check --bin BIN [--fixtures DIR] [--data FILE] [--verbose]
+  (generate and check take --match REGEX: only the corners whose feature text matches)
       Runs BIN on every corner: each value recorded must be the same double (null where the
       oracle wrote null), the output names the same, and a refused corner must fail cleanly
       (exit 1 or 2, a message, no signal, no output file). Exit 77 (skipped) when the
@@ -24,7 +25,7 @@ covers the rest.
 Fixtures come from ../shared/fixtures (prepare.py --out .fixtures); the data file records
 each fixture's sha256 so that a changed fixture is noticed.
 """
-import argparse, configparser, hashlib, json, math, os, struct, subprocess, sys, tempfile
+import argparse, configparser, hashlib, json, math, os, re, struct, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.environ.get("VMAFX_FIXTURES", os.path.join(ROOT, ".fixtures"))
@@ -127,6 +128,8 @@ def generate(args):
                                          "ref_sha256": sha256(os.path.join(FIXTURES, fixture, "ref.yuv")),
                                          "dist_sha256": sha256(os.path.join(FIXTURES, fixture, "dist.yuv"))}
             for feature in CORNERS:
+                if args.match and not re.search(args.match, feature):
+                    continue
                 r = run(args.oracle, fixture, frames, feature, work)
                 entry = {"fixture": fixture, "feature": feature}
                 if r["exit"] != 0 or "frames" not in r:
@@ -195,6 +198,8 @@ def check(args):
     passed = failed = 0
     with tempfile.TemporaryDirectory() as work:
         for c in data["corners"]:
+            if args.match and not re.search(args.match, c["feature"]):
+                continue
             frames = data["fixtures"][c["fixture"]]["frames"]
             r = run(args.bin, c["fixture"], frames, c["feature"], work)
             where = f"{c['fixture']} --feature {c['feature']}"
@@ -247,6 +252,8 @@ def main():
     c.add_argument("--verbose", action="store_true")
     for p in (g, a, c):
         p.add_argument("--fixtures", default=None)
+    for p in (g, c):
+        p.add_argument("--match", default=None, help="only the corners whose --feature text matches this regex")
     args = ap.parse_args()
     global FIXTURES
     if args.fixtures:
