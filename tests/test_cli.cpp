@@ -382,7 +382,10 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         {pair + " --precision +3", "--precision"},
         {pair + " --precision ' 3'", "--precision"},
         {pair + " --backend gpu", "--backend"},
-        {pair + " --aom_ctc v1.0", "--aom_ctc"},
+        {pair + " --aom_ctc v8.0", "--aom_ctc v8.0"},
+        {pair + " --aom_ctc proposed", "deprecated"},
+        {pair + " --nflx_ctc v2.0", "--nflx_ctc v2.0"},
+        {pair + " --aom_ctc v1.0 -m version=vmaf_v0.6.1:name=vmaf", "unique"},
         {pair + " -o ''", "-o/--output"},
         {pair + " -o", "--output"},  // missing value
         {pair + " -m name=x", "version=NAME"},

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "engine/engine.hpp"
+#include "engine/presets.hpp"
 #include "io/video_reader.hpp"
 #include "output/output_target.hpp"
 #include "output/writers.hpp"
@@ -57,9 +58,9 @@ CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
 
 /// The command line as given: CLI11 fills these, then to_job() checks and converts them.
 struct CliArgs {
-    std::string ref, dist, pix_fmt, output, precision, aom_ctc, nflx_ctc, backend = "cpu";
+    std::string ref, dist, pix_fmt, output, precision, backend = "cpu";
     unsigned width = 0, height = 0, bit_depth = 0, cpumask = 0;
-    std::vector<std::string> model_args, feature_args;
+    std::vector<std::string> model_args, feature_args, aom_ctc, nflx_ctc;
     vmafx::RunConfig cfg;  ///< the plain numbers and flags go straight here
     bool xml = false, json = false, csv = false, sub = false, quiet = false, version = false;
 };
@@ -110,8 +111,10 @@ void add_flags(CLI::App& app, CliArgs& a) {
     app.add_option("--frame_skip_dist", a.cfg.frame_skip_dist, "skip the first N frames of the distorted video")
         ->check(whole_number(0, UINT_MAX));
     app.add_option("--subsample", a.cfg.subsample, "score every N-th frame only")->check(whole_number(1, UINT_MAX));
-    app.add_option("--aom_ctc", a.aom_ctc, "AOM CTC preset (needs metrics vmafx does not have yet)");
-    app.add_option("--nflx_ctc", a.nflx_ctc, "Netflix CTC preset (needs metrics vmafx does not have yet)");
+    app.add_option("--aom_ctc", a.aom_ctc, "AOM common test conditions: adds their models and features "
+                                           "(v1.0 .. v7.0, as libvmaf)");
+    app.add_option("--nflx_ctc", a.nflx_ctc, "Netflix common test conditions: adds their models and features "
+                                             "(v1.0, as libvmaf)");
     app.add_flag("-n,--no_prediction", a.cfg.no_prediction, "extract features only, no model");
     app.add_flag("-q,--quiet", a.quiet, "no progress line");
     app.add_flag("-v,--version", a.version, "print the version and exit");
@@ -163,14 +166,36 @@ vmafx::NumberFormat number_format_of(const std::string& precision) {
     return nf;
 }
 
+/// The -m and --feature values with the presets' models and features, in command-line order
+/// (upstream's CLI applies each flag where it stands: a preset's models follow the -m before it).
+vmafx::ModelAndFeatureArgs models_and_features_in_order(const CliArgs& a, const CLI::App& app) {
+    using namespace vmafx;
+    ModelAndFeatureArgs args;
+    std::size_t model = 0, feature = 0, aom = 0, nflx = 0;
+    for (const CLI::Option* opt : app.parse_order()) {
+        if (opt->check_lname("model") && model < a.model_args.size()) {
+            args.models.push_back(a.model_args[model++]);
+        } else if (opt->check_lname("feature") && feature < a.feature_args.size()) {
+            args.features.push_back(a.feature_args[feature++]);
+        } else if (opt->check_lname("aom_ctc") && aom < a.aom_ctc.size()) {
+            apply_preset(Preset::kAomCtc, a.aom_ctc[aom++], args);
+        } else if (opt->check_lname("nflx_ctc") && nflx < a.nflx_ctc.size()) {
+            apply_preset(Preset::kNflxCtc, a.nflx_ctc[nflx++], args);
+        }
+    }
+    // Values given several to one flag (-m A B) follow in their order.
+    args.models.insert(args.models.end(), a.model_args.begin() + model, a.model_args.end());
+    args.features.insert(args.features.end(), a.feature_args.begin() + feature, a.feature_args.end());
+    for (; aom < a.aom_ctc.size(); ++aom) apply_preset(Preset::kAomCtc, a.aom_ctc[aom], args);
+    for (; nflx < a.nflx_ctc.size(); ++nflx) apply_preset(Preset::kNflxCtc, a.nflx_ctc[nflx], args);
+    return args;
+}
+
 /// Checks everything on the command line before the run (a usage error exits with 2) and
 /// turns it into the job: models, features, raw format, output target (a bad -o fails now,
 /// not after hours of scoring; nothing is created or opened yet).
 CliJob to_job(CliArgs& a, const CLI::App& app) {
     using namespace vmafx;
-    if (!a.aom_ctc.empty() || !a.nflx_ctc.empty())
-        throw UsageError("--aom_ctc/--nflx_ctc need psnr, ssim, ms_ssim, ciede and cambi, which vmafx does not "
-                         "have yet");
     if (a.ref.empty()) throw UsageError("the reference video (-r/--reference) is required");
     if (a.dist.empty()) throw UsageError("the distorted video (-d/--distorted) is required");
     if (app.count("--output") && a.output.empty()) throw UsageError("-o/--output needs a path (- for standard output)");
@@ -183,9 +208,11 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
     job.cfg.backend = a.backend == "cuda" ? Backend::kCuda : Backend::kCpu;
     job.cfg.reference_path = a.ref;
     job.cfg.distorted_path = a.dist;
+    const ModelAndFeatureArgs given = models_and_features_in_order(a, app);
     if (!job.cfg.no_prediction) {
-        if (a.model_args.empty()) a.model_args.push_back("version=vmaf_v0.6.1");
-        for (const auto& m : a.model_args) job.cfg.models.push_back(parse_model_spec(m));
+        std::vector<std::string> model_args = given.models;
+        if (model_args.empty()) model_args.push_back("version=vmaf_v0.6.1");
+        for (const auto& m : model_args) job.cfg.models.push_back(parse_model_spec(m));
         const auto& models = job.cfg.models;
         for (std::size_t i = 0; i < models.size(); ++i)
             for (std::size_t j = 0; j < i; ++j)
@@ -193,7 +220,7 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
                     throw UsageError(fmt::format("two models are named \"{}\": give each a unique :name=",
                                                  models[i].name));
     }
-    for (const auto& f : a.feature_args) job.cfg.features.push_back(parse_feature_spec(f));
+    for (const auto& f : given.features) job.cfg.features.push_back(parse_feature_spec(f));
     if (!a.output.empty()) {
         job.target = OutputTarget::resolve(a.output);
         job.target->check();
