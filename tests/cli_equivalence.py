@@ -2,7 +2,9 @@
 """The CLI gives the same bits from a fixture's .y4m copy as from its raw .yuv, and from
 --threads 2 as from --threads 1: for every fixture, vmafx runs three times (yuv/1 thread,
 yuv/2 threads, y4m/2 threads) with the default model, and every per-frame and pooled value
-must be the same double. Exit 77 (skipped) when the unpacked fixtures are absent."""
+must be the same double. Exit 77 (skipped) when the unpacked fixtures are absent.
+
+  cli_equivalence.py BIN [FIXTURE ...]    (default: every fixture)"""
 import configparser, json, os, struct, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -36,6 +38,8 @@ def main():
         print(f"skipped: fixtures not unpacked in {FIXTURES}")
         return 77
     names = sorted(n for n in os.listdir(FIXTURES) if os.path.isfile(os.path.join(FIXTURES, n, "ref.y4m")))
+    if sys.argv[2:]:
+        names = [n for n in names if n in sys.argv[2:]]
     if not names:
         print(f"skipped: no .y4m fixtures in {FIXTURES} (prepare.py --y4m)")
         return 77
