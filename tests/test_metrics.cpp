@@ -69,14 +69,15 @@ INSTANTIATE_TEST_SUITE_P(Registry, EveryMetric, testing::ValuesIn(metric_registr
 
 /// Compares every output of `table` (the metric under one option set on fixture `fixture`) with
 /// the golden frames; returns the number of values compared.
-std::size_t compare_with_golden(const ScoreTable& table, const nlohmann::json& frames, const std::string& what) {
+std::size_t compare_with_golden(const ScoreTable& table, const nlohmann::json& frames, const std::string& what,
+                                bool partial = false) {
     std::size_t compared = 0;
     int mismatches = 0;
     for (const std::string& name : table.names()) {
         // Golden files name outputs by upstream's alias (alias.c): integer_vif_scale0[_egl_1].
         const std::string key = feature_alias(name);
         if (!frames.at(0).at("metrics").contains(key)) {
-            ADD_FAILURE() << what << ": the golden file has no " << key;
+            if (!partial) ADD_FAILURE() << what << ": the golden file has no " << key;
             continue;
         }
         EXPECT_EQ(table.frames(name), frames.size()) << what << " " << name;
@@ -110,6 +111,16 @@ TEST_P(UpstreamMetric, GoldenValuesEveryFixture) {
         SCOPED_TRACE(fixture);
         const nlohmann::json golden = test::golden(fixture);
         const nlohmann::json& frames = golden.at("frames");
+        if (test::golden_refuses(fixture, metric.name)) {
+            // Upstream refused the metric here: vmafx refuses the format before scoring.
+            const std::string msg = test::error_of([&] {
+                (void)metric.make_extractor(metric.parse_options({}), test::fixture_format(fixture));
+            });
+            EXPECT_NE(msg.find(metric.name), std::string::npos) << msg;
+            ++held[0];
+            continue;
+        }
+        const bool partial = test::golden_leaves_out(fixture, metric.name);
         const Clip clip = test::fixture_clip(fixture);
         ASSERT_EQ(frames.size(), clip.frames());
         for (std::size_t s = 0; s < sets.size(); ++s) {
@@ -118,12 +129,14 @@ TEST_P(UpstreamMetric, GoldenValuesEveryFixture) {
             for (const FeatureName& f : metric.features)
                 in_golden = in_golden || frames.at(0).at("metrics").contains(feature_alias(options.feature_name(f.name)));
             if (!in_golden) {
-                EXPECT_NE(s, 0u) << fixture << ": the golden file lacks the default outputs of " << metric.name;
+                if (s == 0 && partial) ++held[0];  // all its outputs are left out (e.g. ciede, odd size)
+                EXPECT_TRUE(s != 0 || partial) << fixture << ": the golden file lacks the default outputs of "
+                                               << metric.name;
                 continue;
             }
             ++held[s];
             const std::string what = fmt::format("{} {} {}", fixture, metric.name, test::option_label(sets[s]));
-            compared += compare_with_golden(test::run_cpu(metric, options, clip), frames, what);
+            compared += compare_with_golden(test::run_cpu(metric, options, clip), frames, what, partial);
         }
     }
     for (std::size_t s = 0; s < sets.size(); ++s)

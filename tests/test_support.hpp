@@ -32,7 +32,15 @@ unsigned fixture_frames(const std::string& name);
 Clip fixture_clip(const std::string& name, unsigned max_frames = ~0u);
 /// The golden result of fixture `name` (shared/golden/NAME.json, key "result").
 nlohmann::json golden(const std::string& name);
-/// All fixture names that have a golden file, sorted.
+/// The whole golden file of fixture `name` (command, refused, not_compared, result).
+nlohmann::json golden_file(const std::string& name);
+/// Whether upstream refused metric `metric` (its extractor name) on fixture `fixture`.
+bool golden_refuses(const std::string& fixture, const std::string& metric);
+/// Whether the golden file leaves some outputs of `metric` out ("not_compared", e.g. the chroma
+/// outputs on the odd-size 4:2:0 fixture, which upstream cannot read).
+bool golden_leaves_out(const std::string& fixture, const std::string& metric);
+/// All fixture names that have a golden file, sorted; in sanitized builds (ten to twenty times
+/// slower) those up to 1280x720 only, which hold every bit depth and subsampling.
 std::vector<std::string> golden_fixtures();
 /// The message of the vmafx::Error `fn` throws; a test failure (and "") when it throws none.
 std::string error_of(const std::function<void()>& fn);
