@@ -3,7 +3,6 @@
 #include "feature/psnr_hvs/psnr_hvs.hpp"
 
 #include <cmath>
-#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -98,6 +97,12 @@ inline std::int32_t sub(std::int32_t a, std::int32_t b) {
 inline std::int32_t scaled(std::int32_t v, std::int32_t mul, int shift) {
     const auto p = static_cast<std::uint32_t>(v) * static_cast<std::uint32_t>(mul) + (1u << (shift - 1));
     return static_cast<std::int32_t>(p) >> shift;
+}
+/// |a - b| as upstream's abs() of the int difference gives it on x86-64 (the negation wraps:
+/// only samples above the bit depth could reach -2^31, which stays -2^31).
+inline std::int32_t abs_diff(std::int32_t a, std::int32_t b) {
+    const std::int32_t d = sub(a, b);
+    return d < 0 ? sub(0, d) : d;
 }
 /// v / 2 rounded toward zero (OD_DCT_RSHIFT(v, 1): the sign bit added before the shift).
 inline std::int32_t half(std::int32_t v) {
@@ -254,7 +259,7 @@ float plane_score(const Sample* ref, std::ptrdiff_t ref_stride, const Sample* di
             if (d_level > level) level = d_level;
             for (int i = 0; i < 8; ++i)
                 for (int j = 0; j < 8; ++j) {
-                    float err = static_cast<float>(std::abs(sub(s[i * 8 + j], d[i * 8 + j])));
+                    float err = static_cast<float>(abs_diff(s[i * 8 + j], d[i * 8 + j]));
                     if (i != 0 || j != 0) {
                         const float threshold = level / mask.m[i][j];
                         err = err < threshold ? 0 : err - threshold;
@@ -288,10 +293,19 @@ public:
     }
 
     void extract(const FrameInput& in, FrameScores& out) const override {
+        if (!in.ref || !in.dist) throw Error("psnr_hvs: missing reference or distorted picture");
         double score[3];
         for (int p = 0; p < 3; ++p) {
             const Plane& r = in.ref->planes[p];
             const Plane& d = in.dist->planes[p];
+            for (const Plane* q : {&r, &d})
+                if (q->width() != format_.plane_width(p) || q->height() != format_.plane_height(p) ||
+                    q->bytes_per_sample() != format_.bytes_per_sample())
+                    throw Error(fmt::format("psnr_hvs: frame {}: plane {} is {}x{} with {}-byte samples, expected "
+                                            "{}x{} with {}-byte samples",
+                                            in.index, p, q->width(), q->height(), q->bytes_per_sample(),
+                                            format_.plane_width(p), format_.plane_height(p),
+                                            format_.bytes_per_sample()));
             score[p] = format_.bit_depth == 8
                            ? plane_score(r.row<std::uint8_t>(0), r.stride(), d.row<std::uint8_t>(0), d.stride(),
                                          r.width(), r.height(), format_.bit_depth, p)
@@ -308,28 +322,23 @@ private:
     std::string names_[4];
 };
 
-constexpr int kBlock = 8;
-
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
-    static const char* const kPlaneNames[3] = {"Y", "Cb", "Cr"};
-    for (int p = 1; p < 3; ++p)
-        if (format.plane_width(p) < kBlock || format.plane_height(p) < kBlock)
-            throw Error(fmt::format("psnr_hvs: the {} plane of a {}x{} {} picture is {}x{}: every plane must be at "
-                                    "least {}x{} (it is scored in 8x8 blocks; upstream writes NaN for a plane "
-                                    "without one)",
-                                    kPlaneNames[p], format.width, format.height, subsampling_name(format.subsampling),
-                                    format.plane_width(p), format.plane_height(p), kBlock, kBlock));
     return std::make_unique<Extractor>(options, format);
 }
 
 }  // namespace
 
+// Every plane must hold one 8x8 block (upstream divides by a count of 0 coefficients where one
+// does not: NaN, null in its JSON): 15x15 is the smallest luma whose chroma planes are 8x8 at
+// every subsampling (4:2:0's are ceil(15/2) = 8 high and wide). Limits hold for every
+// subsampling, so 4:4:4 pictures of 8 to 14 and 4:2:2 pictures 8 to 14 high, which upstream
+// scores, are refused too.
 const MetricDescriptor descriptor{
     .name = "psnr_hvs", .upstream_source = "libvmaf/src/feature/third_party/xiph/psnr_hvs.c",
     .options = {}, .features = kFeatures, .planes = PlaneSet::kAll,
-    .limits = {kBlock, kBlock, 8, 12,
-               "(it is scored in 8x8 blocks; every plane must hold one, upstream writes NaN for a plane without "
-               "one)"},
+    .limits = {15, 15, 8, 12,
+               "(every plane must hold an 8x8 block, and the chroma planes of 4:2:0 are ceil(w/2) x ceil(h/2); "
+               "upstream writes NaN for a plane without one)"},
     .create = create};
 
 }  // namespace vmafx::psnr_hvs

@@ -28,8 +28,8 @@ namespace vmafx::psnr_hvs {
 /// Descriptor of "psnr_hvs" (upstream psnr_hvs.c). No options. Outputs psnr_hvs_y,
 /// psnr_hvs_cb, psnr_hvs_cr, psnr_hvs (in that order, dB; +inf for identical planes, which
 /// the JSON writer prints as null). Reads every plane. Limits: 8 to 12 bits (upstream refuses
-/// above 12 at init); every plane at least 8x8 (one block): luma checked by the format limits,
-/// chroma by the factory (upstream computes 0/0 = NaN for a plane without a block).
+/// above 12 at init); luma at least 15x15, so that every plane of every subsampling holds one
+/// 8x8 block (upstream computes 0/0 = NaN for a plane without one).
 extern const MetricDescriptor descriptor;
 
 /// Daala's integer 8-point forward DCT (od_bin_fdct8, lifting steps, 32-bit ints wrapping as
