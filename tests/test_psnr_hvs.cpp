@@ -1,7 +1,7 @@
 // Tests of psnr_hvs beyond the registry-driven suites (test_metrics.cpp: golden values, tables,
-// refusals, threads): its refusals at their exact edges (bit depth 12, every plane 8x8), its
-// values against upstream's on synthetic pictures, identical planes giving +inf, and how the
-// four writers print those infinities (and NaN) as upstream does.
+// refusals, threads): its refusals at their exact edges (bit depth 12; luma 15x15, so that every
+// plane holds an 8x8 block), its values against upstream's on synthetic pictures, identical planes
+// giving +inf, and how the four writers print those infinities (and NaN) as upstream does.
 #include <cmath>
 #include <cstdlib>
 #include <limits>
