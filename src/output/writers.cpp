@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <sstream>
 #include <utility>
 
@@ -50,6 +51,17 @@ std::vector<unsigned> output_frames(const RunResult& r) {
     return out;
 }
 
+/// A score in the XML, CSV and SUB layouts. Upstream prints every score of these with printf,
+/// whatever its value, so NaN and the infinities read as glibc writes them ("nan", "-nan",
+/// "inf", "-inf", the same for each of its formats); only its JSON writer tests for them and
+/// writes null (format_number).
+std::string format_printf(double v, const NumberFormat& nf) {
+    if (std::isfinite(v)) return format_number(v, nf);
+    char text[16];
+    std::snprintf(text, sizeof text, "%f", v);
+    return text;
+}
+
 std::string version_string() { return fmt::format("vmafx {}", VMAFX_VERSION); }
 
 void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
@@ -61,7 +73,7 @@ void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
         o << fmt::format("    <frame frameNum=\"{}\" ", i);
         for (const auto& name : r.scores.names())
             if (auto v = r.scores.get(name, i))
-                o << fmt::format("{}=\"{}\" ", feature_alias(name), format_number(*v, nf));
+                o << fmt::format("{}=\"{}\" ", feature_alias(name), format_printf(*v, nf));
         o << "/>\n";
     }
     o << "  </frames>\n  <pooled_metrics>\n";
@@ -69,7 +81,7 @@ void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
         o << fmt::format("    <metric name=\"{}\" ", feature_alias(name));
         for (PoolMethod m : kPools)
             if (auto v = pool_score(r.scores, name, m, r.frames, r.subsample))
-                o << fmt::format("{}=\"{}\" ", pool_method_name(m), format_number(*v, nf));
+                o << fmt::format("{}=\"{}\" ", pool_method_name(m), format_printf(*v, nf));
         o << "/>\n";
     }
     o << "  </pooled_metrics>\n  <aggregate_metrics />\n</VMAF>\n";
@@ -119,7 +131,7 @@ void write_csv(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
     for (unsigned i : output_frames(r)) {
         o << i << ",";
         for (const auto& name : r.scores.names())
-            if (auto v = r.scores.get(name, i)) o << format_number(*v, nf) << ",";
+            if (auto v = r.scores.get(name, i)) o << format_printf(*v, nf) << ",";
         o << "\n";
     }
 }
@@ -128,7 +140,7 @@ void write_sub(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
     for (unsigned i : output_frames(r)) {
         o << fmt::format("{{{}}}{{{}}}frame: {}|", i, i + 1, i);
         for (const auto& name : r.scores.names())
-            if (auto v = r.scores.get(name, i)) o << fmt::format("{}: {}|", feature_alias(name), format_number(*v, nf));
+            if (auto v = r.scores.get(name, i)) o << fmt::format("{}: {}|", feature_alias(name), format_printf(*v, nf));
         o << "\n";
     }
 }

@@ -18,8 +18,9 @@ struct NumberFormat {
     bool max_precision = false;
 };
 
-/// Formats one score as NumberFormat says (NaN and infinities print as "null" for JSON callers
-/// to use; other layouts never receive them from vmafx's metrics).
+/// Formats one score as NumberFormat says; NaN and infinities print as "null", as upstream's
+/// JSON writer prints them (its XML, CSV and SUB writers print them with printf: "inf", "nan",
+/// which render_output writes there).
 std::string format_number(double value, const NumberFormat& nf);
 
 /// The whole output file of `result` in `format`: per-frame scores (every `result.subsample`-th

@@ -1,0 +1,53 @@
+// PSNR-HVS (Egiazarian, Ponomarenko et al., "New full-reference quality metrics based on HVS",
+// VPQM 2006, with the contrast masking of PSNR-HVS-M, Ponomarenko et al., VPQM 2007), as Xiph's
+// Daala tools compute it and upstream libvmaf 3.2.0 ships it
+// (libvmaf/src/feature/third_party/xiph/psnr_hvs.c, calc_psnrhvs / extract).
+//
+// Per plane, 8x8 blocks whose top-left corners step by 7 samples (overlapping by one row and
+// one column; a block starts at every x, y = 0, 7, 14, ... with x + 7 < width, y + 7 < height)
+// are transformed by Daala's integer 8x8 DCT (od_bin_fdct8x8). Each AC coefficient's absolute
+// difference is lowered by a masking threshold (from the AC energy of the reference and of the
+// distorted block, weighted by the masking table and by the blocks' variance ratio), floored
+// at 0, weighted by the plane's contrast sensitivity table and squared; every coefficient's
+// weighted square is added to one running float per plane, in block order (rows of blocks top
+// to bottom, left to right), coefficient order row-major. The plane's score
+//   s = sum / (64 * blocks) / (2^bpc - 1)^2
+// is a float; the outputs are
+//   psnr_hvs_y, psnr_hvs_cb, psnr_hvs_cr = 10 * -log10(s_plane),
+//   psnr_hvs = 10 * -log10(0.8 * s_y + 0.1 * (s_cb + s_cr)),
+// +inf where the planes are identical (s = 0). The chroma tables are upstream's 4:2:0 ones
+// whatever the subsampling (as upstream).
+#pragma once
+
+#include <cstdint>
+
+#include "feature/metric.hpp"
+
+namespace vmafx::psnr_hvs {
+
+/// Descriptor of "psnr_hvs" (upstream psnr_hvs.c). No options. Outputs psnr_hvs_y,
+/// psnr_hvs_cb, psnr_hvs_cr, psnr_hvs (in that order, dB; +inf for identical planes, which
+/// the JSON writer prints as null). Reads every plane. Limits: 8 to 12 bits (upstream refuses
+/// above 12 at init); luma at least 15x15, so that every plane of every subsampling holds one
+/// 8x8 block (upstream computes 0/0 = NaN for a plane without one).
+extern const MetricDescriptor descriptor;
+
+/// Daala's integer 8-point forward DCT (od_bin_fdct8, lifting steps, 32-bit ints wrapping as
+/// upstream's on x86-64): out[0..7] from in[0], in[stride], ..., in[7 * stride].
+void fdct8(std::int32_t out[8], const std::int32_t* in, int stride);
+
+/// The 8x8 DCT in place on a row-major 8x8 block (od_bin_fdct8x8: the columns of the block
+/// become the rows of a scratch block, whose columns become the rows of the result).
+void fdct8x8(std::int32_t block[64]);
+
+/// The plane score s (see the file's head) of a width x height plane of `Sample`s
+/// (uint8_t at 8 bits, uint16_t above), rows `stride` bytes apart; `chroma` picks the table:
+/// 0 luma, 1 Cb, 2 Cr. Needs width, height >= 8 (otherwise 0/0, as upstream: NaN).
+template <typename Sample>
+float plane_score(const Sample* ref, std::ptrdiff_t ref_stride, const Sample* dist, std::ptrdiff_t dist_stride,
+                  int width, int height, int bit_depth, int plane);
+
+/// 10 * -log10(score) (upstream's convert_score_db with weight 1).
+double to_db(double score);
+
+}  // namespace vmafx::psnr_hvs
