@@ -1,6 +1,7 @@
 // The IQA machinery shared by float_ssim and float_ms_ssim (see iqa.hpp).
 #include "feature/float_ssim/iqa.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -18,26 +19,33 @@ constexpr float kGaussian[kGaussianLen] = {0.001028f, 0.007599f, 0.036001f, 0.10
 /// inside the w x h image, giving (w - 10) x (h - 10) floats, packed, in `dst`. Horizontal
 /// pass over every row into a float cache, then the vertical pass over the cache; each output
 /// is the double sum of the float products sample * tap, taps in order, rounded to float.
-/// `dst` may be `img`.
+/// (The loops run the taps outside and the samples of a row inside, so that a row's sums
+/// advance together; each output still adds its products in upstream's order.) `dst` may be
+/// `img`.
 void convolve_gaussian(const float* img, int w, int h, float* dst) {
     const int dw = w - kGaussianLen + 1;
     const int dh = h - kGaussianLen + 1;
     std::vector<float> cache(static_cast<std::size_t>(dw) * static_cast<std::size_t>(h));
+    std::vector<double> sum(static_cast<std::size_t>(dw));
     for (int y = 0; y < h; ++y) {
         const float* row = img + static_cast<std::ptrdiff_t>(y) * w;
+        std::fill(sum.begin(), sum.end(), 0.0);
+        for (int k = 0; k < kGaussianLen; ++k) {
+            const float tap = kGaussian[k];
+            for (int x = 0; x < dw; ++x) sum[x] += row[x + k] * tap;
+        }
         float* out = cache.data() + static_cast<std::ptrdiff_t>(y) * dw;
-        for (int x = 0; x < dw; ++x) {
-            double sum = 0.0;
-            for (int k = 0; k < kGaussianLen; ++k) sum += row[x + k] * kGaussian[k];
-            out[x] = static_cast<float>(sum);
-        }
+        for (int x = 0; x < dw; ++x) out[x] = static_cast<float>(sum[x]);
     }
-    for (int x = 0; x < dw; ++x) {
-        for (int y = 0; y < dh; ++y) {
-            double sum = 0.0;
-            for (int k = 0; k < kGaussianLen; ++k) sum += cache[static_cast<std::size_t>(y + k) * dw + x] * kGaussian[k];
-            dst[static_cast<std::ptrdiff_t>(y) * dw + x] = static_cast<float>(sum);
+    for (int y = 0; y < dh; ++y) {
+        std::fill(sum.begin(), sum.end(), 0.0);
+        for (int k = 0; k < kGaussianLen; ++k) {
+            const float tap = kGaussian[k];
+            const float* row = cache.data() + static_cast<std::ptrdiff_t>(y + k) * dw;
+            for (int x = 0; x < dw; ++x) sum[x] += row[x] * tap;
         }
+        float* out = dst + static_cast<std::ptrdiff_t>(y) * dw;
+        for (int x = 0; x < dw; ++x) out[x] = static_cast<float>(sum[x]);
     }
 }
 
@@ -89,11 +97,40 @@ void luma_to_float(const Plane& plane, int bit_depth, float* dst) {
 void decimate(float* img, int w, int h, int factor, std::span<const float> kernel, int klen, float* dst) {
     const int sw = decimated_size(w, factor);
     const int sh = decimated_size(h, factor);
-    // Output (x, y) is written before (x + 1, y) is read: in place, an output may only
-    // overwrite samples no later output reads, which holds for factor >= 2 (as upstream).
-    for (int y = 0; y < sh; ++y)
-        for (int x = 0; x < sw; ++x)
-            dst[static_cast<std::ptrdiff_t>(y) * sw + x] = filter_pixel(img, w, h, x * factor, y * factor, kernel.data(), klen);
+    const int c = klen / 2;
+    const int last = c - ((klen & 1) ? 0 : 1);  // the kernel covers [-c, last]
+    // Outputs whose kernel lies inside the picture: x * factor in [c, w - c).
+    const int x0 = std::min(sw, (c + factor - 1) / factor);
+    const int x1 = std::max(x0, std::min(sw, (w - c + factor - 1) / factor));
+    std::vector<double> sum(static_cast<std::size_t>(std::max(0, x1 - x0)));
+    std::vector<float> row_out(static_cast<std::size_t>(sw));
+    // In place, an output only overwrites samples no later output reads (factor >= 2, as
+    // upstream): a row of outputs is formed, then stored, before the next row is read.
+    for (int y = 0; y < sh; ++y) {
+        const int cy = y * factor;
+        if (cy < c || cy >= h - c) {
+            for (int x = 0; x < sw; ++x)
+                row_out[static_cast<std::size_t>(x)] = filter_pixel(img, w, h, x * factor, cy, kernel.data(), klen);
+        } else {
+            for (int x = 0; x < x0; ++x)
+                row_out[static_cast<std::size_t>(x)] = filter_pixel(img, w, h, x * factor, cy, kernel.data(), klen);
+            for (int x = x1; x < sw; ++x)
+                row_out[static_cast<std::size_t>(x)] = filter_pixel(img, w, h, x * factor, cy, kernel.data(), klen);
+            // The inner outputs, taps in filter_pixel's order (rows, then columns), each
+            // output's double sum advancing one tap at a time.
+            std::fill(sum.begin(), sum.end(), 0.0);
+            int k = 0;
+            for (int v = -c; v <= last; ++v) {
+                const float* src = img + static_cast<std::ptrdiff_t>(cy + v) * w;
+                for (int u = -c; u <= last; ++u, ++k) {
+                    const float tap = kernel[static_cast<std::size_t>(k)];
+                    for (int x = x0; x < x1; ++x) sum[static_cast<std::size_t>(x - x0)] += src[x * factor + u] * tap;
+                }
+            }
+            for (int x = x0; x < x1; ++x) row_out[static_cast<std::size_t>(x)] = static_cast<float>(sum[static_cast<std::size_t>(x - x0)]);
+        }
+        std::copy(row_out.begin(), row_out.end(), dst + static_cast<std::ptrdiff_t>(y) * sw);
+    }
 }
 
 SsimMeans ssim_means(const float* ref, const float* cmp, int w, int h) {
