@@ -127,7 +127,8 @@ void decimate(float* img, int w, int h, int factor, std::span<const float> kerne
                     for (int x = x0; x < x1; ++x) sum[static_cast<std::size_t>(x - x0)] += src[x * factor + u] * tap;
                 }
             }
-            for (int x = x0; x < x1; ++x) row_out[static_cast<std::size_t>(x)] = static_cast<float>(sum[static_cast<std::size_t>(x - x0)]);
+            for (int x = x0; x < x1; ++x)
+                row_out[static_cast<std::size_t>(x)] = static_cast<float>(sum[static_cast<std::size_t>(x - x0)]);
         }
         std::copy(row_out.begin(), row_out.end(), dst + static_cast<std::ptrdiff_t>(y) * sw);
     }
