@@ -36,7 +36,9 @@ double value(const ScoreTable& t, const std::string& name) {
 // Upstream refuses a side whose fourth halving (rounded down) is below 11: 175 -> 10.
 TEST(FloatMsSsim, RefusesSidesBelow176) {
     const Options defaults = descriptor.parse_options({});
-    const auto make = [&](int w, int h) { descriptor.make_extractor(defaults, VideoFormat{w, h, 8, Subsampling::k420}); };
+    const auto make = [&](int w, int h) {
+        descriptor.make_extractor(defaults, VideoFormat{w, h, 8, Subsampling::k420});
+    };
     EXPECT_NO_THROW(make(176, 176));
     for (const auto& [w, h] : {std::pair{175, 176}, std::pair{176, 175}, std::pair{64, 36}})
         EXPECT_EQ(test::error_of([&] { make(w, h); }),
