@@ -81,7 +81,23 @@ def motion_corners():
     return ["motion=debug=true"] + [f"motion={o}:debug=true" for o in c]
 
 
-CORNERS = adm_corners() + vif_corners() + motion_corners()
+def float_ssim_corners():
+    # The fixtures' automatic scales are 1 (576x324), 2 (960x540) and 3 (1280x720); explicit
+    # scales 1..10 decimate every fixture (even and odd factors, odd decimated sizes).
+    c = ["enable_lcs=true", "scale=0:enable_lcs=true", "scale=1:enable_lcs=true", "scale=2", "scale=3",
+         "scale=4:enable_lcs=true", "scale=7", "scale=10:enable_lcs=true",
+         "enable_db=true", "enable_db=true:clip_db=true", "clip_db=true",
+         "enable_db=true:clip_db=true:enable_lcs=true:scale=5"]
+    return [f"float_ssim={o}" for o in c]
+
+
+def float_ms_ssim_corners():
+    c = ["enable_lcs=true", "enable_db=true", "enable_db=true:clip_db=true", "clip_db=true",
+         "enable_lcs=true:enable_db=true:clip_db=true"]
+    return [f"float_ms_ssim={o}" for o in c]
+
+
+CORNERS = adm_corners() + vif_corners() + motion_corners() + float_ssim_corners() + float_ms_ssim_corners()
 
 
 def fixture_args(name):

@@ -1,0 +1,158 @@
+// CPU reference of float_ms_ssim (see float_ms_ssim.hpp; the shared arithmetic is in
+// feature/float_ssim/iqa.cpp).
+#include "feature/float_ms_ssim/float_ms_ssim.hpp"
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "feature/float_ssim/iqa.hpp"
+
+namespace vmafx::float_ms_ssim {
+
+namespace {
+
+/// Upstream's option table (float_ms_ssim.c `options`): no option is a feature parameter.
+constexpr OptionSpec kOptions[] = {
+    option<&Settings::enable_lcs>("enable_lcs", nullptr, 0, 0, 1, false,
+                                  "enable luminance, contrast and structure intermediate output"),
+    option<&Settings::enable_db>("enable_db", nullptr, 0, 0, 1, false, "write MS-SSIM values as dB"),
+    option<&Settings::clip_db>("clip_db", nullptr, 0, 0, 1, false, "clip dB scores"),
+};
+
+/// The outputs: float_ms_ssim (upstream's provided_features) and, with enable_lcs, what
+/// extract() also writes, in its order.
+constexpr FeatureName kFeatures[] = {
+    {"float_ms_ssim"},
+    {"float_ms_ssim_l_scale0"}, {"float_ms_ssim_l_scale1"}, {"float_ms_ssim_l_scale2"},
+    {"float_ms_ssim_l_scale3"}, {"float_ms_ssim_l_scale4"},
+    {"float_ms_ssim_c_scale0"}, {"float_ms_ssim_c_scale1"}, {"float_ms_ssim_c_scale2"},
+    {"float_ms_ssim_c_scale3"}, {"float_ms_ssim_c_scale4"},
+    {"float_ms_ssim_s_scale0"}, {"float_ms_ssim_s_scale1"}, {"float_ms_ssim_s_scale2"},
+    {"float_ms_ssim_s_scale3"}, {"float_ms_ssim_s_scale4"},
+};
+
+/// Smallest side: 11 << 4, the side whose fourth halving (rounded down) still holds the
+/// Gaussian window (ms_ssim.c's "scale below 1x1" check).
+constexpr int kMinSide = iqa::kGaussianLen << (kScales - 1);
+
+/// The 9x9 low-pass kernel of the decimation (ms_ssim.c g_lpf: the 9/7 biorthogonal wavelet
+/// filter), row-major.
+constexpr float kLowPass[9 * 9] = {
+    0.000714f,  -0.000450f, -0.002090f, 0.007132f,  0.016114f,  0.007132f,  -0.002090f, -0.000450f, 0.000714f,
+    -0.000450f, 0.000283f,  0.001316f,  -0.004490f, -0.010146f, -0.004490f, 0.001316f,  0.000283f,  -0.000450f,
+    -0.002090f, 0.001316f,  0.006115f,  -0.020867f, -0.047149f, -0.020867f, 0.006115f,  0.001316f,  -0.002090f,
+    0.007132f,  -0.004490f, -0.020867f, 0.071207f,  0.160885f,  0.071207f,  -0.020867f, -0.004490f, 0.007132f,
+    0.016114f,  -0.010146f, -0.047149f, 0.160885f,  0.363505f,  0.160885f,  -0.047149f, -0.010146f, 0.016114f,
+    0.007132f,  -0.004490f, -0.020867f, 0.071207f,  0.160885f,  0.071207f,  -0.020867f, -0.004490f, 0.007132f,
+    -0.002090f, 0.001316f,  0.006115f,  -0.020867f, -0.047149f, -0.020867f, 0.006115f,  0.001316f,  -0.002090f,
+    -0.000450f, 0.000283f,  0.001316f,  -0.004490f, -0.010146f, -0.004490f, 0.001316f,  0.000283f,  -0.000450f,
+    0.000714f,  -0.000450f, -0.002090f, 0.007132f,  0.016114f,  0.007132f,  -0.002090f, -0.000450f, 0.000714f,
+};
+
+/// The exponents of each scale (ms_ssim.c g_alphas, g_betas, g_gammas), as floats.
+constexpr float kAlpha[kScales] = {0.0000f, 0.0000f, 0.0000f, 0.0000f, 0.1333f};
+constexpr float kBeta[kScales] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f};
+constexpr float kGamma[kScales] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f};
+
+class Extractor final : public FeatureExtractor {
+public:
+    Extractor(const Options& options, const VideoFormat& format)
+        : format_(format),
+          settings_(options),
+          max_db_(iqa::max_db(settings_.clip_db, format.bit_depth, format.width, format.height)) {
+        if (!iqa::float_copy_supported(format.bit_depth))
+            throw Error(fmt::format("float_ms_ssim: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
+                                    "float copy of the picture reads other depths as bytes)",
+                                    format.bit_depth));
+    }
+
+    void extract(const FrameInput& in, FrameScores& out) const override {
+        // The pyramid: scale k is decimated_size(scale k - 1, 2) on each side.
+        std::array<std::vector<float>, kScales> ref, cmp;
+        std::array<int, kScales> w{}, h{};
+        w[0] = format_.width;
+        h[0] = format_.height;
+        for (int k = 1; k < kScales; ++k) {
+            w[k] = iqa::decimated_size(w[k - 1], 2);
+            h[k] = iqa::decimated_size(h[k - 1], 2);
+        }
+        for (int k = 0; k < kScales; ++k) {
+            ref[k].resize(static_cast<std::size_t>(w[k]) * static_cast<std::size_t>(h[k]));
+            cmp[k].resize(ref[k].size());
+        }
+        copy(in.ref, "reference", in.index, ref[0].data());
+        copy(in.dist, "distorted", in.index, cmp[0].data());
+        for (int k = 1; k < kScales; ++k) {
+            iqa::decimate(ref[k - 1].data(), w[k - 1], h[k - 1], 2, kLowPass, 9, ref[k].data());
+            iqa::decimate(cmp[k - 1].data(), w[k - 1], h[k - 1], 2, kLowPass, 9, cmp[k].data());
+        }
+
+        double msssim = 1.0;
+        std::array<float, kScales> l{}, c{}, s{};
+        for (int k = 0; k < kScales; ++k) {
+            const iqa::SsimMeans m = iqa::ssim_means(ref[k].data(), cmp[k].data(), w[k], h[k]);
+            l[k] = m.l;
+            c[k] = m.c;
+            s[k] = m.s;
+            // pow of the float means and float exponents, in double (C's pow).
+            msssim *= std::pow(static_cast<double>(l[k]), static_cast<double>(kAlpha[k])) *
+                      std::pow(static_cast<double>(c[k]), static_cast<double>(kBeta[k])) *
+                      std::pow(static_cast<double>(s[k]), static_cast<double>(kGamma[k]));
+            if (msssim == INFINITY)  // upstream fails the frame ("ms_ssim is INFINITY")
+                throw Error(fmt::format("float_ms_ssim: frame {}: the score is infinite at scale {}", in.index, k));
+        }
+
+        double score = msssim;
+        if (settings_.enable_db) score = iqa::to_db(score, max_db_);
+        out.emplace_back(settings_.name, score);
+        if (settings_.enable_lcs) {
+            for (int k = 0; k < kScales; ++k) out.emplace_back(settings_.l_names[k], static_cast<double>(l[k]));
+            for (int k = 0; k < kScales; ++k) out.emplace_back(settings_.c_names[k], static_cast<double>(c[k]));
+            for (int k = 0; k < kScales; ++k) out.emplace_back(settings_.s_names[k], static_cast<double>(s[k]));
+        }
+    }
+
+private:
+    void copy(const Picture* pic, const char* what, unsigned index, float* dst) const {
+        if (!pic) throw Error(fmt::format("float_ms_ssim: frame {}: no {} picture", index, what));
+        const Plane& luma = pic->luma();
+        if (luma.width() != format_.width || luma.height() != format_.height ||
+            luma.bytes_per_sample() != format_.bytes_per_sample())
+            throw Error(fmt::format("float_ms_ssim: frame {}: {} luma is {}x{} with {}-byte samples, expected "
+                                    "{}x{} with {}",
+                                    index, what, luma.width(), luma.height(), luma.bytes_per_sample(), format_.width,
+                                    format_.height, format_.bytes_per_sample()));
+        iqa::luma_to_float(luma, format_.bit_depth, dst);
+    }
+
+    VideoFormat format_;
+    Settings settings_;
+    double max_db_;
+};
+
+std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
+    return std::make_unique<Extractor>(options, format);
+}
+
+}  // namespace
+
+Settings::Settings(const Options& options) : name(options.feature_name(kFeatures[0].name)) {
+    options.bind(*this);
+    for (int k = 0; k < kScales; ++k) {
+        l_names[k] = options.feature_name(kFeatures[1 + k].name);
+        c_names[k] = options.feature_name(kFeatures[1 + kScales + k].name);
+        s_names[k] = options.feature_name(kFeatures[1 + 2 * kScales + k].name);
+    }
+}
+
+const MetricDescriptor descriptor{
+    .name = "float_ms_ssim", .upstream_source = "libvmaf/src/feature/float_ms_ssim.c",
+    .options = kOptions, .features = kFeatures,
+    .limits = {kMinSide, kMinSide, 8, 16,
+               "(its fifth scale, four halvings rounded down, must hold the 11x11 Gaussian window)"},
+    .create = create};
+
+}  // namespace vmafx::float_ms_ssim

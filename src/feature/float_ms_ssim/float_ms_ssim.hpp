@@ -1,0 +1,47 @@
+// Float MS-SSIM (upstream libvmaf 3.2.0 feature extractor "float_ms_ssim"): options, outputs,
+// factory.
+//
+// Multi-scale SSIM of Wang, Simoncelli and Bovik (Asilomar 2003) as upstream's IQA copy
+// computes it: the luma of both pictures copied to floats (as float_ssim), four times
+// decimated by 2 through the 9x9 9/7 biorthogonal low-pass kernel (mirrored borders), giving
+// five scales; at each scale the means l, c, s of the SSIM terms (the float_ssim machinery,
+// feature/float_ssim/iqa.hpp, shared), and the score
+//   prod over scales k of pow(l_k, alpha_k) * pow(c_k, beta_k) * pow(s_k, gamma_k)
+// in double with alpha = (0, 0, 0, 0, 0.1333), beta = gamma = (0.0448, 0.2856, 0.3001,
+// 0.2363, 0.1333). A negative mean s gives NaN, as upstream (JSON null).
+// Upstream source: float_ms_ssim.c (init, extract), ms_ssim.c (compute_ms_ssim), iqa/.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "feature/metric.hpp"
+
+namespace vmafx::float_ms_ssim {
+
+/// Scales of MS-SSIM.
+inline constexpr int kScales = 5;
+
+/// Descriptor of "float_ms_ssim" (listed in feature/metrics.def).
+///
+/// Options (none is a feature parameter): enable_lcs (bool: also float_ms_ssim_l_scale0..4,
+/// float_ms_ssim_c_scale0..4, float_ms_ssim_s_scale0..4, in that order), enable_db (bool:
+/// -10 log10(1 - score)), clip_db (bool: that capped as float_ssim's). Limits: 8, 10, 12 and
+/// 16 bits; luma at least 176 x 176 (upstream refuses a side whose fourth halving, rounded
+/// down, is below the 11-tap Gaussian window).
+extern const MetricDescriptor descriptor;
+
+/// Options and output names of one instance.
+struct Settings {
+    Settings() = default;
+    /// The options of `descriptor` bound to the members below, and the output names.
+    explicit Settings(const Options& options);
+
+    bool enable_lcs = false;
+    bool enable_db = false;
+    bool clip_db = false;
+    std::string name;  ///< float_ms_ssim
+    std::array<std::string, kScales> l_names, c_names, s_names;
+};
+
+}  // namespace vmafx::float_ms_ssim

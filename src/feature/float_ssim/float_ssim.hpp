@@ -1,0 +1,46 @@
+// Float SSIM (upstream libvmaf 3.2.0 feature extractor "float_ssim"): options, outputs, factory.
+//
+// Per frame, the luma of the reference and of the distorted picture are copied to floats
+// (8-bit samples as they are, 10/12/16-bit samples divided by 4/16/256), decimated by the
+// scale factor (option `scale`, or max(1, round(min(w, h) / 256)) when it is 0: a box average
+// of scale x scale samples at every scale-th sample, iqa::decimate), and scored by the SSIM of
+// Wang et al. (IEEE TIP 13(4), 2004) with the 11x11 Gaussian window (iqa::ssim_means): the
+// mean over the windows of l c s, as a float. Upstream source: float_ssim.c (init, extract),
+// ssim.c (compute_ssim), iqa/ (see feature/float_ssim/iqa.hpp).
+#pragma once
+
+#include <string>
+
+#include "feature/metric.hpp"
+
+namespace vmafx::float_ssim {
+
+/// Descriptor of "float_ssim" (listed in feature/metrics.def).
+///
+/// Options (none is a feature parameter, so output names never change): enable_lcs (bool:
+/// also float_ssim_l, float_ssim_c, float_ssim_s, the means of the luminance, contrast and
+/// structure terms), enable_db (bool: float_ssim as -10 log10(1 - ssim)), clip_db (bool: that
+/// dB value capped at ceil(10 log10(peak^2 / (0.5 / (w h))))), scale (int [0, 10], 0 = auto).
+/// Limits: 8, 10, 12 and 16 bits (upstream's float copy reads other depths as bytes);
+/// luma at least 11 x 11, and at least 11 x 11 after the decimation the scale gives (fewer
+/// samples leave no whole Gaussian window: upstream writes 0 or NaN there).
+extern const MetricDescriptor descriptor;
+
+/// Options and output names of one instance.
+struct Settings {
+    Settings() = default;
+    /// The options of `descriptor` bound to the members below, and the output names.
+    explicit Settings(const Options& options);
+
+    bool enable_lcs = false;
+    bool enable_db = false;
+    bool clip_db = false;
+    int scale = 0;  ///< 0: auto
+    std::string ssim_name, l_name, c_name, s_name;
+
+    /// The decimation factor for a width x height luma: `scale` when above 0, else upstream's
+    /// max(1, _round(min(width, height) / 256.0f)) (_round: half away from zero, in float).
+    int factor(int width, int height) const;
+};
+
+}  // namespace vmafx::float_ssim
