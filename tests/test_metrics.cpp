@@ -67,16 +67,33 @@ INSTANTIATE_TEST_SUITE_P(Registry, EveryMetric, testing::ValuesIn(metric_registr
 // ---------------------------------------------------------------------------------------------
 // Golden values.
 
+/// Whether the golden file of `fixture` says that some outputs of `metric` are not compared
+/// there (its "not_compared" list names "METRIC" or "METRIC (outputs)", e.g. "psnr (cb, cr)" on
+/// odd 4:2:0 sizes).
+bool golden_omits_some_of(const std::string& fixture, const std::string& metric) {
+    std::ifstream in(test::shared_dir() / "golden" / (fixture + ".json"));
+    const nlohmann::json golden = nlohmann::json::parse(in);
+    if (!golden.contains("not_compared")) return false;
+    for (const auto& entry : golden.at("not_compared")) {
+        const std::string name = entry.value("name", "");
+        if (name == metric || name.rfind(metric + " (", 0) == 0) return true;
+    }
+    return false;
+}
+
 /// Compares every output of `table` (the metric under one option set on fixture `fixture`) with
-/// the golden frames; returns the number of values compared.
-std::size_t compare_with_golden(const ScoreTable& table, const nlohmann::json& frames, const std::string& what) {
+/// the golden frames; returns the number of values compared. An output the golden file lacks
+/// is a failure unless `omitted` (the golden file says it does not compare some of the metric's
+/// outputs).
+std::size_t compare_with_golden(const ScoreTable& table, const nlohmann::json& frames, const std::string& what,
+                                 bool omitted = false) {
     std::size_t compared = 0;
     int mismatches = 0;
     for (const std::string& name : table.names()) {
         // Golden files name outputs by upstream's alias (alias.c): integer_vif_scale0[_egl_1].
         const std::string key = feature_alias(name);
         if (!frames.at(0).at("metrics").contains(key)) {
-            ADD_FAILURE() << what << ": the golden file has no " << key;
+            if (!omitted) ADD_FAILURE() << what << ": the golden file has no " << key;
             continue;
         }
         EXPECT_EQ(table.frames(name), frames.size()) << what << " " << name;
@@ -123,7 +140,8 @@ TEST_P(UpstreamMetric, GoldenValuesEveryFixture) {
             }
             ++held[s];
             const std::string what = fmt::format("{} {} {}", fixture, metric.name, test::option_label(sets[s]));
-            compared += compare_with_golden(test::run_cpu(metric, options, clip), frames, what);
+            compared += compare_with_golden(test::run_cpu(metric, options, clip), frames, what,
+                                            golden_omits_some_of(fixture, metric.name));
         }
     }
     for (std::size_t s = 0; s < sets.size(); ++s)
@@ -292,7 +310,8 @@ TEST_P(EveryMetric, RefusesOptionValuesOutsideTheirRanges) {
         };
         const std::string range = fmt::format("out of range [{:g}, {:g}]", o.min, o.max);
         refused(o.name, text(o.min - 1), range);
-        refused(o.name, text(o.max + 1), range);
+        // A maximum of DBL_MAX (psnr's min_sse) has no finite value above it.
+        if (o.max + 1 > o.max) refused(o.name, text(o.max + 1), range);
         refused(o.name, "", "expected a number");
         EXPECT_NO_THROW((void)metric.parse_options({{o.name, text(o.min)}}));
         EXPECT_NO_THROW((void)metric.parse_options({{o.name, text(o.max)}}));
