@@ -305,7 +305,8 @@ TEST_P(EveryMetric, RefusesOptionValuesOutsideTheirRanges) {
         };
         const std::string range = fmt::format("out of range [{:g}, {:g}]", o.min, o.max);
         refused(o.name, text(o.min - 1), range);
-        refused(o.name, text(o.max + 1), range);
+        // A maximum of DBL_MAX (psnr's min_sse) has no finite value above it.
+        if (o.max + 1 > o.max) refused(o.name, text(o.max + 1), range);
         refused(o.name, "", "expected a number");
         EXPECT_NO_THROW((void)metric.parse_options({{o.name, text(o.min)}}));
         EXPECT_NO_THROW((void)metric.parse_options({{o.name, text(o.max)}}));

@@ -97,7 +97,37 @@ def float_ms_ssim_corners():
     return [f"float_ms_ssim={o}" for o in c]
 
 
-CORNERS = adm_corners() + vif_corners() + motion_corners() + float_ssim_corners() + float_ms_ssim_corners()
+
+
+def psnr_corners():
+    # min_sse: the cap far above the scores (0.001, 1), near them and below them (1e7, 1e9 on
+    # 8 bits; at 16 bits the peak is 257 times larger), and at the largest value upstream's
+    # option parsing lets through (a float's largest: the cap far below zero).
+    c = ["enable_chroma=false", "enable_mse=true", "enable_apsnr=true", "reduced_hbd_peak=true",
+         "enable_chroma=false:enable_mse=true", "enable_chroma=false:enable_apsnr=true",
+         "min_sse=0.001", "min_sse=1", "min_sse=1e7", "min_sse=1e9", "min_sse=1e12", "min_sse=3.4e38",
+         "reduced_hbd_peak=true:min_sse=1e9", "reduced_hbd_peak=true:enable_mse=true:enable_apsnr=true",
+         "enable_chroma=false:min_sse=1e9",
+         "enable_chroma=true:enable_mse=true:enable_apsnr=true:reduced_hbd_peak=true:min_sse=0.5",
+         "min_sse=-1", "min_sse=1e39"]
+    return ["psnr"] + [f"psnr={o}" for o in c]
+
+
+def float_psnr_corners():
+    return ["float_psnr"]  # upstream's float_psnr has no options
+
+
+def float_moment_corners():
+    return ["float_moment"]  # upstream's float_moment has no options
+
+
+# One line per metric (the order of tests/data/option_corners.json).
+CORNER_FUNCTIONS = [
+    adm_corners, vif_corners, motion_corners,
+    psnr_corners, float_psnr_corners, float_moment_corners,
+    float_ssim_corners, float_ms_ssim_corners,
+]
+CORNERS = [c for f in CORNER_FUNCTIONS for c in f()]
 
 
 def fixture_args(name):

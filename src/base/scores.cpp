@@ -28,4 +28,13 @@ unsigned ScoreTable::max_frames() const {
     return n;
 }
 
+void ScoreTable::set_aggregate(const std::string& name, double value) {
+    for (auto& [n, v] : aggregates_)
+        if (n == name) {
+            v = value;
+            return;
+        }
+    aggregates_.emplace_back(name, value);
+}
+
 }  // namespace vmafx

@@ -29,9 +29,17 @@ public:
     /// Highest frame slot count over all names.
     unsigned max_frames() const;
 
+    /// Stores the run-wide value `value` of aggregate `name` (upstream's
+    /// vmaf_feature_collector_set_aggregate, e.g. psnr's apsnr_y), replacing what was there;
+    /// a new name is appended to aggregates().
+    void set_aggregate(const std::string& name, double value);
+    /// Aggregate metrics, (name, value) in order of first write.
+    const std::vector<std::pair<std::string, double>>& aggregates() const { return aggregates_; }
+
 private:
     std::map<std::string, std::vector<std::optional<double>>> scores_;
     std::vector<std::string> order_;
+    std::vector<std::pair<std::string, double>> aggregates_;
 };
 
 }  // namespace vmafx

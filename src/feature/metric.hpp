@@ -80,6 +80,10 @@ struct MetricDescriptor {
     History (*history)(const Options& options) = nullptr;
     /// The formats it can score (checked by check_format before `create`).
     FormatLimits limits = {};
+    /// Sees every frame whatever the subsampling, as a metric with history does (upstream's
+    /// VMAF_FEATURE_EXTRACTOR_TEMPORAL without previous pictures: psnr, whose enable_apsnr
+    /// sums every frame).
+    bool temporal = false;
     /// The CPU extractor for `format` (already checked against `limits`). Throws Error for
     /// what it cannot score beyond the limits (e.g. an option combination), naming the metric.
     std::unique_ptr<FeatureExtractor> (*create)(const Options& options, const VideoFormat& format) = nullptr;

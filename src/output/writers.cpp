@@ -84,7 +84,9 @@ void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
                 o << fmt::format("{}=\"{}\" ", pool_method_name(m), format_printf(*v, nf));
         o << "/>\n";
     }
-    o << "  </pooled_metrics>\n  <aggregate_metrics />\n</VMAF>\n";
+    o << "  </pooled_metrics>\n  <aggregate_metrics ";
+    for (const auto& [name, v] : r.scores.aggregates()) o << fmt::format("{}=\"{}\" ", name, fmt::sprintf("%.17g", v));
+    o << "/>\n</VMAF>\n";
 }
 
 void write_json(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
@@ -121,7 +123,14 @@ void write_json(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
             }
         o << "\n    }";
     }
-    o << "\n  },\n  \"aggregate_metrics\": {\n  }\n}\n";
+    o << "\n  },\n  \"aggregate_metrics\": {";
+    bool first_aggregate = true;
+    for (const auto& [name, v] : r.scores.aggregates()) {
+        o << (first_aggregate ? "\n" : ",\n");
+        first_aggregate = false;
+        o << fmt::format("    \"{}\": {}", name, std::isfinite(v) ? fmt::sprintf("%.17g", v) : "null");
+    }
+    o << "\n  }\n}\n";
 }
 
 void write_csv(std::ostream& o, const RunResult& r, const NumberFormat& nf) {

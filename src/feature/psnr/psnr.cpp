@@ -1,0 +1,160 @@
+// Integer PSNR, bit-exact to upstream libvmaf 3.2.0 src/feature/integer_psnr.c (no SIMD
+// variant upstream). See psnr.hpp for the formulas.
+#include "feature/psnr/psnr.hpp"
+
+#include <atomic>
+#include <cfloat>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace vmafx::psnr {
+
+namespace {
+
+// Option table, as upstream's `options[]` of integer_psnr.c (no feature parameters).
+constexpr OptionSpec kOptions[] = {
+    option<&Settings::enable_chroma>("enable_chroma", nullptr, 1, 0, 1, false,
+                                     "enable calculation for chroma channels"),
+    option<&Settings::enable_mse>("enable_mse", nullptr, 0, 0, 1, false, "enable MSE calculation"),
+    option<&Settings::enable_apsnr>("enable_apsnr", nullptr, 0, 0, 1, false, "enable APSNR calculation"),
+    option<&Settings::reduced_hbd_peak>("reduced_hbd_peak", nullptr, 0, 0, 1, false,
+                                        "reduce hbd peak value to align with scaled 8-bit content"),
+    option<&Settings::min_sse>("min_sse", nullptr, 0.0, 0.0, DBL_MAX, false, "constrain the minimum possible sse"),
+};
+
+// Upstream's provided_features[] (no aliases).
+constexpr FeatureName kFeatures[] = {{"psnr_y"}, {"psnr_cb"}, {"psnr_cr"}};
+
+constexpr const char* kPsnrNames[3] = {"psnr_y", "psnr_cb", "psnr_cr"};
+constexpr const char* kMseNames[3] = {"mse_y", "mse_cb", "mse_cr"};
+constexpr const char* kApsnrNames[3] = {"apsnr_y", "apsnr_cb", "apsnr_cr"};
+
+// The smaller / larger of a and b, written as upstream's MIN / MAX macros (NaN picks b).
+inline double min_of(double a, double b) { return a < b ? a : b; }
+inline double max_of(double a, double b) { return a > b ? a : b; }
+
+bool upstream_depth(int bits) { return bits == 8 || bits == 10 || bits == 12 || bits == 16; }
+
+class Extractor final : public FeatureExtractor {
+public:
+    Extractor(const Options& options, const VideoFormat& format)
+        : format_(format), settings_(options), peak_(settings_.peak(format.bit_depth)),
+          planes_(settings_.enable_chroma ? 3 : 1) {
+        for (int p = 0; p < 3; ++p) psnr_max_[p] = settings_.psnr_max(format, p);
+    }
+
+    void extract(const FrameInput& in, FrameScores& out) const override {
+        for (int p = 0; p < planes_; ++p) {
+            const Plane& ref = in.ref->planes[p];
+            const Plane& dist = in.dist->planes[p];
+            if (ref.width() != format_.plane_width(p) || ref.height() != format_.plane_height(p) ||
+                dist.width() != ref.width() || dist.height() != ref.height())
+                throw Error(fmt::format("psnr: plane {} is {}x{} / {}x{}, expected {}x{}", p, ref.width(),
+                                        ref.height(), dist.width(), dist.height(), format_.plane_width(p),
+                                        format_.plane_height(p)));
+            const std::uint64_t sse = plane_sse(ref, dist);
+            const auto samples =
+                static_cast<std::uint32_t>(static_cast<unsigned>(ref.width()) * static_cast<unsigned>(ref.height()));
+            if (settings_.enable_apsnr) {
+                // Order-free exact integer sums: any order of frames and threads gives the
+                // same totals (upstream sums them frame by frame in extract()).
+                sse_sum_[p].fetch_add(sse, std::memory_order_relaxed);
+                samples_sum_[p].fetch_add(samples, std::memory_order_relaxed);
+            }
+            double mse = 0.0;
+            const double score = plane_psnr(sse, samples, peak_, psnr_max_[p], mse);
+            out.emplace_back(kPsnrNames[p], score);
+            if (settings_.enable_mse) out.emplace_back(kMseNames[p], mse);
+        }
+    }
+
+    void flush(ScoreTable& table) const override {
+        if (!settings_.enable_apsnr) return;
+        // Every plane, the ones not scored included (upstream: -inf for those).
+        for (int p = 0; p < 3; ++p)
+            table.set_aggregate(kApsnrNames[p], aggregate_psnr(sse_sum_[p].load(), samples_sum_[p].load(), peak_));
+    }
+
+private:
+    VideoFormat format_;
+    Settings settings_;
+    std::uint32_t peak_;
+    int planes_;
+    double psnr_max_[3] = {};
+    // enable_apsnr's running totals per plane: the only state extract() changes, atomic and
+    // order-free (integer sums), so concurrent frames give the bits of a serial run.
+    mutable std::array<std::atomic<std::uint64_t>, 3> sse_sum_{};
+    mutable std::array<std::atomic<std::uint64_t>, 3> samples_sum_{};
+};
+
+std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
+    if (!upstream_depth(format.bit_depth))
+        throw Error(fmt::format("psnr: bit depth {} is not supported (upstream scores 8, 10, 12 and 16 bits only)",
+                                format.bit_depth));
+    return std::make_unique<Extractor>(options, format);
+}
+
+template <typename Sample, typename RowSum>
+std::uint64_t sse_of(const Plane& ref, const Plane& dist) {
+    std::uint64_t sse = 0;
+    for (int y = 0; y < ref.height(); ++y) {
+        const Sample* r = ref.row<Sample>(y);
+        const Sample* d = dist.row<Sample>(y);
+        RowSum row = 0;
+        for (int x = 0; x < ref.width(); ++x) {
+            const std::int32_t e = static_cast<std::int32_t>(r[x]) - static_cast<std::int32_t>(d[x]);
+            const std::uint32_t e2 = static_cast<std::uint32_t>(e * e);  // 65535^2 fits in 32 bits
+            row += e2;
+        }
+        sse += row;
+    }
+    return sse;
+}
+
+}  // namespace
+
+Settings::Settings(const Options& options) { options.bind(*this); }
+
+std::uint32_t Settings::peak(int bit_depth) const {
+    return reduced_hbd_peak ? 255u << (bit_depth - 8) : (1u << bit_depth) - 1u;
+}
+
+double Settings::psnr_max(const VideoFormat& format, int p) const {
+    const auto bpc = static_cast<unsigned>(format.bit_depth);
+    if (min_sse == 0.0) return static_cast<double>(6 * bpc + 12);
+    const std::uint32_t pk = peak(format.bit_depth);
+    const auto samples = static_cast<unsigned>(format.plane_width(p)) * static_cast<unsigned>(format.plane_height(p));
+    const double mse = min_sse / static_cast<double>(samples);
+    return std::ceil(10. * std::log10(static_cast<double>(pk * pk) / mse));
+}
+
+double plane_psnr(std::uint64_t sse, std::uint32_t samples, std::uint32_t peak, double psnr_max, double& mse) {
+    mse = static_cast<double>(sse) / static_cast<double>(samples);
+    return min_of(10. * std::log10(static_cast<double>(peak * peak) / max_of(mse, 1e-16)), psnr_max);
+}
+
+double aggregate_psnr(std::uint64_t sse, std::uint64_t samples, std::uint32_t peak) {
+    const std::uint32_t peak2 = peak * peak;
+    const double apsnr = 10 * (std::log10(static_cast<double>(peak2)) + std::log10(static_cast<double>(samples)) -
+                               std::log10(static_cast<double>(sse)));
+    const double cap = std::ceil(10 * std::log10(static_cast<double>(peak2 * samples * 2)));
+    return min_of(apsnr, cap);
+}
+
+std::uint64_t plane_sse(const Plane& ref, const Plane& dist) {
+    // 8 bits: upstream sums each row in a uint32_t; above, straight into the uint64_t total.
+    return ref.bytes_per_sample() == 1 ? sse_of<std::uint8_t, std::uint32_t>(ref, dist)
+                                       : sse_of<std::uint16_t, std::uint64_t>(ref, dist);
+}
+
+const MetricDescriptor descriptor{
+    .name = "psnr", .upstream_source = "libvmaf/src/feature/integer_psnr.c",
+    .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll,
+    .limits = {1, 1, 8, 16, ""},
+    .temporal = true,
+    .create = create};
+
+}  // namespace vmafx::psnr

@@ -1,0 +1,104 @@
+// Tests of the float moments extractor "float_moment" beyond the registry-driven suites
+// (test_metrics.cpp): upstream's values on a small clip at every bit depth (its four outputs in
+// upstream's order), values by hand, and the bit depths refused.
+//
+// Oracle values: upstream libvmaf 3.2.0 built locally (printing %.17g) on the clip of
+// hashed_clip() written as raw files, e.g. for 16 bits:
+//   vmaf -r ref.yuv -d dist.yuv -w 8 -h 6 -p 420 -b 16 -n --json -o out.json --feature float_moment
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "feature/float_moment/float_moment.hpp"
+#include "test_support.hpp"
+#include "twin_support.hpp"
+
+namespace vmafx {
+namespace {
+
+using float_moment::descriptor;
+
+const std::vector<std::string> kNames = {"float_moment_ref1st", "float_moment_dis1st", "float_moment_ref2nd",
+                                         "float_moment_dis2nd"};
+
+// The clip of test_psnr.cpp (see there).
+std::uint32_t hashed(int bits, int x, int y, int p, int f) {
+    const std::uint32_t h = static_cast<std::uint32_t>(x * 37 + y * 101 + p * 59 + f * 17) * 2654435761u;
+    return h >> (32 - bits);
+}
+
+test::Clip hashed_clip(int bits) {
+    const VideoFormat format{8, 6, bits, Subsampling::k420};
+    test::Clip clip{format, {}, {}};
+    for (int f = 0; f < 2; ++f) {
+        Picture ref(format), dist(format);
+        test::fill(ref, [&](int p, int x, int y) { return hashed(bits, x, y, p, f); });
+        test::fill(dist, [&](int p, int x, int y) {
+            return hashed(bits, x, y, p, f) ^ static_cast<std::uint32_t>((x + 2 * y + p + f) % 8);
+        });
+        clip.ref.push_back(std::move(ref));
+        clip.dist.push_back(std::move(dist));
+    }
+    return clip;
+}
+
+TEST(FloatMoment, UpstreamValuesAtEveryBitDepth) {
+    struct Row {
+        int bits;
+        double v[8];  // frame 0 then 1, each in kNames' order
+    };
+    const Row rows[] = {
+        {8, {123.52083333333333, 123.22916666666667, 20805.0625, 20824.520833333332, 136, 135.5, 23822.333333333332, 23731.5}},
+        {10, {123.99479166666667, 123.55729166666667, 20922.912760416668, 20795.21484375, 136.328125, 135.88020833333334,
+              23920.022135416668, 23787.561197916668}},
+        {12, {124.08203125, 124.06901041666667, 20946.598714192707, 20935.450113932293, 136.43098958333334, 136.40234375,
+              23943.441324869793, 23935.521565755207}},
+        {16, {124.11116536458333, 124.11149088541667, 20953.85143438975, 20953.58399804433, 136.4619140625,
+              136.46126302083334, 23950.940677960712, 23951.091822624207}},
+    };
+    for (const Row& row : rows) {
+        const ScoreTable t = test::run_cpu(descriptor, descriptor.parse_options({}), hashed_clip(row.bits));
+        EXPECT_EQ(t.names(), kNames);  // upstream's order: ref1st, dis1st, ref2nd, dis2nd
+        for (unsigned f = 0; f < 2; ++f)
+            for (unsigned k = 0; k < 4; ++k) {
+                const double got = t.get(kNames[k], f).value_or(-1);
+                EXPECT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(row.v[4 * f + k]))
+                    << row.bits << " bits, frame " << f << " " << kNames[k] << ": " << fmt::format("{:.17g}", got);
+            }
+    }
+}
+
+// By hand: 12-bit 2x1 luma 16 and 48 (1 and 3 in 8-bit units): mean 2, mean square 5.
+TEST(FloatMoment, HandValues) {
+    const VideoFormat format{2, 1, 12, Subsampling::k420};
+    test::Clip clip{format, {test::constant_picture(format, 16)}, {test::constant_picture(format, 16)}};
+    test::set_sample(clip.ref[0].luma(), 1, 0, 48);
+    const ScoreTable t = test::run_cpu(descriptor, descriptor.parse_options({}), clip);
+    EXPECT_EQ(*t.get("float_moment_ref1st", 0), 2.0);
+    EXPECT_EQ(*t.get("float_moment_ref2nd", 0), 5.0);
+    EXPECT_EQ(*t.get("float_moment_dis1st", 0), 1.0);
+    EXPECT_EQ(*t.get("float_moment_dis2nd", 0), 1.0);
+}
+
+// Upstream's picture_copy reads 8, 10, 12 and 16 bits (any other depth as 8-bit samples, which
+// upstream's reader never gives it): the others are refused.
+TEST(FloatMoment, RefusesTheBitDepthsUpstreamDoesNotRead) {
+    const Options options = descriptor.parse_options({});
+    for (int bits = 8; bits <= 16; ++bits) {
+        const VideoFormat f{1, 1, bits, Subsampling::k444};
+        if (bits == 8 || bits == 10 || bits == 12 || bits == 16)
+            EXPECT_NO_THROW(descriptor.make_extractor(options, f)) << bits;
+        else
+            EXPECT_EQ(test::error_of([&] { descriptor.make_extractor(options, f); }),
+                      fmt::format("float_moment: bit depth {} is not supported (upstream scores 8, 10, 12 and 16 "
+                                  "bits only)",
+                                  bits));
+    }
+}
+
+}  // namespace
+}  // namespace vmafx
