@@ -493,8 +493,10 @@ public:
         const Plane& ref = in.ref->luma();
         const Plane& dis = in.dist->luma();
         if (ref.width() != format_.width || ref.height() != format_.height || dis.width() != format_.width ||
-            dis.height() != format_.height)
-            throw Error(fmt::format("float_adm: frame {} is not {}x{}", in.index, format_.width, format_.height));
+            dis.height() != format_.height || ref.bytes_per_sample() != format_.bytes_per_sample() ||
+            dis.bytes_per_sample() != format_.bytes_per_sample())
+            throw Error(fmt::format("float_adm: frame {} is not {}x{} with {}-byte samples", in.index, format_.width,
+                                    format_.height, format_.bytes_per_sample()));
         settings_.write_frame(float_adm::compute_adm(floatimg::to_float(ref, format_.bit_depth),
                                                      floatimg::to_float(dis, format_.bit_depth), settings_),
                               out);

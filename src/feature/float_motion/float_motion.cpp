@@ -100,9 +100,12 @@ public:
             const Plane& cur = in.ref->planes[p];
             const Plane& old = prev->planes[p];
             if (cur.width() != format_.plane_width(p) || cur.height() != format_.plane_height(p) ||
-                old.width() != cur.width() || old.height() != cur.height())
-                throw Error(fmt::format("float_motion: frame {} plane {} is not {}x{}", in.index, p,
-                                        format_.plane_width(p), format_.plane_height(p)));
+                old.width() != cur.width() || old.height() != cur.height() ||
+                cur.bytes_per_sample() != format_.bytes_per_sample() ||
+                old.bytes_per_sample() != format_.bytes_per_sample())
+                throw Error(fmt::format("float_motion: frame {} plane {} is not {}x{} with {}-byte samples", in.index,
+                                        p, format_.plane_width(p), format_.plane_height(p),
+                                        format_.bytes_per_sample()));
             const Image a = floatimg::convolve(f, floatimg::to_float(old, format_.bit_depth));
             const Image b = floatimg::convolve(f, floatimg::to_float(cur, format_.bit_depth));
             return static_cast<double>(image_sad(a, b, settings_.add_scale1));

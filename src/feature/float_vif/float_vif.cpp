@@ -249,8 +249,10 @@ public:
         const Plane& ref = in.ref->luma();
         const Plane& dis = in.dist->luma();
         if (ref.width() != format_.width || ref.height() != format_.height || dis.width() != format_.width ||
-            dis.height() != format_.height)
-            throw Error(fmt::format("float_vif: frame {} is not {}x{}", in.index, format_.width, format_.height));
+            dis.height() != format_.height || ref.bytes_per_sample() != format_.bytes_per_sample() ||
+            dis.bytes_per_sample() != format_.bytes_per_sample())
+            throw Error(fmt::format("float_vif: frame {} is not {}x{} with {}-byte samples", in.index, format_.width,
+                                    format_.height, format_.bytes_per_sample()));
         const int w = settings_.scaled(format_.width);
         const int h = settings_.scaled(format_.height);
         using floatimg::ScaleMethod;
