@@ -97,8 +97,6 @@ def float_ms_ssim_corners():
     return [f"float_ms_ssim={o}" for o in c]
 
 
-
-
 def psnr_corners():
     # min_sse: the cap far above the scores (0.001, 1), near them and below them (1e7, 1e9 on
     # 8 bits; at 16 bits the peak is 257 times larger), and at the largest value upstream's
@@ -121,11 +119,46 @@ def float_moment_corners():
     return ["float_moment"]  # upstream's float_moment has no options
 
 
+def float_vif_corners():
+    c = ["vif_enhn_gain_limit=1", "vif_enhn_gain_limit=1.5", "vif_skip_scale0=true",
+         "vif_kernelscale=0.5", "vif_kernelscale=1.5", "vif_kernelscale=3", "vif_kernelscale=3.7113402",
+         "vif_kernelscale=0.3", "vif_prescale=0.5", "vif_prescale=1.5", "vif_prescale=0.1",
+         "vif_scale1_min_val=1", "vif_scale2_min_val=0.5", "vif_scale3_min_val=1",
+         "vif_sigma_nsq=0", "vif_sigma_nsq=5", "vif_sigma_nsq=0.5:vif_enhn_gain_limit=1",
+         "vif_skip_scale0=true:vif_kernelscale=2:vif_prescale=0.5"]
+    return ["float_vif=debug=true"] + [f"float_vif={o}:debug=true" for o in c]
+
+
+def float_adm_corners():
+    c = ["adm_enhn_gain_limit=1", "adm_enhn_gain_limit=1.2", "adm_norm_view_dist=0.75", "adm_norm_view_dist=24",
+         "adm_noise_weight=0", "adm_noise_weight=1500", "adm_ref_display_height=1", "adm_ref_display_height=4320",
+         "adm_csf_mode=1", "adm_csf_mode=1:adm_csf_scale=0:adm_csf_diag_scale=50", "adm_csf_mode=1:adm_csf_scale=50",
+         "adm_csf_mode=2", "adm_csf_mode=2:adm_norm_view_dist=6:adm_ref_display_height=720", "adm_csf_mode=9",
+         "adm_bypass_cm=1", "adm_adm3_apply_hm=true", "adm_p_norm=1", "adm_p_norm=2.5", "adm_p_norm=20",
+         "adm_dlm_weight=0", "adm_dlm_weight=1", "adm_min_val=1",
+         "adm_f1s0=0:adm_f2s0=0", "adm_f1s1=10:adm_f2s2=0.5:adm_f1s3=2", "adm_f2s3=10",
+         "adm_skip_aim_scale=0", "adm_skip_aim_scale=3", "adm_skip_scale0=true",
+         "adm_skip_scale0=true:adm_skip_aim_scale=0"]
+    return ["float_adm=debug=true"] + [f"float_adm={o}:debug=true" for o in c]
+
+
+def float_motion_corners():
+    c = ["debug=false", "motion_force_zero=true", "motion_force_zero=true:debug=false",
+         "motion_fps_weight=0", "motion_fps_weight=2.5", "motion_fps_weight=5",
+         "motion_blend_factor=0", "motion_blend_factor=0.5:motion_blend_offset=10", "motion_blend_offset=0",
+         "motion_blend_offset=1000", "motion_max_val=0", "motion_max_val=5",
+         "motion_add_scale1=true", "motion_filter_size=1", "motion_filter_size=3", "motion_filter_size=0",
+         "motion_filter_size=9", "motion_add_uv=true", "motion_add_uv=true:motion_filter_size=3",
+         "motion_add_scale1=true:motion_fps_weight=2:motion_max_val=20"]
+    return ["float_motion"] + [f"float_motion={o}" for o in c]
+
+
 # One line per metric (the order of tests/data/option_corners.json).
 CORNER_FUNCTIONS = [
     adm_corners, vif_corners, motion_corners,
     psnr_corners, float_psnr_corners, float_moment_corners,
     float_ssim_corners, float_ms_ssim_corners,
+    float_vif_corners, float_adm_corners, float_motion_corners,
 ]
 CORNERS = [c for f in CORNER_FUNCTIONS for c in f()]
 

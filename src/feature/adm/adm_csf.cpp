@@ -247,3 +247,15 @@ std::array<std::uint32_t, 3> csf_weights_q32(const CsfConfig& c, int scale) {
 }
 
 }  // namespace vmafx::adm
+
+namespace vmafx::adm {
+
+float native_csf(int lambda, double norm_view_dist, int ref_display_height, int theta) {
+    const float r = display_resolution(norm_view_dist, ref_display_height);
+    float spatial_frequency = static_cast<float>(static_cast<double>(r) / std::pow(2.0, lambda + 1));
+    if (theta == 45) spatial_frequency = static_cast<float>(static_cast<double>(spatial_frequency) / 0.7);
+    const double sf = spatial_frequency;
+    return static_cast<float>((0.31 + 0.69 * sf) * std::exp(-0.29 * sf));
+}
+
+}  // namespace vmafx::adm

@@ -48,3 +48,13 @@ std::array<std::uint32_t, 3> csf_weights_q32(const CsfConfig& config, int scale)
 std::uint32_t to_u32_avx512(double value);
 
 }  // namespace vmafx::adm
+
+namespace vmafx::adm {
+
+/// The CSF of the DLM paper (Li, Zhang, Ma, Ngan, IEEE Trans. Multimedia 13(5), 2011) at DWT
+/// level `lambda` (0 = finest) and orientation `theta` in degrees (45: diagonal, whose
+/// spatial frequency is divided by 0.7), as the float upstream computes: the float ADM's
+/// weight for adm_csf_mode 2. Upstream: adm_csf_tools.h adm_native_csf.
+float native_csf(int lambda, double norm_view_dist, int ref_display_height, int theta);
+
+}  // namespace vmafx::adm

@@ -50,11 +50,6 @@ constexpr FeatureName kMotionFeatures[] = {
 // The smaller of a and b, written as upstream's MIN macro (a if a < b, else b).
 inline double min_of(double a, double b) { return a < b ? a : b; }
 
-// motion_blend_tools.h motion_blend: above `offset`, scores count only by `factor`.
-inline double motion_blend(double score, double factor, double offset) {
-    return score * factor + (1 - factor) * min_of(offset, score);
-}
-
 // Sum of |blurred difference| over one row of the vertically blurred difference y (width
 // samples), wrapping modulo 2^32 as upstream's uint32_t row sum does. Columns
 // [2, lane_columns_end) are blurred as upstream's AVX-512 lanes do (wrapping at 32 bits, see
@@ -213,7 +208,7 @@ void Settings::flush(ScoreTable& table) const {
     // Frames before min_idx have no motion of their own: they get the clipped, blended
     // score of the first frame that has.
     double stamp_value = 0.0;
-    if (n > min_idx) stamp_value = min_of(motion_blend(sad(min_idx), blend_factor, blend_offset), max_val);
+    if (n > min_idx) stamp_value = min_of(motion::motion_blend(sad(min_idx), blend_factor, blend_offset), max_val);
 
     double prev_processed = 0.0;
     for (unsigned i = 0; i < n; ++i) {
@@ -238,7 +233,7 @@ void Settings::flush(ScoreTable& table) const {
         if (i < min_idx) {
             prev_processed = stamp_value;
         } else {
-            const double processed = min_of(motion_blend(motion2, blend_factor, blend_offset), max_val);
+            const double processed = min_of(motion::motion_blend(motion2, blend_factor, blend_offset), max_val);
             motion3 = moving_average ? (processed + prev_processed) / 2.0 : processed;
             prev_processed = processed;
         }

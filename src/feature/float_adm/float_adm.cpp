@@ -1,0 +1,535 @@
+// Floating-point ADM (additive impairment and detail loss measure), bit-exact with upstream
+// libvmaf 3.2.0's "float_adm" extractor (src/feature/float_adm.c, adm.c compute_adm,
+// adm_tools.c, adm_tools.h; CSF weights from adm_csf.*, shared with the integer ADM).
+//
+// Both luma planes become floats minus 128 and go through four levels of a Daubechies-2 DWT
+// (float taps, borders mirrored repeating the edge sample). At each level the distorted
+// detail bands (h, v, d) are split into the part explained by the reference (restored: the
+// reference scaled by the clamped ratio, or the distorted band itself, within the gain limit,
+// where the h/v angle differs by less than 1 degree) and the additive rest. The restored part,
+// CSF-weighted and reduced by a contrast-masking threshold from the 3x3 neighbourhood of the
+// weighted additive part, gives the level's numerator (a p-norm over the picture without a
+// 10% border, plus a noise constant); the reference's weighted bands give its denominator;
+// the additive part masked by the restored one gives the AIM numerator. Ratios 1/x are
+// computed as upstream does on SSE2: x * (refined rcpss reciprocal).
+#include "feature/float_adm/float_adm.hpp"
+
+#include <cmath>
+#include <immintrin.h>
+
+#include <fmt/format.h>
+
+#include "feature/adm/adm_csf.hpp"
+
+namespace vmafx {
+
+namespace float_adm {
+
+namespace {
+
+using floatimg::Image;
+
+constexpr double kBorderFactor = 0.1;  // upstream ADM_BORDER_FACTOR
+// Upstream's FLOAT_ONE_BY_30 / FLOAT_ONE_BY_15 are double literals: the products with them
+// are taken in double and rounded once (to the float stored, or to the float sum).
+constexpr double kOneBy30 = 0.0333333351;
+constexpr double kOneBy15 = 0.0666666701;
+constexpr double kPi = 3.14159265358979323846;
+constexpr int kScales = 4;
+
+constexpr float kLo[4] = {0.482962913144690f, 0.836516303737469f, 0.224143868041857f, -0.129409522550921f};
+constexpr float kHi[4] = {-0.129409522550921f, -0.224143868041857f, 0.836516303737469f, -0.482962913144690f};
+
+struct Bands {
+    Image a, h, v, d;
+};
+
+// Upstream rcp_s: the SSE reciprocal estimate refined by one Newton step.
+float rcp(float x) {
+    const float xi = _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(x)));
+    return xi + xi * (1.0f - x * xi);
+}
+float divs(float n, float d) { return n * rcp(d); }
+
+// Upstream dwt2_src_indices_filt_s: source indices 2i-1 .. 2i+2 of output i, mirrored
+// repeating the edge (-1 -> 1, n -> n-1, n+1 -> n-2).
+std::vector<std::array<int, 4>> dwt_indices(int n) {
+    std::vector<std::array<int, 4>> ind(static_cast<std::size_t>((n + 1) / 2));
+    for (int i = 0; i < (n + 1) / 2; ++i) {
+        int i0 = 2 * i - 1;
+        i0 = i0 < 0 ? -i0 : (i0 >= n ? 2 * n - i0 - 1 : i0);
+        int i1 = 2 * i;
+        if (i1 >= n) i1 = 2 * n - i1 - 1;
+        int i2 = 2 * i + 1;
+        if (i2 >= n) i2 = 2 * n - i2 - 1;
+        int i3 = 2 * i + 2;
+        if (i3 >= n) i3 = 2 * n - i3 - 1;
+        ind[i] = {i0, i1, i2, i3};
+    }
+    return ind;
+}
+
+float taps(const float* f, float s0, float s1, float s2, float s3) {
+    float acc = 0;
+    acc += f[0] * s0;
+    acc += f[1] * s1;
+    acc += f[2] * s2;
+    acc += f[3] * s3;
+    return acc;
+}
+
+// Upstream adm_dwt2_s (all four bands) / adm_dwt2_lo_s (band a only).
+Bands dwt2(const Image& src, bool lo_only) {
+    const int w = src.width;
+    const int h = src.height;
+    const int bw = (w + 1) / 2;
+    const int bh = (h + 1) / 2;
+    const auto iy = dwt_indices(h);
+    const auto ix = dwt_indices(w);
+    Bands out;
+    out.a = Image(bw, bh);
+    if (!lo_only) {
+        out.h = Image(bw, bh);
+        out.v = Image(bw, bh);
+        out.d = Image(bw, bh);
+    }
+    std::vector<float> lo(static_cast<std::size_t>(w));
+    std::vector<float> hi(static_cast<std::size_t>(w));
+    for (int i = 0; i < bh; ++i) {
+        const float* r0 = src.row(iy[i][0]);
+        const float* r1 = src.row(iy[i][1]);
+        const float* r2 = src.row(iy[i][2]);
+        const float* r3 = src.row(iy[i][3]);
+        for (int j = 0; j < w; ++j) {
+            lo[j] = taps(kLo, r0[j], r1[j], r2[j], r3[j]);
+            if (!lo_only) hi[j] = taps(kHi, r0[j], r1[j], r2[j], r3[j]);
+        }
+        for (int j = 0; j < bw; ++j) {
+            const auto& x = ix[j];
+            out.a.row(i)[j] = taps(kLo, lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]]);
+            if (lo_only) continue;
+            out.v.row(i)[j] = taps(kHi, lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]]);
+            out.h.row(i)[j] = taps(kLo, hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]]);
+            out.d.row(i)[j] = taps(kHi, hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]]);
+        }
+    }
+    return out;
+}
+
+// A rectangle [left, right) x [top, bottom) of a band.
+struct Region {
+    int left, top, right, bottom;
+};
+
+// The region decouple and csf compute: the border-less area grown by the filter's reach.
+Region extended_region(int w, int h) {
+    Region r{static_cast<int>(w * kBorderFactor - 0.5 - 1), static_cast<int>(h * kBorderFactor - 0.5 - 1), 0, 0};
+    r.right = w - r.left + 2;
+    r.bottom = h - r.top + 2;
+    if (r.left < 0) r.left = 0;
+    if (r.right > w) r.right = w;
+    if (r.top < 0) r.top = 0;
+    if (r.bottom > h) r.bottom = h;
+    return r;
+}
+
+// The region the scores sum: the picture without a 10% border (not clipped, as upstream).
+Region score_region(int w, int h) {
+    Region r{static_cast<int>(w * kBorderFactor - 0.5), static_cast<int>(h * kBorderFactor - 0.5), 0, 0};
+    r.right = w - r.left;
+    r.bottom = h - r.top;
+    return r;
+}
+
+// Upstream adm_decouple_s: restored (r) and additive (a) detail bands.
+void decouple(const Bands& ref, const Bands& dis, double gain_limit, Bands& r, Bands& a) {
+    const int w = ref.h.width;
+    const int h = ref.h.height;
+    r.h = Image(w, h), r.v = Image(w, h), r.d = Image(w, h);
+    a.h = Image(w, h), a.v = Image(w, h), a.d = Image(w, h);
+    const float cos_1deg_sq = static_cast<float>(std::cos(1.0 * kPi / 180.0) * std::cos(1.0 * kPi / 180.0));
+    const float eps = 1e-30f;
+    const Region g = extended_region(w, h);
+    const auto clamp01 = [](float k) { return k < 0.0f ? 0.0f : (k > 1.0f ? 1.0f : k); };
+    // MIN / MAX of upstream (x < y ? x : y, x > y ? x : y) in double, stored as float.
+    const auto limit = [gain_limit](float rst, float t) -> float {
+        if (rst > 0.0) {
+            const double x = rst * gain_limit;
+            rst = static_cast<float>(x < t ? x : static_cast<double>(t));
+        }
+        if (rst < 0.0) {
+            const double x = rst * gain_limit;
+            rst = static_cast<float>(x > t ? x : static_cast<double>(t));
+        }
+        return rst;
+    };
+    for (int i = g.top; i < g.bottom; ++i) {
+        for (int j = g.left; j < g.right; ++j) {
+            const float oh = ref.h.row(i)[j], ov = ref.v.row(i)[j], od = ref.d.row(i)[j];
+            const float th = dis.h.row(i)[j], tv = dis.v.row(i)[j], td = dis.d.row(i)[j];
+            const float kh = clamp01(divs(th, oh + eps));
+            const float kv = clamp01(divs(tv, ov + eps));
+            const float kd = clamp01(divs(td, od + eps));
+            float rst_h = kh * oh;
+            float rst_v = kv * ov;
+            float rst_d = kd * od;
+            const float ot_dp = oh * th + ov * tv;
+            const float o_mag_sq = oh * oh + ov * ov;
+            const float t_mag_sq = th * th + tv * tv;
+            const bool angle_flag = (ot_dp >= 0.0f) && (ot_dp * ot_dp >= cos_1deg_sq * o_mag_sq * t_mag_sq);
+            if (angle_flag) {
+                rst_h = limit(rst_h, th);
+                rst_v = limit(rst_v, tv);
+                rst_d = limit(rst_d, td);
+            }
+            r.h.row(i)[j] = rst_h;
+            r.v.row(i)[j] = rst_v;
+            r.d.row(i)[j] = rst_d;
+            a.h.row(i)[j] = th - rst_h;
+            a.v.row(i)[j] = tv - rst_v;
+            a.d.row(i)[j] = td - rst_d;
+        }
+    }
+}
+
+// Upstream adm_csf_s: the CSF-weighted bands (val) and 1/30 of their magnitudes (flt).
+struct Weighted {
+    std::array<Image, 3> val;
+    std::array<Image, 3> flt;
+};
+Weighted csf(const Bands& src, const std::array<float, 2>& f) {
+    const int w = src.h.width;
+    const int h = src.h.height;
+    const float rfactor[3] = {f[0], f[0], f[1]};
+    const Image* in[3] = {&src.h, &src.v, &src.d};
+    Weighted out;
+    const Region g = extended_region(w, h);
+    for (int t = 0; t < 3; ++t) {
+        out.val[t] = Image(w, h);
+        out.flt[t] = Image(w, h);
+        for (int i = g.top; i < g.bottom; ++i)
+            for (int j = g.left; j < g.right; ++j) {
+                const float v = rfactor[t] * in[t]->row(i)[j];
+                out.val[t].row(i)[j] = v;
+                out.flt[t].row(i)[j] = static_cast<float>(kOneBy30 * std::fabs(v));
+            }
+    }
+    return out;
+}
+
+// x^p as upstream sums it: x * x * x for p = 3, powf otherwise.
+float power(float x, double p) { return p == 3.0 ? x * x * x : std::pow(x, static_cast<float>(p)); }
+
+// Upstream get_noise_constant.
+float noise_constant(int w, int h, double weight, double p) {
+    return std::pow(static_cast<float>(w * h * weight), static_cast<float>(1.0f / p));
+}
+
+// Upstream adm_csf_den_scale_s: the reference's weighted p-norm, per band, plus noise.
+float den_scale_of(const Bands& ref, const std::array<float, 2>& f, double noise_weight, double p) {
+    const float rfactor[3] = {f[0], f[0], f[1]};
+    const Image* in[3] = {&ref.h, &ref.v, &ref.d};
+    const Region s = score_region(ref.h.width, ref.h.height);
+    float accum[3] = {0, 0, 0};
+    for (int i = s.top; i < s.bottom; ++i) {
+        float inner[3] = {0, 0, 0};
+        for (int j = s.left; j < s.right; ++j)
+            for (int t = 0; t < 3; ++t) inner[t] += power(std::fabs(rfactor[t] * in[t]->row(i)[j]), p);
+        for (int t = 0; t < 3; ++t) accum[t] += inner[t];
+    }
+    const float noise = noise_constant(s.right - s.left, s.bottom - s.top, noise_weight, p);
+    float band[3];
+    for (int t = 0; t < 3; ++t) band[t] = std::pow(accum[t], static_cast<float>(1.0f / p)) + noise;
+    return band[0] + band[1] + band[2];
+}
+
+// Upstream adm_cm_s: the weighted `src` bands reduced by the masking threshold of `masker`
+// (the 3x3 neighbourhood of its 1/30 magnitudes, centre 1/15), as a p-norm plus noise.
+float cm(const Bands& src, const Weighted& masker, const std::array<float, 2>& f, double noise_weight, int bypass_cm,
+         double p) {
+    const int w = src.h.width;
+    const int h = src.h.height;
+    const float rfactor[3] = {f[0], f[0], f[1]};
+    const Image* in[3] = {&src.h, &src.v, &src.d};
+    const Region s = score_region(w, h);
+    const int start_col = s.left > 1 ? s.left : 1;
+    const int end_col = s.right < w - 1 ? s.right : w - 1;
+    const int start_row = s.top > 1 ? s.top : 1;
+    const int end_row = s.bottom < h - 1 ? s.bottom : h - 1;
+
+    // The three rows (columns) of a sample's neighbourhood, as upstream's edge macros pick them.
+    const auto rows_of = [h](int i) -> std::array<int, 3> {
+        if (i == 0) return {1, 0, 1};
+        if (i == h - 1) return {h - 2, h - 1, h - 1};
+        return {i - 1, i, i + 1};
+    };
+    const auto cols_of = [w](int j) -> std::array<int, 3> {
+        if (j == 0) return {1, 0, 1};
+        if (j == w - 1) return {w - 2, w - 1, w - 1};
+        return {j - 1, j, j + 1};
+    };
+    const auto threshold = [&](int i, int j) {
+        const auto r = rows_of(i);
+        const auto c = cols_of(j);
+        float thr = 0;
+        for (int t = 0; t < 3; ++t) {
+            const Image& fl = masker.flt[t];
+            float sum = 0;
+            sum += fl.row(r[0])[c[0]];
+            sum += fl.row(r[0])[c[1]];
+            sum += fl.row(r[0])[c[2]];
+            sum += fl.row(r[1])[c[0]];
+            sum = static_cast<float>(sum + kOneBy15 * std::fabs(masker.val[t].row(r[1])[c[1]]));
+            sum += fl.row(r[1])[c[2]];
+            sum += fl.row(r[2])[c[0]];
+            sum += fl.row(r[2])[c[1]];
+            sum += fl.row(r[2])[c[2]];
+            thr += sum;
+        }
+        return thr;
+    };
+    float accum[3] = {0, 0, 0};
+    float inner[3] = {0, 0, 0};
+    const auto add = [&](int i, int j) {
+        float x[3];
+        for (int t = 0; t < 3; ++t) x[t] = in[t]->row(i)[j] * rfactor[t];
+        const float thr = bypass_cm == 0 ? threshold(i, j) : 0.0f;
+        for (int t = 0; t < 3; ++t) {
+            float v = std::fabs(x[t]) - thr;
+            v = v < 0.0f ? 0.0f : v;
+            inner[t] += power(v, p);
+        }
+    };
+    const auto add_row = [&](int i) {
+        if (s.left <= 0) add(i, 0);
+        for (int j = start_col; j < end_col; ++j) add(i, j);
+        if (s.right > w - 1) add(i, w - 1);
+    };
+    const auto close_row = [&] {
+        for (int t = 0; t < 3; ++t) {
+            accum[t] += inner[t];
+            inner[t] = 0;
+        }
+    };
+    if (s.top <= 0) add_row(0);
+    close_row();
+    for (int i = start_row; i < end_row; ++i) {
+        add_row(i);
+        close_row();
+    }
+    if (s.bottom > h - 1) add_row(h - 1);
+    close_row();
+    const float noise = noise_constant(s.right - s.left, s.bottom - s.top, noise_weight, p);
+    float band[3];
+    for (int t = 0; t < 3; ++t) band[t] = std::pow(accum[t], static_cast<float>(1.0f / p)) + noise;
+    return band[0] + band[1] + band[2];
+}
+
+}  // namespace
+
+Scores compute_adm(const Image& ref, const Image& dis, const Settings& st) {
+    const double numden_limit = 1e-10 * (ref.width * ref.height) / (1920.0 * 1080.0);
+    Scores out;
+    double num = 0, den = 0, aim_num = 0, aim_den = 0;
+    Image cur_ref = ref;
+    Image cur_dis = dis;
+    for (int scale = 0; scale < kScales; ++scale) {
+        float num_scale = 0.0f;
+        float den_scale = 0.0f;
+        float aim_num_scale = 0.0f;
+        const bool skip = scale == 0 && st.skip_scale0;
+        Bands rb = dwt2(cur_ref, skip);
+        Bands db = dwt2(cur_dis, skip);
+        if (skip) {
+            den_scale = 1e-10f;
+        } else {
+            const std::array<float, 2> f = st.factors(scale);
+            Bands r, a;
+            decouple(rb, db, st.enhn_gain_limit, r, a);
+            den_scale = den_scale_of(rb, f, st.noise_weight, st.p_norm);
+            num_scale = cm(r, csf(a, f), f, st.noise_weight, st.bypass_cm, st.p_norm);
+            aim_num_scale = cm(a, csf(r, f), f, 0.0, st.bypass_cm, st.p_norm);
+        }
+        num += num_scale;
+        den += den_scale;
+        if (st.skip_aim_scale != scale) {
+            aim_den += den_scale;
+            aim_num += aim_num_scale;
+        }
+        out.scales[2 * scale] = num_scale;
+        out.scales[2 * scale + 1] = den_scale;
+        cur_ref = std::move(rb.a);
+        cur_dis = std::move(db.a);
+    }
+    num = num < numden_limit ? 0 : num;
+    den = den < numden_limit ? 0 : den;
+    if (den == 0.0) {
+        out.score = 1.0;
+        out.score_aim = NAN;
+    } else {
+        const double q = aim_num / aim_den;
+        out.score_aim = q < 1.0f ? q : 1.0f;
+        out.score = num / den;
+    }
+    out.num = num;
+    out.den = den;
+    return out;
+}
+
+std::array<float, 2> Settings::factors(int scale) const {
+    float f1 = 0.0f;
+    float f2 = 0.0f;
+    if (csf_mode == 1) {
+        adm::CsfConfig c;
+        c.mode = adm::CsfMode::kBarten;
+        c.norm_view_dist = norm_view_dist;
+        c.ref_display_height = ref_display_height;
+        c.csf_scale = csf_scale;
+        c.csf_diag_scale = csf_diag_scale;
+        const auto w = adm::csf_weights(c, scale);
+        f1 = w[0];
+        f2 = w[2];
+    } else if (csf_mode == 2) {
+        f1 = adm::native_csf(scale, norm_view_dist, ref_display_height, 0);
+        f2 = adm::native_csf(scale, norm_view_dist, ref_display_height, 45);
+    } else {
+        adm::CsfConfig c;
+        c.mode = adm::CsfMode::kWatson97;
+        c.norm_view_dist = norm_view_dist;
+        c.ref_display_height = ref_display_height;
+        const auto w = adm::csf_weights(c, scale);
+        f1 = w[0];
+        f2 = w[2];
+    }
+    const double o1[4] = {f1s0, f1s1, f1s2, f1s3};
+    const double o2[4] = {f2s0, f2s1, f2s2, f2s3};
+    if (o1[scale] >= 0) f1 = static_cast<float>(o1[scale]);
+    if (o2[scale] >= 0) f2 = static_cast<float>(o2[scale]);
+    return {f1, f2};
+}
+
+void Settings::write_frame(const Scores& s, FrameScores& out) const {
+    // Upstream's MAX(x, y): x > y ? x : y.
+    const auto at_least = [](double x, double y) { return x > y ? x : y; };
+    out.emplace_back(names[0], s.score);
+    out.emplace_back(names[1], s.score_aim);
+    const double adm3 = adm3_apply_hm ? 2 * s.score * s.score_aim / (s.score + s.score_aim)
+                                      : s.score * dlm_weight + (1 - s.score_aim) * (1 - dlm_weight);
+    out.emplace_back(names[2], at_least(adm3, min_val));
+    for (int k = 0; k < 4; ++k) out.emplace_back(names[3 + k], s.scales[2 * k] / s.scales[2 * k + 1]);
+    if (!debug) return;
+    out.emplace_back("adm", s.score);  // not a provided feature: upstream writes the bare name
+    out.emplace_back(names[7], s.num);
+    out.emplace_back(names[8], s.den);
+    for (int k = 0; k < 4; ++k) {
+        out.emplace_back(names[10 + 2 * k], s.scales[2 * k]);
+        out.emplace_back(names[11 + 2 * k], s.scales[2 * k + 1]);
+    }
+}
+
+}  // namespace float_adm
+
+namespace {
+
+using float_adm::Settings;
+
+/// Upstream's option table of "float_adm" (float_adm.c `options`), in its order.
+constexpr OptionSpec kOptions[] = {
+    option<&Settings::debug>("debug", nullptr, 0, 0, 1, false, "debug mode: enable additional output"),
+    option<&Settings::enhn_gain_limit>(
+        "adm_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, true,
+        "enhancement gain imposed on adm, must be >= 1.0, where 1.0 means the gain is completely disabled"),
+    option<&Settings::norm_view_dist>("adm_norm_view_dist", "nvd", 3.0, 0.75, 24.0, true,
+                                      "normalized viewing distance = viewing distance / ref display's physical height"),
+    option<&Settings::noise_weight>("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0, true, "noise weight"),
+    option<&Settings::csf_scale>("adm_csf_scale", "scf", 1.0, 0.0, 50.0, true, "scale factor for the CSF"),
+    option<&Settings::csf_diag_scale>("adm_csf_diag_scale", "scfd", 1.0, 0.0, 50.0, true,
+                                      "scale factor for the CSF diag"),
+    option<&Settings::ref_display_height>("adm_ref_display_height", "rdf", 1080, 1, 4320, true,
+                                          "reference display height in pixels"),
+    option<&Settings::csf_mode>("adm_csf_mode", "csf", 0, 0, 9, true, "contrast sensitivity function"),
+    option<&Settings::bypass_cm>("adm_bypass_cm", "bcm", 0, 0, 1, true, "bypass contrast masking (CM)"),
+    option<&Settings::adm3_apply_hm>("adm_adm3_apply_hm", "aah", 0, 0, 1, true,
+                                     "apply harmonic mean to combine DLM and AIM"),
+    option<&Settings::p_norm>("adm_p_norm", "apn", 3.0, 1.0, 20.0, true, "p-norm for energy vector"),
+    option<&Settings::dlm_weight>("adm_dlm_weight", "dlmw", 0.5, 0.0, 1.0, true,
+                                  "linear weighting between DLM and AIM; 1 corresponds to DLM-only"),
+    option<&Settings::min_val>("adm_min_val", "min", 0.0, 0.0, 1.0, true,
+                               "minimum value allowed; lower values will be clipped to this value"),
+    option<&Settings::f1s0>("adm_f1s0", "f1s0", -1.0, -1.0, 10.0, true, "factor1 scale0"),
+    option<&Settings::f1s1>("adm_f1s1", "f1s1", -1.0, -1.0, 10.0, true, "factor1 scale1"),
+    option<&Settings::f1s2>("adm_f1s2", "f1s2", -1.0, -1.0, 10.0, true, "factor1 scale2"),
+    option<&Settings::f1s3>("adm_f1s3", "f1s3", -1.0, -1.0, 10.0, true, "factor1 scale3"),
+    option<&Settings::f2s0>("adm_f2s0", "f2s0", -1.0, -1.0, 10.0, true, "factor2 scale0"),
+    option<&Settings::f2s1>("adm_f2s1", "f2s1", -1.0, -1.0, 10.0, true, "factor2 scale1"),
+    option<&Settings::f2s2>("adm_f2s2", "f2s2", -1.0, -1.0, 10.0, true, "factor2 scale2"),
+    option<&Settings::f2s3>("adm_f2s3", "f2s3", -1.0, -1.0, 10.0, true, "factor2 scale3"),
+    option<&Settings::skip_aim_scale>("adm_skip_aim_scale", "sasc", -1, 0, 3, true,
+                                      "when set, skip AIM calculations for that scale"),
+    option<&Settings::skip_scale0>("adm_skip_scale0", "ssz", 0, 0, 1, true, "skip the calculation of scale 0"),
+};
+
+/// Upstream's provided_features[] with the aliases of alias.c (the debug output "adm" is not
+/// among them: upstream writes it under that bare name).
+constexpr FeatureName kFeatures[] = {
+    {"VMAF_feature_adm2_score", "adm2"},
+    {"VMAF_feature_aim_score", "aim"},
+    {"VMAF_feature_adm3_score", "adm3"},
+    {"VMAF_feature_adm_scale0_score", "adm_scale0"},
+    {"VMAF_feature_adm_scale1_score", "adm_scale1"},
+    {"VMAF_feature_adm_scale2_score", "adm_scale2"},
+    {"VMAF_feature_adm_scale3_score", "adm_scale3"},
+    {"adm_num"}, {"adm_den"}, {"adm_scale0"},
+    {"adm_num_scale0"}, {"adm_den_scale0"}, {"adm_num_scale1"}, {"adm_den_scale1"},
+    {"adm_num_scale2"}, {"adm_den_scale2"}, {"adm_num_scale3"}, {"adm_den_scale3"},
+};
+
+class FloatAdmExtractor final : public FeatureExtractor {
+public:
+    FloatAdmExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {}
+
+    void extract(const FrameInput& in, FrameScores& out) const override {
+        if (!in.ref || !in.dist) throw Error("float_adm: frame without reference or distorted picture");
+        const Plane& ref = in.ref->luma();
+        const Plane& dis = in.dist->luma();
+        if (ref.width() != format_.width || ref.height() != format_.height || dis.width() != format_.width ||
+            dis.height() != format_.height || ref.bytes_per_sample() != format_.bytes_per_sample() ||
+            dis.bytes_per_sample() != format_.bytes_per_sample())
+            throw Error(fmt::format("float_adm: frame {} is not {}x{} with {}-byte samples", in.index, format_.width,
+                                    format_.height, format_.bytes_per_sample()));
+        settings_.write_frame(float_adm::compute_adm(floatimg::to_float(ref, format_.bit_depth),
+                                                     floatimg::to_float(dis, format_.bit_depth), settings_),
+                              out);
+    }
+
+private:
+    VideoFormat format_;
+    Settings settings_;
+};
+
+std::unique_ptr<FeatureExtractor> create_float_adm(const Options& options, const VideoFormat& format) {
+    return std::make_unique<FloatAdmExtractor>(options, format);
+}
+
+}  // namespace
+
+namespace float_adm {
+
+const MetricDescriptor descriptor{
+    .name = "float_adm", .upstream_source = "libvmaf/src/feature/float_adm.c",
+    .options = kOptions, .features = kFeatures,
+    .limits = {17, 17, 8, 16,
+               "(each DWT level needs 2 samples and the last level's bands 2x2 for the masking "
+               "neighbourhood; upstream reads outside its buffers below)"},
+    .create = create_float_adm};
+
+Settings::Settings(const Options& options) {
+    options.bind(*this);
+    // names: the 7 scores, then adm_num, adm_den (indices 7, 8), adm_scale0 (9, never written),
+    // and the per-scale numerators and denominators (10..17).
+    for (const FeatureName& f : kFeatures) names.push_back(options.feature_name(f.name));
+}
+
+}  // namespace float_adm
+
+}  // namespace vmafx

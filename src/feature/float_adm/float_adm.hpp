@@ -1,0 +1,78 @@
+// Floating-point ADM (upstream libvmaf 3.2.0 feature extractor "float_adm"): descriptor,
+// settings, outputs.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "feature/float_vif/float_image.hpp"
+#include "feature/metric.hpp"
+
+namespace vmafx::float_adm {
+
+/// Descriptor of the floating-point ADM extractor "float_adm" (listed in feature/metrics.def;
+/// see float_adm.cpp for the algorithm and its source).
+///
+/// Options (upstream's table, in its order; aliases in output names): debug, adm_enhn_gain_limit
+/// (egl, [1, 100], 100), adm_norm_view_dist (nvd, [0.75, 24], 3), adm_noise_weight (nw,
+/// [0, 1500], 0.03125), adm_csf_scale (scf), adm_csf_diag_scale (scfd) ([0, 50], 1),
+/// adm_ref_display_height (rdf, int [1, 4320], 1080), adm_csf_mode (csf, int [0, 9], 0: Watson;
+/// 1 Barten, 2 the DLM paper's CSF, others Watson), adm_bypass_cm (bcm, int [0, 1]),
+/// adm_adm3_apply_hm (aah, bool), adm_p_norm (apn, [1, 20], 3), adm_dlm_weight (dlmw, [0, 1],
+/// 0.5), adm_min_val (min, [0, 1], 0), adm_f1s0..3 / adm_f2s0..3 (f1s0.., [-1, 10], -1: the
+/// CSF weight of a scale's h/v and diagonal bands when >= 0), adm_skip_aim_scale (sasc, int
+/// [0, 3], default -1: none), adm_skip_scale0 (ssz, bool).
+/// Per frame: VMAF_feature_adm2_score, _aim_score, _adm3_score, _adm_scale0..3_score (aliases
+/// adm2, aim, adm3, adm_scale0..3), and with debug adm, adm_num, adm_den and the per-scale
+/// numerators and denominators.
+/// Limits: luma at least 17 x 17 (every level's DWT input must be at least 2 samples and the
+/// last level's bands 2 x 2 for the 3 x 3 masking neighbourhood; upstream reads outside its
+/// buffers below), bit depths 8..16.
+extern const MetricDescriptor descriptor;
+
+/// Upstream compute_adm()'s results for one frame.
+struct Scores {
+    double score = 0.0;      ///< adm2: num / den (1 when den is 0)
+    double score_aim = 0.0;  ///< aim: min(aim_num / aim_den, 1) (NaN when den is 0: upstream's is uninitialised)
+    double num = 0.0;        ///< sum of the scales' numerators (0 below the limit of the picture's area)
+    double den = 0.0;        ///< sum of the scales' denominators (likewise)
+    std::array<double, 8> scales{};  ///< each scale's float numerator and denominator
+};
+
+/// One "float_adm" instance's options and outputs (upstream float_adm.c options, extract()).
+struct Settings {
+    Settings() = default;
+    /// The options of `descriptor` bound to the members below, and the output names.
+    explicit Settings(const Options& options);
+
+    bool debug = false;
+    double enhn_gain_limit = 100.0;
+    double norm_view_dist = 3.0;
+    double noise_weight = 0.03125;
+    double csf_scale = 1.0;
+    double csf_diag_scale = 1.0;
+    int ref_display_height = 1080;
+    int csf_mode = 0;
+    int bypass_cm = 0;
+    bool adm3_apply_hm = false;
+    double p_norm = 3.0;
+    double dlm_weight = 0.5;
+    double min_val = 0.0;
+    double f1s0 = -1.0, f1s1 = -1.0, f1s2 = -1.0, f1s3 = -1.0;  ///< adm_f1s0..3
+    double f2s0 = -1.0, f2s1 = -1.0, f2s2 = -1.0, f2s3 = -1.0;  ///< adm_f2s0..3
+    int skip_aim_scale = -1;
+    bool skip_scale0 = false;
+    std::vector<std::string> names;  ///< output name of each provided feature, in table order
+
+    /// The float CSF weights of `scale` for the h and v bands (factor1) and the diagonal band
+    /// (factor2), after the adm_f1sN / adm_f2sN overrides.
+    std::array<float, 2> factors(int scale) const;
+    /// Appends upstream's outputs of one frame to `out`.
+    void write_frame(const Scores& s, FrameScores& out) const;
+};
+
+/// Upstream compute_adm() on the float luma images `ref` and `dis` (same size).
+Scores compute_adm(const floatimg::Image& ref, const floatimg::Image& dis, const Settings& settings);
+
+}  // namespace vmafx::float_adm

@@ -1,0 +1,218 @@
+// Floating-point MOTION, bit-exact to upstream libvmaf 3.2.0 (src/feature/float_motion.c,
+// motion.c; the blur goes through convolution_f32_avx_s on x86, the same float sums as the C
+// path). See float_motion.hpp.
+#include "feature/float_motion/float_motion.hpp"
+
+#include <cmath>
+#include <span>
+
+#include <fmt/format.h>
+
+#include "feature/float_vif/float_image.hpp"
+#include "feature/motion/motion_math.hpp"
+
+namespace vmafx {
+
+namespace {
+
+using float_motion::Settings;
+using floatimg::Image;
+
+// Upstream motion_tools.h filters.
+constexpr float kFilter5[5] = {0.054488685f, 0.244201342f, 0.402619947f, 0.244201342f, 0.054488685f};
+constexpr float kFilter3[3] = {0.166378498f, 0.667243004f, 0.166378498f};
+constexpr float kFilter5Identity[5] = {0.0f, 0.0f, 1.0f, 0.0f, 0.0f};
+
+// The blur of motion_filter_size (float_motion.c extract(): 1 and 3 are special, any other
+// value is the 5-tap Gaussian).
+std::span<const float> blur_filter(int filter_size) {
+    if (filter_size == 1) return kFilter5Identity;
+    if (filter_size == 3) return kFilter3;
+    return kFilter5;
+}
+
+// Upstream vmaf_image_sad_c over one pair: the float mean of |a - b| (row sums first), plus,
+// with add_scale1, that of the two images scaled to half size (bilinear).
+float image_sad(const Image& a, const Image& b, bool add_scale1) {
+    const auto mean_abs = [](const Image& x, const Image& y) {
+        float accum = 0.0f;
+        for (int i = 0; i < x.height; ++i) {
+            float line = 0.0f;
+            const float* p = x.row(i);
+            const float* q = y.row(i);
+            for (int j = 0; j < x.width; ++j) line += std::fabs(p[j] - q[j]);
+            accum += line;
+        }
+        return static_cast<float>(accum / static_cast<float>(x.width * x.height));
+    };
+    const float scale0 = mean_abs(a, b);
+    if (!add_scale1) return scale0;
+    const int sw = static_cast<int>(a.width * 0.5 + 0.5);
+    const int sh = static_cast<int>(a.height * 0.5 + 0.5);
+    using floatimg::ScaleMethod;
+    const Image as = floatimg::scale(ScaleMethod::kBilinear, a, sw, sh);
+    const Image bs = floatimg::scale(ScaleMethod::kBilinear, b, sw, sh);
+    return scale0 + mean_abs(as, bs);
+}
+
+class FloatMotionExtractor final : public FeatureExtractor {
+public:
+    FloatMotionExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {
+        const int radius = static_cast<int>(blur_filter(settings_.filter_size).size()) / 2;
+        if (settings_.add_uv && settings_.add_scale1)
+            throw Error("float_motion: motion_add_uv with motion_add_scale1 is not supported (upstream reads the "
+                        "chroma buffers with the luma stride there, i.e. uninitialised memory)");
+        if (settings_.add_scale1 && static_cast<int>(format.width * 0.5 + 0.5) > floatimg::kBilinearMaxWidth)
+            throw Error(fmt::format("float_motion: motion_add_scale1 scales the luma to {} columns, above upstream's "
+                                    "limit {}",
+                                    static_cast<int>(format.width * 0.5 + 0.5), floatimg::kBilinearMaxWidth));
+        const int planes = settings_.add_uv ? 3 : 1;
+        for (int p = 0; p < planes; ++p) {
+            const int w = format.plane_width(p);
+            const int h = format.plane_height(p);
+            if (w < radius + 1 || h < radius + 1)
+                throw Error(fmt::format("float_motion: plane {} is {}x{}, below the {}x{} its {}-tap mirrored blur "
+                                        "needs",
+                                        p, w, h, radius + 1, radius + 1, 2 * radius + 1));
+        }
+    }
+
+    // float_motion.c extract(): frame i's raw score (placeholder in the motion2 slot) and,
+    // with debug, its weighted, clipped score.
+    void extract(const FrameInput& in, FrameScores& out) const override {
+        if (settings_.force_zero) {
+            out.emplace_back(settings_.motion2_name, 0.0);
+            out.emplace_back(settings_.motion3_name, 0.0);
+            if (settings_.debug) out.emplace_back(settings_.motion_name, 0.0);
+            return;
+        }
+        if (in.index == 0) {
+            out.emplace_back(settings_.motion2_name, 0.0);
+            if (settings_.debug) out.emplace_back(settings_.motion_name, 0.0);
+            return;
+        }
+        const Picture* prev = in.prev_ref[0];
+        if (!in.ref || !prev)
+            throw Error(fmt::format("float_motion: frame {} needs the reference pictures of frames {} and {}",
+                                    in.index, in.index - 1, in.index));
+        const std::span<const float> f = blur_filter(settings_.filter_size);
+        const auto plane_score = [&](int p) {
+            const Plane& cur = in.ref->planes[p];
+            const Plane& old = prev->planes[p];
+            if (cur.width() != format_.plane_width(p) || cur.height() != format_.plane_height(p) ||
+                old.width() != cur.width() || old.height() != cur.height() ||
+                cur.bytes_per_sample() != format_.bytes_per_sample() ||
+                old.bytes_per_sample() != format_.bytes_per_sample())
+                throw Error(fmt::format("float_motion: frame {} plane {} is not {}x{} with {}-byte samples", in.index,
+                                        p, format_.plane_width(p), format_.plane_height(p),
+                                        format_.bytes_per_sample()));
+            const Image a = floatimg::convolve(f, floatimg::to_float(old, format_.bit_depth));
+            const Image b = floatimg::convolve(f, floatimg::to_float(cur, format_.bit_depth));
+            return static_cast<double>(image_sad(a, b, settings_.add_scale1));
+        };
+        double score = plane_score(0);
+        if (settings_.add_uv) {
+            const double u = plane_score(1);
+            const double v = plane_score(2);
+            score += u;
+            score += v;
+        }
+        out.emplace_back(settings_.motion2_name, score);
+        if (settings_.debug) out.emplace_back(settings_.motion_name, settings_.weighted(score));
+    }
+
+    void flush(ScoreTable& table) const override {
+        if (!settings_.force_zero) settings_.flush(table);
+    }
+
+private:
+    VideoFormat format_;
+    Settings settings_;
+};
+
+std::unique_ptr<FeatureExtractor> create_float_motion(const Options& options, const VideoFormat& format) {
+    return std::make_unique<FloatMotionExtractor>(options, format);
+}
+
+History float_motion_history(const Options& options) { return {Settings(options).force_zero ? 0u : 1u, 0}; }
+
+/// Upstream's option table of "float_motion" (float_motion.c `options`), in its order.
+constexpr OptionSpec kOptions[] = {
+    option<&Settings::debug>("debug", nullptr, 1, 0, 1, false, "debug mode: enable additional output"),
+    option<&Settings::force_zero>("motion_force_zero", "force_0", 0, 0, 1, true, "forcing motion score to zero"),
+    option<&Settings::fps_weight>("motion_fps_weight", "mfw", 1.0, 0.0, 5.0, true,
+                                  "fps-aware multiplicative weight/correction"),
+    option<&Settings::blend_factor>("motion_blend_factor", "mbf", 1.0, 0.0, 1.0, true,
+                                    "blend motion score given an offset"),
+    option<&Settings::blend_offset>("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0, true,
+                                    "blend motion score starting from this offset"),
+    option<&Settings::add_scale1>("motion_add_scale1", "mdc", 0, 0, 1, true, "add motion score from scale1"),
+    option<&Settings::filter_size>("motion_filter_size", "mfs", 5, 0, 9, true, "filtering size"),
+    option<&Settings::add_uv>("motion_add_uv", "mau", 0, 0, 1, true, "include U and V terms"),
+    option<&Settings::max_val>("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0, true,
+                               "maximum value allowed; larger values will be clipped to this value"),
+};
+
+constexpr const char* kMotionFeature = "VMAF_feature_motion_score";
+constexpr const char* kMotion2Feature = "VMAF_feature_motion2_score";
+constexpr const char* kMotion3Feature = "VMAF_feature_motion3_score";
+
+// Upstream's provided_features[] with the aliases of alias.c.
+constexpr FeatureName kFeatures[] = {
+    {kMotionFeature, "motion"},
+    {kMotion2Feature, "motion2"},
+    {kMotion3Feature, "motion3"},
+};
+
+}  // namespace
+
+namespace float_motion {
+
+const MetricDescriptor descriptor{
+    .name = "float_motion", .upstream_source = "libvmaf/src/feature/float_motion.c",
+    .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll, .history = float_motion_history,
+    .limits = {3, 3, 8, 16, "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
+    .create = create_float_motion};
+
+Settings::Settings(const Options& options)
+    : motion_name(options.feature_name(kMotionFeature)),
+      motion2_name(options.feature_name(kMotion2Feature)),
+      motion3_name(options.feature_name(kMotion3Feature)) {
+    options.bind(*this);
+}
+
+double Settings::weighted(double score) const {
+    const double x = score * fps_weight;
+    return x < max_val ? x : max_val;
+}
+
+double Settings::blended(double score) const {
+    const double x = motion::motion_blend(score * fps_weight, blend_factor, blend_offset);
+    return x < max_val ? x : max_val;
+}
+
+void Settings::flush(ScoreTable& table) const {
+    unsigned n = 0;
+    while (table.get(motion2_name, n)) ++n;
+    if (n == 0) return;
+    std::vector<double> raw(n);
+    for (unsigned i = 0; i < n; ++i) raw[i] = *table.get(motion2_name, i);
+    if (n == 1) {
+        table.set(motion3_name, 0, 0.0);
+        return;
+    }
+    // Frame 0: motion2 0 (written so by extract), motion3 from frame 1's score alone.
+    table.set(motion2_name, 0, 0.0);
+    table.set(motion3_name, 0, blended(raw[1]));
+    for (unsigned i = 1; i + 1 < n; ++i) {
+        const double s = raw[i] < raw[i + 1] ? raw[i] : raw[i + 1];
+        table.set(motion2_name, i, weighted(s));
+        table.set(motion3_name, i, blended(s));
+    }
+    table.set(motion2_name, n - 1, weighted(raw[n - 1]));
+    table.set(motion3_name, n - 1, blended(raw[n - 1]));
+}
+
+}  // namespace float_motion
+
+}  // namespace vmafx

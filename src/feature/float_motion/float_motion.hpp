@@ -1,0 +1,72 @@
+// Floating-point MOTION (upstream libvmaf 3.2.0 feature extractor "float_motion"): options,
+// outputs, factory.
+//
+// Each reference frame's luma, as floats minus 128, is blurred by a separable 5-tap Gaussian
+// (float taps, mirrored edges); the motion score of frame i >= 1 is the mean absolute
+// difference of the blurred frames i and i-1 (float sums, rows first). motion2 of frame i is
+// the smaller of the scores of frames i and i+1 (frame 0: 0, the last frame: its own score),
+// motion3 that value blended above an offset (motion_blend) and clipped.
+// Upstream source: libvmaf/src/feature/float_motion.c (extract, flush), motion.c
+// (vmaf_image_sad_c), motion_tools.h (filters), motion_blend_tools.h.
+#pragma once
+
+#include <string>
+
+#include "feature/metric.hpp"
+
+namespace vmafx::float_motion {
+
+/// Descriptor of the floating-point MOTION extractor "float_motion" (feature/metrics.def).
+///
+/// Options (upstream's table, aliases in output names): debug (bool, default true, not a
+/// feature parameter: also writes VMAF_feature_motion_score), motion_force_zero (force_0,
+/// bool), motion_fps_weight (mfw, [0, 5], 1), motion_blend_factor (mbf, [0, 1], 1),
+/// motion_blend_offset (mbo, [0, 1000], 40), motion_add_scale1 (mdc, bool: adds the score of
+/// the blurred frames scaled to half size, bilinear), motion_filter_size (mfs, int [0, 9], 5:
+/// 1 is a 5-tap identity, 3 a 3-tap Gaussian, any other value the 5-tap Gaussian),
+/// motion_add_uv (mau, bool: adds the scores of both chroma planes), motion_max_val (mmxv,
+/// [0, 10000], 10000).
+///
+/// Provided features: VMAF_feature_motion_score (debug), VMAF_feature_motion2_score,
+/// VMAF_feature_motion3_score (aliases motion, motion2, motion3). extract() writes frame i's
+/// raw score (unweighted, unclipped) as its motion2 placeholder and, with debug, the weighted
+/// and clipped score; flush() replaces the placeholders with motion2 and writes motion3 (with
+/// motion_force_zero, extract() writes zeros and flush() nothing, as upstream).
+///
+/// Limits: bit depths 8..16, luma at least 3 x 3 (the mirrored 5-tap filter; upstream reads
+/// outside the picture below); with motion_add_uv the chroma planes must be at least 3 x 3
+/// too (2 x 2 with motion_filter_size 3), and motion_add_uv with motion_add_scale1 is
+/// refused (upstream then reads the chroma buffers with the wrong stride, i.e. uninitialised
+/// memory).
+extern const MetricDescriptor descriptor;
+
+/// Options and output names of one "float_motion" instance, and its host-side arithmetic.
+struct Settings {
+    Settings() = default;
+    /// The options of `descriptor` bound to the members below, and the output names.
+    explicit Settings(const Options& options);
+
+    bool debug = true;
+    bool force_zero = false;
+    double fps_weight = 1.0;
+    double blend_factor = 1.0;
+    double blend_offset = 40.0;
+    bool add_scale1 = false;
+    int filter_size = 5;
+    bool add_uv = false;
+    double max_val = 10000.0;
+    std::string motion_name;   ///< output name of VMAF_feature_motion_score
+    std::string motion2_name;  ///< of VMAF_feature_motion2_score
+    std::string motion3_name;  ///< of VMAF_feature_motion3_score
+
+    /// min(score * motion_fps_weight, motion_max_val).
+    double weighted(double score) const;
+    /// min(motion_blend(score * motion_fps_weight), motion_max_val).
+    double blended(double score) const;
+    /// float_motion.c flush() and the scores extract() writes late: motion2 and motion3 of
+    /// every frame 0..n-1 from the raw scores in the motion2 slots (n: frames with a slot
+    /// written, from 0).
+    void flush(ScoreTable& table) const;
+};
+
+}  // namespace vmafx::float_motion

@@ -1,0 +1,267 @@
+// Single-precision image tools of the floating-point metrics (see float_image.hpp).
+#include "feature/float_vif/float_image.hpp"
+
+#include <cassert>
+#include <cmath>
+#include <cstdint>
+
+namespace vmafx::floatimg {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// Upstream's 21 accepted kernel scales (vif_tools.h valid_kernelscales), as floats.
+constexpr float kValidKernelscales[] = {
+    1.0f,        1.0f / 2.0f,  3.0f / 2.0f,  2.0f,      2.0f / 3.0f, 24.0f / 10.0f, 360.0f / 97.0f,
+    4.0f / 3.0f, 3.5f / 3.0f,  3.75f / 3.0f, 4.25f / 3.0f, 5.0f / 3.0f, 3.0f,       1.0f / 2.25f,
+    1.4746f,     1.54f,        1.6f,         1.06667f,  0.711111f,   0.740740f,    1.111111f,
+};
+
+// The float ratio source / destination of a scaler.
+float ratio(int src, int dst) { return static_cast<float>(src) / static_cast<float>(dst); }
+
+// (dst + 0.5) * ratio - 0.5 in double, stored as float: a destination sample's source position.
+float source_position(int dst, float r) { return static_cast<float>((dst + 0.5) * static_cast<double>(r) - 0.5); }
+
+// Upstream's float mirror of the scalers: -i below left, 2 * right - i above right.
+float mirror_f(float i, float left, float right) { return i < left ? -i : (i > right ? 2 * right - i : i); }
+
+Image scale_nearest(const Image& src, int dst_w, int dst_h) {
+    Image dst(dst_w, dst_h);
+    const float rx = ratio(src.width, dst_w);
+    const float ry = ratio(src.height, dst_h);
+    for (int y = 0; y < dst_h; ++y)
+        for (int x = 0; x < dst_w; ++x) {
+            const int sy = static_cast<int>(static_cast<float>(y) * ry);
+            const int sx = static_cast<int>(static_cast<float>(x) * rx);
+            dst.row(y)[x] = src.at(sx, sy);
+        }
+    return dst;
+}
+
+Image scale_bilinear(const Image& src, int dst_w, int dst_h) {
+    Image dst(dst_w, dst_h);
+    std::vector<int> x1(static_cast<std::size_t>(dst_w));
+    std::vector<int> x2(static_cast<std::size_t>(dst_w));
+    std::vector<float> dx(static_cast<std::size_t>(dst_w));
+    const float rx = ratio(src.width, dst_w);
+    const float right_x = static_cast<float>(src.width - 1);
+    for (int x = 0; x < dst_w; ++x) {
+        const float xx = source_position(x, rx);
+        x1[x] = static_cast<int>(mirror_f(static_cast<float>(std::floor(xx)), 0.0f, right_x));
+        x2[x] = static_cast<int>(mirror_f(static_cast<float>(std::ceil(xx)), 0.0f, right_x));
+        dx[x] = xx - static_cast<float>(x1[x]);
+    }
+    const float ry = ratio(src.height, dst_h);
+    const float right_y = static_cast<float>(src.height - 1);
+    for (int y = 0; y < dst_h; ++y) {
+        const float yy = source_position(y, ry);
+        const int y1 = static_cast<int>(mirror_f(static_cast<float>(std::floor(yy)), 0.0f, right_y));
+        const int y2 = static_cast<int>(mirror_f(static_cast<float>(std::ceil(yy)), 0.0f, right_y));
+        const float dy = yy - static_cast<float>(y1);
+        const float* r1 = src.row(y1);
+        const float* r2 = src.row(y2);
+        float* out = dst.row(y);
+        for (int x = 0; x < dst_w; ++x) {
+            const float fx = dx[x];
+            out[x] = (1 - dy) * (1 - fx) * r1[x1[x]] + (1 - dy) * fx * r1[x2[x]] + dy * (1 - fx) * r2[x1[x]] +
+                     dy * fx * r2[x2[x]];
+        }
+    }
+    return dst;
+}
+
+float bicubic_kernel(float t) {
+    const float a = -0.75f;
+    if (t < 0) t = -t;
+    if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+    if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
+    return 0;
+}
+
+float bicubic_at(const Image& src, float x, float y) {
+    const int x0 = static_cast<int>(std::floor(x));
+    const int y0 = static_cast<int>(std::floor(y));
+    const float dx = x - static_cast<float>(x0);
+    const float dy = y - static_cast<float>(y0);
+    float wx[4];
+    float wy[4];
+    for (int i = -1; i <= 2; ++i) {
+        wx[i + 1] = bicubic_kernel(static_cast<float>(i) - dx);
+        wy[i + 1] = bicubic_kernel(static_cast<float>(i) - dy);
+    }
+    const float right_x = static_cast<float>(src.width - 1);
+    const float right_y = static_cast<float>(src.height - 1);
+    float v = 0.0f;
+    for (int j = -1; j <= 2; ++j)
+        for (int i = -1; i <= 2; ++i) {
+            const int xi = static_cast<int>(mirror_f(static_cast<float>(x0 + i), 0.0f, right_x));
+            const int yi = static_cast<int>(mirror_f(static_cast<float>(y0 + j), 0.0f, right_y));
+            const float w = wx[i + 1] * wy[j + 1];
+            v += src.at(xi, yi) * w;
+        }
+    return v;
+}
+
+float lanczos4_kernel(float x, float a) {
+    if (x == 0.0f) return 1.0f;
+    if (x > -a && x < a) {
+        const double xd = x;
+        const double ad = a;
+        return static_cast<float>(ad * std::sin(kPi * xd) * std::sin(kPi * xd / ad) / (kPi * kPi * xd * xd));
+    }
+    return 0.0f;
+}
+
+float lanczos4_at(const Image& src, float x, float y) {
+    constexpr int a = 4;
+    const int x0 = static_cast<int>(std::floor(x));
+    const int y0 = static_cast<int>(std::floor(y));
+    const float dx = x - static_cast<float>(x0);
+    const float dy = y - static_cast<float>(y0);
+    float wx[2 * a + 1];
+    float wy[2 * a + 1];
+    for (int i = -a; i <= a; ++i) {
+        wx[i + a] = lanczos4_kernel(static_cast<float>(i) - dx, static_cast<float>(a));
+        wy[i + a] = lanczos4_kernel(static_cast<float>(i) - dy, static_cast<float>(a));
+    }
+    const float right_x = static_cast<float>(src.width - 1);
+    const float right_y = static_cast<float>(src.height - 1);
+    float value = 0.0f;
+    float weight_sum = 0.0f;
+    for (int iy = -a; iy <= a; ++iy)
+        for (int ix = -a; ix <= a; ++ix) {
+            const float w = wx[ix + a] * wy[iy + a];
+            weight_sum += w;
+            const int xi = static_cast<int>(mirror_f(static_cast<float>(x0 + ix), 0.0f, right_x));
+            const int yi = static_cast<int>(mirror_f(static_cast<float>(y0 + iy), 0.0f, right_y));
+            value += src.at(xi, yi) * w;
+        }
+    return value / weight_sum;
+}
+
+template <typename At>
+Image scale_pointwise(const Image& src, int dst_w, int dst_h, At at) {
+    Image dst(dst_w, dst_h);
+    const float rx = ratio(src.width, dst_w);
+    const float ry = ratio(src.height, dst_h);
+    for (int y = 0; y < dst_h; ++y) {
+        const float yy = source_position(y, ry);
+        for (int x = 0; x < dst_w; ++x) dst.row(y)[x] = at(src, source_position(x, rx), yy);
+    }
+    return dst;
+}
+
+// Upstream's 1-D Gaussian: exp in double of the float arguments, over a float normaliser.
+float gaussian_pdf(float x, float mean, float stdev) {
+    const float num = static_cast<float>(
+        std::exp(-0.5 * static_cast<double>(x - mean) / stdev * static_cast<double>(x - mean) / stdev));
+    const float den = static_cast<float>(1 / (static_cast<double>(stdev) * std::sqrt(2 * kPi)));
+    return num / den;
+}
+
+}  // namespace
+
+Image to_float(const Plane& plane, int bit_depth, int offset) {
+    const int w = plane.width();
+    const int h = plane.height();
+    Image out(w, h);
+    const float off = static_cast<float>(offset);
+    float scaler = 0.0f;
+    if (bit_depth == 10) scaler = 4.0f;
+    else if (bit_depth == 12) scaler = 16.0f;
+    else if (bit_depth == 16) scaler = 256.0f;
+    for (int y = 0; y < h; ++y) {
+        float* dst = out.row(y);
+        if (scaler != 0.0f) {
+            const std::uint16_t* src = plane.row<std::uint16_t>(y);
+            for (int x = 0; x < w; ++x) dst[x] = static_cast<float>(src[x]) / scaler + off;
+        } else {
+            // 8 bits, and upstream's byte-wise reading of 9, 11, 13, 14 and 15 bits.
+            const std::uint8_t* src = plane.row<std::uint8_t>(y);
+            for (int x = 0; x < w; ++x) dst[x] = static_cast<float>(src[x]) + off;
+        }
+    }
+    return out;
+}
+
+Image convolve(std::span<const float> filter, const Image& src, Product product, const Image* src2) {
+    const int w = src.width;
+    const int h = src.height;
+    const int fw = static_cast<int>(filter.size());
+    const int radius = fw / 2;
+    assert(radius <= w - 1 && radius <= h - 1);
+    Image tmp(w, h);
+    for (int i = 0; i < h; ++i) {
+        float* t = tmp.row(i);
+        for (int j = 0; j < w; ++j) {
+            float acc = 0;
+            for (int k = 0; k < fw; ++k) {
+                const int r = mirror(i - radius + k, h);
+                const float a = src.row(r)[j];
+                float tap = a;
+                if (product == Product::kSquare) tap = a * a;
+                else if (product == Product::kCross) tap = a * src2->row(r)[j];
+                acc += filter[k] * tap;
+            }
+            t[j] = acc;
+        }
+    }
+    Image dst(w, h);
+    for (int i = 0; i < h; ++i) {
+        const float* t = tmp.row(i);
+        float* d = dst.row(i);
+        for (int j = 0; j < w; ++j) {
+            float acc = 0;
+            if (j >= radius && j + radius < w) {
+                const float* p = t + j - radius;
+                for (int k = 0; k < fw; ++k) acc += filter[k] * p[k];
+            } else {
+                for (int k = 0; k < fw; ++k) acc += filter[k] * t[mirror(j - radius + k, w)];
+            }
+            d[j] = acc;
+        }
+    }
+    return dst;
+}
+
+int vif_filter_size(int scale, float kernelscale) {
+    const int n = (1 << (4 - scale)) + 1;
+    int size = static_cast<int>(std::ceil(static_cast<float>(n) * kernelscale));
+    if (size % 2 == 0) size += 1;
+    return size > 3 ? size : 3;
+}
+
+std::vector<float> vif_filter(int scale, float kernelscale) {
+    const int size = vif_filter_size(scale, kernelscale);
+    const float stdev = static_cast<float>(size) / 5.0f;
+    std::vector<float> out(static_cast<std::size_t>(size));
+    float sum = 0;
+    const int k = (size - 1) / 2;
+    for (int i = 0; i < size; ++i) {
+        out[i] = gaussian_pdf(static_cast<float>(i - k), 0.0f, stdev);
+        sum += out[i];
+    }
+    for (int i = 0; i < size; ++i) out[i] /= sum;
+    return out;
+}
+
+bool vif_kernelscale_valid(float kernelscale) {
+    for (float v : kValidKernelscales)
+        if (std::fabs(kernelscale - v) < 1e-3) return true;
+    return false;
+}
+
+Image scale(ScaleMethod method, const Image& src, int dst_w, int dst_h) {
+    if (src.width == dst_w && src.height == dst_h) return src;
+    switch (method) {
+    case ScaleMethod::kNearest: return scale_nearest(src, dst_w, dst_h);
+    case ScaleMethod::kBilinear: return scale_bilinear(src, dst_w, dst_h);
+    case ScaleMethod::kBicubic: return scale_pointwise(src, dst_w, dst_h, bicubic_at);
+    case ScaleMethod::kLanczos4: return scale_pointwise(src, dst_w, dst_h, lanczos4_at);
+    }
+    return src;
+}
+
+}  // namespace vmafx::floatimg

@@ -1,0 +1,68 @@
+// Single-precision image tools shared by the floating-point metrics (float_vif, float_motion,
+// float_adm): the float copy of a luma or chroma plane, the separable mirrored convolution,
+// the Gaussian kernels of VIF, and the frame scalers. Every function keeps upstream libvmaf
+// 3.2.0's C types and evaluation order (float where upstream stores a float, double where C
+// promotes), so that each value is the float upstream computes.
+// Upstream: libvmaf/src/feature/picture_copy.c, common/convolution.c, common/convolution_avx.c
+// (the AVX path upstream's dispatch picks: the same sums in the same order, no FMA),
+// vif_tools.c (kernels, filters, scalers).
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "picture/picture.hpp"
+
+namespace vmafx::floatimg {
+
+/// A width x height image of floats, rows packed (stride = width).
+struct Image {
+    int width = 0;
+    int height = 0;
+    std::vector<float> data;
+
+    Image() = default;
+    Image(int w, int h) : width(w), height(h), data(static_cast<std::size_t>(w) * static_cast<std::size_t>(h)) {}
+    float* row(int y) { return data.data() + static_cast<std::ptrdiff_t>(y) * width; }
+    const float* row(int y) const { return data.data() + static_cast<std::ptrdiff_t>(y) * width; }
+    float at(int x, int y) const { return row(y)[x]; }
+};
+
+/// Upstream picture_copy(): each sample as float, divided by 4, 16 or 256 at 10, 12 or 16
+/// bits, plus `offset` (-128 for the VMAF metrics). Other bit depths (9, 11, 13..15) are read
+/// as 8-bit samples, byte by byte, as upstream reads them: sample j of a row is byte j of the
+/// row's little-endian 16-bit words (upstream's quirk, kept).
+Image to_float(const Plane& plane, int bit_depth, int offset = -128);
+
+/// Mirrors `i` into [0, size) without repeating the edge: -i below 0, 2 * size - i - 2 at
+/// and above size (upstream's convolution edges). Valid for |overshoot| <= size - 1.
+inline int mirror(int i, int size) { return i < 0 ? -i : (i >= size ? 2 * size - i - 2 : i); }
+
+/// What the vertical pass filters: the samples, their squares, or the products of two images.
+enum class Product { kPlain, kSquare, kCross };
+
+/// Separable convolution with `filter` (odd length, radius = length / 2), first vertically
+/// (of src, src * src, or src * src2) into a float row, then horizontally, both with mirrored
+/// edges; each output is the float sum, from 0, of filter[k] * tap for k = 0..length-1.
+/// Needs radius <= width - 1 and radius <= height - 1. Upstream: convolution_f32_avx_s /
+/// _sq_s / _xy_s and vif_filter1d_s / _sq_s / _xy_s (identical arithmetic).
+Image convolve(std::span<const float> filter, const Image& src, Product product = Product::kPlain,
+               const Image* src2 = nullptr);
+
+/// VIF's Gaussian filter length at `scale` (0..3) for `kernelscale` (upstream
+/// vif_get_filter_size: the odd ceiling of (2^(4 - scale) + 1) * kernelscale, at least 3).
+int vif_filter_size(int scale, float kernelscale);
+/// VIF's normalised Gaussian filter at `scale` (upstream vif_get_filter: sigma = length / 5).
+std::vector<float> vif_filter(int scale, float kernelscale);
+/// Whether `kernelscale` is one of upstream's 21 accepted values (within 1e-3).
+bool vif_kernelscale_valid(float kernelscale);
+
+/// Frame scalers of upstream vif_scale_frame_s.
+enum class ScaleMethod { kNearest, kBilinear, kBicubic, kLanczos4 };
+/// Widest output of the bilinear scaler (upstream VIF_BILINEAR_MAX_WIDTH).
+inline constexpr int kBilinearMaxWidth = 7680;
+/// Scales `src` to dst_w x dst_h with `method` (a copy when the size is the same).
+Image scale(ScaleMethod method, const Image& src, int dst_w, int dst_h);
+
+}  // namespace vmafx::floatimg

@@ -1,0 +1,294 @@
+// Floating-point VIF (visual information fidelity), bit-exact with upstream libvmaf 3.2.0's
+// "float_vif" extractor (src/feature/float_vif.c, vif.c compute_vif, vif_tools.c).
+//
+// Both luma planes become floats minus 128 (picture_copy), are prescaled (nearest), and are
+// analysed at four scales. At scale s > 0 both pictures are first blurred with scale s's
+// Gaussian and decimated by two (even rows and columns). At each scale the Gaussian gives the
+// local means mu1, mu2 and the filtered ref^2, dis^2, ref*dis; per sample the variances and
+// covariance give an information term of the distorted picture (numerator) and of the
+// reference (denominator), base-2 logarithms by upstream's polynomial approximation
+// (VIF_OPT_FAST_LOG2), or a linear term where the reference variance is below the noise
+// variance. Each scale's sums are float (row sums added to a total). Borders are mirrored
+// without repeating the edge sample.
+#include "feature/float_vif/float_vif.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace vmafx {
+
+namespace float_vif {
+
+namespace {
+
+using floatimg::Image;
+
+// Upstream's log2 approximation (vif_tools.c log2f_approx, VIF_OPT_FAST_LOG2): the exponent
+// plus a degree-8 polynomial (Horner, float) of the mantissa minus 1.
+float log2f_approx(float x) {
+    static constexpr float kPoly[9] = {-0.012671635276421f, 0.064841182402670f, -0.157048836463065f,
+                                       0.257167726303123f,  -0.353800560300520f, 0.480131410397451f,
+                                       -0.721314327952201f, 1.442694803896991f,  0.0f};
+    if (x == 0) return -INFINITY;
+    if (x < 0) return NAN;
+    std::uint32_t u = 0;
+    std::memcpy(&u, &x, sizeof u);
+    const std::uint32_t exponent = (u & 0x7F800000u) >> 23;
+    const std::uint32_t mant_one = (u & 0x007FFFFFu) | 0x3F800000u;
+    float remain = 0.0f;
+    std::memcpy(&remain, &mant_one, sizeof remain);
+    const float log_base = static_cast<float>(static_cast<std::int32_t>(exponent) - 127);
+    const float t = remain - 1.0f;
+    float var = 0;
+    for (float c : kPoly) var = var * t + c;
+    return log_base + var;
+}
+
+// Upstream vif_dec2_s: even rows and columns of the first (width / 2) * 2 x (height / 2) * 2.
+Image decimate(const Image& src) {
+    Image dst(src.width / 2, src.height / 2);
+    for (int i = 0; i < dst.height; ++i)
+        for (int j = 0; j < dst.width; ++j) dst.row(i)[j] = src.row(2 * i)[2 * j];
+    return dst;
+}
+
+// Upstream vif_statistic_s ('matching_matlab' mode): the float sums of the numerator and
+// denominator terms over the picture, rows summed first.
+void statistic(const Image& mu1, const Image& mu2, const Image& xx, const Image& yy, const Image& xy,
+               double gain_limit, double sigma_nsq, float& num, float& den) {
+    const float sigma_max_inv = static_cast<float>(std::pow(static_cast<float>(sigma_nsq), 2.0f) / (255.0 * 255.0));
+    const float eps = 1.0e-10f;
+    const float limit = static_cast<float>(gain_limit);
+    float accum_num = 0.0f;
+    float accum_den = 0.0f;
+    for (int i = 0; i < mu1.height; ++i) {
+        float row_num = 0;
+        float row_den = 0;
+        for (int j = 0; j < mu1.width; ++j) {
+            const float m1 = mu1.row(i)[j];
+            const float m2 = mu2.row(i)[j];
+            float sigma1_sq = xx.row(i)[j] - m1 * m1;
+            float sigma2_sq = yy.row(i)[j] - m2 * m2;
+            const float sigma12 = xy.row(i)[j] - m1 * m2;
+            sigma1_sq = sigma1_sq > 0.0f ? sigma1_sq : 0.0f;
+            sigma2_sq = sigma2_sq > 0.0f ? sigma2_sq : 0.0f;
+            float g = sigma12 / (sigma1_sq + eps);
+            float sv_sq = sigma2_sq - g * sigma12;
+            if (sigma1_sq < eps) {
+                g = 0.0f;
+                sv_sq = sigma2_sq;
+                sigma1_sq = 0.0f;
+            }
+            if (sigma2_sq < eps) {
+                g = 0.0f;
+                sv_sq = 0.0f;
+            }
+            if (g < 0.0f) {
+                sv_sq = sigma2_sq;
+                g = 0.0f;
+            }
+            sv_sq = sv_sq > eps ? sv_sq : eps;
+            g = g < limit ? g : limit;
+            float num_val = log2f_approx(
+                static_cast<float>(1.0f + static_cast<double>(g * g * sigma1_sq) / (sv_sq + sigma_nsq)));
+            float den_val = log2f_approx(static_cast<float>(1.0f + sigma1_sq / sigma_nsq));
+            if (sigma12 < 0.0f) num_val = 0.0f;
+            if (sigma1_sq < sigma_nsq) {
+                num_val = 1.0f - sigma2_sq * sigma_max_inv;
+                den_val = 1.0f;
+            }
+            row_num += num_val;
+            row_den += den_val;
+        }
+        accum_num += row_num;
+        accum_den += row_den;
+    }
+    num = accum_num;
+    den = accum_den;
+}
+
+constexpr int kScales = 4;
+
+}  // namespace
+
+ScaleSums compute_vif(const Image& ref, const Image& dis, const Settings& settings) {
+    using floatimg::Product;
+    ScaleSums s{};
+    const float ks = static_cast<float>(settings.kernelscale);
+    Image cur_ref = ref;
+    Image cur_dis = dis;
+    for (int scale = settings.skip_scale0 ? 1 : 0; scale < kScales; ++scale) {
+        const std::vector<float> f = floatimg::vif_filter(scale, ks);
+        if (scale > 0) {
+            Image r = decimate(floatimg::convolve(f, cur_ref));
+            Image d = decimate(floatimg::convolve(f, cur_dis));
+            cur_ref = std::move(r);
+            cur_dis = std::move(d);
+        }
+        const Image mu1 = floatimg::convolve(f, cur_ref);
+        const Image mu2 = floatimg::convolve(f, cur_dis);
+        const Image xx = floatimg::convolve(f, cur_ref, Product::kSquare);
+        const Image yy = floatimg::convolve(f, cur_dis, Product::kSquare);
+        const Image xy = floatimg::convolve(f, cur_ref, Product::kCross, &cur_dis);
+        float num = 0.0f;
+        float den = 0.0f;
+        statistic(mu1, mu2, xx, yy, xy, settings.gain_limit, settings.sigma_nsq, num, den);
+        s[2 * scale] = num;
+        s[2 * scale + 1] = den;
+    }
+    return s;
+}
+
+int Settings::scaled(int side) const { return static_cast<int>(static_cast<unsigned>(side) * prescale + 0.5); }
+
+void Settings::check(int width, int height) const {
+    const float ks = static_cast<float>(kernelscale);
+    if (!floatimg::vif_kernelscale_valid(ks))
+        throw Error(fmt::format("float_vif: vif_kernelscale {:g} is not one of the kernel scales upstream accepts "
+                                "(e.g. 1, 0.5, 1.5, 2, 2/3, 2.4, 360/97, 4/3, 3)",
+                                kernelscale));
+    int w = scaled(width);
+    int h = scaled(height);
+    const auto need = [&](int scale, int radius, int cw, int ch) {
+        if (radius > cw - 1 || radius > ch - 1)
+            throw Error(fmt::format("float_vif: a {}x{} luma (prescaled to {}x{}) is too small: scale {} is {}x{}, "
+                                    "below the {}x{} its {}-tap filter needs",
+                                    width, height, scaled(width), scaled(height), scale, cw, ch, radius + 1,
+                                    radius + 1, 2 * radius + 1));
+    };
+    for (int scale = skip_scale0 ? 1 : 0; scale < kScales; ++scale) {
+        const int radius = floatimg::vif_filter_size(scale, ks) / 2;
+        if (scale > 0) {
+            need(scale - 1, radius, w, h);
+            w /= 2;
+            h /= 2;
+        }
+        need(scale, radius, w, h);
+    }
+}
+
+void Settings::write_frame(const ScaleSums& s, FrameScores& out) const {
+    std::size_t next = 0;
+    const auto put = [&](double value) { out.emplace_back(names[next++], value); };
+    // Upstream's MAX(x, y): x > y ? x : y (a NaN quotient gives the minimum).
+    const auto at_least = [](double x, double y) { return x > y ? x : y; };
+    put(skip_scale0 ? 0.0 : s[0] / s[1]);
+    put(at_least(s[2] / s[3], scale1_min));
+    put(at_least(s[4] / s[5], scale2_min));
+    put(at_least(s[6] / s[7], scale3_min));
+    if (!debug) return;
+    double num = 0.0;
+    double den = 0.0;
+    for (int scale = skip_scale0 ? 1 : 0; scale < kScales; ++scale) {
+        num += s[2 * scale];
+        den += s[2 * scale + 1];
+    }
+    put(den == 0.0 ? 1.0 : num / den);  // vif
+    put(num);
+    put(den);
+    put(skip_scale0 ? 0.0 : s[0]);
+    put(skip_scale0 ? -1.0 : s[1]);
+    for (int scale = 1; scale < kScales; ++scale) {
+        put(s[2 * scale]);
+        put(s[2 * scale + 1]);
+    }
+}
+
+}  // namespace float_vif
+
+namespace {
+
+using float_vif::Settings;
+
+/// Upstream's option table of "float_vif" (float_vif.c `options`), in its order, without the
+/// string option vif_prescale_method.
+constexpr OptionSpec kOptions[] = {
+    option<&Settings::debug>("debug", nullptr, 0, 0, 1, false, "debug mode: enable additional output"),
+    option<&Settings::gain_limit>(
+        "vif_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, true,
+        "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain is completely disabled"),
+    option<&Settings::kernelscale>("vif_kernelscale", "ks", 1.0, 0.1, 4.0, true,
+                                   "scaling factor for the gaussian kernel (2.0 means multiplying the standard "
+                                   "deviation by 2 and enlarge the kernel size accordingly"),
+    option<&Settings::prescale>("vif_prescale", "ps", 1.0, 0.1, 4.0, true,
+                                "scaling factor for the frame (2.0 means making the image twice as large on each "
+                                "dimension)"),
+    option<&Settings::scale1_min>("vif_scale1_min_val", "s1miv", 0.0, 0.0, 1.0, true,
+                                  "minimum value allowed; smaller values will be set to this value"),
+    option<&Settings::scale2_min>("vif_scale2_min_val", "s2miv", 0.0, 0.0, 1.0, true,
+                                  "minimum value allowed; smaller values will be set to this value"),
+    option<&Settings::scale3_min>("vif_scale3_min_val", "s3miv", 0.0, 0.0, 1.0, true,
+                                  "minimum value allowed; smaller values will be set to this value"),
+    option<&Settings::sigma_nsq>("vif_sigma_nsq", "snsq", 2.0, 0.0, 5.0, true, "neural noise variance"),
+    option<&Settings::skip_scale0>("vif_skip_scale0", "ssclz", 0, 0, 1, true, "when set, skip scale 0 calculations"),
+};
+
+/// Upstream's provided_features[] (in the order write_frame() writes them), with the aliases
+/// of alias.c.
+constexpr FeatureName kFeatures[] = {
+    {"VMAF_feature_vif_scale0_score", "vif_scale0"},
+    {"VMAF_feature_vif_scale1_score", "vif_scale1"},
+    {"VMAF_feature_vif_scale2_score", "vif_scale2"},
+    {"VMAF_feature_vif_scale3_score", "vif_scale3"},
+    {"vif"}, {"vif_num"}, {"vif_den"},
+    {"vif_num_scale0"}, {"vif_den_scale0"}, {"vif_num_scale1"}, {"vif_den_scale1"},
+    {"vif_num_scale2"}, {"vif_den_scale2"}, {"vif_num_scale3"}, {"vif_den_scale3"},
+};
+
+class FloatVifExtractor final : public FeatureExtractor {
+public:
+    FloatVifExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {
+        settings_.check(format.width, format.height);
+    }
+
+    void extract(const FrameInput& in, FrameScores& out) const override {
+        if (!in.ref || !in.dist) throw Error("float_vif: frame without reference or distorted picture");
+        const Plane& ref = in.ref->luma();
+        const Plane& dis = in.dist->luma();
+        if (ref.width() != format_.width || ref.height() != format_.height || dis.width() != format_.width ||
+            dis.height() != format_.height || ref.bytes_per_sample() != format_.bytes_per_sample() ||
+            dis.bytes_per_sample() != format_.bytes_per_sample())
+            throw Error(fmt::format("float_vif: frame {} is not {}x{} with {}-byte samples", in.index, format_.width,
+                                    format_.height, format_.bytes_per_sample()));
+        const int w = settings_.scaled(format_.width);
+        const int h = settings_.scaled(format_.height);
+        using floatimg::ScaleMethod;
+        const floatimg::Image r =
+            floatimg::scale(ScaleMethod::kNearest, floatimg::to_float(ref, format_.bit_depth), w, h);
+        const floatimg::Image d =
+            floatimg::scale(ScaleMethod::kNearest, floatimg::to_float(dis, format_.bit_depth), w, h);
+        settings_.write_frame(float_vif::compute_vif(r, d, settings_), out);
+    }
+
+private:
+    VideoFormat format_;
+    Settings settings_;
+};
+
+std::unique_ptr<FeatureExtractor> create_float_vif(const Options& options, const VideoFormat& format) {
+    return std::make_unique<FloatVifExtractor>(options, format);
+}
+
+}  // namespace
+
+namespace float_vif {
+
+const MetricDescriptor descriptor{
+    .name = "float_vif", .upstream_source = "libvmaf/src/feature/float_vif.c",
+    .options = kOptions, .features = kFeatures,
+    .limits = {16, 16, 8, 16,
+               "(scale 3, a 1/8 decimation, must fit its 3-tap mirrored filter; upstream reads outside its "
+               "buffers below)"},
+    .create = create_float_vif};
+
+Settings::Settings(const Options& options) {
+    options.bind(*this);
+    for (const FeatureName& f : kFeatures) names.push_back(options.feature_name(f.name));
+}
+
+}  // namespace float_vif
+
+}  // namespace vmafx

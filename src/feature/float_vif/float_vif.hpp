@@ -1,0 +1,65 @@
+// Floating-point VIF (upstream libvmaf 3.2.0 feature extractor "float_vif"): descriptor,
+// settings, outputs.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "feature/float_vif/float_image.hpp"
+#include "feature/metric.hpp"
+
+namespace vmafx::float_vif {
+
+/// Descriptor of the floating-point VIF extractor "float_vif" (listed in feature/metrics.def;
+/// see float_vif.cpp for the algorithm and its source).
+///
+/// Options (upstream's table, aliases in output names): debug (bool, not a feature
+/// parameter), vif_enhn_gain_limit (egl, [1, 100], 100), vif_kernelscale (ks, [0.1, 4], 1;
+/// one of upstream's 21 accepted values), vif_prescale (ps, [0.1, 4], 1), vif_scale1_min_val
+/// (s1miv), vif_scale2_min_val (s2miv), vif_scale3_min_val (s3miv) ([0, 1], 0), vif_sigma_nsq
+/// (snsq, [0, 5], 2), vif_skip_scale0 (ssclz, bool). Upstream's string option
+/// vif_prescale_method is not offered (vmafx options are numbers): the frame is prescaled by
+/// the default method, nearest.
+/// Per frame: VMAF_feature_vif_scale0..3_score (aliases vif_scale0..3), and with debug vif,
+/// vif_num, vif_den and the per-scale numerators and denominators.
+/// Limits: luma at least 16 x 16 with the default options (each scale's mirrored filter must
+/// fit: radius <= size - 1); other kernel scales and prescales are checked by the factory.
+extern const MetricDescriptor descriptor;
+
+/// The four scales' numerators and denominators (upstream's double scores[8], each the float
+/// sum of its scale).
+using ScaleSums = std::array<double, 8>;
+
+/// One "float_vif" instance's options and outputs (upstream float_vif.c init() / extract()).
+struct Settings {
+    Settings() = default;
+    /// The options of `descriptor` bound to the members below, and the output names.
+    explicit Settings(const Options& options);
+
+    bool debug = false;
+    double gain_limit = 100.0;   ///< vif_enhn_gain_limit
+    double kernelscale = 1.0;    ///< vif_kernelscale
+    double prescale = 1.0;       ///< vif_prescale
+    double scale1_min = 0.0;     ///< vif_scale1_min_val
+    double scale2_min = 0.0;     ///< vif_scale2_min_val
+    double scale3_min = 0.0;     ///< vif_scale3_min_val
+    double sigma_nsq = 2.0;      ///< vif_sigma_nsq
+    bool skip_scale0 = false;    ///< vif_skip_scale0
+    std::vector<std::string> names;  ///< output name of each provided feature, in table order
+
+    /// Size of a width x height luma after the prescale ((int)(side * prescale + 0.5)).
+    int scaled(int side) const;
+    /// Throws Error naming the metric unless these options can score a width x height luma
+    /// (kernel scale accepted, every scale's filter fits its picture).
+    void check(int width, int height) const;
+    /// Appends upstream's outputs of one frame to `out` from the scales' sums `s`.
+    void write_frame(const ScaleSums& s, FrameScores& out) const;
+};
+
+/// Upstream compute_vif(): the four scales' numerator and denominator sums of the float
+/// luma images `ref` and `dis` (same size, already prescaled), scales from 1 with
+/// skip_scale0 (then s[0], s[1] are 0).
+ScaleSums compute_vif(const floatimg::Image& ref, const floatimg::Image& dis, const Settings& settings);
+
+}  // namespace vmafx::float_vif

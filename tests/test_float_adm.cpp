@@ -1,0 +1,71 @@
+// Tests of the floating-point ADM extractor beyond the registry-driven suites (test_metrics.cpp:
+// golden values, tables, refusals at the descriptor's limits, threads): its size limit, option
+// ranges and names (upstream's quirks: adm_skip_aim_scale's default outside its range, the
+// debug output "adm" under its bare name), and oracle values of option paths the golden files
+// do not reach.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "feature/float_adm/float_adm.hpp"
+#include "pictures.hpp"
+#include "test_support.hpp"
+#include "twin_support.hpp"
+
+namespace vmafx {
+namespace {
+
+using float_adm::descriptor;
+
+Options adm_options(const OptionValues& values = {}) { return descriptor.parse_options(values); }
+
+// 17 x 17: every DWT level's input has 2 samples and the last level's bands are 2 x 2, what
+// the 3 x 3 masking neighbourhood needs; at 16 they are 1 x 1 and upstream reads outside its
+// buffers (it runs, on garbage).
+TEST(FloatAdmLimits, SeventeenBySeventeen) {
+    const auto make = [](int w, int h) {
+        return descriptor.make_extractor(adm_options(), {w, h, 8, Subsampling::k420});
+    };
+    EXPECT_NO_THROW(make(17, 17));
+    test::expect_error([&] { make(16, 17); }, {"float_adm", "17"});
+    test::expect_error([&] { make(17, 16); }, {"float_adm", "17"});
+}
+
+TEST(FloatAdmOptions, RangesAndNames) {
+    // adm_skip_aim_scale defaults to -1 (no scale skipped) but accepts only 0..3, as upstream.
+    EXPECT_EQ(adm_options().get("adm_skip_aim_scale"), -1.0);
+    EXPECT_THROW(adm_options({{"adm_skip_aim_scale", "-1"}}), UsageError);
+    EXPECT_THROW(adm_options({{"adm_csf_mode", "10"}}), UsageError);
+    EXPECT_THROW(adm_options({{"adm_f1s0", "-1.5"}}), UsageError);
+    EXPECT_THROW(adm_options({{"adm_p_norm", "0.5"}}), UsageError);
+    const Options o = adm_options({{"adm_ref_display_height", "720"}, {"adm_skip_aim_scale", "0"}});
+    EXPECT_EQ(o.feature_name("VMAF_feature_adm2_score"), "adm2_rdf_720_sasc_0");
+    EXPECT_EQ(o.feature_name("adm_num_scale0"), "adm_num_scale0_rdf_720_sasc_0");
+}
+
+// Oracle values (upstream 3.2.0, default flags) of frame 1 of fixture path_576x324_420p8:
+//   vmaf -r ref.yuv -d dist.yuv -w 576 -h 324 -p 420 -b 8 -n --feature
+//   float_adm=adm_csf_mode=2:adm_p_norm=2.5:adm_skip_aim_scale=1:debug=true --frame_cnt 2
+//   --json -o out.json
+// (the DLM paper's CSF, a p-norm through powf, AIM without scale 1; "adm" keeps its bare name).
+TEST(FloatAdmValues, OracleNativeCsfPNormSkipAimScale) {
+    VMAFX_REQUIRE_FIXTURES();
+    const test::Clip clip = test::fixture_clip("path_576x324_420p8", 2);
+    const ScoreTable t = test::run_cpu(descriptor,
+                                       adm_options({{"adm_csf_mode", "2"},
+                                                    {"adm_p_norm", "2.5"},
+                                                    {"adm_skip_aim_scale", "1"},
+                                                    {"debug", "true"}}),
+                                       clip);
+    const std::string s = "_csf_2_apn_2.5_sasc_1";
+    EXPECT_EQ(t.get("adm2" + s, 1), 0.899831940735133);
+    EXPECT_EQ(t.get("aim" + s, 1), 0.03103132405751521);
+    EXPECT_EQ(t.get("adm3" + s, 1), 0.9344003083388088);
+    EXPECT_EQ(t.get("adm_scale1" + s, 1), 0.7371385648651566);
+    EXPECT_EQ(t.get("adm", 1), 0.899831940735133);
+    EXPECT_EQ(t.get("adm_num_scale3" + s, 1), 2744.6025390625);
+    EXPECT_EQ(t.get("adm_den" + s, 1), 4735.393325805664);
+}
+
+}  // namespace
+}  // namespace vmafx
