@@ -149,6 +149,7 @@ const char* type_name(OptionType t) {
     case OptionType::kBool: return "bool";
     case OptionType::kInt: return "int";
     case OptionType::kDouble: return "double";
+    case OptionType::kString: return "string";
     }
     return "?";
 }
@@ -170,6 +171,10 @@ Json descriptor_json(const MetricDescriptor& metric) {
                            {"min", o.min},
                            {"max", o.max},
                            {"feature_param", o.feature_param}});
+        if (o.type == OptionType::kString) {
+            if (o.default_text) options.back()["default_text"] = o.default_text;
+            else options.back()["default_text"] = nullptr;
+        }
         if (o.type != OptionType::kBool) continue;
         const std::string flipped = o.default_value != 0.0 ? "false" : "true";
         const History h = metric.history_for(metric.parse_options({{o.name, flipped}}));
@@ -285,6 +290,10 @@ TEST_P(EveryMetric, RefusesOptionValuesOutsideTheirRanges) {
         if (o.type == OptionType::kBool) {
             refused(o.name, "maybe", "expected true or false");
             EXPECT_NO_THROW((void)metric.parse_options({{o.name, "true"}, {o.name, "false"}}));
+            continue;
+        }
+        if (o.type == OptionType::kString) {  // any text parses; the metric checks what it reads
+            EXPECT_NO_THROW((void)metric.parse_options({{o.name, "text"}}));
             continue;
         }
         const auto text = [&](double v) {
