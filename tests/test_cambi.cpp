@@ -1,7 +1,10 @@
 // Tests of CAMBI beyond the registry-driven suites (test_metrics.cpp: golden values, tables,
 // refusals at the descriptor's limits, threads): string options and output names, upstream's
-// values on small synthetic pictures (pasted from the oracle), and each refusal at its edge.
+// values and heatmap files on small synthetic pictures (pasted from the oracle), and each
+// refusal at its edge.
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -183,15 +186,43 @@ TEST(CambiRefusals, WhereUpstreamReadsOutsideItsBuffers) {
     EXPECT_EQ(error_making(1270, 720, 10, {{"full_ref", "true"}, {"src_width", "1280"}, {"src_height", "720"}}), "");
 }
 
-TEST(CambiRefusals, HeatmapsAreNotWritten) {
-    try {
-        (void)descriptor.make_extractor(cambi_options({{"heatmaps_path", "/tmp/heatmaps"}}),
-                                        {576, 324, 8, Subsampling::k420});
-        ADD_FAILURE() << "heatmaps_path accepted";
-    } catch (const UsageError& e) {
-        EXPECT_NE(std::string(e.what()).find("does not write CAMBI heatmaps"), std::string::npos) << e.what();
+// Heatmaps: upstream's five files (16-bit c values of each scale, rows of frame i at i * rows),
+// byte for byte: FNV-1a 64 of the files the oracle wrote for the pattern at 216 x 216 with
+// --feature cambi=heatmaps_path=DIR.
+class CambiHeatmaps : public test::TempDirTest {};
+
+std::uint64_t fnv1a(const std::filesystem::path& file, std::uintmax_t& size) {
+    std::ifstream in(file, std::ios::binary);
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    size = 0;
+    for (char c; in.get(c); ++size) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    return h;
+}
+
+TEST_F(CambiHeatmaps, EqualUpstreamsFiles) {
+    const std::filesystem::path dir = path("maps") / "deeper";  // made as mkdirp does
+    (void)run_pattern(216, 216, 8, {{"heatmaps_path", dir.string()}});
+    const struct {
+        const char* name;
+        std::uintmax_t size;
+        std::uint64_t hash;
+    } want[] = {{"cambi_heatmap_scale_0_216x216_16b.gray", 93312, 0xe5d18abd04569d88ull},
+                {"cambi_heatmap_scale_1_108x108_16b.gray", 23328, 0x8c586f341707bcf8ull},
+                {"cambi_heatmap_scale_2_54x54_16b.gray", 5832, 0x7a2c08550a9584e8ull},
+                {"cambi_heatmap_scale_3_27x27_16b.gray", 1458, 0x9030bad0c6fb2076ull},
+                {"cambi_heatmap_scale_4_14x14_16b.gray", 392, 0xc2b963876c861f10ull}};
+    for (const auto& w : want) {
+        std::uintmax_t size = 0;
+        EXPECT_EQ(fnv1a(dir / w.name, size), w.hash) << w.name;
+        EXPECT_EQ(size, w.size) << w.name;
     }
-    EXPECT_EQ(error_making(576, 324, 8, {{"heatmaps_path", ""}}), "");
+}
+
+TEST_F(CambiHeatmaps, RefusedWhereTheyCannotBeWritten) {
+    const std::string file = write("plain", "x");
+    EXPECT_NE(error_making(216, 216, 8, {{"heatmaps_path", file + "/maps"}}).find("is not a directory"),
+              std::string::npos);
+    EXPECT_EQ(error_making(216, 216, 8, {{"heatmaps_path", ""}}), "");  // empty: none written
 }
 
 TEST(CambiRefusals, SamplesAboveTheBitDepth) {

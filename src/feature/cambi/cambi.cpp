@@ -10,6 +10,10 @@
 #include <cstdlib>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 namespace vmafx {
@@ -43,9 +47,7 @@ constexpr OptionSpec kCambiOptions[] = {
         "Maximum contrast in log luma level (2^max_log_contrast) at 10-bits, e.g., 2 is equivalent to 4 luma "
         "levels at 10-bit and 1 luma level at 8-bit. From 0 to 5: default 2 is recommended for banding from "
         "compression."),
-    option<&Settings::heatmaps_path>("heatmaps_path", nullptr, nullptr, false,
-                                     "Path where heatmaps will be dumped. (vmafx writes no heatmaps: a "
-                                     "non-empty path is refused.)"),
+    option<&Settings::heatmaps_path>("heatmaps_path", nullptr, nullptr, false, "Path where heatmaps will be dumped."),
     option<&Settings::full_ref>("full_ref", nullptr, 0, 0, 1, false,
                                 "If true, CAMBI will be run in full-reference mode and will be computed on both "
                                 "the reference and distorted inputs"),
@@ -511,8 +513,32 @@ double spatial_pooling(float* c, double topk, int width, int height) {
     return sum / k;
 }
 
-// The score of one picture at width x height with the given window (cambi.c cambi_score).
-double picture_score(const Plan& p, Buffers& b, int width, int height, int window) {
+// The heatmap files of an instance (cambi.c init and dump_c_values): one per scale, each frame's
+// contrast values of that scale at frame * rows, scaled to 16 bits.
+struct Heatmaps {
+    std::array<int, kScales> fds{-1, -1, -1, -1, -1};
+    double scaling = 0.0;  // 65535 / the largest contrast value
+
+    // Writes the c values of a width x height scale of frame `frame` (pwrite: frames may be
+    // written by several threads at once, each to its own rows).
+    void write(int scale, const float* c, int width, int height, unsigned frame) const {
+        std::vector<std::uint16_t> row(static_cast<std::size_t>(width));
+        for (int i = 0; i < height; ++i) {
+            for (int j = 0; j < width; ++j)
+                row[static_cast<std::size_t>(j)] = static_cast<std::uint16_t>(scaling * c[i * width + j]);
+            const std::int64_t offset = (static_cast<std::int64_t>(frame) * height + i) * width * 2;
+            const std::size_t bytes = row.size() * sizeof(std::uint16_t);
+            if (::pwrite(fds[static_cast<std::size_t>(scale)], row.data(), bytes, static_cast<off_t>(offset)) !=
+                static_cast<ssize_t>(bytes))
+                throw Error(fmt::format("cambi: cannot write the heatmap of scale {} (frame {})", scale, frame));
+        }
+    }
+};
+
+// The score of one picture at width x height with the given window (cambi.c cambi_score);
+// with `heatmaps`, each scale's c values are written to them as frame `frame`.
+double picture_score(const Plan& p, Buffers& b, int width, int height, int window, const Heatmaps* heatmaps = nullptr,
+                     unsigned frame = 0) {
     spatial_mask(b, width, height);
     double per_scale[kScales];
     int sw = width, sh = height;
@@ -526,6 +552,7 @@ double picture_score(const Plan& p, Buffers& b, int width, int height, int windo
         }
         filter_mode(b, sw, sh);
         Contrast{p, b, sw, sh, pad}.run();
+        if (heatmaps) heatmaps->write(scale, b.c_values.data(), sw, sh, frame);
         per_scale[scale] = spatial_pooling(b.c_values.data(), p.topk, sw, sh);
     }
     double score = 0.0;
@@ -557,10 +584,6 @@ class CambiExtractor final : public FeatureExtractor {
 public:
     CambiExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {
         const Settings& s = settings_;
-        if (!s.heatmaps_path.empty())
-            throw UsageError(fmt::format("cambi: heatmaps_path=\"{}\": vmafx does not write CAMBI heatmaps "
-                                         "(leave heatmaps_path unset)",
-                                         s.heatmaps_path));
         const int w = format.width, h = format.height;
         Plan& p = plan_;
         p.enc_bitdepth = s.enc_bitdepth == 0 ? format.bit_depth : s.enc_bitdepth;
@@ -648,16 +671,24 @@ public:
                                         "({}x{}) is not supported (upstream copies rows with the wrong stride)",
                                         p.src_w, p.src_h, w, h));
         }
+        if (!s.heatmaps_path.empty()) open_heatmaps(s.heatmaps_path);
         (void)reciprocals();
     }
+
+    ~CambiExtractor() override {
+        for (const int fd : heatmaps_.fds)
+            if (fd >= 0) ::close(fd);
+    }
+    CambiExtractor(const CambiExtractor&) = delete;
+    CambiExtractor& operator=(const CambiExtractor&) = delete;
 
     void extract(const FrameInput& in, FrameScores& out) const override {
         const Settings& s = settings_;
         thread_local Buffers buffers;
-        const double dist = score_of(in.dist, "distorted", false, buffers);
+        const double dist = score_of(in.dist, "distorted", false, buffers, in.index);
         out.emplace_back(s.score_name, dist < s.max_val ? dist : s.max_val);
         if (!s.full_ref) return;
-        const double src = score_of(in.ref, "reference", true, buffers);
+        const double src = score_of(in.ref, "reference", true, buffers, in.index);
         out.emplace_back(kSourceName, src < s.max_val ? src : s.max_val);
         const double diff = dist - src;
         const double combined = 0 > diff ? 0 : diff;
@@ -665,7 +696,39 @@ public:
     }
 
 private:
-    double score_of(const Picture* pic, const char* what, bool is_src, Buffers& b) const {
+    // cambi.c init: the directory (made as mkdirp does, mode 0770) and the five files, truncated,
+    // named by the encode's size halved (rounding up) per scale.
+    void open_heatmaps(const std::string& dir) {
+        const auto fail = [&](const std::string& what) {
+            return Error(fmt::format("cambi: heatmaps_path \"{}\": {}", dir, what));
+        };
+        for (std::size_t at = 1; at <= dir.size(); ++at) {
+            if (at < dir.size() && dir[at] != '/') continue;
+            const std::string prefix = dir.substr(0, at);
+            struct stat st {};
+            if (::stat(prefix.c_str(), &st) == 0) {
+                if (!S_ISDIR(st.st_mode)) throw fail(fmt::format("{} is not a directory", prefix));
+                continue;
+            }
+            if (::mkdir(prefix.c_str(), 0770) != 0) throw fail(fmt::format("cannot make the directory {}", prefix));
+        }
+        int w = plan_.enc_w, h = plan_.enc_h;
+        for (int scale = 0; scale < kScales; ++scale) {
+            const std::string path = fmt::format("{}/cambi_heatmap_scale_{}_{}x{}_16b.gray", dir, scale, w, h);
+            const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+            if (fd < 0) throw fail(fmt::format("cannot open {}", path));
+            heatmaps_.fds[static_cast<std::size_t>(scale)] = fd;
+            w = (w + 1) >> 1;
+            h = (h + 1) >> 1;
+        }
+        int max_weight = kContrastWeights[0];
+        for (int d = 0; d < plan_.num_diffs; ++d) max_weight = std::max(max_weight, kContrastWeights[d]);
+        const int max_c = max_weight * plan_.window * plan_.window / 4;
+        heatmaps_.scaling = static_cast<double>((1 << 16) - 1) / max_c;
+        has_heatmaps_ = true;
+    }
+
+    double score_of(const Picture* pic, const char* what, bool is_src, Buffers& b, unsigned frame) const {
         if (!pic) throw Error(fmt::format("cambi: no {} picture", what));
         const Plane& luma = pic->luma();
         if (luma.width() != format_.width || luma.height() != format_.height ||
@@ -678,7 +741,8 @@ private:
         const int width = is_src ? p.src_w : p.enc_w;
         const int height = is_src ? p.src_h : p.enc_h;
         preprocess(luma, format_.bit_depth, p, b, width, height);
-        return picture_score(p, b, width, height, is_src ? p.src_window : p.window);
+        const Heatmaps* heatmaps = has_heatmaps_ && !is_src ? &heatmaps_ : nullptr;
+        return picture_score(p, b, width, height, is_src ? p.src_window : p.window, heatmaps, frame);
     }
 
     // Upstream refuses samples above the bit depth (except at 8 and 16 bits, which cannot have any).
@@ -699,6 +763,8 @@ private:
     VideoFormat format_;
     Settings settings_;
     Plan plan_;
+    Heatmaps heatmaps_;
+    bool has_heatmaps_ = false;
 };
 
 std::unique_ptr<FeatureExtractor> create_cambi(const Options& options, const VideoFormat& format) {

@@ -30,8 +30,11 @@ namespace vmafx::cambi {
 /// the input's), src_width (srcw, [320, 7680], 0), src_height (srch, [200, 4320], 0),
 /// window_size (ws, [15, 127], 65), topk ([0.0001, 1], 0.6), cambi_topk (ctpk, same; topk wins
 /// when it is not 0.6), tvi_threshold (tvit, [0.0001, 1], 0.019), cambi_vis_lum_threshold
-/// (vlt, [0, 300], 0), max_log_contrast (mlc, [0, 5], 2), heatmaps_path (string; vmafx writes
-/// no heatmaps and refuses a non-empty path), full_ref (bool), eotf and cambi_eotf (ceot)
+/// (vlt, [0, 300], 0), max_log_contrast (mlc, [0, 5], 2), heatmaps_path (string: a folder,
+/// made if missing, where each scale's contrast values of the distorted pictures are written
+/// as upstream writes them: cambi_heatmap_scale_S_WxH_16b.gray, W x H the encode's size halved
+/// S times, frame i's rows at i * rows, values scaled to 65535 / the largest possible),
+/// full_ref (bool), eotf and cambi_eotf (ceot)
 /// (strings "bt1886" or "pq", default "bt1886"; cambi_eotf wins when it is not the default),
 /// cambi_high_res_speedup (hrs, [0, 2160], 0: 1080, 1440 or 2160 decimate once more after the
 /// mask at encodes of at least that many pixels).
@@ -43,9 +46,10 @@ namespace vmafx::cambi {
 /// Limits: 8 to 16 bits; at least 216 x 2. The factory also refuses what upstream refuses at
 /// initialisation (encode and source both below 216 in both dimensions, source and encode
 /// scaled in opposite directions, a window too large for the reciprocal table, an unknown
-/// EOTF) and what upstream reads outside its buffers for (a window wider than a scale of the
-/// picture is high, a visibility threshold above the visible band), always with an Error
-/// naming cambi; and extract() refuses samples above the bit depth, as upstream does.
+/// EOTF, a heatmaps_path it cannot write to) and what upstream reads outside its buffers for
+/// (a window higher than a scale of the picture, a visibility threshold above the visible band,
+/// full_ref with a source wider than a 10-bit picture), always with an Error naming cambi; and
+/// extract() refuses samples above the bit depth, as upstream does.
 extern const MetricDescriptor descriptor;
 
 /// The options of one "cambi" instance, bound to the descriptor's table.
@@ -66,7 +70,7 @@ struct Settings {
     double tvi_threshold = 0.019;    ///< tvi_threshold
     double vis_lum_threshold = 0.0;  ///< cambi_vis_lum_threshold, cd/m^2
     int max_log_contrast = 2;        ///< max_log_contrast
-    std::string heatmaps_path;       ///< heatmaps_path (must stay empty)
+    std::string heatmaps_path;       ///< heatmaps_path ("": no heatmaps)
     bool full_ref = false;           ///< full_ref
     std::string eotf = "bt1886";     ///< eotf
     std::string cambi_eotf = "bt1886";  ///< cambi_eotf
