@@ -153,12 +153,33 @@ def float_motion_corners():
     return ["float_motion"] + [f"float_motion={o}" for o in c]
 
 
+def cambi_corners():
+    c = ["", "cambi_max_val=0", "cambi_max_val=0.5",
+         "enc_width=180", "enc_width=480:enc_height=270", "enc_width=7680:enc_height=7680",
+         "enc_width=180:enc_height=150", "enc_width=300:enc_height=150",
+         "enc_bitdepth=6", "enc_bitdepth=8", "enc_bitdepth=16",
+         "src_width=320:src_height=200", "full_ref=true", "full_ref=true:src_width=320:src_height=200",
+         "full_ref=true:enc_width=480:enc_height=270:src_width=320:src_height=200",
+         "full_ref=true:src_width=7680:src_height=200",
+         "window_size=15", "window_size=127", "window_size=127:enc_width=300:enc_height=150",
+         "topk=0.0001", "topk=1", "cambi_topk=0.2", "topk=0.3:cambi_topk=0.9",
+         "tvi_threshold=0.0001", "tvi_threshold=1", "tvi_threshold=0.1",
+         "cambi_vis_lum_threshold=0.06", "cambi_vis_lum_threshold=10", "cambi_vis_lum_threshold=300",
+         "max_log_contrast=0", "max_log_contrast=5", "max_log_contrast=5:tvi_threshold=0.0001",
+         "eotf=pq", "cambi_eotf=pq", "eotf=pq:cambi_eotf=bt1886", "eotf=hlg", "cambi_eotf=pq:eotf=hlg",
+         "eotf=pq:cambi_vis_lum_threshold=300", "full_ref=true:cambi_eotf=pq:max_log_contrast=3",
+         "cambi_high_res_speedup=1080", "cambi_high_res_speedup=2160", "cambi_high_res_speedup=100",
+         "cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17"]
+    return ["cambi" + ("=" + o if o else "") for o in c]
+
+
 # One line per metric (the order of tests/data/option_corners.json).
 CORNER_FUNCTIONS = [
     adm_corners, vif_corners, motion_corners,
     psnr_corners, float_psnr_corners, float_moment_corners,
     float_ssim_corners, float_ms_ssim_corners,
     float_vif_corners, float_adm_corners, float_motion_corners,
+    cambi_corners,
 ]
 CORNERS = [c for f in CORNER_FUNCTIONS for c in f()]
 

@@ -60,6 +60,12 @@ Options::Options(const std::string& metric, std::span<const OptionSpec> specs, s
             throw UsageError(
                 fmt::format("feature \"{}\" has no option \"{}\" (its options: {})", metric, name, known));
         }
+        if (spec->type == OptionType::kString) {
+            // Upstream keeps the text as given; it is the default when it equals it (strcmp).
+            if (text == (spec->default_text ? spec->default_text : "")) texts_.erase(name);
+            else texts_[name] = text;
+            continue;
+        }
         const double v = parse_value(metric, *spec, text);
         if (v == spec->default_value) values_.erase(name);
         else values_[name] = v;
@@ -71,9 +77,21 @@ double Options::value_of(const OptionSpec& spec) const {
     return spec.default_value;
 }
 
+std::string Options::text_of(const OptionSpec& spec) const {
+    if (auto it = texts_.find(spec.name); it != texts_.end()) return it->second;
+    return spec.default_text ? spec.default_text : "";
+}
+
 double Options::get(const std::string& name) const {
-    if (const OptionSpec* spec = find_spec(specs_, name)) return value_of(*spec);
-    throw Error(fmt::format("internal: no option \"{}\"", name));
+    if (const OptionSpec* spec = find_spec(specs_, name); spec && spec->type != OptionType::kString)
+        return value_of(*spec);
+    throw Error(fmt::format("internal: no numeric option \"{}\"", name));
+}
+
+std::string Options::get_text(const std::string& name) const {
+    if (const OptionSpec* spec = find_spec(specs_, name); spec && spec->type == OptionType::kString)
+        return text_of(*spec);
+    throw Error(fmt::format("internal: no string option \"{}\"", name));
 }
 
 void Options::check_settings_type(const OptionSpec& spec, const void* tag) {
@@ -85,18 +103,27 @@ std::string Options::feature_name(const std::string& feature) const {
     std::string out = feature;
     for (const FeatureName& f : features_)
         if (feature == f.name && f.alias) out = f.alias;
-    bool any = false;
-    for (const auto& [name, v] : values_) {  // std::map: alphabetical by option name
+    // Upstream sorts the non-default feature parameters alphabetically by option name
+    // (strcmp order, as std::map's), numbers and strings alike.
+    std::map<std::string, std::string> parts;
+    for (const auto& [name, v] : values_) {
         const OptionSpec* spec = find_spec(specs_, name);
         if (!spec || !spec->feature_param) continue;
-        any = true;
         const char* key = spec->alias ? spec->alias : spec->name;
         switch (spec->type) {
-        case OptionType::kBool: out += fmt::format("_{}", key); break;
-        case OptionType::kInt: out += fmt::format("_{}_{}", key, static_cast<int>(v)); break;
-        case OptionType::kDouble: out += fmt::format("_{}_{}", key, fmt::sprintf("%g", v)); break;
+        case OptionType::kBool: parts[name] = fmt::format("_{}", key); break;
+        case OptionType::kInt: parts[name] = fmt::format("_{}_{}", key, static_cast<int>(v)); break;
+        case OptionType::kDouble: parts[name] = fmt::format("_{}_{}", key, fmt::sprintf("%g", v)); break;
+        case OptionType::kString: break;
         }
     }
+    for (const auto& [name, text] : texts_) {
+        const OptionSpec* spec = find_spec(specs_, name);
+        if (!spec || !spec->feature_param) continue;
+        parts[name] = fmt::format("_{}_{}", spec->alias ? spec->alias : spec->name, text);
+    }
+    const bool any = !parts.empty();
+    for (const auto& [name, part] : parts) out += part;
     // Upstream names a feature by its full name when no feature parameter differs.
     return any ? out : feature;
 }
@@ -104,6 +131,7 @@ std::string Options::feature_name(const std::string& feature) const {
 std::string Options::key() const {
     std::string out;
     for (const auto& [name, v] : values_) out += fmt::format("{}={};", name, fmt::sprintf("%.17g", v));
+    for (const auto& [name, text] : texts_) out += fmt::format("{}=\"{}\";", name, text);
     return out;
 }
 

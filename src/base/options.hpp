@@ -13,8 +13,8 @@
 
 namespace vmafx {
 
-/// Type of an option, as upstream's VmafOption types (bool, int, double).
-enum class OptionType { kBool, kInt, kDouble };
+/// Type of an option, as upstream's VmafOption types (bool, int, double, string).
+enum class OptionType { kBool, kInt, kDouble, kString };
 
 /// A provided feature: its upstream name and the short name upstream writes in output names
 /// when a feature parameter differs from its default (libvmaf src/feature/alias.c), e.g.
@@ -53,7 +53,12 @@ struct OptionSpec {
     bool feature_param;    ///< a non-default value changes the output names (upstream's flag)
     const char* help;      ///< upstream's help text
     const void* settings_type;                    ///< detail::kSettingsTag of the bound struct
-    void (*assign)(void* settings, double value);  ///< writes the value into the bound member
+    void (*assign)(void* settings, double value);  ///< writes the value into the bound member (not strings)
+    /// kString only: the default text (upstream's default_val.s; nullptr: upstream's NULL, read
+    /// as "") and the writer of the text into the bound std::string member. Strings have no
+    /// range: default_value, min and max are 0.
+    const char* default_text = nullptr;
+    void (*assign_text)(void* settings, const std::string& text) = nullptr;
 };
 
 /// Option row bound to `Member` (a bool, int or double member of a Settings struct); bools
@@ -81,16 +86,42 @@ constexpr OptionSpec option(const char* name, const char* alias, double default_
             [](void* settings, double value) { static_cast<Settings*>(settings)->*Member = static_cast<T>(value); }};
 }
 
+/// String option row bound to `Member` (a std::string member of a Settings struct): any text is
+/// accepted as given (upstream's VMAF_OPT_TYPE_STRING); the metric checks the text it reads
+/// (e.g. cambi's eotf). `default_text` nullptr stands for upstream's NULL default. In output
+/// names a non-default value of a feature parameter is written "_<alias>_<text>".
+template <auto Member>
+constexpr OptionSpec option(const char* name, const char* alias, const char* default_text, bool feature_param,
+                            const char* help) {
+    using Traits = detail::MemberTraits<decltype(Member)>;
+    using Settings = typename Traits::Settings;
+    static_assert(std::is_same_v<typename Traits::Type, std::string>, "text options bind std::string members");
+    return {name,
+            alias,
+            OptionType::kString,
+            0.0,
+            0.0,
+            0.0,
+            feature_param,
+            help,
+            &detail::kSettingsTag<Settings>,
+            nullptr,
+            default_text,
+            [](void* settings, const std::string& text) { static_cast<Settings*>(settings)->*Member = text; }};
+}
+
 /// Option values as text, {name, value} pairs (upstream's `--feature NAME=opt=val:opt=val`,
 /// a model's feature options).
 using OptionValues = std::vector<std::pair<std::string, std::string>>;
 
 /// Option values of one metric instance, validated against its OptionSpec table. Values are
-/// held as doubles (bools as 0/1, ints exactly); only values other than the default are kept.
+/// held as doubles (bools as 0/1, ints exactly), string options as their text; only values
+/// other than the default are kept.
 class Options {
 public:
     Options() = default;
-    /// Parses `text` ("true"/"false" for bools, decimal numbers otherwise) for each entry of
+    /// Parses `text` ("true"/"false" for bools, the text itself for strings, decimal numbers
+    /// otherwise) for each entry of
     /// `values`, checking names, types and ranges against `specs`; `features` are the metric's
     /// provided features (for their aliases in output names). Throws UsageError naming
     /// `metric` and the bad option (callers that read the values from a file report it as an
@@ -99,8 +130,11 @@ public:
             const OptionValues& values);
 
     /// The value of option `name`, or its default when unset; throws Error for an option the
-    /// table does not have.
+    /// table does not have or a string option.
     double get(const std::string& name) const;
+    /// The text of string option `name`, or its default ("" for a NULL default) when unset;
+    /// throws Error for an option the table does not have or one that is not a string.
+    std::string get_text(const std::string& name) const;
 
     /// Writes every option's value (set or default) into `settings`, through the members the
     /// table binds. Throws Error when the table was declared for another Settings type.
@@ -108,7 +142,8 @@ public:
     void bind(Settings& settings) const {
         for (const OptionSpec& spec : specs_) {
             check_settings_type(spec, &detail::kSettingsTag<Settings>);
-            spec.assign(&settings, value_of(spec));
+            if (spec.type == OptionType::kString) spec.assign_text(&settings, text_of(spec));
+            else spec.assign(&settings, value_of(spec));
         }
     }
 
@@ -116,7 +151,7 @@ public:
     /// under these options, as upstream's vmaf_feature_name_from_options: the alias of the
     /// name (alias.c: "integer_vif_scale0") followed by "_<alias>_<value>" for each
     /// non-default feature parameter, in alphabetical order of option names; values print
-    /// as %g (doubles), %d (ints), and bools as "_<alias>" alone. The name itself when no
+    /// as %g (doubles), %d (ints), strings as their text, and bools as "_<alias>" alone. The name itself when no
     /// feature parameter differs from its default.
     std::string feature_name(const std::string& feature) const;
 
@@ -125,11 +160,13 @@ public:
 
 private:
     double value_of(const OptionSpec& spec) const;
+    std::string text_of(const OptionSpec& spec) const;
     static void check_settings_type(const OptionSpec& spec, const void* tag);
 
     std::span<const OptionSpec> specs_;
     std::span<const FeatureName> features_;
-    std::map<std::string, double> values_;  // only explicitly set, non-default ones
+    std::map<std::string, double> values_;       // only explicitly set, non-default ones
+    std::map<std::string, std::string> texts_;  // the same, of string options
 };
 
 /// The text an option value has once upstream stores it in an options dictionary

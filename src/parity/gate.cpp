@@ -26,13 +26,14 @@ std::vector<ModelSpec> builtin_model_specs() {
 }
 
 /// The corner values of one option, as text: a bool flipped; an int at min and max; a double
-/// at min, max and 30% of its range; values equal to the default left out.
+/// at min, max and 30% of its range; values equal to the default left out; none of a string.
 std::vector<std::string> corner_values(const OptionSpec& spec) {
     std::vector<double> values;
     switch (spec.type) {
     case OptionType::kBool: values = {spec.default_value != 0.0 ? 0.0 : 1.0}; break;
     case OptionType::kInt: values = {spec.min, spec.max}; break;
     case OptionType::kDouble: values = {spec.min, spec.max, spec.min + (spec.max - spec.min) * 0.3}; break;
+    case OptionType::kString: return {};  // no range to take corners of
     }
     std::vector<std::string> out;
     for (double v : values) {

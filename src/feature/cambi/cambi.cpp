@@ -1,0 +1,790 @@
+// CAMBI, bit-exact to upstream libvmaf 3.2.0 (src/feature/cambi.c, cambi.h, luminance_tools.c,
+// and x86/cambi_avx2.c, which produced the golden values: its kernels give the C code's bits).
+#include "feature/cambi/cambi.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace vmafx {
+
+namespace {
+
+using cambi::Settings;
+
+// Option table, as upstream's `options[]` of cambi.c.
+constexpr OptionSpec kCambiOptions[] = {
+    option<&Settings::max_val>("cambi_max_val", "cmxv", 1000.0, 0.0, 1000.0, true,
+                               "maximum value allowed; larger values will be clipped to this value"),
+    option<&Settings::enc_width>("enc_width", "encw", 0, 180, 7680, true, "Encoding width"),
+    option<&Settings::enc_height>("enc_height", "ench", 0, 150, 7680, true, "Encoding height"),
+    option<&Settings::enc_bitdepth>("enc_bitdepth", "encbd", 0, 6, 16, true, "Encoding bitdepth"),
+    option<&Settings::src_width>("src_width", "srcw", 0, 320, 7680, true, "Source width. Only used when full_ref=true."),
+    option<&Settings::src_height>("src_height", "srch", 0, 200, 4320, true,
+                                  "Source height. Only used when full_ref=true."),
+    option<&Settings::window_size>("window_size", "ws", 65, 15, 127, true,
+                                   "Window size to compute CAMBI: 65 corresponds to ~1 degree at 4k"),
+    option<&Settings::topk>("topk", nullptr, 0.6, 0.0001, 1.0, true,
+                            "Ratio of pixels for the spatial pooling computation, must be 0 < topk <= 1.0"),
+    option<&Settings::cambi_topk>("cambi_topk", "ctpk", 0.6, 0.0001, 1.0, true,
+                                  "Ratio of pixels for the spatial pooling computation, must be 0 < cambi_topk <= 1.0"),
+    option<&Settings::tvi_threshold>("tvi_threshold", "tvit", 0.019, 0.0001, 1.0, true,
+                                     "Visibilty threshold for luminance \xCE\x94L < tvi_threshold*L_mean"),
+    option<&Settings::vis_lum_threshold>("cambi_vis_lum_threshold", "vlt", 0.0, 0.0, 300.0, true,
+                                         "Luminance value below which we assume any banding is not visible"),
+    option<&Settings::max_log_contrast>(
+        "max_log_contrast", "mlc", 2, 0, 5, true,
+        "Maximum contrast in log luma level (2^max_log_contrast) at 10-bits, e.g., 2 is equivalent to 4 luma "
+        "levels at 10-bit and 1 luma level at 8-bit. From 0 to 5: default 2 is recommended for banding from "
+        "compression."),
+    option<&Settings::heatmaps_path>("heatmaps_path", nullptr, nullptr, false, "Path where heatmaps will be dumped."),
+    option<&Settings::full_ref>("full_ref", nullptr, 0, 0, 1, false,
+                                "If true, CAMBI will be run in full-reference mode and will be computed on both "
+                                "the reference and distorted inputs"),
+    option<&Settings::eotf>("eotf", nullptr, "bt1886", true,
+                            "Determines the EOTF used to compute the visibility thresholds. Possible values: "
+                            "['bt1886', 'pq']. Default: 'bt1886'"),
+    option<&Settings::cambi_eotf>("cambi_eotf", "ceot", "bt1886", true,
+                                  "Determines the EOTF used to compute the visibility thresholds. Possible values: "
+                                  "['bt1886', 'pq']. Default: 'bt1886'. If both eotf and cambi_eotf are set, "
+                                  "cambi_eotf takes precedence."),
+    option<&Settings::high_res_speedup>(
+        "cambi_high_res_speedup", "hrs", 0, 0, 2160, true,
+        "Speed up the processing by downsampling post spatial mask for resolutions >= 1080p. Min speed-up "
+        "resolution possible values: [1080, 1440, 2160, 0]. Default: 0 (not applied)Note some loss of accuracy "
+        "is expected with this speedup."),
+};
+
+constexpr const char* kScoreFeature = "Cambi_feature_cambi_score";
+constexpr const char* kSourceName = "cambi_source";
+constexpr const char* kFullReferenceName = "cambi_full_reference";
+
+// Upstream's provided_features[] with its alias (alias.c).
+constexpr FeatureName kCambiFeatures[] = {{kScoreFeature, "cambi"}};
+
+constexpr int kScales = 5;
+constexpr int kScaleWeights[kScales] = {16, 8, 4, 2, 1};
+// Suprathreshold contrast response: the weight of a luma step of d + 1 levels.
+constexpr int kContrastWeights[32] = {1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
+                                      8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
+constexpr int kMinSide = 216;        // upstream's CAMBI_MIN_WIDTH_HEIGHT
+constexpr int kMaskFilter = 7;       // the spatial mask's window
+constexpr int kReciprocals = 4226;   // upstream's CAMBI_RECIPROCAL_LUT_SIZE
+constexpr double kDefaultTopk = 0.6;
+constexpr const char* kDefaultEotf = "bt1886";
+
+// Upstream's reciprocal table: entry i is 1/i printed with 9 significant digits and read back
+// as a float (its generator's rounding, which is not always the float nearest 1/i); entry 0 is 0.
+const std::array<float, kReciprocals>& reciprocals() {
+    static const std::array<float, kReciprocals> table = [] {
+        std::array<float, kReciprocals> t{};
+        char text[64];
+        for (int i = 1; i < kReciprocals; ++i) {
+            std::snprintf(text, sizeof text, "%.9g", 1.0 / i);
+            t[static_cast<std::size_t>(i)] = std::strtof(text, nullptr);
+        }
+        return t;
+    }();
+    return table;
+}
+
+// --- Luminance (luminance_tools.c), 10-bit limited range [64, 940] ---------------------------
+
+constexpr int kFoot = 64;
+constexpr int kHead = 940;
+
+double normalized_luma(int sample) {
+    const int clipped = sample < kFoot ? kFoot : (sample > kHead ? kHead : sample);
+    return static_cast<double>(clipped - kFoot) / (kHead - kFoot);
+}
+
+double bt1886_eotf(double v) {
+    const double gamma = 2.4, lw = 300.0, lb = 0.01;
+    const double a = std::pow(std::pow(lw, 1.0 / gamma) - std::pow(lb, 1.0 / gamma), gamma);
+    const double b = std::pow(lb, 1.0 / gamma) / (std::pow(lw, 1.0 / gamma) - std::pow(lb, 1.0 / gamma));
+    const double x = v + b;
+    return a * std::pow(x > 0 ? x : 0, gamma);
+}
+
+double pq_eotf(double v) {
+    const double m1 = 0.1593017578125, m2 = 78.84375;
+    const double c1 = 0.8359375, c2 = 18.8515625, c3 = 18.6875;
+    const double num = std::pow(v, 1.0 / m2) - c1;
+    const double clipped = num > 0 ? num : 0;
+    const double den = c2 - c3 * std::pow(v, 1.0 / m2);
+    return 10000 * std::pow(clipped / den, 1.0 / m1);
+}
+
+using Eotf = double (*)(double);
+
+double luminance(int sample, Eotf eotf) { return eotf(normalized_luma(sample)); }
+
+// Whether a step of `diff` levels above `sample` is visible: dL > tvi * L.
+bool visible_step(int sample, int diff, double tvi, Eotf eotf) {
+    const double mean = luminance(sample, eotf);
+    const double stepped = luminance(sample + diff, eotf);
+    return stepped - mean > tvi * mean;
+}
+
+enum class Bisect { kTooSmall, kCorrect, kTooBig };
+
+Bisect classify(int sample, int diff, double tvi, Eotf eotf) {
+    if (!visible_step(sample, diff, tvi, eotf)) return Bisect::kTooBig;
+    if (visible_step(sample + 1, diff, tvi, eotf)) return Bisect::kTooSmall;
+    return Bisect::kCorrect;
+}
+
+// The largest 10-bit level at which a step of `diff` is still visible (cambi.c get_tvi_for_diff).
+int tvi_for_diff(int diff, double tvi, Eotf eotf) {
+    int foot = kFoot;
+    int head = kHead - diff - 1;
+    Bisect b = classify(foot, diff, tvi, eotf);
+    if (b == Bisect::kTooBig) return 0;
+    if (b == Bisect::kCorrect) return foot;
+    b = classify(head, diff, tvi, eotf);
+    if (b == Bisect::kTooSmall) return (1 << 10) - 1;
+    if (b == Bisect::kCorrect) return head;
+    for (;;) {
+        const int mid = foot + (head - foot) / 2;
+        b = classify(mid, diff, tvi, eotf);
+        if (b == Bisect::kTooBig) head = mid;
+        else if (b == Bisect::kTooSmall) foot = mid;
+        else return mid;
+    }
+}
+
+// The smallest 10-bit level whose luminance reaches `threshold`, 0 when that is the foot
+// (cambi.c get_vlt_luma); -1 when no level reaches it (upstream loops forever).
+int vlt_luma_for(double threshold, Eotf eotf) {
+    int sample = kFoot;
+    while (luminance(sample, eotf) < threshold) {
+        if (sample >= kHead) return -1;  // every later level has the head's luminance
+        ++sample;
+    }
+    return sample == kFoot ? 0 : sample;
+}
+
+// cambi.c adjust_window_size: the window scaled by (width + height) / (3840 + 2160), halved
+// (rounding up) with the speed-up, made odd.
+int adjusted_window(int window, int width, int height, bool speedup) {
+    unsigned w = static_cast<std::uint16_t>((static_cast<unsigned>(window) *
+                                             (static_cast<unsigned>(width) + static_cast<unsigned>(height))) /
+                                            375 >> 4);
+    if (speedup) w = static_cast<std::uint16_t>((w + 1) >> 1);
+    return static_cast<int>(static_cast<std::uint16_t>(w | 1));
+}
+
+// --- What an instance derives from its options and format ------------------------------------
+
+struct Plan {
+    int enc_w = 0, enc_h = 0, src_w = 0, src_h = 0;
+    int enc_bitdepth = 0;
+    bool speedup = false;
+    int window = 0, src_window = 0;
+    int num_diffs = 0;
+    std::vector<std::uint16_t> tvi;  // per step: the largest level + num_diffs
+    std::uint16_t vlt_luma = 0;
+    int band_base = 0, band_size = 0;  // levels [band_base, band_base + band_size) matter
+    int alloc_w = 0, alloc_h = 0;
+    double topk = kDefaultTopk;
+};
+
+// --- Buffers of one picture's computation (upstream's CambiBuffers and pics[]) ---------------
+//
+// The image and mask are alloc_w-wide planes that every scale rewrites in place, indexed as
+// upstream indexes them (row * stride + column), so that where upstream reads past a scale's
+// last row (windows taller than the scale) it reads the same earlier data here.
+struct Buffers {
+    std::vector<std::uint16_t> image, mask;
+    std::vector<float> c_values;
+    std::vector<std::uint16_t> histograms;
+    std::vector<std::uint16_t> mode_rows;  // 3 rows of the mode filter
+    std::vector<std::uint8_t> derivative;  // ring of kMaskFilter + 1 rows
+    std::vector<std::uint32_t> column_sums;
+    std::ptrdiff_t stride = 0;
+
+    void prepare(const Plan& p) {
+        const std::size_t plane = static_cast<std::size_t>(p.alloc_w) * static_cast<std::size_t>(p.alloc_h);
+        stride = p.alloc_w;
+        image.assign(plane, 0);
+        mask.assign(plane, 0);
+        c_values.assign(plane, 0.0f);
+        histograms.assign(static_cast<std::size_t>(p.alloc_w) * static_cast<std::size_t>(p.band_size), 0);
+        mode_rows.assign(3 * static_cast<std::size_t>(p.alloc_w), 0);
+        derivative.assign(static_cast<std::size_t>(kMaskFilter + 1) * static_cast<std::size_t>(p.alloc_w), 0);
+        column_sums.assign(static_cast<std::size_t>(p.alloc_w), 0);
+    }
+};
+
+// --- Preprocessing: to 10 bits at the target size (cambi.c decimate_generic_*) ---------------
+
+template <typename Sample, typename Convert>
+void resample(const Plane& in, Buffers& b, int out_w, int out_h, Convert convert) {
+    const int in_w = in.width();
+    const int in_h = in.height();
+    if (in_w == out_w && in_h == out_h) {
+        for (int i = 0; i < out_h; ++i) {
+            const Sample* row = in.row<Sample>(i);
+            std::uint16_t* out = &b.image[static_cast<std::size_t>(i) * b.stride];
+            for (int j = 0; j < out_w; ++j) out[j] = convert(row[j]);
+        }
+        return;
+    }
+    // Nearest neighbour at the pixel centres, in float as upstream steps it.
+    const float ratio_x = static_cast<float>(static_cast<unsigned>(in_w)) / static_cast<unsigned>(out_w);
+    const float ratio_y = static_cast<float>(static_cast<unsigned>(in_h)) / static_cast<unsigned>(out_h);
+    const float start_x = static_cast<float>(static_cast<double>(ratio_x / 2) - 0.5);
+    const float start_y = static_cast<float>(static_cast<double>(ratio_y / 2) - 0.5);
+    float y = start_y;
+    for (int i = 0; i < out_h; ++i) {
+        const unsigned src_y = static_cast<unsigned>(static_cast<int>(static_cast<double>(y) + 0.5));
+        const Sample* row = in.row<Sample>(static_cast<int>(src_y));
+        std::uint16_t* out = &b.image[static_cast<std::size_t>(i) * b.stride];
+        float x = start_x;
+        for (int j = 0; j < out_w; ++j) {
+            const unsigned src_x = static_cast<unsigned>(static_cast<int>(static_cast<double>(x) + 0.5));
+            out[j] = convert(row[src_x]);
+            x += ratio_x;
+        }
+        y += ratio_y;
+    }
+}
+
+// cambi.c anti_dithering_filter: each sample the mean of its 2x2 block to the bottom right
+// (pairs at the last row and column), in place, row by row.
+void anti_dither(Buffers& b, int width, int height) {
+    std::uint16_t* d = b.image.data();
+    const std::ptrdiff_t s = b.stride;
+    for (int i = 0; i < height - 1; ++i) {
+        for (int j = 0; j < width - 1; ++j)
+            d[i * s + j] = static_cast<std::uint16_t>(
+                (d[i * s + j] + d[i * s + j + 1] + d[(i + 1) * s + j] + d[(i + 1) * s + j + 1]) >> 2);
+        const int j = width - 1;
+        d[i * s + j] = static_cast<std::uint16_t>((d[i * s + j] + d[(i + 1) * s + j]) >> 1);
+    }
+    const int i = height - 1;
+    for (int j = 0; j < width - 1; ++j)
+        d[i * s + j] = static_cast<std::uint16_t>((d[i * s + j] + d[i * s + j + 1]) >> 1);
+}
+
+void preprocess(const Plane& luma, int bit_depth, const Plan& p, Buffers& b, int width, int height) {
+    if (bit_depth >= 10) {
+        const int shift = bit_depth - 10;
+        const int round = shift == 0 ? 0 : 1 << (shift - 1);
+        resample<std::uint16_t>(luma, b, width, height,
+                                [&](std::uint16_t v) { return static_cast<std::uint16_t>((v + round) >> shift); });
+    } else if (bit_depth == 9) {
+        resample<std::uint16_t>(luma, b, width, height,
+                                [](std::uint16_t v) { return static_cast<std::uint16_t>(v << 1); });
+    } else {
+        const int shift = 10 - bit_depth;
+        resample<std::uint8_t>(luma, b, width, height,
+                               [&](std::uint8_t v) { return static_cast<std::uint16_t>(v << shift); });
+    }
+    if (p.enc_bitdepth < 10) anti_dither(b, width, height);
+}
+
+// --- The spatial mask (cambi.c get_spatial_mask) ----------------------------------------------
+
+int ceil_log2(std::uint32_t n) {
+    if (n == 0) return 0;
+    std::uint32_t t = n - 1;
+    int shift = 0;
+    while (t > 0) {
+        t >>= 1;
+        ++shift;
+    }
+    return shift;
+}
+
+// A pixel is kept when more than mask_index of the pixels of its 7x7 window (clipped to the
+// picture) equal their right and lower neighbours (the last column and row count as equal).
+void spatial_mask(Buffers& b, int width, int height) {
+    const std::uint32_t shifted = (static_cast<unsigned>(width) >> 6) * (static_cast<unsigned>(height) >> 6);
+    const std::uint32_t mask_index =
+        static_cast<std::uint16_t>((kMaskFilter * kMaskFilter + 3 * (ceil_log2(shifted) - 11) - 1) >> 1);
+    const int pad = kMaskFilter >> 1;
+    const int ring = kMaskFilter + 1;
+    const std::uint16_t* img = b.image.data();
+    const std::ptrdiff_t s = b.stride;
+    const auto derivative_row = [&](int r) -> std::uint8_t* {
+        return &b.derivative[static_cast<std::size_t>(r % ring) * static_cast<std::size_t>(width)];
+    };
+    const auto compute_derivative = [&](int r) {
+        std::uint8_t* d = derivative_row(r);
+        for (int c = 0; c < width; ++c) {
+            const bool horizontal = c == width - 1 || img[r * s + c] == img[r * s + c + 1];
+            const bool vertical = r == height - 1 || img[r * s + c] == img[(r + 1) * s + c];
+            d[c] = horizontal && vertical;
+        }
+    };
+    std::uint32_t* sums = b.column_sums.data();  // per column: the derivative over rows r-3..r+3
+    std::fill(sums, sums + width, 0u);
+    for (int r = 0; r < pad && r < height; ++r) {
+        compute_derivative(r);
+        const std::uint8_t* d = derivative_row(r);
+        for (int c = 0; c < width; ++c) sums[c] += d[c];
+    }
+    for (int r = 0; r < height; ++r) {
+        const int enter = r + pad;
+        if (enter < height) {
+            compute_derivative(enter);
+            const std::uint8_t* d = derivative_row(enter);
+            for (int c = 0; c < width; ++c) sums[c] += d[c];
+        }
+        const int leave = r - pad - 1;
+        if (leave >= 0) {
+            const std::uint8_t* d = derivative_row(leave);
+            for (int c = 0; c < width; ++c) sums[c] -= d[c];
+        }
+        std::uint16_t* m = &b.mask[static_cast<std::size_t>(r) * s];
+        std::uint32_t window = 0;
+        for (int c = 0; c < pad && c < width; ++c) window += sums[c];
+        for (int c = 0; c < width; ++c) {
+            if (c + pad < width) window += sums[c + pad];
+            if (c - pad - 1 >= 0) window -= sums[c - pad - 1];
+            m[c] = window > mask_index;
+        }
+    }
+}
+
+// --- Scales: decimation and the mode filter ----------------------------------------------------
+
+// Keeps every other sample of every other row, in place (cambi.c decimate).
+void decimate(std::vector<std::uint16_t>& plane, std::ptrdiff_t s, int width, int height) {
+    std::uint16_t* d = plane.data();
+    for (int i = 0; i < height; ++i)
+        for (int j = 0; j < width; ++j) d[i * s + j] = d[(2 * i) * s + 2 * j];
+}
+
+std::uint16_t mode3(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
+    if (a == b || a == c) return a;
+    if (b == c) return b;
+    const std::uint16_t ab = a < b ? a : b;
+    return ab < c ? ab : c;
+}
+
+// 3-tap mode horizontally then vertically, in place; the first and last rows keep their values
+// and the first and last columns skip the horizontal pass (cambi.c filter_mode).
+void filter_mode(Buffers& b, int width, int height) {
+    std::uint16_t* d = b.image.data();
+    std::uint16_t* buf = b.mode_rows.data();
+    const std::ptrdiff_t s = b.stride;
+    int line = 0;
+    for (int i = 0; i < height; ++i) {
+        std::uint16_t* out = &buf[line * width];
+        out[0] = d[i * s];
+        for (int j = 1; j < width - 1; ++j) out[j] = mode3(d[i * s + j - 1], d[i * s + j], d[i * s + j + 1]);
+        out[width - 1] = d[i * s + width - 1];
+        if (i > 1)
+            for (int j = 0; j < width; ++j) d[(i - 1) * s + j] = mode3(buf[j], buf[width + j], buf[2 * width + j]);
+        line = line + 1 == 3 ? 0 : line + 1;
+    }
+}
+
+// --- Contrast values (cambi.c calculate_c_values, x86/cambi_avx2.c) ----------------------------
+
+struct Contrast {
+    const Plan& p;
+    Buffers& b;
+    int width, height, pad;
+
+    // Adds `delta` to the histogram row of the level of pixel (r, c) over columns
+    // [max(c - pad, 0), min(c + pad + 1, width)), if it is masked and inside the band.
+    void update(int r, int c, int delta) {
+        const std::ptrdiff_t at = r * b.stride + c;
+        if (!b.mask[static_cast<std::size_t>(at)]) return;
+        const std::uint16_t v = b.image[static_cast<std::size_t>(at)];
+        const std::uint16_t row = static_cast<std::uint16_t>(v - p.band_base);
+        if (row >= p.band_size) return;
+        std::uint16_t* h = &b.histograms[static_cast<std::size_t>(row) * static_cast<std::size_t>(width)];
+        const int left = std::max(c - pad, 0);
+        const int right = std::min(c + pad + 1, width);
+        for (int k = left; k < right; ++k) h[k] = static_cast<std::uint16_t>(h[k] + delta);
+    }
+
+    // The columns of a row as upstream visits them: [0, pad), [pad, width - pad - 1) and
+    // [max(width - pad - 1, pad), width), so that columns past the width are visited (their
+    // pixels read from the earlier scales' data) when the window is wider than the scale.
+    template <typename F>
+    void columns(F&& f) {
+        for (int j = 0; j < pad; ++j) f(j);
+        for (int j = pad; j < width - pad - 1; ++j) f(j);
+        for (int j = std::max(width - pad - 1, static_cast<int>(pad)); j < width; ++j) f(j);
+    }
+
+    void row_values(int r) {
+        const auto& rec = reciprocals();
+        const int nd = p.num_diffs;
+        const std::uint16_t* img = &b.image[static_cast<std::size_t>(r) * b.stride];
+        const std::uint16_t* msk = &b.mask[static_cast<std::size_t>(r) * b.stride];
+        float* out = &b.c_values[static_cast<std::size_t>(r) * static_cast<std::size_t>(width)];
+        const std::uint16_t* h = b.histograms.data();
+        for (int c = 0; c < width; ++c) {
+            if (!msk[c]) {
+                out[c] = 0.0f;
+                continue;
+            }
+            const int value = img[c] + nd;
+            const int compact = static_cast<int>(img[c]) - p.band_base;
+            if (static_cast<unsigned>(compact) >= static_cast<unsigned>(p.band_size)) {
+                out[c] = 0.0f;
+                continue;
+            }
+            const int p0 = h[static_cast<std::size_t>(compact) * width + c];
+            float best = 0.0f;
+            for (int d = 0; d < nd; ++d) {
+                if (!(value <= p.tvi[d] && value + d + 1 > p.vlt_luma)) continue;
+                const int up = compact + d + 1;
+                const int down = compact - d - 1;
+                const int p1 = h[static_cast<std::size_t>(up) * width + c];
+                const int p2 = down >= 0 ? h[static_cast<std::size_t>(down) * width + c] : 0;
+                const int pm = p1 > p2 ? p1 : p2;
+                const float val = static_cast<float>(kContrastWeights[d] * p0 * pm) * rec[pm + p0];
+                if (val > best) best = val;
+            }
+            out[c] = best;
+        }
+    }
+
+    void run() {
+        std::fill(b.c_values.begin(), b.c_values.begin() + static_cast<std::ptrdiff_t>(width) * height, 0.0f);
+        std::fill(b.histograms.begin(), b.histograms.begin() + static_cast<std::ptrdiff_t>(width) * p.band_size, 0);
+        for (int i = 0; i < pad; ++i) columns([&](int j) { update(i, j, +1); });
+        for (int i = 0; i < pad + 1; ++i) {
+            if (i + pad < height) columns([&](int j) { update(i + pad, j, +1); });
+            row_values(i);
+        }
+        for (int i = pad + 1; i < height - pad; ++i) {
+            // Leaving and entering pixels of equal in-band level cancel; the order is immaterial.
+            columns([&](int j) {
+                update(i - pad - 1, j, -1);
+                update(i + pad, j, +1);
+            });
+            row_values(i);
+        }
+        for (int i = height - pad; i < height; ++i) {
+            if (i - pad - 1 >= 0) columns([&](int j) { update(i - pad - 1, j, -1); });
+            row_values(i);
+        }
+    }
+};
+
+// --- Pooling ------------------------------------------------------------------------------------
+
+// Upstream's quick_select: partially orders arr so that its first k elements are its k largest.
+void quick_select(float* arr, int n, int k) {
+    if (n == k) return;
+    int left = 0, right = n - 1;
+    while (left < right) {
+        const float pivot = arr[k];
+        int i = left, j = right;
+        do {
+            while (arr[i] > pivot) ++i;
+            while (arr[j] < pivot) --j;
+            if (i <= j) {
+                std::swap(arr[i], arr[j]);
+                ++i;
+                --j;
+            }
+        } while (i <= j);
+        if (j < k) left = i;
+        if (k < i) right = j;
+    }
+}
+
+double spatial_pooling(float* c, double topk, int width, int height) {
+    const int n = height * width;
+    const int want = static_cast<int>(topk * n);
+    const int k = want < 1 ? 1 : (want > n ? n : want);
+    quick_select(c, n, k);
+    double sum = 0;
+    for (int i = 0; i < k; ++i) sum += c[i];
+    return sum / k;
+}
+
+// The heatmap files of an instance (cambi.c init and dump_c_values): one per scale, each frame's
+// contrast values of that scale at frame * rows, scaled to 16 bits.
+struct Heatmaps {
+    std::array<int, kScales> fds{-1, -1, -1, -1, -1};
+    double scaling = 0.0;  // 65535 / the largest contrast value
+
+    // Writes the c values of a width x height scale of frame `frame` (pwrite: frames may be
+    // written by several threads at once, each to its own rows).
+    void write(int scale, const float* c, int width, int height, unsigned frame) const {
+        std::vector<std::uint16_t> row(static_cast<std::size_t>(width));
+        for (int i = 0; i < height; ++i) {
+            for (int j = 0; j < width; ++j)
+                row[static_cast<std::size_t>(j)] = static_cast<std::uint16_t>(scaling * c[i * width + j]);
+            const std::int64_t offset = (static_cast<std::int64_t>(frame) * height + i) * width * 2;
+            const std::size_t bytes = row.size() * sizeof(std::uint16_t);
+            if (::pwrite(fds[static_cast<std::size_t>(scale)], row.data(), bytes, static_cast<off_t>(offset)) !=
+                static_cast<ssize_t>(bytes))
+                throw Error(fmt::format("cambi: cannot write the heatmap of scale {} (frame {})", scale, frame));
+        }
+    }
+};
+
+// The score of one picture at width x height with the given window (cambi.c cambi_score);
+// with `heatmaps`, each scale's c values are written to them as frame `frame`.
+double picture_score(const Plan& p, Buffers& b, int width, int height, int window, const Heatmaps* heatmaps = nullptr,
+                     unsigned frame = 0) {
+    spatial_mask(b, width, height);
+    double per_scale[kScales];
+    int sw = width, sh = height;
+    const int pad = window >> 1;
+    for (int scale = 0; scale < kScales; ++scale) {
+        if (scale > 0 || p.speedup) {
+            sw = (sw + 1) >> 1;
+            sh = (sh + 1) >> 1;
+            decimate(b.image, b.stride, sw, sh);
+            decimate(b.mask, b.stride, sw, sh);
+        }
+        filter_mode(b, sw, sh);
+        Contrast{p, b, sw, sh, pad}.run();
+        if (heatmaps) heatmaps->write(scale, b.c_values.data(), sw, sh, frame);
+        per_scale[scale] = spatial_pooling(b.c_values.data(), p.topk, sw, sh);
+    }
+    double score = 0.0;
+    for (int scale = 0; scale < kScales; ++scale) score += per_scale[scale] * kScaleWeights[scale];
+    const int side = 2 * (window >> 1) + 1;
+    return score / static_cast<std::uint16_t>(side * side);
+}
+
+// --- The extractor --------------------------------------------------------------------------------
+
+// The windows' and scales' reach: upstream reads up to `pad` rows past a scale's last row and
+// computes rows from height - pad on, so pad must stay within every scale's height (and within
+// the picture's rows and columns, the data written for this picture).
+bool window_fits(int width, int height, int window, bool speedup) {
+    const int pad = window >> 1;
+    if (pad >= height || pad > width) return false;
+    int sw = width, sh = height;
+    for (int scale = 0; scale < kScales; ++scale) {
+        if (scale > 0 || speedup) {
+            sw = (sw + 1) >> 1;
+            sh = (sh + 1) >> 1;
+        }
+        if (pad > sh) return false;
+    }
+    return true;
+}
+
+class CambiExtractor final : public FeatureExtractor {
+public:
+    CambiExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {
+        const Settings& s = settings_;
+        const int w = format.width, h = format.height;
+        Plan& p = plan_;
+        p.enc_bitdepth = s.enc_bitdepth == 0 ? format.bit_depth : s.enc_bitdepth;
+        p.enc_w = s.enc_width, p.enc_h = s.enc_height;
+        if (p.enc_w == 0 || p.enc_h == 0) p.enc_w = w, p.enc_h = h;
+        p.src_w = s.src_width, p.src_h = s.src_height;
+        if (p.src_w == 0 || p.src_h == 0) p.src_w = w, p.src_h = h;
+        // An encode larger than the picture is not scaled back up.
+        if (p.enc_h > h || p.enc_w > w) p.enc_w = w, p.enc_h = h;
+        if (p.enc_w < kMinSide && p.enc_h < kMinSide)
+            throw Error(fmt::format("cambi: picture {}x{} is too small: the encode ({}x{}) must be at least {} wide "
+                                    "or high (upstream refuses it at initialisation)",
+                                    w, h, p.enc_w, p.enc_h, kMinSide));
+        if (p.src_w < kMinSide && p.src_h < kMinSide)
+            throw Error(fmt::format("cambi: the source ({}x{}) must be at least {} wide or high (upstream refuses "
+                                    "it at initialisation)",
+                                    p.src_w, p.src_h, kMinSide));
+        if ((p.src_w > p.enc_w && p.src_h < p.enc_h) || (p.src_w < p.enc_w && p.src_h > p.enc_h))
+            throw Error(fmt::format("cambi: source {}x{} and encode {}x{} are scaled in opposite directions "
+                                    "(upstream refuses it at initialisation)",
+                                    p.src_w, p.src_h, p.enc_w, p.enc_h));
+        const long enc_pix = static_cast<long>(p.enc_w) * p.enc_h;
+        switch (s.high_res_speedup) {
+        case 1080: p.speedup = enc_pix >= 1920L * 1080; break;
+        case 1440: p.speedup = enc_pix >= 2560L * 1440; break;
+        case 2160: p.speedup = enc_pix >= 3840L * 2160; break;
+        default: p.speedup = false;
+        }
+        p.alloc_w = s.full_ref ? std::max(p.src_w, p.enc_w) : p.enc_w;
+        p.alloc_h = s.full_ref ? std::max(p.src_h, p.enc_h) : p.enc_h;
+
+        const std::string& eotf_name = s.cambi_eotf != kDefaultEotf ? s.cambi_eotf : s.eotf;
+        Eotf eotf = nullptr;
+        if (eotf_name == "bt1886") eotf = bt1886_eotf;
+        else if (eotf_name == "pq") eotf = pq_eotf;
+        else
+            throw Error(fmt::format("cambi: unknown EOTF \"{}\" (eotf and cambi_eotf take bt1886 or pq)", eotf_name));
+
+        p.num_diffs = 1 << s.max_log_contrast;
+        for (int d = 0; d < p.num_diffs; ++d)
+            p.tvi.push_back(static_cast<std::uint16_t>(tvi_for_diff(d + 1, s.tvi_threshold, eotf) + p.num_diffs));
+        const int vlt = vlt_luma_for(s.vis_lum_threshold, eotf);
+        if (vlt < 0)
+            throw Error(fmt::format("cambi: cambi_vis_lum_threshold={:g} is above the largest luminance of the "
+                                    "EOTF \"{}\" (upstream never finishes its initialisation)",
+                                    s.vis_lum_threshold, eotf_name));
+        p.vlt_luma = static_cast<std::uint16_t>(vlt);
+
+        p.window = adjusted_window(s.window_size, p.enc_w, p.enc_h, p.speedup);
+        p.src_window = adjusted_window(s.window_size, p.src_w, p.src_h, p.speedup);
+        const int max_window = std::max(p.window, p.src_window);
+        if (max_window * max_window >= kReciprocals)
+            throw Error(fmt::format("cambi: window_size {} is {} at this resolution, too large for the reciprocal "
+                                    "table (at most 65; upstream refuses it at initialisation)",
+                                    s.window_size, max_window));
+
+        const int low = static_cast<int>(p.vlt_luma) - 3 * p.num_diffs + 1;
+        p.band_base = low > 0 ? low : 0;
+        if (p.band_base > p.tvi[static_cast<std::size_t>(p.num_diffs - 1)] + 1)
+            throw Error(fmt::format("cambi: cambi_vis_lum_threshold={:g} leaves no visible luma level below the "
+                                    "tvi_threshold's limit (upstream's band of levels underflows)",
+                                    s.vis_lum_threshold));
+        p.band_size = p.tvi[static_cast<std::size_t>(p.num_diffs - 1)] + 1 - p.band_base;
+        for (int d = 1; d < p.num_diffs; ++d)
+            if (p.tvi[static_cast<std::size_t>(d)] < p.tvi[static_cast<std::size_t>(d - 1)])
+                throw Error("internal: cambi's visibility limits are not increasing");
+
+        const double topk = s.topk != kDefaultTopk ? s.topk : s.cambi_topk;
+        p.topk = topk;
+
+        const auto check_reach = [&](int width, int height, int window, const char* what) {
+            if (!window_fits(width, height, window, p.speedup))
+                throw Error(fmt::format("cambi: picture {}x{} is too small for its window: the {} ({}x{}) with a "
+                                        "window of {} at 5 scales (upstream reads outside its buffers)",
+                                        w, h, what, width, height, window));
+        };
+        check_reach(p.enc_w, p.enc_h, p.window, "encode");
+        if (s.full_ref) {
+            check_reach(p.src_w, p.src_h, p.src_window, "source");
+            // Upstream copies a 10-bit picture of the encode's size with the picture's row
+            // stride into a wider buffer, mixing its rows with undefined padding.
+            const auto aligned = [](int x) { return (x + 31) & ~31; };
+            if (format.bit_depth == 10 && p.enc_w == w && p.enc_h == h && aligned(p.alloc_w) != aligned(w))
+                throw Error(fmt::format("cambi: full_ref with a source ({}x{}) wider than the 10-bit picture "
+                                        "({}x{}) is not supported (upstream copies rows with the wrong stride)",
+                                        p.src_w, p.src_h, w, h));
+        }
+        if (!s.heatmaps_path.empty()) open_heatmaps(s.heatmaps_path);
+        (void)reciprocals();
+    }
+
+    ~CambiExtractor() override {
+        for (const int fd : heatmaps_.fds)
+            if (fd >= 0) ::close(fd);
+    }
+    CambiExtractor(const CambiExtractor&) = delete;
+    CambiExtractor& operator=(const CambiExtractor&) = delete;
+
+    void extract(const FrameInput& in, FrameScores& out) const override {
+        const Settings& s = settings_;
+        thread_local Buffers buffers;
+        const double dist = score_of(in.dist, "distorted", false, buffers, in.index);
+        out.emplace_back(s.score_name, dist < s.max_val ? dist : s.max_val);
+        if (!s.full_ref) return;
+        const double src = score_of(in.ref, "reference", true, buffers, in.index);
+        out.emplace_back(kSourceName, src < s.max_val ? src : s.max_val);
+        const double diff = dist - src;
+        const double combined = 0 > diff ? 0 : diff;
+        out.emplace_back(kFullReferenceName, combined < s.max_val ? combined : s.max_val);
+    }
+
+private:
+    // cambi.c init: the directory (made as mkdirp does, mode 0770) and the five files, truncated,
+    // named by the encode's size halved (rounding up) per scale.
+    void open_heatmaps(const std::string& dir) {
+        const auto fail = [&](const std::string& what) {
+            return Error(fmt::format("cambi: heatmaps_path \"{}\": {}", dir, what));
+        };
+        for (std::size_t at = 1; at <= dir.size(); ++at) {
+            if (at < dir.size() && dir[at] != '/') continue;
+            const std::string prefix = dir.substr(0, at);
+            struct stat st {};
+            if (::stat(prefix.c_str(), &st) == 0) {
+                if (!S_ISDIR(st.st_mode)) throw fail(fmt::format("{} is not a directory", prefix));
+                continue;
+            }
+            if (::mkdir(prefix.c_str(), 0770) != 0) throw fail(fmt::format("cannot make the directory {}", prefix));
+        }
+        int w = plan_.enc_w, h = plan_.enc_h;
+        for (int scale = 0; scale < kScales; ++scale) {
+            const std::string path = fmt::format("{}/cambi_heatmap_scale_{}_{}x{}_16b.gray", dir, scale, w, h);
+            const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+            if (fd < 0) throw fail(fmt::format("cannot open {}", path));
+            heatmaps_.fds[static_cast<std::size_t>(scale)] = fd;
+            w = (w + 1) >> 1;
+            h = (h + 1) >> 1;
+        }
+        int max_weight = kContrastWeights[0];
+        for (int d = 0; d < plan_.num_diffs; ++d) max_weight = std::max(max_weight, kContrastWeights[d]);
+        const int max_c = max_weight * plan_.window * plan_.window / 4;
+        heatmaps_.scaling = static_cast<double>((1 << 16) - 1) / max_c;
+        has_heatmaps_ = true;
+    }
+
+    double score_of(const Picture* pic, const char* what, bool is_src, Buffers& b, unsigned frame) const {
+        if (!pic) throw Error(fmt::format("cambi: no {} picture", what));
+        const Plane& luma = pic->luma();
+        if (luma.width() != format_.width || luma.height() != format_.height ||
+            luma.bytes_per_sample() != format_.bytes_per_sample())
+            throw Error(fmt::format("cambi: {} luma is {}x{}, expected {}x{}", what, luma.width(), luma.height(),
+                                    format_.width, format_.height));
+        check_samples(luma, what);
+        const Plan& p = plan_;
+        b.prepare(p);
+        const int width = is_src ? p.src_w : p.enc_w;
+        const int height = is_src ? p.src_h : p.enc_h;
+        preprocess(luma, format_.bit_depth, p, b, width, height);
+        const Heatmaps* heatmaps = has_heatmaps_ && !is_src ? &heatmaps_ : nullptr;
+        return picture_score(p, b, width, height, is_src ? p.src_window : p.window, heatmaps, frame);
+    }
+
+    // Upstream refuses samples above the bit depth (except at 8 and 16 bits, which cannot have any).
+    void check_samples(const Plane& luma, const char* what) const {
+        const int bits = format_.bit_depth;
+        if (bits == 8 || bits == 16) return;
+        const unsigned max = (1u << bits) - 1;
+        for (int i = 0; i < luma.height(); ++i) {
+            const std::uint16_t* row = luma.row<std::uint16_t>(i);
+            for (int j = 0; j < luma.width(); ++j)
+                if (row[j] > max)
+                    throw Error(fmt::format("cambi: the {} picture has a sample of {} above the largest {}-bit value "
+                                            "{} (upstream refuses it)",
+                                            what, row[j], bits, max));
+        }
+    }
+
+    VideoFormat format_;
+    Settings settings_;
+    Plan plan_;
+    Heatmaps heatmaps_;
+    bool has_heatmaps_ = false;
+};
+
+std::unique_ptr<FeatureExtractor> create_cambi(const Options& options, const VideoFormat& format) {
+    return std::make_unique<CambiExtractor>(options, format);
+}
+
+}  // namespace
+
+namespace cambi {
+
+const MetricDescriptor descriptor{
+    .name = "cambi", .upstream_source = "libvmaf/src/feature/cambi.c",
+    .options = kCambiOptions, .features = kCambiFeatures, .planes = PlaneSet::kLuma, .history = nullptr,
+    .limits = {kMinSide, 2, 8, 16,
+               "(upstream refuses pictures below 216 in both dimensions; vmafx also below 216 wide, "
+               "and below 2 high, where the windows reach outside the picture)"},
+    .create = create_cambi};
+
+Settings::Settings(const Options& options) : score_name(options.feature_name(kScoreFeature)) { options.bind(*this); }
+
+}  // namespace cambi
+
+}  // namespace vmafx
