@@ -81,7 +81,24 @@ def motion_corners():
     return ["motion=debug=true"] + [f"motion={o}:debug=true" for o in c]
 
 
-CORNERS = adm_corners() + vif_corners() + motion_corners()
+def speed_chroma_corners():
+    c = ["speed_kernelscale=0.5", "speed_kernelscale=1.5", "speed_kernelscale=2", "speed_kernelscale=3",
+         "speed_kernelscale=0.3", "speed_prescale=0.5", "speed_prescale=2", "speed_prescale=0.1",
+         "speed_prescale=1.0005", "speed_prescale=0.5:speed_kernelscale=2",
+         "speed_sigma_nn=0.1", "speed_sigma_nn=2", "speed_nn_floor=0.5", "speed_nn_floor=1",
+         "speed_max_val=0", "speed_max_val=5"] + [f"speed_weight_var_mode={m}" for m in (1, 2, 3, 4, 6)]
+    return ["speed_chroma"] + [f"speed_chroma={o}" for o in c]
+
+
+def speed_temporal_corners():
+    c = ["speed_kernelscale=0.5", "speed_kernelscale=3", "speed_kernelscale=0.3", "speed_prescale=0.5",
+         "speed_prescale=0.1", "speed_prescale=2", "speed_sigma_nn=0.1", "speed_sigma_nn=2",
+         "speed_nn_floor=1", "speed_max_val=0", "speed_use_ref_diff=true",
+         "speed_use_ref_diff=true:speed_nn_floor=0.1:speed_sigma_nn=0.19"]
+    return ["speed_temporal"] + [f"speed_temporal={o}" for o in c]
+
+
+CORNERS = adm_corners() + vif_corners() + motion_corners() + speed_chroma_corners() + speed_temporal_corners()
 
 
 def fixture_args(name):

@@ -641,7 +641,8 @@ Geometry Geometry::of(int width, int height, double prescale) {
     return g;
 }
 
-void check(const char* metric, const char* what, const Params& params, int plane_width, int plane_height) {
+void check(const char* metric, const char* what, const Params& params, int plane_width, int plane_height,
+           bool unscaled_buffers) {
     if (!valid_kernelscale(static_cast<float>(params.kernelscale)))
         throw Error(fmt::format("{}: invalid speed_kernelscale {:g} (upstream accepts only its 21 kernel scales: "
                                 "1, 0.5, 1.5, 2, 2/3, 2.4, 360/97, 4/3, 3.5/3, 3.75/3, 4.25/3, 5/3, 3, 1/2.25, "
@@ -653,6 +654,18 @@ void check(const char* metric, const char* what, const Params& params, int plane
                                 "80x80 (SpEED's operating picture, 1/16 of it, needs a 5x5 block)",
                                 metric, what, plane_width, plane_height, params.prescale, g.scaled_width,
                                 g.scaled_height));
+    // speed_prescale within 1e-3 of 1 skips the rescale (ALMOST_EQUAL) but not the new size:
+    // upstream then filters samples of its buffers it never wrote.
+    if (std::fabs(params.prescale - 1.0) < 1.0e-3 && (g.scaled_width != plane_width || g.scaled_height != plane_height))
+        throw Error(fmt::format("{}: speed_prescale {:g} is not supported for a {} {}x{}: within 1e-3 of 1 upstream "
+                                "does not rescale, yet scores a {}x{} picture (samples it never wrote)",
+                                metric, params.prescale, what, plane_width, plane_height, g.scaled_width,
+                                g.scaled_height));
+    if (unscaled_buffers && g.scaled_height > plane_height)
+        throw Error(fmt::format("{}: speed_prescale {:g} is not supported: upstream sizes its frame buffers by the "
+                                "unscaled height and writes the {} rows of the rescaled {} past them (it aborts); "
+                                "speed_prescale must leave the height at most {}",
+                                metric, params.prescale, g.scaled_height, what, plane_height));
 }
 
 void load_plane(const Plane& plane, int bit_depth, float* dst, int stride) {

@@ -91,7 +91,7 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
         throw Error(fmt::format("speed_temporal: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
                                 "picture_copy converts no other)",
                                 format.bit_depth));
-    speed::check("speed_temporal", "luma", s.params(), format.width, format.height);
+    speed::check("speed_temporal", "luma", s.params(), format.width, format.height, true);
     return std::make_unique<Extractor>(options, format);
 }
 
