@@ -23,6 +23,7 @@ struct Settings {
     }
     double kernelscale = 1.0;
     double prescale = 1.0;
+    std::string prescale_method = "nearest";  ///< speed_prescale_method (see speed_options.hpp)
     double sigma_nn = speed::kDefaultSigmaNn;
     double nn_floor = 0.0;
     double max_val = speed::kDefaultMaxVal;
@@ -30,7 +31,8 @@ struct Settings {
     std::string u_name, v_name, uv_name;
 
     speed::Params params() const {
-        return {kernelscale, prescale, speed::ScaleMethod::kNearest, sigma_nn, nn_floor, weight_var_mode};
+        return {kernelscale, prescale, speed::parse_scale_method("speed_chroma", prescale_method), sigma_nn,
+                nn_floor, weight_var_mode};
     }
 };
 

@@ -226,7 +226,8 @@ void filter_and_downscale(const Geometry& g, const Params& p, float* frame, std:
     filter1d(window, aa_width, frame, curr.data(), g.scaled_width, g.scaled_height, stride);
     for (int i = 0; i < g.scaled_height / 16; ++i)
         for (int j = 0; j < g.scaled_width / 16; ++j)
-            frame[static_cast<std::ptrdiff_t>(i) * stride + j] = curr[static_cast<std::size_t>(i * 16) * stride + j * 16];
+            frame[static_cast<std::ptrdiff_t>(i) * stride + j] =
+                curr[static_cast<std::size_t>(i * 16) * stride + j * 16];
     const int w = g.scaled_width >> kScales, h = g.scaled_height >> kScales;
     const int fw = filter_size(kScales, ks);
     gaussian_kernel(window, fw, static_cast<float>(fw) / 5.0f);
@@ -509,7 +510,8 @@ bool est_params(const Geometry& g, const float* data, float sigma_nn, Stats& out
     const int nb = g.blocks;
     // Step 1: the means of the 25 shifted sub-pictures, the covariance matrix.
     float means[kElements];
-    const float count = static_cast<float>(static_cast<std::size_t>(g.sub_width) * static_cast<std::size_t>(g.sub_height));
+    const std::size_t samples = static_cast<std::size_t>(g.sub_width) * static_cast<std::size_t>(g.sub_height);
+    const float count = static_cast<float>(samples);
     for (int r = 0; r < kBlock; ++r)
         for (int c = 0; c < kBlock; ++c) {
             float sum = 0;
@@ -517,7 +519,7 @@ bool est_params(const Geometry& g, const float* data, float sigma_nn, Stats& out
                 for (int j = 0; j < g.sub_width; ++j) sum += data[static_cast<std::ptrdiff_t>(r + i) * stride + c + j];
             means[r * kBlock + c] = sum / count;
         }
-    const double dcount = static_cast<double>(static_cast<std::size_t>(g.sub_width) * static_cast<std::size_t>(g.sub_height));
+    const double dcount = static_cast<double>(samples);
     float cov[kElements * kElements];
     for (int xi = 0; xi < kElements; ++xi)
         for (int yi = 0; yi <= xi; ++yi) {
@@ -650,8 +652,8 @@ void check(const char* metric, const char* what, const Params& params, int plane
                                 metric, params.kernelscale));
     const Geometry g = Geometry::of(plane_width, plane_height, params.prescale);
     if (g.too_small())
-        throw Error(fmt::format("{}: {} {}x{} is too small at speed_prescale {:g}: scaled to {}x{}, it must be at least "
-                                "80x80 (SpEED's operating picture, 1/16 of it, needs a 5x5 block)",
+        throw Error(fmt::format("{}: {} {}x{} is too small at speed_prescale {:g}: scaled to {}x{}, it must be at "
+                                "least 80x80 (SpEED's operating picture, 1/16 of it, needs a 5x5 block)",
                                 metric, what, plane_width, plane_height, params.prescale, g.scaled_width,
                                 g.scaled_height));
     // speed_prescale within 1e-3 of 1 skips the rescale (ALMOST_EQUAL) but not the new size:

@@ -21,6 +21,7 @@ struct Settings {
     }
     double kernelscale = 1.0;
     double prescale = 1.0;
+    std::string prescale_method = "nearest";  ///< speed_prescale_method (see speed_options.hpp)
     double sigma_nn = speed::kDefaultSigmaNn;
     double nn_floor = 0.0;
     double max_val = speed::kDefaultMaxVal;  ///< declared by upstream, never applied
@@ -29,7 +30,8 @@ struct Settings {
 
     /// speed_weight_var_mode is not an option of speed_temporal: upstream leaves it 0.
     speed::Params params() const {
-        return {kernelscale, prescale, speed::ScaleMethod::kNearest, sigma_nn, nn_floor, 0};
+        return {kernelscale, prescale, speed::parse_scale_method("speed_temporal", prescale_method), sigma_nn,
+                nn_floor, 0};
     }
 };
 
