@@ -71,25 +71,29 @@ void gaussian_kernel(float* out, int size, float stdev) {
 // common/convolution_avx.c sums the same terms in the same order) --------------------------
 
 void filter1d(const float* f, int fw, const float* src, float* dst, int w, int h, int stride) {
-    std::vector<float> tmp(static_cast<std::size_t>(w));
+    // Each output sums f[k] * sample[k] for k = 0, 1, ... from 0, as upstream; the loops run over
+    // the samples of a row innermost so that the compiler can vectorise them (same sums).
+    const int r = fw / 2;
+    std::vector<float> tmp(static_cast<std::size_t>(w) + 2 * static_cast<std::size_t>(r));
+    float* t = tmp.data() + r;  // t[-r .. w + r): the row, then its mirrored borders
+    const auto mirrored = [](int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - i - 2 : i); };
     for (int i = 0; i < h; ++i) {
-        for (int j = 0; j < w; ++j) {
-            float acc = 0;
-            for (int fi = 0; fi < fw; ++fi) {
-                int ii = i - fw / 2 + fi;
-                ii = ii < 0 ? -ii : (ii >= h ? 2 * h - ii - 2 : ii);
-                acc += f[fi] * src[static_cast<std::ptrdiff_t>(ii) * stride + j];
-            }
-            tmp[j] = acc;
+        for (int j = 0; j < w; ++j) t[j] = 0;
+        for (int fi = 0; fi < fw; ++fi) {
+            const float c = f[fi];
+            const float* s = src + static_cast<std::ptrdiff_t>(mirrored(i - r + fi, h)) * stride;
+            for (int j = 0; j < w; ++j) t[j] += c * s[j];
         }
-        for (int j = 0; j < w; ++j) {
-            float acc = 0;
-            for (int fj = 0; fj < fw; ++fj) {
-                int jj = j - fw / 2 + fj;
-                jj = jj < 0 ? -jj : (jj >= w ? 2 * w - jj - 2 : jj);
-                acc += f[fj] * tmp[jj];
-            }
-            dst[static_cast<std::ptrdiff_t>(i) * stride + j] = acc;
+        for (int j = 1; j <= r; ++j) {
+            t[-j] = t[mirrored(-j, w)];
+            t[w - 1 + j] = t[mirrored(w - 1 + j, w)];
+        }
+        float* d = dst + static_cast<std::ptrdiff_t>(i) * stride;
+        for (int j = 0; j < w; ++j) d[j] = 0;
+        for (int fj = 0; fj < fw; ++fj) {
+            const float c = f[fj];
+            const float* s = t - r + fj;
+            for (int j = 0; j < w; ++j) d[j] += c * s[j];
         }
     }
 }
