@@ -98,6 +98,18 @@ def speed_temporal_corners():
     return ["speed_temporal"] + [f"speed_temporal={o}" for o in c]
 
 
+def speed_prescale_method_corners():
+    """speed_prescale_method's corners, for when vmafx has text options (not in CORNERS yet)."""
+    c = []
+    for m in ("nearest", "bilinear", "bicubic", "lanczos4"):
+        c += [f"speed_chroma=speed_prescale=0.5:speed_prescale_method={m}",
+              f"speed_chroma=speed_prescale=1.5:speed_prescale_method={m}",
+              f"speed_temporal=speed_prescale=0.6:speed_prescale_method={m}"]
+    return c + ["speed_chroma=speed_prescale_method=bilinear", "speed_chroma=speed_prescale_method=area",
+                "speed_chroma=speed_prescale=0.6:speed_prescale_method=bilinear:speed_nn_floor=0.1:"
+                "speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45.0"]
+
+
 CORNERS = adm_corners() + vif_corners() + motion_corners() + speed_chroma_corners() + speed_temporal_corners()
 
 
