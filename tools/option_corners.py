@@ -173,6 +173,34 @@ def cambi_corners():
     return ["cambi" + ("=" + o if o else "") for o in c]
 
 
+def speed_chroma_corners():
+    c = ["speed_kernelscale=0.5", "speed_kernelscale=1.5", "speed_kernelscale=2", "speed_kernelscale=3",
+         "speed_kernelscale=0.3", "speed_prescale=0.5", "speed_prescale=2", "speed_prescale=0.1",
+         "speed_prescale=1.0005", "speed_prescale=0.5:speed_kernelscale=2",
+         "speed_sigma_nn=0.1", "speed_sigma_nn=2", "speed_nn_floor=0.5", "speed_nn_floor=1",
+         "speed_max_val=0", "speed_max_val=5"] + [f"speed_weight_var_mode={m}" for m in (1, 2, 3, 4, 6)]
+    return ["speed_chroma"] + [f"speed_chroma={o}" for o in c]
+
+
+def speed_temporal_corners():
+    c = ["speed_kernelscale=0.5", "speed_kernelscale=3", "speed_kernelscale=0.3", "speed_prescale=0.5",
+         "speed_prescale=0.1", "speed_prescale=2", "speed_sigma_nn=0.1", "speed_sigma_nn=2",
+         "speed_nn_floor=1", "speed_max_val=0", "speed_use_ref_diff=true",
+         "speed_use_ref_diff=true:speed_nn_floor=0.1:speed_sigma_nn=0.19"]
+    return ["speed_temporal"] + [f"speed_temporal={o}" for o in c]
+
+
+def speed_prescale_method_corners():
+    c = []
+    for m in ("nearest", "bilinear", "bicubic", "lanczos4"):
+        c += [f"speed_chroma=speed_prescale=0.5:speed_prescale_method={m}",
+              f"speed_chroma=speed_prescale=1.5:speed_prescale_method={m}",
+              f"speed_temporal=speed_prescale=0.6:speed_prescale_method={m}"]
+    return c + ["speed_chroma=speed_prescale_method=bilinear", "speed_chroma=speed_prescale_method=area",
+                "speed_chroma=speed_prescale=0.6:speed_prescale_method=bilinear:speed_nn_floor=0.1:"
+                "speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45.0"]
+
+
 # One line per metric (the order of tests/data/option_corners.json).
 CORNER_FUNCTIONS = [
     adm_corners, vif_corners, motion_corners,
@@ -180,6 +208,7 @@ CORNER_FUNCTIONS = [
     float_ssim_corners, float_ms_ssim_corners,
     float_vif_corners, float_adm_corners, float_motion_corners,
     cambi_corners,
+    speed_chroma_corners, speed_temporal_corners, speed_prescale_method_corners,
 ]
 CORNERS = [c for f in CORNER_FUNCTIONS for c in f()]
 

@@ -1,0 +1,122 @@
+// SpEED (Spatial Efficient Entropic Differencing; Bampis, Gupta, Soundararajan, Bovik, "SpEED-QA:
+// Spatial Efficient Entropic Differencing for Image and Video Quality", IEEE SPL 2017), as
+// upstream libvmaf 3.2.0 computes it: two extractors, "speed_chroma" (the Cb and Cr planes of
+// each frame) and "speed_temporal" (the luma difference of each frame and the previous one),
+// sharing one core (this header, speed_core.cpp).
+//
+// The core, for one pair of float pictures (reference, distorted), each in turn:
+//  1. optional rescale by speed_prescale (nearest, bilinear, bicubic or lanczos4),
+//  2. Gaussian anti-alias blur (the scale-1 window of vif_tools, sigma scaled by 2), keep every
+//     16th sample in each direction (the "operating" picture, size >> 4),
+//  3. subtract the local mean (scale-4 Gaussian window): the band-pass picture,
+//  4. over the largest multiple of 5 x 5 of it: the 25 x 25 covariance matrix K of the 5 x 5
+//     neighbourhoods, its eigenvalues (Householder tridiagonalisation, implicit QR), the
+//     solution of K X = Y (Householder QR, back substitution) for the blocks' samples Y, the
+//     per-block variance S = sum(X * Y) / 25 and entropy E = sum over eigenvalues L of
+//     log2(L S + sigma_nn) + log2(2 pi e);
+//  5. the score: mean over blocks of |E_ref w_ref - E_dis w_dis| (w: log2(1 + variance), by
+//     speed_weight_var_mode), blocks where both entropies are below the noise floor's count 0.
+// Everything is float as upstream's C, except the covariance sums, which are double and, as on
+// the AVX-512 machines the golden values come from, accumulated as upstream's
+// x86/speed_avx512.c does (two 8-lane fused multiply-add chains per row run, a scalar tail).
+// Upstream source: libvmaf/src/feature/speed.c, vif_tools.c (filters, scalers),
+// picture_copy.c, x86/speed_avx512.c; common/convolution_avx.c (the same sums as vif_tools.c's
+// scalar filter: upstream's -std=c11 build contracts nothing).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "feature/metric.hpp"
+
+namespace vmafx {
+
+namespace speed_chroma {
+/// Descriptor of "speed_chroma" (listed in feature/metrics.def). Per frame, SpEED of the Cb
+/// plane (Speed_chroma_feature_speed_chroma_u_score, alias speed_chroma_u) and of the Cr plane
+/// (..._v_score, speed_chroma_v), each min(score, speed_max_val), and their mean
+/// (..._uv_score, speed_chroma_uv; when exactly one plane's covariance matrix is singular, the
+/// other plane's score). Options: speed_kernelscale (ks, [0.1, 4], 1, one of vif_tools' 21
+/// kernel scales), speed_prescale (ps, [0.1, 4], 1), speed_sigma_nn (snn, [0.1, 2], 0.29),
+/// speed_nn_floor (nnf, [0, 1], 0), speed_max_val (mxv, [0, 1000], 1000),
+/// speed_weight_var_mode (wvm, int [0, 6], 0); all feature parameters. Limits: 8, 10, 12 or 16
+/// bits; each chroma plane (upstream: floor(w/2) for 4:2:0 and 4:2:2, floor(h/2) for 4:2:0)
+/// scaled by speed_prescale at least 80 x 80 (luma 160 x 160 at the descriptor's limits).
+/// Odd 4:2:0 sizes are scored on the ceil(w/2) x ceil(h/2) chroma planes.
+extern const MetricDescriptor descriptor;
+}  // namespace speed_chroma
+
+namespace speed_temporal {
+/// Descriptor of "speed_temporal" (listed in feature/metrics.def). Per frame i >= 1, SpEED of
+/// the luma differences (previous - current) of the reference and of the distorted video
+/// (with speed_use_ref_diff: previous distorted - current reference);
+/// Speed_temporal_feature_speed_temporal_score (alias speed_temporal), 0 at frame 0, not
+/// clipped (upstream declares speed_max_val but does not apply it). Options as speed_chroma
+/// without speed_weight_var_mode (always 0), with speed_sigma_nn and speed_max_val as there,
+/// and speed_use_ref_diff (urd, bool). History: 1 previous reference and 1 previous distorted
+/// picture. Limits: 8, 10, 12 or 16 bits; luma scaled by speed_prescale at least 80 x 80.
+extern const MetricDescriptor descriptor;
+}  // namespace speed_temporal
+
+namespace speed {
+
+/// Rescaling method of speed_prescale (upstream vif_tools.c enum vif_scaling_method).
+enum class ScaleMethod { kNearest, kBilinear, kBicubic, kLanczos4 };
+
+/// Parses "nearest", "bilinear", "bicubic" or "lanczos4"; throws Error naming `metric` else.
+ScaleMethod parse_scale_method(const std::string& metric, const std::string& text);
+
+/// The options the core reads (upstream struct SpeedOptions).
+struct Params {
+    double kernelscale = 1.0;
+    double prescale = 1.0;
+    ScaleMethod method = ScaleMethod::kNearest;
+    double sigma_nn = 0.29;
+    double nn_floor = 0.0;
+    int weight_var_mode = 0;
+};
+
+/// Sizes derived from one plane's size and speed_prescale (upstream SpeedDimensions).
+struct Geometry {
+    int width = 0, height = 0;                ///< the plane
+    int scaled_width = 0, scaled_height = 0;  ///< (int)(size * prescale + 0.5)
+    int alloc_width = 0, alloc_height = 0;    ///< max of the two: the float buffers' size
+    int operating_width = 0, operating_height = 0;  ///< scaled >> 4
+    int truncated_width = 0, truncated_height = 0;  ///< operating, down to a multiple of 5
+    int blocks_horizontal = 0, blocks_vertical = 0, blocks = 0;
+    int sub_width = 0, sub_height = 0;  ///< truncated - 4: the covariance sums' extent
+
+    /// The geometry of a width x height plane at `prescale`.
+    static Geometry of(int width, int height, double prescale);
+    /// Whether upstream refuses it ("SpEED: image too small"): no 5 x 5 block.
+    bool too_small() const { return truncated_width == 0 || truncated_height == 0; }
+    /// Floats in one buffer (alloc_width x alloc_height, rows alloc_width apart).
+    std::size_t buffer_size() const {
+        return static_cast<std::size_t>(alloc_width) * static_cast<std::size_t>(alloc_height);
+    }
+};
+
+/// Throws Error naming `metric` where upstream fails or its result is undefined: unless
+/// `kernelscale` is one of vif_tools.c's 21 kernel scales (within 1e-3 in float; upstream
+/// crashes); unless a `plane_width` x `plane_height` plane (`what` names it) has a 5 x 5 block
+/// at `prescale` ("SpEED: image too small", then a crash); when `prescale` is within 1e-3 of 1
+/// yet changes the size (upstream skips the rescale and reads samples it never wrote); and,
+/// with `unscaled_buffers` (speed_temporal, whose buffers have the unscaled height), when
+/// `prescale` makes the height larger (upstream writes past its buffers and aborts).
+void check(const char* metric, const char* what, const Params& params, int plane_width, int plane_height,
+           bool unscaled_buffers = false);
+
+/// Converts plane `plane` (width x height samples of `bit_depth` bits) to floats in `dst`
+/// (rows `stride` floats apart) as upstream's picture_copy with offset -128: 8 bits: v - 128;
+/// 10, 12, 16 bits: v / 4, 16, 256 (float) - 128.
+void load_plane(const Plane& plane, int bit_depth, float* dst, int stride);
+
+/// The SpEED score of one pair of float pictures `ref`, `dis` (geometry's width x height
+/// samples, rows alloc_width apart, buffers of buffer_size(); both are overwritten). `singular`
+/// is set when either covariance matrix could not be inverted (then, if only one could not, the
+/// score is 0, as upstream's speed_extract_score).
+float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& singular);
+
+}  // namespace speed
+
+}  // namespace vmafx

@@ -1,0 +1,117 @@
+// "speed_chroma": SpEED of the Cb and Cr planes (see speed.hpp). Upstream: libvmaf 3.2.0
+// src/feature/speed.c init_chroma, extract_chroma, extract_channel.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "feature/speed/speed.hpp"
+#include "feature/speed/speed_options.hpp"
+
+namespace vmafx::speed_chroma {
+
+namespace {
+
+/// One instance's options and output names.
+struct Settings {
+    explicit Settings(const Options& options)
+        : u_name(options.feature_name("Speed_chroma_feature_speed_chroma_u_score")),
+          v_name(options.feature_name("Speed_chroma_feature_speed_chroma_v_score")),
+          uv_name(options.feature_name("Speed_chroma_feature_speed_chroma_uv_score")) {
+        options.bind(*this);
+    }
+    double kernelscale = 1.0;
+    double prescale = 1.0;
+    std::string prescale_method = "nearest";  ///< speed_prescale_method (see speed_options.hpp)
+    double sigma_nn = speed::kDefaultSigmaNn;
+    double nn_floor = 0.0;
+    double max_val = speed::kDefaultMaxVal;
+    int weight_var_mode = 0;
+    std::string u_name, v_name, uv_name;
+
+    speed::Params params() const {
+        return {kernelscale, prescale, speed::parse_scale_method("speed_chroma", prescale_method), sigma_nn,
+                nn_floor, weight_var_mode};
+    }
+};
+
+constexpr OptionSpec kOptions[] = {
+    speed::kernelscale_row<Settings>(),
+    speed::prescale_row<Settings>(),
+    speed::sigma_nn_row<Settings>(),
+    speed::nn_floor_row<Settings>(),
+    speed::max_val_row<Settings>(),
+    option<&Settings::weight_var_mode>("speed_weight_var_mode", "wvm", 0, 0, 6, true,
+                                       "different approaches to perform variance-absed weighting"),
+};
+
+constexpr FeatureName kFeatures[] = {
+    {"Speed_chroma_feature_speed_chroma_u_score", "speed_chroma_u"},
+    {"Speed_chroma_feature_speed_chroma_v_score", "speed_chroma_v"},
+    {"Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv"},
+};
+
+class Extractor final : public FeatureExtractor {
+public:
+    Extractor(const Options& options, const VideoFormat& format)
+        : format_(format), settings_(options), params_(settings_.params()),
+          geometry_(speed::Geometry::of(format.plane_width(1), format.plane_height(1), params_.prescale)) {}
+
+    void extract(const FrameInput& in, FrameScores& out) const override {
+        std::vector<float> ref(geometry_.buffer_size()), dis(geometry_.buffer_size());
+        float scores[2];
+        bool singular[2];
+        for (int c = 0; c < 2; ++c) {
+            std::fill(ref.begin(), ref.end(), 0.0f);
+            std::fill(dis.begin(), dis.end(), 0.0f);
+            speed::load_plane(in.ref->planes[1 + c], format_.bit_depth, ref.data(), geometry_.alloc_width);
+            speed::load_plane(in.dist->planes[1 + c], format_.bit_depth, dis.data(), geometry_.alloc_width);
+            scores[c] = speed::score(geometry_, params_, ref.data(), dis.data(), singular[c]);
+        }
+        // When exactly one plane is singular, uv is the other plane's score (upstream's choice).
+        float uv;
+        if (singular[0] && !singular[1]) uv = scores[1];
+        else if (singular[1] && !singular[0]) uv = scores[0];
+        else uv = static_cast<float>((scores[0] + scores[1]) / 2.0);
+        const auto clipped = [&](float s) {
+            return static_cast<double>(s) < settings_.max_val ? static_cast<double>(s) : settings_.max_val;
+        };
+        out.emplace_back(settings_.u_name, clipped(scores[0]));
+        out.emplace_back(settings_.v_name, clipped(scores[1]));
+        out.emplace_back(settings_.uv_name, clipped(uv));
+    }
+
+private:
+    VideoFormat format_;
+    Settings settings_;
+    speed::Params params_;
+    speed::Geometry geometry_;
+};
+
+std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
+    const Settings s(options);
+    if (format.bit_depth != 8 && format.bit_depth != 10 && format.bit_depth != 12 && format.bit_depth != 16)
+        throw Error(fmt::format("speed_chroma: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
+                                "picture_copy converts no other)",
+                                format.bit_depth));
+    // Upstream sizes the chroma planes as floor(w/2) (4:2:0, 4:2:2) and floor(h/2) (4:2:0)
+    // and refuses (crashes) when those are too small; the odd planes themselves are ceil.
+    const int w = format.subsampling == Subsampling::k444 ? format.width : format.width / 2;
+    const int h = format.subsampling == Subsampling::k420 ? format.height / 2 : format.height;
+    speed::check("speed_chroma", "chroma plane", s.params(), w, h);
+    return std::make_unique<Extractor>(options, format);
+}
+
+}  // namespace
+
+const MetricDescriptor descriptor{
+    .name = "speed_chroma", .upstream_source = "libvmaf/src/feature/speed.c",
+    .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll,
+    .limits = {160, 160, 8, 16,
+               "(each chroma plane, scaled by speed_prescale, must be at least 80x80: SpEED's operating "
+               "picture, 1/16 of it, needs a 5x5 block; 160x160 luma is where every subsampling has it at "
+               "speed_prescale 1)"},
+    .create = create};
+
+}  // namespace vmafx::speed_chroma

@@ -1,0 +1,704 @@
+// The SpEED core shared by speed_chroma and speed_temporal (see speed.hpp), bit-exact to
+// upstream libvmaf 3.2.0 src/feature/speed.c with the covariance sums of x86/speed_avx512.c.
+// Every float and double step below is the one upstream's C takes: float arithmetic stays
+// float, libm calls take and return double where upstream's C calls them on floats (C's
+// sqrt/log2/exp are double functions), and nothing is contracted (-ffp-contract=off).
+#include "feature/speed/speed.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace vmafx::speed {
+
+namespace {
+
+constexpr int kBlock = 5;                ///< DEFAULT_BLOCK_SIZE
+constexpr int kElements = kBlock * kBlock;  ///< elements_in_block
+constexpr int kScales = 4;               ///< NUM_SCALES
+constexpr double kEps = 1e-6;            ///< EIGENVALUE_EPS
+constexpr int kMaxIters = 500;           ///< EIGENVALUE_MAX_ITERS
+
+// C's double libm functions, called on float arguments as upstream's C does.
+inline double dsqrt(double x) { return std::sqrt(x); }
+inline double dlog2(double x) { return std::log2(x); }
+
+// --- vif_tools.c: Gaussian windows ---------------------------------------------------------
+
+constexpr float kKernelScales[] = {1.0f,         1.0f / 2.0f,  3.0f / 2.0f,  2.0f,       2.0f / 3.0f,
+                                   24.0f / 10.0f, 360.0f / 97.0f, 4.0f / 3.0f, 3.5f / 3.0f, 3.75f / 3.0f,
+                                   4.25f / 3.0f, 5.0f / 3.0f,  3.0f,         1.0f / 2.25f, 1.4746f,
+                                   1.54f,        1.6f,         1.06667f,     0.711111f,  0.740740f,
+                                   1.111111f};
+
+bool valid_kernelscale(float ks) {
+    for (const float v : kKernelScales)
+        if (std::fabs(ks - v) < 1e-3) return true;
+    return false;
+}
+
+int round_up_to_odd(float f) {
+    const int c = static_cast<int>(std::ceil(static_cast<double>(f)));
+    return c % 2 == 0 ? c + 1 : c;
+}
+
+int filter_size(int scale, float kernelscale) {
+    const int n = (1 << (4 - scale)) + 1;
+    return std::max(round_up_to_odd(static_cast<float>(n) * kernelscale), 3);
+}
+
+float gaussian_pdf(float x, float mean, float stdev) {
+    const float num = static_cast<float>(
+        std::exp(-0.5 * (x - mean) / stdev * (x - mean) / stdev));
+    const float den = static_cast<float>(1 / (stdev * std::sqrt(2 * M_PI)));
+    return num / den;
+}
+
+void gaussian_kernel(float* out, int size, float stdev) {
+    float sum = 0;
+    const int k = (size - 1) / 2;
+    for (int i = 0; i < size; ++i) {
+        out[i] = gaussian_pdf(static_cast<float>(i - k), 0, stdev);
+        sum += out[i];
+    }
+    for (int i = 0; i < size; ++i) out[i] /= sum;
+}
+
+// --- vif_tools.c: separable filter with mirrored borders (vif_filter1d_s; its AVX path in
+// common/convolution_avx.c sums the same terms in the same order) --------------------------
+
+void filter1d(const float* f, int fw, const float* src, float* dst, int w, int h, int stride) {
+    // Each output sums f[k] * sample[k] for k = 0, 1, ... from 0, as upstream; the loops run over
+    // the samples of a row innermost so that the compiler can vectorise them (same sums).
+    const int r = fw / 2;
+    std::vector<float> tmp(static_cast<std::size_t>(w) + 2 * static_cast<std::size_t>(r));
+    float* t = tmp.data() + r;  // t[-r .. w + r): the row, then its mirrored borders
+    const auto mirrored = [](int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - i - 2 : i); };
+    for (int i = 0; i < h; ++i) {
+        for (int j = 0; j < w; ++j) t[j] = 0;
+        for (int fi = 0; fi < fw; ++fi) {
+            const float c = f[fi];
+            const float* s = src + static_cast<std::ptrdiff_t>(mirrored(i - r + fi, h)) * stride;
+            for (int j = 0; j < w; ++j) t[j] += c * s[j];
+        }
+        for (int j = 1; j <= r; ++j) {
+            t[-j] = t[mirrored(-j, w)];
+            t[w - 1 + j] = t[mirrored(w - 1 + j, w)];
+        }
+        float* d = dst + static_cast<std::ptrdiff_t>(i) * stride;
+        for (int j = 0; j < w; ++j) d[j] = 0;
+        for (int fj = 0; fj < fw; ++fj) {
+            const float c = f[fj];
+            const float* s = t - r + fj;
+            for (int j = 0; j < w; ++j) d[j] += c * s[j];
+        }
+    }
+}
+
+// --- vif_tools.c: scalers ------------------------------------------------------------------
+
+float mirror(float i, float left, float right) { return i < left ? -i : (i > right ? 2 * right - i : i); }
+
+void scale_nearest(const float* src, float* dst, int sw, int sh, int dw, int dh, int stride) {
+    const float rx = static_cast<float>(sw) / dw, ry = static_cast<float>(sh) / dh;
+    for (int y = 0; y < dh; ++y)
+        for (int x = 0; x < dw; ++x) {
+            const int sy = static_cast<int>(static_cast<float>(y) * ry);
+            const int sx = static_cast<int>(static_cast<float>(x) * rx);
+            dst[static_cast<std::ptrdiff_t>(y) * stride + x] = src[static_cast<std::ptrdiff_t>(sy) * stride + sx];
+        }
+}
+
+void scale_bilinear(const float* src, float* dst, int sw, int sh, int dw, int dh, int stride) {
+    std::vector<int> x1a(static_cast<std::size_t>(dw)), x2a(static_cast<std::size_t>(dw));
+    std::vector<float> dxa(static_cast<std::size_t>(dw));
+    const float rx = static_cast<float>(sw) / dw;
+    for (int x = 0; x < dw; ++x) {
+        const float xx = static_cast<float>((x + 0.5) * rx - 0.5);
+        x1a[x] = static_cast<int>(mirror(static_cast<float>(std::floor(xx)), 0, static_cast<float>(sw - 1)));
+        x2a[x] = static_cast<int>(mirror(static_cast<float>(std::ceil(xx)), 0, static_cast<float>(sw - 1)));
+        dxa[x] = xx - static_cast<float>(x1a[x]);
+    }
+    const float ry = static_cast<float>(sh) / dh;
+    for (int y = 0; y < dh; ++y) {
+        const float yy = static_cast<float>((y + 0.5) * ry - 0.5);
+        const int y1 = static_cast<int>(mirror(static_cast<float>(std::floor(yy)), 0, static_cast<float>(sh - 1)));
+        const int y2 = static_cast<int>(mirror(static_cast<float>(std::ceil(yy)), 0, static_cast<float>(sh - 1)));
+        const float dy = yy - static_cast<float>(y1);
+        const float* r1 = src + static_cast<std::ptrdiff_t>(y1) * stride;
+        const float* r2 = src + static_cast<std::ptrdiff_t>(y2) * stride;
+        float* d = dst + static_cast<std::ptrdiff_t>(y) * stride;
+        for (int x = 0; x < dw; ++x) {
+            const int a = x1a[x], b = x2a[x];
+            const float dx = dxa[x];
+            d[x] = (1 - dy) * (1 - dx) * r1[a] + (1 - dy) * dx * r1[b] + dy * (1 - dx) * r2[a] + dy * dx * r2[b];
+        }
+    }
+}
+
+float bicubic_kernel(float t) {
+    const float a = -0.75f;
+    if (t < 0) t = -t;
+    if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
+    if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
+    return 0;
+}
+
+float lanczos4_kernel(float x, float a) {
+    if (x == 0.0) return 1.0;
+    if (x > -a && x < a)
+        return static_cast<float>(a * std::sin(M_PI * x) * std::sin(M_PI * x / a) / (M_PI * M_PI * x * x));
+    return 0.0;
+}
+
+template <int A, bool Lanczos>
+float interpolate(const float* src, int width, int height, int stride, float x, float y) {
+    const int x0 = static_cast<int>(std::floor(static_cast<double>(x)));
+    const int y0 = static_cast<int>(std::floor(static_cast<double>(y)));
+    const float dx = x - static_cast<float>(x0), dy = y - static_cast<float>(y0);
+    constexpr int lo = Lanczos ? -A : -1, hi = Lanczos ? A : 2;
+    float wx[hi - lo + 1], wy[hi - lo + 1];
+    for (int i = lo; i <= hi; ++i) {
+        if constexpr (Lanczos) {
+            wx[i - lo] = lanczos4_kernel(static_cast<float>(i) - dx, static_cast<float>(A));
+            wy[i - lo] = lanczos4_kernel(static_cast<float>(i) - dy, static_cast<float>(A));
+        } else {
+            wx[i - lo] = bicubic_kernel(static_cast<float>(i) - dx);
+            wy[i - lo] = bicubic_kernel(static_cast<float>(i) - dy);
+        }
+    }
+    float value = 0, weight_sum = 0;
+    for (int j = lo; j <= hi; ++j)
+        for (int i = lo; i <= hi; ++i) {
+            const float weight = wx[i - lo] * wy[j - lo];
+            if constexpr (Lanczos) weight_sum += weight;
+            const int xi = static_cast<int>(mirror(static_cast<float>(x0 + i), 0, static_cast<float>(width - 1)));
+            const int yi = static_cast<int>(mirror(static_cast<float>(y0 + j), 0, static_cast<float>(height - 1)));
+            value += src[static_cast<std::ptrdiff_t>(yi) * stride + xi] * weight;
+        }
+    if constexpr (Lanczos) return value / weight_sum;
+    return value;
+}
+
+template <int A, bool Lanczos>
+void scale_interpolated(const float* src, float* dst, int sw, int sh, int dw, int dh, int stride) {
+    const float rx = static_cast<float>(sw) / dw, ry = static_cast<float>(sh) / dh;
+    for (int y = 0; y < dh; ++y) {
+        const float yy = static_cast<float>((y + 0.5) * ry - 0.5);
+        for (int x = 0; x < dw; ++x) {
+            const float xx = static_cast<float>((x + 0.5) * rx - 0.5);
+            dst[static_cast<std::ptrdiff_t>(y) * stride + x] = interpolate<A, Lanczos>(src, sw, sh, stride, xx, yy);
+        }
+    }
+}
+
+/// vif_scale_frame_s (bilinear through the precomputed column table, same values).
+void rescale(ScaleMethod m, const float* src, float* dst, int sw, int sh, int dw, int dh, int stride) {
+    if (sw == dw && sh == dh) {
+        std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(stride) * static_cast<std::size_t>(dh));
+        return;
+    }
+    switch (m) {
+    case ScaleMethod::kNearest: scale_nearest(src, dst, sw, sh, dw, dh, stride); break;
+    case ScaleMethod::kBilinear: scale_bilinear(src, dst, sw, sh, dw, dh, stride); break;
+    case ScaleMethod::kBicubic: scale_interpolated<1, false>(src, dst, sw, sh, dw, dh, stride); break;
+    case ScaleMethod::kLanczos4: scale_interpolated<4, true>(src, dst, sw, sh, dw, dh, stride); break;
+    }
+}
+
+void subtract(float* a, const float* b, int w, int h, int stride) {
+    for (int i = 0; i < h; ++i)
+        for (int j = 0; j < w; ++j)
+            a[static_cast<std::ptrdiff_t>(i) * stride + j] -= b[static_cast<std::ptrdiff_t>(i) * stride + j];
+}
+
+/// speed.c filter_and_downscale: `frame` becomes the operating band-pass picture.
+void filter_and_downscale(const Geometry& g, const Params& p, float* frame, std::vector<float>& curr,
+                          std::vector<float>& tmp) {
+    const int stride = g.alloc_width;
+    if (!(std::fabs(p.prescale - 1.0) < 1.0e-3)) {
+        std::memcpy(tmp.data(), frame, sizeof(float) * g.buffer_size());
+        rescale(p.method, tmp.data(), frame, g.width, g.height, g.scaled_width, g.scaled_height, stride);
+    }
+    const float ks = static_cast<float>(p.kernelscale);
+    float window[128];
+    const int aa_width = filter_size(1, ks);
+    gaussian_kernel(window, aa_width, static_cast<float>(std::sqrt(static_cast<double>(kScales)) * aa_width / 5.0f));
+    filter1d(window, aa_width, frame, curr.data(), g.scaled_width, g.scaled_height, stride);
+    for (int i = 0; i < g.scaled_height / 16; ++i)
+        for (int j = 0; j < g.scaled_width / 16; ++j)
+            frame[static_cast<std::ptrdiff_t>(i) * stride + j] =
+                curr[static_cast<std::size_t>(i * 16) * stride + j * 16];
+    const int w = g.scaled_width >> kScales, h = g.scaled_height >> kScales;
+    const int fw = filter_size(kScales, ks);
+    gaussian_kernel(window, fw, static_cast<float>(fw) / 5.0f);
+    filter1d(window, fw, frame, curr.data(), w, h, stride);
+    subtract(frame, curr.data(), w, h, stride);
+}
+
+// --- speed.c: small dense linear algebra (25 x 25, float) ----------------------------------
+
+/// A square float matrix (size x size, row major) over caller-owned memory.
+struct Mat {
+    int n;
+    float* d;
+    float& at(int i, int j) { return d[i * n + j]; }
+    float at(int i, int j) const { return d[i * n + j]; }
+};
+
+void mat_copy(Mat& dst, const Mat& src) { std::memcpy(dst.d, src.d, sizeof(float) * src.n * src.n); }
+
+void mat_transpose(Mat& m) {
+    for (int i = 0; i < m.n; ++i)
+        for (int j = 0; j < i; ++j) std::swap(m.at(i, j), m.at(j, i));
+}
+
+/// dst (rows x cols) = x (rows x inner) * y (inner x cols), summed over k in order.
+void mat_mul(float* dst, const float* x, const float* y, int rows, int inner, int cols) {
+    std::fill(dst, dst + static_cast<std::size_t>(rows) * cols, 0.0f);
+    for (int i = 0; i < rows; ++i)
+        for (int k = 0; k < inner; ++k)
+            for (int j = 0; j < cols; ++j)
+                dst[static_cast<std::size_t>(i) * cols + j] +=
+                    x[static_cast<std::size_t>(i) * inner + k] * y[static_cast<std::size_t>(k) * cols + j];
+}
+
+int sign_of(float x) { return x >= 0 ? 1 : -1; }
+
+float hypot_f(float x, float y) { return static_cast<float>(dsqrt(x * x + y * y)); }
+
+float vector_norm(const float* x, int n) {
+    float s = 0;
+    for (int i = 0; i < n; ++i) s += x[i] * x[i];
+    return static_cast<float>(dsqrt(s));
+}
+
+// Householder QR of A (n x n): Q, R with A = Q R (upstream matrix_qr_decomposition).
+void qr_decompose(const Mat& a, Mat& q, Mat& r, Mat& tq, Mat& tz) {
+    const int n = a.n;
+    float* vec = r.d;  // R's memory doubles as the vector, as upstream
+    mat_copy(tz, a);
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) q.at(i, j) = i == j ? 1.0f : 0.0f;
+    for (int k = 0; k < n - 1; ++k) {
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j)
+                if (i < k || j < k) tz.at(i, j) = i == j ? 1.0f : 0.0f;
+        for (int i = 0; i < n; ++i) vec[i] = tz.at(i, k);
+        const float norm = vector_norm(vec, n);
+        const int sign = sign_of(a.at(k, k));
+        vec[k] += static_cast<float>(sign) * norm;
+        const float len = vector_norm(vec, n);
+        for (int i = 0; i < n; ++i) vec[i] = vec[i] / len;
+        for (int i = 0; i < n; ++i)
+            for (int j = 0; j < n; ++j) tq.at(i, j) = -2.0f * vec[i] * vec[j];
+        for (int i = 0; i < n; ++i) tq.at(i, i) += 1;
+        mat_mul(r.d, tq.d, tz.d, n, n, n);
+        mat_copy(tz, r);
+        mat_mul(r.d, tq.d, q.d, n, n, n);
+        mat_copy(q, r);
+    }
+    mat_mul(r.d, q.d, a.d, n, n, n);
+    mat_transpose(q);
+}
+
+/// Solves A X = B (A n x n, B n x cols) into x; false when R has a diagonal below 1e-6.
+bool solve(const float* a_data, int n, const float* b, int cols, float* x) {
+    std::vector<float> buf(static_cast<std::size_t>(5 * n * n) + static_cast<std::size_t>(n) * cols);
+    Mat a{n, buf.data()}, q{n, a.d + n * n}, r{n, q.d + n * n}, t1{n, r.d + n * n}, t2{n, t1.d + n * n};
+    float* rhs = t2.d + n * n;
+    std::memcpy(a.d, a_data, sizeof(float) * n * n);
+    qr_decompose(a, q, r, t1, t2);
+    mat_transpose(q);
+    mat_mul(rhs, q.d, b, n, n, cols);
+    for (int i = n - 1; i >= 0; --i) {
+        const float den = r.at(i, i);
+        if (std::fabs(den) < kEps) return false;
+        for (int j = 0; j < cols; ++j) {
+            float term = rhs[static_cast<std::size_t>(i) * cols + j];
+            for (int k = i + 1; k < n; ++k) term -= x[static_cast<std::size_t>(k) * cols + j] * r.at(i, k);
+            x[static_cast<std::size_t>(i) * cols + j] = term / den;
+        }
+    }
+    return true;
+}
+
+// Symmetric eigenvalues: Householder tridiagonalisation (gsl_linalg_symmtd_decomp as
+// upstream adapted it) and implicit symmetric QR steps (gsl_eigen_symm).
+float householder(float* a, int col, int start, int n) {
+    if (n - start == 1) return 0.0f;
+    float xnorm = 0;
+    for (int i = start + 1; i < n; ++i) xnorm += a[i * n + col] * a[i * n + col];
+    xnorm = static_cast<float>(dsqrt(xnorm));
+    if (xnorm == 0.0f) return 0.0f;
+    const float alpha = a[start * n + col];
+    const float beta = static_cast<float>(-sign_of(alpha)) * hypot_f(alpha, xnorm);
+    const float tau = (beta - alpha) / beta;
+    const float s = alpha - beta;
+    if (s != 0.0f) {
+        for (int i = start; i < n; ++i) a[i * n + col] /= s;
+        a[start * n + col] = beta;
+    }
+    return tau;
+}
+
+void tridiagonalise(float* a, int n, float* d, float* sd) {
+    std::vector<float> v(static_cast<std::size_t>(n)), x(static_cast<std::size_t>(n));
+    for (int i = 0; i < n - 2; ++i) {
+        const float tau = householder(a, i, i + 1, n);
+        for (int j = i + 1; j < n; ++j) v[j] = a[j * n + i];
+        if (tau != 0.0f) {
+            a[(i + 1) * n + i] = v[i + 1];
+            v[i + 1] = 1.0f;
+            const int s = i + 1;
+            for (int r = s; r < n; ++r) {
+                x[r] = 0.0f;
+                for (int c = s; c < n; ++c) x[r] += tau * a[r * n + c] * v[c];
+            }
+            float xv = 0;
+            for (int r = s; r < n; ++r) xv += x[r] * v[r];
+            const float alpha = static_cast<float>(-0.5 * tau * xv);
+            for (int r = s; r < n; ++r) x[r] += alpha * v[r];
+            for (int r = s; r < n; ++r)
+                for (int c = s; c < n; ++c) a[r * n + c] -= x[r] * v[c] + v[r] * x[c];
+        }
+    }
+    for (int i = 0; i < n; ++i) d[i] = a[i * n + i];
+    for (int i = 0; i < n - 1; ++i) sd[i] = a[(i + 1) * n + i];
+}
+
+void chop_small(float* d, float* sd, int n) {
+    for (int i = 0; i < n - 1; ++i)
+        if (std::fabs(sd[i]) < kEps * (std::fabs(d[i]) + std::fabs(d[i + 1]))) sd[i] = 0.0f;
+}
+
+float trailing_eigenvalue(const float* d, const float* sd, int n) {
+    const float ta = d[n - 2], tb = d[n - 1], tab = sd[n - 2];
+    const float dt = static_cast<float>((ta - tb) / 2.0);
+    if (dt > 0) return tb - tab * (tab / (dt + hypot_f(dt, tab)));
+    if (dt == 0) return tb - std::fabs(tab);
+    return tb + tab * (tab / (-dt + hypot_f(dt, tab)));
+}
+
+void givens(float a, float b, float& c, float& s) {
+    if (b == 0) {
+        c = 1;
+        s = 0;
+    } else if (std::fabs(b) > std::fabs(a)) {
+        const float t = -a / b;
+        const float s1 = static_cast<float>(1.0 / dsqrt(1 + t * t));
+        s = s1;
+        c = s1 * t;
+    } else {
+        const float t = -b / a;
+        const float c1 = static_cast<float>(1.0 / dsqrt(1 + t * t));
+        c = c1;
+        s = c1 * t;
+    }
+}
+
+void qr_step(float* d, float* sd, int n) {
+    float mu = trailing_eigenvalue(d, sd, n);
+    if (kEps * std::fabs(mu) > std::fabs(d[0]) + std::fabs(sd[0])) mu = 0;
+    float x = d[0] - mu, z = sd[0];
+    float bk = 0, zk = 0;
+    float ap = d[0], bp = sd[0], aq = d[1];
+    if (n == 2) {
+        float c, s;
+        givens(x, z, c, s);
+        const float ap1 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
+        const float bp1 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
+        const float aq1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
+        d[0] = ap1;
+        sd[0] = bp1;
+        d[1] = aq1;
+        return;
+    }
+    float bq = sd[1];
+    for (int k = 0; k < n - 1; ++k) {
+        float c, s;
+        givens(x, z, c, s);
+        const float bk1 = c * bk - s * zk;
+        const float ap1 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
+        const float bp1 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
+        const float zp1 = -s * bq;
+        const float aq1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
+        const float bq1 = c * bq;
+        const float ak = ap1;
+        bk = bp1;
+        zk = zp1;
+        ap = aq1;
+        bp = bq1;
+        if (k < n - 2) aq = d[k + 2];
+        if (k < n - 3) bq = sd[k + 2];
+        d[k] = ak;
+        if (k > 0) sd[k - 1] = bk1;
+        if (k < n - 2) sd[k + 1] = bp;
+        x = bk;
+        z = zk;
+    }
+    d[n - 1] = ap;
+    sd[n - 2] = bk;
+}
+
+void eigenvalues(const float* m, int n, float* out) {
+    std::vector<float> a(m, m + n * n), d(static_cast<std::size_t>(n)), sd(static_cast<std::size_t>(n));
+    if (n == 1) {
+        out[0] = a[0];
+        return;
+    }
+    tridiagonalise(a.data(), n, d.data(), sd.data());
+    chop_small(d.data(), sd.data(), n);
+    int b = n - 1, iter = 0;
+    while (b > 0 && iter < kMaxIters) {
+        if (sd[b - 1] == 0.0f) {
+            --b;
+            continue;
+        }
+        int a0 = b - 1;
+        while (a0 > 0 && sd[a0 - 1] != 0.0f) --a0;
+        qr_step(d.data() + a0, sd.data() + a0, b - a0 + 1);
+        chop_small(d.data() + a0, sd.data() + a0, b - a0 + 1);
+        ++iter;
+    }
+    for (int i = 0; i < n; ++i) out[i] = d[i];
+}
+
+// --- speed.c est_params ---------------------------------------------------------------------
+
+/// The covariance sum of x86/speed_avx512.c compute_cov_kernel_avx512 (the kernel upstream
+/// dispatches to on AVX-512 machines): per row, runs of 16 samples feed two 8-lane double
+/// chains of fused multiply-adds (lanes j..j+7 the first, j+8..j+15 the second), a run of 8
+/// the first chain, the rest a plain double sum; at the end the chains are added lane by lane,
+/// the 8 lanes reduced as _mm512_reduce_add_pd does (halves, then quarters, then the pair),
+/// and the scalar sum added last.
+double covariance_sum(const float* x, const float* y, int stride, int h, int w, double mx, double my) {
+    double acc0[8] = {}, acc1[8] = {};
+    double tail = 0.0;
+    for (int i = 0; i < h; ++i) {
+        const float* rx = x + static_cast<std::ptrdiff_t>(i) * stride;
+        const float* ry = y + static_cast<std::ptrdiff_t>(i) * stride;
+        int j = 0;
+        for (; j + 15 < w; j += 16)
+            for (int l = 0; l < 8; ++l) {
+                acc0[l] = std::fma(static_cast<double>(rx[j + l]) - mx, static_cast<double>(ry[j + l]) - my, acc0[l]);
+                acc1[l] = std::fma(static_cast<double>(rx[j + 8 + l]) - mx, static_cast<double>(ry[j + 8 + l]) - my,
+                                   acc1[l]);
+            }
+        for (; j + 7 < w; j += 8)
+            for (int l = 0; l < 8; ++l)
+                acc0[l] = std::fma(static_cast<double>(rx[j + l]) - mx, static_cast<double>(ry[j + l]) - my, acc0[l]);
+        for (; j < w; ++j) {
+            const double p = (static_cast<double>(rx[j]) - mx) * (static_cast<double>(ry[j]) - my);
+            tail += p;
+        }
+    }
+    double a[8];
+    for (int l = 0; l < 8; ++l) a[l] = acc0[l] + acc1[l];
+    double q[4];
+    for (int l = 0; l < 4; ++l) q[l] = a[l + 4] + a[l];
+    const double h0 = q[2] + q[0], h1 = q[3] + q[1];
+    return h0 + h1 + tail;
+}
+
+struct Stats {
+    std::vector<float> entropies, variances;
+};
+
+/// est_params for one band-pass picture; false when K is singular (then X = 0).
+bool est_params(const Geometry& g, const float* data, float sigma_nn, Stats& out) {
+    const int stride = g.alloc_width;
+    const int nb = g.blocks;
+    // Step 1: the means of the 25 shifted sub-pictures, the covariance matrix.
+    float means[kElements];
+    const std::size_t samples = static_cast<std::size_t>(g.sub_width) * static_cast<std::size_t>(g.sub_height);
+    const float count = static_cast<float>(samples);
+    for (int r = 0; r < kBlock; ++r)
+        for (int c = 0; c < kBlock; ++c) {
+            float sum = 0;
+            for (int i = 0; i < g.sub_height; ++i)
+                for (int j = 0; j < g.sub_width; ++j) sum += data[static_cast<std::ptrdiff_t>(r + i) * stride + c + j];
+            means[r * kBlock + c] = sum / count;
+        }
+    const double dcount = static_cast<double>(samples);
+    float cov[kElements * kElements];
+    for (int xi = 0; xi < kElements; ++xi)
+        for (int yi = 0; yi <= xi; ++yi) {
+            const int rx = xi / kBlock, cx = xi % kBlock, ry = yi / kBlock, cy = yi % kBlock;
+            const double sum = covariance_sum(data + static_cast<std::ptrdiff_t>(rx) * stride + cx,
+                                              data + static_cast<std::ptrdiff_t>(ry) * stride + cy, stride,
+                                              g.sub_height, g.sub_width, means[rx * kBlock + cx],
+                                              means[ry * kBlock + cy]);
+            const float v = static_cast<float>(sum / dcount);
+            cov[xi * kElements + yi] = v;
+            cov[yi * kElements + xi] = v;
+        }
+    // Step 2: eigenvalues.
+    float eig[kElements];
+    eigenvalues(cov, kElements, eig);
+    // Step 3: the blocks' samples, one row per position in the block.
+    std::vector<float> y(static_cast<std::size_t>(kElements) * nb);
+    for (int si = 0; si < kBlock; ++si)
+        for (int sj = 0; sj < kBlock; ++sj)
+            for (int i = si; i < g.truncated_height; i += kBlock)
+                for (int j = sj; j < g.truncated_width; j += kBlock) {
+                    const int row = si * kBlock + sj;
+                    const int col = ((i - si) / kBlock) * g.blocks_horizontal + (j - sj) / kBlock;
+                    y[static_cast<std::size_t>(row) * nb + col] = data[static_cast<std::ptrdiff_t>(i) * stride + j];
+                }
+    // Step 4: K X = Y.
+    std::vector<float> x(static_cast<std::size_t>(kElements) * nb, 0.0f);
+    bool regular = true;
+    for (const float e : eig)
+        if (e < kEps) regular = false;
+    bool ok = regular && solve(cov, kElements, y.data(), nb, x.data());
+    if (!ok) std::fill(x.begin(), x.end(), 0.0f);
+    // Steps 5, 6: S = column sums of X * Y / 25.
+    const float den = static_cast<float>(kElements);
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = (x[k] * y[k]) / den;
+    for (int i = 1; i < kElements; ++i)
+        for (int j = 0; j < nb; ++j) x[j] += x[static_cast<std::size_t>(i) * nb + j];
+    // Steps 8, 9: the entropies.
+    out.entropies.assign(static_cast<std::size_t>(nb), 0.0f);
+    for (int k = 0; k < kElements; ++k) {
+        const float l = eig[k] < 0 ? 0 : eig[k];
+        for (int b = 0; b < nb; ++b)
+            out.entropies[b] = static_cast<float>(out.entropies[b] +
+                                                  (dlog2(l * x[b] + sigma_nn) + std::log2(2 * M_PI * M_E)));
+    }
+    out.variances.assign(x.begin(), x.begin() + nb);
+    return ok;
+}
+
+float speed_score(const Geometry& g, const Stats& ref, const Stats& dis, float sigma_nn, float nn_floor, int mode) {
+    float score = 0;
+    const float base = static_cast<float>(kElements * (dlog2((1 + nn_floor) * sigma_nn) + std::log2(2 * M_PI * M_E)));
+    for (int i = 0; i < g.blocks; ++i) {
+        const float er = ref.entropies[i], ed = dis.entropies[i];
+        if (er < base && ed < base) continue;
+        const float vr = ref.variances[i], vd = dis.variances[i];
+        float sr = 0.0f, sd = 0.0f;
+        switch (mode) {
+        case 0:
+            sr = static_cast<float>(er * dlog2(1 + vr));
+            sd = static_cast<float>(ed * dlog2(1 + vd));
+            break;
+        case 1:
+            sr = static_cast<float>(er * dlog2(1 + vr));
+            sd = static_cast<float>(ed * dlog2(1 + vr));
+            break;
+        case 2:
+            sr = static_cast<float>(er * dlog2(1 + vd));
+            sd = static_cast<float>(ed * dlog2(1 + vd));
+            break;
+        case 3:
+            sr = static_cast<float>(er * dlog2(1 + (vr + vd) / 2.0));
+            sd = static_cast<float>(ed * dlog2(1 + (vr + vd) / 2.0));
+            break;
+        case 4:
+            sr = static_cast<float>(er * dlog2(1 + vr));
+            sd = static_cast<float>(ed * dlog2(1 + (vr + vd) / 2.0));
+            break;
+        case 5:
+            sr = static_cast<float>(er * dlog2(1 + vr));
+            sd = static_cast<float>(ed * dlog2(1 + (0.75 * vr + 0.25 * vd)));
+            break;
+        default:  // 6 (the option's range ends there)
+            sr = static_cast<float>(er * dlog2(1 + vr));
+            sd = static_cast<float>(ed * dlog2(1 + (0.25 * vr + 0.75 * vd)));
+            break;
+        }
+        score += std::fabs(sr - sd);
+    }
+    return score / static_cast<float>(g.blocks);
+}
+
+}  // namespace
+
+ScaleMethod parse_scale_method(const std::string& metric, const std::string& text) {
+    if (text == "nearest") return ScaleMethod::kNearest;
+    if (text == "bilinear") return ScaleMethod::kBilinear;
+    if (text == "bicubic") return ScaleMethod::kBicubic;
+    if (text == "lanczos4") return ScaleMethod::kLanczos4;
+    throw Error(fmt::format("{}: invalid speed_prescale_method \"{}\" (nearest, bilinear, bicubic or lanczos4)",
+                            metric, text));
+}
+
+Geometry Geometry::of(int width, int height, double prescale) {
+    Geometry g;
+    g.width = width;
+    g.height = height;
+    g.scaled_width = static_cast<int>(static_cast<double>(width) * prescale + 0.5);
+    g.scaled_height = static_cast<int>(static_cast<double>(height) * prescale + 0.5);
+    g.alloc_width = std::max(width, g.scaled_width);
+    g.alloc_height = std::max(height, g.scaled_height);
+    g.operating_width = g.scaled_width >> kScales;
+    g.operating_height = g.scaled_height >> kScales;
+    g.truncated_width = g.operating_width / kBlock * kBlock;
+    g.truncated_height = g.operating_height / kBlock * kBlock;
+    g.blocks_horizontal = g.truncated_width / kBlock;
+    g.blocks_vertical = g.truncated_height / kBlock;
+    g.blocks = g.blocks_horizontal * g.blocks_vertical;
+    g.sub_width = g.truncated_width - kBlock + 1;
+    g.sub_height = g.truncated_height - kBlock + 1;
+    return g;
+}
+
+void check(const char* metric, const char* what, const Params& params, int plane_width, int plane_height,
+           bool unscaled_buffers) {
+    if (!valid_kernelscale(static_cast<float>(params.kernelscale)))
+        throw Error(fmt::format("{}: invalid speed_kernelscale {:g} (upstream accepts only its 21 kernel scales: "
+                                "1, 0.5, 1.5, 2, 2/3, 2.4, 360/97, 4/3, 3.5/3, 3.75/3, 4.25/3, 5/3, 3, 1/2.25, "
+                                "1.4746, 1.54, 1.6, 1.06667, 0.711111, 0.74074, 1.111111)",
+                                metric, params.kernelscale));
+    const Geometry g = Geometry::of(plane_width, plane_height, params.prescale);
+    if (g.too_small())
+        throw Error(fmt::format("{}: {} {}x{} is too small at speed_prescale {:g}: scaled to {}x{}, it must be at "
+                                "least 80x80 (SpEED's operating picture, 1/16 of it, needs a 5x5 block)",
+                                metric, what, plane_width, plane_height, params.prescale, g.scaled_width,
+                                g.scaled_height));
+    // speed_prescale within 1e-3 of 1 skips the rescale (ALMOST_EQUAL) but not the new size:
+    // upstream then filters samples of its buffers it never wrote.
+    if (std::fabs(params.prescale - 1.0) < 1.0e-3 && (g.scaled_width != plane_width || g.scaled_height != plane_height))
+        throw Error(fmt::format("{}: speed_prescale {:g} is not supported for a {} {}x{}: within 1e-3 of 1 upstream "
+                                "does not rescale, yet scores a {}x{} picture (samples it never wrote)",
+                                metric, params.prescale, what, plane_width, plane_height, g.scaled_width,
+                                g.scaled_height));
+    if (unscaled_buffers && g.scaled_height > plane_height)
+        throw Error(fmt::format("{}: speed_prescale {:g} is not supported: upstream sizes its frame buffers by the "
+                                "unscaled height and writes the {} rows of the rescaled {} past them (it aborts); "
+                                "speed_prescale must leave the height at most {}",
+                                metric, params.prescale, g.scaled_height, what, plane_height));
+}
+
+void load_plane(const Plane& plane, int bit_depth, float* dst, int stride) {
+    for (int i = 0; i < plane.height(); ++i) {
+        float* d = dst + static_cast<std::ptrdiff_t>(i) * stride;
+        if (bit_depth == 8) {
+            const std::uint8_t* s = plane.row<std::uint8_t>(i);
+            for (int j = 0; j < plane.width(); ++j) d[j] = static_cast<float>(s[j]) + -128;
+        } else {
+            const float scaler = bit_depth == 10 ? 4.0f : (bit_depth == 12 ? 16.0f : 256.0f);
+            const std::uint16_t* s = plane.row<std::uint16_t>(i);
+            for (int j = 0; j < plane.width(); ++j) d[j] = static_cast<float>(s[j]) / scaler + -128;
+        }
+    }
+}
+
+float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& singular) {
+    std::vector<float> curr(g.buffer_size()), tmp(g.buffer_size());
+    const float sigma_nn = static_cast<float>(p.sigma_nn);
+    Stats rs, ds;
+    filter_and_downscale(g, p, ref, curr, tmp);
+    const bool ok_ref = est_params(g, ref, sigma_nn, rs);
+    filter_and_downscale(g, p, dis, curr, tmp);
+    const bool ok_dis = est_params(g, dis, sigma_nn, ds);
+    singular = !ok_ref || !ok_dis;
+    if (ok_ref != ok_dis) return 0.0f;
+    return speed_score(g, rs, ds, sigma_nn, static_cast<float>(p.nn_floor), p.weight_var_mode);
+}
+
+}  // namespace vmafx::speed

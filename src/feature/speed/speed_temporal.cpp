@@ -1,0 +1,112 @@
+// "speed_temporal": SpEED of the luma differences of consecutive frames (see speed.hpp).
+// Upstream: libvmaf 3.2.0 src/feature/speed.c init, extract (VMAF_FEATURE_EXTRACTOR_TEMPORAL).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "feature/speed/speed.hpp"
+#include "feature/speed/speed_options.hpp"
+
+namespace vmafx::speed_temporal {
+
+namespace {
+
+/// One instance's options and output name.
+struct Settings {
+    explicit Settings(const Options& options)
+        : name(options.feature_name("Speed_temporal_feature_speed_temporal_score")) {
+        options.bind(*this);
+    }
+    double kernelscale = 1.0;
+    double prescale = 1.0;
+    std::string prescale_method = "nearest";  ///< speed_prescale_method (see speed_options.hpp)
+    double sigma_nn = speed::kDefaultSigmaNn;
+    double nn_floor = 0.0;
+    double max_val = speed::kDefaultMaxVal;  ///< declared by upstream, never applied
+    bool use_ref_diff = false;
+    std::string name;
+
+    /// speed_weight_var_mode is not an option of speed_temporal: upstream leaves it 0.
+    speed::Params params() const {
+        return {kernelscale, prescale, speed::parse_scale_method("speed_temporal", prescale_method), sigma_nn,
+                nn_floor, 0};
+    }
+};
+
+constexpr OptionSpec kOptions[] = {
+    speed::kernelscale_row<Settings>(),
+    speed::prescale_row<Settings>(),
+    speed::sigma_nn_row<Settings>(),
+    speed::nn_floor_row<Settings>(),
+    speed::max_val_row<Settings>(),
+    option<&Settings::use_ref_diff>("speed_use_ref_diff", "urd", 0, 0, 1, true, "debug mode: enable additional output"),
+};
+
+constexpr FeatureName kFeatures[] = {{"Speed_temporal_feature_speed_temporal_score", "speed_temporal"}};
+
+class Extractor final : public FeatureExtractor {
+public:
+    Extractor(const Options& options, const VideoFormat& format)
+        : format_(format), settings_(options), params_(settings_.params()),
+          geometry_(speed::Geometry::of(format.width, format.height, params_.prescale)) {}
+
+    // Frame 0 scores 0; frame i scores SpEED of (luma i-1 - luma i) of both videos.
+    void extract(const FrameInput& in, FrameScores& out) const override {
+        if (in.index == 0) {
+            out.emplace_back(settings_.name, 0.0);
+            return;
+        }
+        if (!in.prev_ref[0] || !in.prev_dist[0])
+            throw Error(fmt::format("speed_temporal: frame {} needs the pictures of frame {}", in.index, in.index - 1));
+        const std::size_t n = geometry_.buffer_size();
+        const int stride = geometry_.alloc_width;
+        std::vector<float> ref(n, 0.0f), dis(n, 0.0f), cur_ref(n, 0.0f), cur(n, 0.0f);
+        const int bits = format_.bit_depth;
+        speed::load_plane(in.prev_ref[0]->luma(), bits, ref.data(), stride);
+        speed::load_plane(in.prev_dist[0]->luma(), bits, dis.data(), stride);
+        speed::load_plane(in.ref->luma(), bits, cur_ref.data(), stride);
+        if (!settings_.use_ref_diff) speed::load_plane(in.dist->luma(), bits, cur.data(), stride);
+        const std::vector<float>& dis_minus = settings_.use_ref_diff ? cur_ref : cur;
+        for (int i = 0; i < format_.height; ++i)
+            for (int j = 0; j < format_.width; ++j) {
+                const std::size_t k = static_cast<std::size_t>(i) * stride + j;
+                ref[k] -= cur_ref[k];
+                dis[k] -= dis_minus[k];
+            }
+        bool singular = false;
+        const float s = speed::score(geometry_, params_, ref.data(), dis.data(), singular);
+        out.emplace_back(settings_.name, static_cast<double>(s));
+    }
+
+private:
+    VideoFormat format_;
+    Settings settings_;
+    speed::Params params_;
+    speed::Geometry geometry_;
+};
+
+std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
+    const Settings s(options);
+    if (format.bit_depth != 8 && format.bit_depth != 10 && format.bit_depth != 12 && format.bit_depth != 16)
+        throw Error(fmt::format("speed_temporal: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
+                                "picture_copy converts no other)",
+                                format.bit_depth));
+    speed::check("speed_temporal", "luma", s.params(), format.width, format.height, true);
+    return std::make_unique<Extractor>(options, format);
+}
+
+History history_of(const Options&) { return {1, 1}; }
+
+}  // namespace
+
+const MetricDescriptor descriptor{
+    .name = "speed_temporal", .upstream_source = "libvmaf/src/feature/speed.c",
+    .options = kOptions, .features = kFeatures, .history = history_of,
+    .limits = {80, 80, 8, 16,
+               "(the luma, scaled by speed_prescale, must be at least 80x80: SpEED's operating picture, 1/16 "
+               "of it, needs a 5x5 block)"},
+    .create = create};
+
+}  // namespace vmafx::speed_temporal
