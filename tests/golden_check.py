@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Runs ../shared/tools/golden_check.py on the vmafx CLI with the command line of issue 2: every
-integer VIF/ADM/motion value and the VMAF v0.6.1, NEG, 4K and bootstrap model scores of every
-fixture, per frame and pooled, bit for bit. Exit 77 (skipped) when ../shared or .fixtures is absent."""
+"""Runs ../shared/tools/golden_check.py on the vmafx CLI with every golden file's own command line
+(all upstream CPU metrics and the models of the golden files), with --refusals: every per-frame
+and pooled value bit for bit, and every refusal upstream makes must be a clean refusal here.
+Extra arguments are fixture names (default: all). Exit 77 (skipped) when ../shared or .fixtures
+is absent."""
 import os, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -17,10 +19,7 @@ def main():
     if not os.path.isdir(FIXTURES):
         print(f"skipped: fixtures not unpacked in {FIXTURES} (run {SHARED}/fixtures/prepare.py --out .fixtures --y4m)")
         return 77
-    cmd = [sys.executable, tool, "--bin", sys.argv[1], "--fixtures", FIXTURES,
-           "--omit", "float|psnr|ssim|ciede|cambi|moment|speed|ansnr|v1.0.16",
-           "--only", "^(integer_|VMAF_integer|vmaf$|vmaf_neg$|vmaf_4k$|vmaf_b)",
-           "--skip", "_csf_2_|_mmxv_"] + sys.argv[2:]
+    cmd = [sys.executable, tool, "--bin", sys.argv[1], "--fixtures", FIXTURES, "--refusals"] + sys.argv[2:]
     print(" ".join(cmd), flush=True)
     return subprocess.call(cmd)
 
