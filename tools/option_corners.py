@@ -15,6 +15,10 @@ covers the rest.
       upstream build's values (a data file made by generate from the same corners, e.g. with
       `--cpumask` limiting upstream to its AVX2 or C code paths) differ: "differs_in" lists
       those builds. These are the corners where upstream's own code paths disagree.
+  option_corners.py merge --add FILE [--data FILE]
+      Adds the corners of FILE (made by generate --match for a new metric's corners) to the data
+      file, replacing corners of the same fixture and feature text, in the order of CORNERS; the
+      fixtures' checksums must agree. Corners no longer in CORNERS are dropped.
   option_corners.py check --bin BIN [--fixtures DIR] [--data FILE] [--verbose]
   (generate and check take --match REGEX: only the corners whose feature text matches)
       Runs BIN on every corner: each value recorded must be the same double (null where the
@@ -302,6 +306,29 @@ def annotate(args):
     return 0
 
 
+def merge(args):
+    with open(args.data) as fh:
+        data = json.load(fh)
+    with open(args.add) as fh:
+        added = json.load(fh)
+    for fixture, info in added["fixtures"].items():
+        if fixture in data["fixtures"] and data["fixtures"][fixture] != info:
+            raise SystemExit(f"{args.add}: fixture {fixture} differs from {args.data}'s (checksums or frames)")
+        data["fixtures"][fixture] = info
+    by_key = {(c["fixture"], c["feature"]): c for c in data["corners"]}
+    by_key.update({(c["fixture"], c["feature"]): c for c in added["corners"]})
+    order = {f: i for i, f in enumerate(CORNERS)}
+    fixtures = [f for f, _ in FIXTURES_USED]
+    corners = [c for k, c in by_key.items() if k[1] in order and k[0] in fixtures]
+    corners.sort(key=lambda c: (fixtures.index(c["fixture"]), order[c["feature"]]))
+    data["corners"] = corners
+    with open(args.data, "w") as fh:
+        json.dump(data, fh, indent=0, separators=(",", ":"))
+        fh.write("\n")
+    print(f"{args.data}: {len(corners)} corners ({len(added['corners'])} from {args.add})")
+    return 0
+
+
 def bits(x):
     return struct.pack("<d", float(x))
 
@@ -375,6 +402,9 @@ def main():
     a.add_argument("--data", default=DATA)
     a.add_argument("--oracle-note", required=True)
     a.add_argument("--other", action="append", default=[], help="LABEL=FILE")
+    m = sub.add_parser("merge")
+    m.add_argument("--add", required=True)
+    m.add_argument("--data", default=DATA)
     c = sub.add_parser("check")
     c.add_argument("--bin", required=True)
     c.add_argument("--data", default=DATA)
@@ -385,9 +415,9 @@ def main():
         p.add_argument("--match", default=None, help="only the corners whose --feature text matches this regex")
     args = ap.parse_args()
     global FIXTURES
-    if args.fixtures:
+    if getattr(args, "fixtures", None):
         FIXTURES = args.fixtures
-    return {"generate": generate, "annotate": annotate, "check": check}[args.cmd](args)
+    return {"generate": generate, "annotate": annotate, "merge": merge, "check": check}[args.cmd](args)
 
 
 if __name__ == "__main__":
