@@ -300,7 +300,8 @@ TEST(SpeedValues, OracleOnSyntheticClip10Bit444) {
                   });
 }
 
-// The four scalers of speed_prescale_method, through the core. Oracle: upstream on the 256x192 10-bit 4:4:4 clip above,
+// The four scalers of speed_prescale_method, through the core. Oracle: upstream on the 256x192
+// 10-bit 4:4:4 clip above,
 //   vmaf ... -p 444 -b 10 -n --frame_cnt 2
 //        --feature speed_chroma=speed_prescale=1.5:speed_prescale_method=METHOD
 // (speed_chroma_u_ps_1.5_psm_METHOD, speed_chroma_v_...; "nearest" is the default, unnamed).
