@@ -1,7 +1,7 @@
 // Tests of the floating-point VIF extractor beyond the registry-driven suites (test_metrics.cpp:
 // golden values, tables, refusals at the descriptor's limits, threads): the size each option
-// set needs, the kernel scales upstream accepts, hand-derived values on constant pictures and
-// output names.
+// set needs, the kernel scales upstream accepts, vif_prescale_method, hand-derived values on
+// constant pictures and output names.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -50,7 +50,40 @@ TEST(FloatVifOptions, KernelScalesAndRanges) {
     EXPECT_THROW(vif_options({{"vif_kernelscale", "4.5"}}), UsageError);
     EXPECT_THROW(vif_options({{"vif_prescale", "0.05"}}), UsageError);
     EXPECT_THROW(vif_options({{"vif_sigma_nsq", "5.5"}}), UsageError);
-    EXPECT_THROW(vif_options({{"vif_prescale_method", "bicubic"}}), UsageError);  // not offered
+}
+
+// vif_prescale_method (pm): a text feature parameter between vif_scale3_min_val and
+// vif_sigma_nsq, as upstream's table. Upstream's init refuses an unknown method ("Invalid
+// scale method area. Supported scale methods: [...]") and, for bilinear, a prescaled width
+// above VIF_BILINEAR_MAX_WIDTH (7680; oracle: -w 1920 -h 16 with vif_prescale=4 runs, -w 1922
+// is refused). Values: tools/option_corners.py float_vif_corners().
+TEST(FloatVifOptions, PrescaleMethod) {
+    const auto& rows = descriptor.options;
+    std::size_t i = 0;
+    while (i < rows.size() && std::string(rows[i].name) != "vif_prescale_method") ++i;
+    ASSERT_LT(i + 1, rows.size());
+    EXPECT_STREQ(rows[i - 1].name, "vif_scale3_min_val");
+    EXPECT_STREQ(rows[i + 1].name, "vif_sigma_nsq");
+    EXPECT_STREQ(rows[i].alias, "pm");
+    EXPECT_EQ(rows[i].type, OptionType::kString);
+    EXPECT_STREQ(rows[i].default_text, "nearest");
+    EXPECT_TRUE(rows[i].feature_param);
+    EXPECT_STREQ(rows[i].help, "scaling method for the frame, supported options: [nearest, bilinear, bicubic, lanczos4]");
+
+    EXPECT_EQ(vif_options({{"vif_prescale", "0.5"}, {"vif_prescale_method", "bicubic"}})
+                  .feature_name("VMAF_feature_vif_scale1_score"),
+              "vif_scale1_ps_0.5_pm_bicubic");  // upstream orders by option name
+    EXPECT_EQ(vif_options({{"vif_prescale_method", "nearest"}}).feature_name("VMAF_feature_vif_scale1_score"),
+              "VMAF_feature_vif_scale1_score");
+    for (const char* m : {"nearest", "bilinear", "bicubic", "lanczos4"})
+        EXPECT_NO_THROW(make({{"vif_prescale_method", m}, {"vif_prescale", "1.5"}}, 64, 64)) << m;
+    EXPECT_EQ(test::error_of([] { make({{"vif_prescale_method", "area"}}, 64, 64); }),
+              "float_vif: invalid vif_prescale_method \"area\" (nearest, bilinear, bicubic or lanczos4)");
+    // Bilinear: (int)(1920 * 4 + 0.5) = 7680 is the widest; 1921 gives 7684.
+    EXPECT_NO_THROW(make({{"vif_prescale_method", "bilinear"}, {"vif_prescale", "4"}}, 1920, 16));
+    test::expect_error([] { make({{"vif_prescale_method", "bilinear"}, {"vif_prescale", "4"}}, 1921, 16); },
+                       {"float_vif", "7684", "7680"});
+    EXPECT_NO_THROW(make({{"vif_prescale_method", "bicubic"}, {"vif_prescale", "4"}}, 1921, 16));
 }
 
 TEST(FloatVifOptions, OutputNames) {

@@ -133,6 +133,8 @@ TEST(SpeedRefusals, PrescaleNearOneThatChangesTheSize) {
 // ---------------------------------------------------------------------------------------
 // Options and output names.
 
+constexpr VideoFormat kFormat444{320, 240, 8, Subsampling::k444};
+
 TEST(SpeedOptions, OutputNamesAsUpstream) {
     const Options model = chroma.parse_options({{"speed_kernelscale", "1.0"},
                                                 {"speed_nn_floor", "0.1"},
@@ -147,6 +149,37 @@ TEST(SpeedOptions, OutputNamesAsUpstream) {
     // Default options: the upstream name (the writers print its alias, speed_chroma_u).
     EXPECT_EQ(chroma.parse_options({}).feature_name("Speed_chroma_feature_speed_chroma_u_score"),
               "Speed_chroma_feature_speed_chroma_u_score");
+}
+
+// speed_prescale_method (psm): a text feature parameter of both extractors, third in their
+// tables as upstream's; names from the oracle (tools/option_corners.py
+// speed_prescale_method_corners), e.g. speed_chroma_u_ps_0.5_psm_bilinear.
+TEST(SpeedOptions, PrescaleMethodIsATextOption) {
+    for (const MetricDescriptor* m : {&chroma, &temporal}) {
+        ASSERT_GE(m->options.size(), 3u);
+        const OptionSpec& row = m->options[2];
+        EXPECT_STREQ(row.name, "speed_prescale_method");
+        EXPECT_STREQ(row.alias, "psm");
+        EXPECT_EQ(row.type, OptionType::kString);
+        EXPECT_STREQ(row.default_text, "nearest");
+        EXPECT_TRUE(row.feature_param);
+        EXPECT_STREQ(row.help, "scaling method for the frame, supported options: [nearest, bilinear, bicubic, lanczos4]");
+    }
+    EXPECT_EQ(chroma.parse_options({{"speed_prescale", "0.5"}, {"speed_prescale_method", "bilinear"}})
+                  .feature_name("Speed_chroma_feature_speed_chroma_u_score"),
+              "speed_chroma_u_ps_0.5_psm_bilinear");
+    EXPECT_EQ(temporal.parse_options({{"speed_prescale", "0.6"}, {"speed_prescale_method", "lanczos4"}})
+                  .feature_name("Speed_temporal_feature_speed_temporal_score"),
+              "speed_temporal_ps_0.6_psm_lanczos4");
+    // The default, given explicitly, leaves the name alone.
+    EXPECT_EQ(chroma.parse_options({{"speed_prescale_method", "nearest"}})
+                  .feature_name("Speed_chroma_feature_speed_chroma_v_score"),
+              "Speed_chroma_feature_speed_chroma_v_score");
+    // Upstream: "Invalid scale method area. Supported scale methods: [...]", at init.
+    EXPECT_EQ(refusal(chroma, {{"speed_prescale_method", "area"}}, kFormat444),
+              "speed_chroma: invalid speed_prescale_method \"area\" (nearest, bilinear, bicubic or lanczos4)");
+    EXPECT_FALSE(accepts(temporal, {{"speed_prescale_method", "Bilinear"}}, kFormat444));
+    EXPECT_TRUE(accepts(temporal, {{"speed_prescale_method", "bicubic"}}, kFormat444));
 }
 
 TEST(SpeedOptions, TemporalHasNoWeightVarMode) {
@@ -267,8 +300,8 @@ TEST(SpeedValues, OracleOnSyntheticClip10Bit444) {
                   });
 }
 
-// The four scalers of speed_prescale_method, through the core (the option row awaits text
-// options, see speed_options.hpp). Oracle: upstream on the 256x192 10-bit 4:4:4 clip above,
+// The four scalers of speed_prescale_method, through the core. Oracle: upstream on the 256x192
+// 10-bit 4:4:4 clip above,
 //   vmaf ... -p 444 -b 10 -n --frame_cnt 2
 //        --feature speed_chroma=speed_prescale=1.5:speed_prescale_method=METHOD
 // (speed_chroma_u_ps_1.5_psm_METHOD, speed_chroma_v_...; "nearest" is the default, unnamed).

@@ -130,6 +130,11 @@ def float_vif_corners():
          "vif_scale1_min_val=1", "vif_scale2_min_val=0.5", "vif_scale3_min_val=1",
          "vif_sigma_nsq=0", "vif_sigma_nsq=5", "vif_sigma_nsq=0.5:vif_enhn_gain_limit=1",
          "vif_skip_scale0=true:vif_kernelscale=2:vif_prescale=0.5"]
+    # vif_prescale_method: each scaler down and up, the name it adds at vif_prescale 1 (a copy),
+    # and a method upstream refuses.
+    c += [f"vif_prescale={p}:vif_prescale_method={m}"
+          for m in ("nearest", "bilinear", "bicubic", "lanczos4") for p in ("0.5", "1.5")]
+    c += ["vif_prescale_method=bilinear", "vif_prescale_method=area"]
     return ["float_vif=debug=true"] + [f"float_vif={o}:debug=true" for o in c]
 
 

@@ -1,7 +1,8 @@
 // Floating-point VIF (visual information fidelity), bit-exact with upstream libvmaf 3.2.0's
 // "float_vif" extractor (src/feature/float_vif.c, vif.c compute_vif, vif_tools.c).
 //
-// Both luma planes become floats minus 128 (picture_copy), are prescaled (nearest), and are
+// Both luma planes become floats minus 128 (picture_copy), are prescaled (vif_prescale by
+// vif_prescale_method; the default, nearest, is a copy at vif_prescale 1), and are
 // analysed at four scales. At scale s > 0 both pictures are first blurred with scale s's
 // Gaussian and decimated by two (even rows and columns). At each scale the Gaussian gives the
 // local means mu1, mu2 and the filtered ref^2, dis^2, ref*dis; per sample the variances and
@@ -144,7 +145,22 @@ ScaleSums compute_vif(const Image& ref, const Image& dis, const Settings& settin
 
 int Settings::scaled(int side) const { return static_cast<int>(static_cast<unsigned>(side) * prescale + 0.5); }
 
+floatimg::ScaleMethod Settings::scale_method() const {
+    using floatimg::ScaleMethod;
+    if (prescale_method == "nearest") return ScaleMethod::kNearest;
+    if (prescale_method == "bilinear") return ScaleMethod::kBilinear;
+    if (prescale_method == "bicubic") return ScaleMethod::kBicubic;
+    if (prescale_method == "lanczos4") return ScaleMethod::kLanczos4;
+    throw Error(fmt::format("float_vif: invalid vif_prescale_method \"{}\" (nearest, bilinear, bicubic or lanczos4)",
+                            prescale_method));
+}
+
 void Settings::check(int width, int height) const {
+    // Upstream init(): the method first, then the bilinear scaler's widest output.
+    if (scale_method() == floatimg::ScaleMethod::kBilinear && scaled(width) > floatimg::kBilinearMaxWidth)
+        throw Error(fmt::format("float_vif: vif_prescale_method bilinear scales a {}-wide luma to {}, wider than the "
+                                "{} upstream's bilinear scaler allows",
+                                width, scaled(width), floatimg::kBilinearMaxWidth));
     const float ks = static_cast<float>(kernelscale);
     if (!floatimg::vif_kernelscale_valid(ks))
         throw Error(fmt::format("float_vif: vif_kernelscale {:g} is not one of the kernel scales upstream accepts "
@@ -203,8 +219,7 @@ namespace {
 
 using float_vif::Settings;
 
-/// Upstream's option table of "float_vif" (float_vif.c `options`), in its order, without the
-/// string option vif_prescale_method.
+/// Upstream's option table of "float_vif" (float_vif.c `options`), in its order.
 constexpr OptionSpec kOptions[] = {
     option<&Settings::debug>("debug", nullptr, 0, 0, 1, false, "debug mode: enable additional output"),
     option<&Settings::gain_limit>(
@@ -222,6 +237,9 @@ constexpr OptionSpec kOptions[] = {
                                   "minimum value allowed; smaller values will be set to this value"),
     option<&Settings::scale3_min>("vif_scale3_min_val", "s3miv", 0.0, 0.0, 1.0, true,
                                   "minimum value allowed; smaller values will be set to this value"),
+    option<&Settings::prescale_method>(
+        "vif_prescale_method", "pm", "nearest", true,
+        "scaling method for the frame, supported options: [nearest, bilinear, bicubic, lanczos4]"),
     option<&Settings::sigma_nsq>("vif_sigma_nsq", "snsq", 2.0, 0.0, 5.0, true, "neural noise variance"),
     option<&Settings::skip_scale0>("vif_skip_scale0", "ssclz", 0, 0, 1, true, "when set, skip scale 0 calculations"),
 };
@@ -242,6 +260,7 @@ class FloatVifExtractor final : public FeatureExtractor {
 public:
     FloatVifExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {
         settings_.check(format.width, format.height);
+        method_ = settings_.scale_method();
     }
 
     void extract(const FrameInput& in, FrameScores& out) const override {
@@ -255,17 +274,15 @@ public:
                                     format_.height, format_.bytes_per_sample()));
         const int w = settings_.scaled(format_.width);
         const int h = settings_.scaled(format_.height);
-        using floatimg::ScaleMethod;
-        const floatimg::Image r =
-            floatimg::scale(ScaleMethod::kNearest, floatimg::to_float(ref, format_.bit_depth), w, h);
-        const floatimg::Image d =
-            floatimg::scale(ScaleMethod::kNearest, floatimg::to_float(dis, format_.bit_depth), w, h);
+        const floatimg::Image r = floatimg::scale(method_, floatimg::to_float(ref, format_.bit_depth), w, h);
+        const floatimg::Image d = floatimg::scale(method_, floatimg::to_float(dis, format_.bit_depth), w, h);
         settings_.write_frame(float_vif::compute_vif(r, d, settings_), out);
     }
 
 private:
     VideoFormat format_;
     Settings settings_;
+    floatimg::ScaleMethod method_ = floatimg::ScaleMethod::kNearest;
 };
 
 std::unique_ptr<FeatureExtractor> create_float_vif(const Options& options, const VideoFormat& format) {

@@ -17,14 +17,15 @@ namespace vmafx::float_vif {
 /// Options (upstream's table, aliases in output names): debug (bool, not a feature
 /// parameter), vif_enhn_gain_limit (egl, [1, 100], 100), vif_kernelscale (ks, [0.1, 4], 1;
 /// one of upstream's 21 accepted values), vif_prescale (ps, [0.1, 4], 1), vif_scale1_min_val
-/// (s1miv), vif_scale2_min_val (s2miv), vif_scale3_min_val (s3miv) ([0, 1], 0), vif_sigma_nsq
-/// (snsq, [0, 5], 2), vif_skip_scale0 (ssclz, bool). Upstream's string option
-/// vif_prescale_method is not offered (vmafx options are numbers): the frame is prescaled by
-/// the default method, nearest.
+/// (s1miv), vif_scale2_min_val (s2miv), vif_scale3_min_val (s3miv) ([0, 1], 0),
+/// vif_prescale_method (pm, text: nearest, bilinear, bicubic or lanczos4; default nearest; the
+/// scaler of vif_prescale, bilinear at most kBilinearMaxWidth wide after it), vif_sigma_nsq
+/// (snsq, [0, 5], 2), vif_skip_scale0 (ssclz, bool).
 /// Per frame: VMAF_feature_vif_scale0..3_score (aliases vif_scale0..3), and with debug vif,
 /// vif_num, vif_den and the per-scale numerators and denominators.
 /// Limits: luma at least 16 x 16 with the default options (each scale's mirrored filter must
-/// fit: radius <= size - 1); other kernel scales and prescales are checked by the factory.
+/// fit: radius <= size - 1); other kernel scales, prescales and prescale methods are checked
+/// by the factory.
 extern const MetricDescriptor descriptor;
 
 /// The four scales' numerators and denominators (upstream's double scores[8], each the float
@@ -44,14 +45,19 @@ struct Settings {
     double scale1_min = 0.0;     ///< vif_scale1_min_val
     double scale2_min = 0.0;     ///< vif_scale2_min_val
     double scale3_min = 0.0;     ///< vif_scale3_min_val
+    std::string prescale_method = "nearest";  ///< vif_prescale_method
     double sigma_nsq = 2.0;      ///< vif_sigma_nsq
     bool skip_scale0 = false;    ///< vif_skip_scale0
     std::vector<std::string> names;  ///< output name of each provided feature, in table order
 
     /// Size of a width x height luma after the prescale ((int)(side * prescale + 0.5)).
     int scaled(int side) const;
+    /// The scaler vif_prescale_method names (upstream vif_get_scaling_method); throws Error
+    /// naming the metric for any other text.
+    floatimg::ScaleMethod scale_method() const;
     /// Throws Error naming the metric unless these options can score a width x height luma
-    /// (kernel scale accepted, every scale's filter fits its picture).
+    /// (kernel scale accepted, prescale method known and, for bilinear, the prescaled width at
+    /// most kBilinearMaxWidth, every scale's filter fits its picture).
     void check(int width, int height) const;
     /// Appends upstream's outputs of one frame to `out` from the scales' sums `s`.
     void write_frame(const ScaleSums& s, FrameScores& out) const;

@@ -37,7 +37,8 @@ namespace speed_chroma {
 /// (..._v_score, speed_chroma_v), each min(score, speed_max_val), and their mean
 /// (..._uv_score, speed_chroma_uv; when exactly one plane's covariance matrix is singular, the
 /// other plane's score). Options: speed_kernelscale (ks, [0.1, 4], 1, one of vif_tools' 21
-/// kernel scales), speed_prescale (ps, [0.1, 4], 1), speed_sigma_nn (snn, [0.1, 2], 0.29),
+/// kernel scales), speed_prescale (ps, [0.1, 4], 1), speed_prescale_method (psm, text: nearest,
+/// bilinear, bicubic or lanczos4; default nearest), speed_sigma_nn (snn, [0.1, 2], 0.29),
 /// speed_nn_floor (nnf, [0, 1], 0), speed_max_val (mxv, [0, 1000], 1000),
 /// speed_weight_var_mode (wvm, int [0, 6], 0); all feature parameters. Limits: 8, 10, 12 or 16
 /// bits; each chroma plane (upstream: floor(w/2) for 4:2:0 and 4:2:2, floor(h/2) for 4:2:0)

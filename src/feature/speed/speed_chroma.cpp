@@ -23,7 +23,7 @@ struct Settings {
     }
     double kernelscale = 1.0;
     double prescale = 1.0;
-    std::string prescale_method = "nearest";  ///< speed_prescale_method (see speed_options.hpp)
+    std::string prescale_method = "nearest";  ///< speed_prescale_method
     double sigma_nn = speed::kDefaultSigmaNn;
     double nn_floor = 0.0;
     double max_val = speed::kDefaultMaxVal;
@@ -39,6 +39,7 @@ struct Settings {
 constexpr OptionSpec kOptions[] = {
     speed::kernelscale_row<Settings>(),
     speed::prescale_row<Settings>(),
+    speed::prescale_method_row<Settings>(),
     speed::sigma_nn_row<Settings>(),
     speed::nn_floor_row<Settings>(),
     speed::max_val_row<Settings>(),

@@ -10,15 +10,6 @@ namespace vmafx::speed {
 inline constexpr double kDefaultSigmaNn = 0.29;
 inline constexpr double kDefaultMaxVal = 1000.0;
 
-// speed_prescale_method (psm, string, default "nearest"; help "scaling method for the frame,
-// supported options: [nearest, bilinear, bicubic, lanczos4]") is not a row yet: base/options has
-// no text options in this branch. Settings::prescale_method (std::string) and the core's four
-// scalers are ready; once text options exist, the row (third in both tables, after
-// speed_prescale, as upstream) is
-//   option<&Settings::prescale_method>("speed_prescale_method", "psm", "nearest", true,
-//       "scaling method for the frame, supported options: [nearest, bilinear, bicubic, lanczos4]")
-// The v1.0.16 5d0h and 2160 models set it (bilinear): until then vmafx refuses to load them.
-
 template <typename S>
 constexpr OptionSpec kernelscale_row() {
     return option<&S::kernelscale>("speed_kernelscale", "ks", 1.0, 0.1, 4.0, true,
@@ -30,6 +21,12 @@ constexpr OptionSpec prescale_row() {
     return option<&S::prescale>("speed_prescale", "ps", 1.0, 0.1, 4.0, true,
                                 "scaling factor for the frame (2.0 means making the image twice as large on each "
                                 "dimension)");
+}
+template <typename S>
+constexpr OptionSpec prescale_method_row() {
+    return option<&S::prescale_method>("speed_prescale_method", "psm", "nearest", true,
+                                       "scaling method for the frame, supported options: [nearest, bilinear, "
+                                       "bicubic, lanczos4]");
 }
 template <typename S>
 constexpr OptionSpec sigma_nn_row() {
