@@ -29,7 +29,7 @@ covers the rest.
 Fixtures come from ../shared/fixtures (prepare.py --out .fixtures); the data file records
 each fixture's sha256 so that a changed fixture is noticed.
 """
-import argparse, configparser, hashlib, json, math, os, re, struct, subprocess, sys, tempfile
+import argparse, configparser, hashlib, json, math, os, re, shlex, struct, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.environ.get("VMAFX_FIXTURES", os.path.join(ROOT, ".fixtures"))
@@ -210,6 +210,13 @@ def speed_prescale_method_corners():
                 "speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45.0"]
 
 
+def preset_corners():
+    # The CLI presets with their models and features (engine/presets.hpp), and a preset replacing
+    # a float_ssim given before it (--aom_ctc v7.0).
+    return ["--aom_ctc v1.0", "--aom_ctc v3.0", "--aom_ctc v6.0", "--aom_ctc v7.0", "--nflx_ctc v1.0",
+            "--feature float_ssim=enable_lcs=true --aom_ctc v7.0 --feature psnr"]
+
+
 # One line per metric (the order of tests/data/option_corners.json).
 CORNER_FUNCTIONS = [
     adm_corners, vif_corners, motion_corners,
@@ -218,6 +225,7 @@ CORNER_FUNCTIONS = [
     float_vif_corners, float_adm_corners, float_motion_corners,
     cambi_corners,
     speed_chroma_corners, speed_temporal_corners, speed_prescale_method_corners,
+    preset_corners,
 ]
 CORNERS = [c for f in CORNER_FUNCTIONS for c in f()]
 
@@ -245,8 +253,11 @@ def run(binary, fixture, frames, feature, workdir):
     out = os.path.join(workdir, "out.json")
     if os.path.exists(out):
         os.remove(out)
-    args = fixture_args(fixture) + ["-n", "--feature", feature, "--frame_cnt", str(frames), "--json", "-o", out,
-                                     "-q", "--precision", "max"]
+    # A corner is a --feature value (scored without a model), or a command-line fragment starting
+    # with "--" (the presets, with their models).
+    chosen = shlex.split(feature) if feature.startswith("--") else ["-n", "--feature", feature]
+    args = fixture_args(fixture) + chosen + ["--frame_cnt", str(frames), "--json", "-o", out,
+                                             "-q", "--precision", "max"]
     p = subprocess.run([binary] + args, capture_output=True, text=True)
     result = {"exit": p.returncode, "stderr": p.stderr.strip()[-400:], "output": os.path.exists(out)}
     if p.returncode == 0:
