@@ -104,31 +104,9 @@ bool expect_twin_matches_cpu(const MetricDescriptor& metric, const OptionValues&
 
 namespace {
 
-/// The (metric, options) requests of a built-in model: Model::required_features(), or, for a
-/// model that also needs features no registered metric provides yet (the v1.0.16 models read
-/// cambi and speed_chroma), its model_dict's feature_names and feature_opts_dicts read as
-/// Model reads them (numbers normalized, booleans "true"/"false"), for the registered ones.
+/// The (metric, options) requests of a built-in model (Model::required_features()).
 std::vector<FeatureRequest> requests_of(const BuiltinModel& builtin) {
-    try {
-        return Model(parse_model_spec(std::string("version=") + builtin.version)).required_features();
-    } catch (const Error&) {
-    }
-    std::vector<FeatureRequest> out;
-    const nlohmann::json j = nlohmann::json::parse(builtin.text());
-    if (!j.contains("model_dict")) return out;
-    const nlohmann::json& dict = j.at("model_dict");
-    const nlohmann::json& names = dict.at("feature_names");
-    for (std::size_t i = 0; i < names.size(); ++i) {
-        FeatureRequest r{find_metric_by_feature(names[i].get<std::string>()), {}};
-        if (!r.metric) continue;
-        if (dict.contains("feature_opts_dicts") && i < dict.at("feature_opts_dicts").size()) {
-            for (const auto& [k, v] : dict.at("feature_opts_dicts")[i].items())
-                r.options.emplace_back(k, v.is_boolean() ? (v.get<bool>() ? "true" : "false")
-                                                         : normalize_option_value(v.dump()));
-        }
-        out.push_back(std::move(r));
-    }
-    return out;
+    return Model(parse_model_spec(std::string("version=") + builtin.version)).required_features();
 }
 
 }  // namespace

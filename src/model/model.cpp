@@ -662,12 +662,11 @@ const std::string& Model::name() const { return impl_->name; }
 const std::string& Model::label() const { return impl_->label; }
 bool Model::is_collection() const { return !impl_->members.empty(); }
 
-std::vector<FeatureRequest> Model::required_features(bool registered_only) const {
+std::vector<FeatureRequest> Model::required_features() const {
     std::vector<FeatureRequest> out;
     std::vector<std::pair<const MetricDescriptor*, std::string>> seen;
     const auto add = [&](const Regressor& r) {
         for (const ModelFeature& f : r.features) {
-            if (registered_only && !f.extractor) continue;
             if (!f.error.empty()) throw Error(f.error);
             const std::pair<const MetricDescriptor*, std::string> id{f.extractor, f.options_key};
             if (std::find(seen.begin(), seen.end(), id) != seen.end()) continue;

@@ -92,10 +92,9 @@ public:
     /// model file's feature_opts_dicts and the spec's overloads applied. For a collection,
     /// those of member 0 and then of the other members; repeated instances (same extractor
     /// and feature parameters, upstream's merging rule, see run()) are listed once, the first.
-    /// Throws Error when no registered extractor provides a feature (unless
-    /// `registered_only`: such features are then left out), or its options are not the
-    /// extractor's.
-    std::vector<FeatureRequest> required_features(bool registered_only = false) const;
+    /// Throws Error when no registered extractor provides a feature, or its options are not
+    /// the extractor's.
+    std::vector<FeatureRequest> required_features() const;
 
     /// Names predict() writes, in the order it first writes them: name(), then for a
     /// collection NAME_0001..NAME_000N, NAME_bagging, NAME_stddev, NAME_ci_p95_lo,

@@ -68,7 +68,7 @@ void add_twin_cases(const TwinDescriptor& twin, std::vector<ParityCase>& cases) 
     add({}, false, "");
     add({}, true, " --subsample 3", 3);  // frames skipped by metrics without history
     for (const ModelSpec& m : builtin_model_specs())
-        for (const auto& req : Model(m).required_features(true))
+        for (const auto& req : Model(m).required_features())
             if (req.metric == &metric) add(req.options, false, fmt::format(" ({})", m.version));
     for (const OptionSpec& spec : metric.options)
         for (const std::string& v : corner_values(spec)) add({{spec.name, v}}, true, "");
