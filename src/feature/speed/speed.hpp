@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "feature/float_vif/float_image.hpp"
 #include "feature/metric.hpp"
 
 namespace vmafx {
@@ -60,8 +61,9 @@ extern const MetricDescriptor descriptor;
 
 namespace speed {
 
-/// Rescaling method of speed_prescale (upstream vif_tools.c enum vif_scaling_method).
-enum class ScaleMethod { kNearest, kBilinear, kBicubic, kLanczos4 };
+/// Rescaling method of speed_prescale (upstream vif_tools.c enum vif_scaling_method): the
+/// shared float scalers' (feature/float_vif/float_image.hpp).
+using ScaleMethod = floatimg::ScaleMethod;
 
 /// Parses "nearest", "bilinear", "bicubic" or "lanczos4"; throws Error naming `metric` else.
 ScaleMethod parse_scale_method(const std::string& metric, const std::string& text);
@@ -105,11 +107,6 @@ struct Geometry {
 /// `prescale` makes the height larger (upstream writes past its buffers and aborts).
 void check(const char* metric, const char* what, const Params& params, int plane_width, int plane_height,
            bool unscaled_buffers = false);
-
-/// Converts plane `plane` (width x height samples of `bit_depth` bits) to floats in `dst`
-/// (rows `stride` floats apart) as upstream's picture_copy with offset -128: 8 bits: v - 128;
-/// 10, 12, 16 bits: v / 4, 16, 256 (float) - 128.
-void load_plane(const Plane& plane, int bit_depth, float* dst, int stride);
 
 /// The SpEED score of one pair of float pictures `ref`, `dis` (geometry's width x height
 /// samples, rows alloc_width apart, buffers of buffer_size(); both are overwritten). `singular`

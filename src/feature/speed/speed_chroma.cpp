@@ -65,8 +65,8 @@ public:
         for (int c = 0; c < 2; ++c) {
             std::fill(ref.begin(), ref.end(), 0.0f);
             std::fill(dis.begin(), dis.end(), 0.0f);
-            speed::load_plane(in.ref->planes[1 + c], format_.bit_depth, ref.data(), geometry_.alloc_width);
-            speed::load_plane(in.dist->planes[1 + c], format_.bit_depth, dis.data(), geometry_.alloc_width);
+            floatimg::to_float(in.ref->planes[1 + c], format_.bit_depth, ref.data(), geometry_.alloc_width);
+            floatimg::to_float(in.dist->planes[1 + c], format_.bit_depth, dis.data(), geometry_.alloc_width);
             scores[c] = speed::score(geometry_, params_, ref.data(), dis.data(), singular[c]);
         }
         // When exactly one plane is singular, uv is the other plane's score (upstream's choice).
@@ -91,7 +91,7 @@ private:
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
     const Settings s(options);
-    if (format.bit_depth != 8 && format.bit_depth != 10 && format.bit_depth != 12 && format.bit_depth != 16)
+    if (!floatimg::to_float_supported(format.bit_depth))
         throw Error(fmt::format("speed_chroma: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
                                 "picture_copy converts no other)",
                                 format.bit_depth));
