@@ -91,15 +91,11 @@ private:
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
     const Settings s(options);
-    if (!floatimg::to_float_supported(format.bit_depth))
-        throw Error(fmt::format("speed_chroma: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
-                                "picture_copy converts no other)",
-                                format.bit_depth));
     // Upstream sizes the chroma planes as floor(w/2) (4:2:0, 4:2:2) and floor(h/2) (4:2:0)
     // and refuses (crashes) when those are too small; the odd planes themselves are ceil.
     const int w = format.subsampling == Subsampling::k444 ? format.width : format.width / 2;
     const int h = format.subsampling == Subsampling::k420 ? format.height / 2 : format.height;
-    speed::check("speed_chroma", "chroma plane", s.params(), w, h);
+    speed::check("speed_chroma", "chroma plane", s.params(), format.bit_depth, w, h);
     return std::make_unique<Extractor>(options, format);
 }
 

@@ -89,11 +89,7 @@ private:
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
     const Settings s(options);
-    if (!floatimg::to_float_supported(format.bit_depth))
-        throw Error(fmt::format("speed_temporal: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
-                                "picture_copy converts no other)",
-                                format.bit_depth));
-    speed::check("speed_temporal", "luma", s.params(), format.width, format.height, true);
+    speed::check("speed_temporal", "luma", s.params(), format.bit_depth, format.width, format.height, true);
     return std::make_unique<Extractor>(options, format);
 }
 
