@@ -37,6 +37,24 @@ ScoreTable run_cpu(const MetricDescriptor& metric, const Options& options, const
     return table;
 }
 
+ScoreTable run_constant(const MetricDescriptor& metric, const Options& options,
+                        const std::vector<std::uint32_t>& values, VideoFormat format) {
+    Clip clip{format, {}, {}};
+    for (const std::uint32_t v : values) clip.ref.push_back(constant_picture(format, v));
+    clip.dist = clip.ref;
+    return run_cpu(metric, options, clip);
+}
+
+std::vector<double> column(const ScoreTable& table, const std::string& name, unsigned count) {
+    std::vector<double> out;
+    for (unsigned i = 0; i < count; ++i) {
+        const auto v = table.get(name, i);
+        EXPECT_TRUE(v.has_value()) << name << " missing at frame " << i;
+        out.push_back(v.value_or(-1.0));
+    }
+    return out;
+}
+
 ScoreTable run_gpu(const MetricDescriptor& metric, const Options& options, const Clip& clip, unsigned slots,
                    PlantedDefect plant) {
 #ifdef VMAFX_HAVE_CUDA
