@@ -232,13 +232,7 @@ class PsnrRun : public test::TempDirTest {};
 
 TEST_F(PsnrRun, ApsnrSumsEveryFrameWhateverTheSubsampling) {
     const test::Clip clip = test::hashed_clip(10, 5);
-    RunConfig config;
-    config.reference_path = path("ref.yuv").string();
-    config.distorted_path = path("dist.yuv").string();
-    test::write_raw(config.reference_path, clip.ref);
-    test::write_raw(config.distorted_path, clip.dist);
-    config.raw_format = clip.format;
-    config.no_prediction = true;
+    RunConfig config = raw_run(clip);
     config.features = {{"psnr", {{"enable_apsnr", "true"}}}};
     const RunResult all = run(config);
     config.subsample = 3;
