@@ -197,4 +197,11 @@ Clip hashed_clip(int bits, unsigned frames, VideoFormat format) {
     return clip;
 }
 
+Clip pair_clip(int w, int h, int bits, std::uint32_t ref_seed, std::uint32_t dist_seed) {
+    const VideoFormat format{w, h, bits, Subsampling::k444};
+    Clip clip{format, {random_picture(format, ref_seed)}, {}};
+    clip.dist.push_back(dist_seed ? distorted_picture(clip.ref[0], dist_seed) : clip.ref[0]);
+    return clip;
+}
+
 }  // namespace vmafx::test

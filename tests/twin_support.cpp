@@ -47,12 +47,14 @@ ScoreTable run_constant(const MetricDescriptor& metric, const Options& options,
 
 std::vector<double> column(const ScoreTable& table, const std::string& name, unsigned count) {
     std::vector<double> out;
-    for (unsigned i = 0; i < count; ++i) {
-        const auto v = table.get(name, i);
-        EXPECT_TRUE(v.has_value()) << name << " missing at frame " << i;
-        out.push_back(v.value_or(-1.0));
-    }
+    for (unsigned i = 0; i < count; ++i) out.push_back(value(table, name, i));
     return out;
+}
+
+double value(const ScoreTable& table, const std::string& name, unsigned frame) {
+    const auto v = table.get(name, frame);
+    EXPECT_TRUE(v.has_value()) << name << " missing at frame " << frame;
+    return v.value_or(-1.0);
 }
 
 ScoreTable run_gpu(const MetricDescriptor& metric, const Options& options, const Clip& clip, unsigned slots,

@@ -30,6 +30,8 @@ ScoreTable run_constant(const MetricDescriptor& metric, const Options& options,
 /// The values of output `name` at frames 0 .. count - 1; a missing one is a test failure (and
 /// reads -1).
 std::vector<double> column(const ScoreTable& table, const std::string& name, unsigned count);
+/// The value of output `name` at `frame`; a missing one is a test failure (and reads -1).
+double value(const ScoreTable& table, const std::string& name, unsigned frame = 0);
 
 /// The GPU twin of `metric` over the clip through a GpuScorer with `slots` frames in flight
 /// (submit(index, ref, dist) per frame), then drain(). Throws Error as GpuScorer does (no usable
