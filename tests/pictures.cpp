@@ -176,4 +176,32 @@ std::string format_label(const VideoFormat& format) {
                        subsampling_name(format.subsampling));
 }
 
+std::uint32_t hashed_sample(int bits, int x, int y, int p, int f) {
+    const std::uint32_t h = static_cast<std::uint32_t>(x * 37 + y * 101 + p * 59 + f * 17) * 2654435761u;
+    return h >> (32 - bits);
+}
+
+Clip hashed_clip(int bits, unsigned frames, VideoFormat format) {
+    format.bit_depth = bits;
+    Clip clip{format, {}, {}};
+    for (unsigned f = 0; f < frames; ++f) {
+        const int fi = static_cast<int>(f);
+        Picture ref(format), dist(format);
+        fill(ref, [&](int p, int x, int y) { return hashed_sample(bits, x, y, p, fi); });
+        fill(dist, [&](int p, int x, int y) {
+            return hashed_sample(bits, x, y, p, fi) ^ static_cast<std::uint32_t>((x + 2 * y + p + fi) % 8);
+        });
+        clip.ref.push_back(std::move(ref));
+        clip.dist.push_back(std::move(dist));
+    }
+    return clip;
+}
+
+Clip pair_clip(int w, int h, int bits, std::uint32_t ref_seed, std::uint32_t dist_seed) {
+    const VideoFormat format{w, h, bits, Subsampling::k444};
+    Clip clip{format, {random_picture(format, ref_seed)}, {}};
+    clip.dist.push_back(dist_seed ? distorted_picture(clip.ref[0], dist_seed) : clip.ref[0]);
+    return clip;
+}
+
 }  // namespace vmafx::test

@@ -85,6 +85,16 @@ struct Clip {
     unsigned frames() const { return static_cast<unsigned>(ref.size()); }
 };
 
+/// Reference sample (x, y) of plane p, frame f at `bits` bits: a multiplicative hash's top bits.
+std::uint32_t hashed_sample(int bits, int x, int y, int p, int f);
+/// A clip of `frames` frames of `format` (8x6 4:2:0 unless told) at `bits` bits: references
+/// hashed_sample(), distorted samples the reference's with the low three bits flipped by
+/// (x + 2y + p + f) % 8 (the clip the psnr, float_psnr and float_moment oracle values use).
+Clip hashed_clip(int bits, unsigned frames = 2, VideoFormat format = {8, 6, 8, Subsampling::k420});
+/// One 4:4:4 frame of w x h at `bits` bits: random_picture(format, ref_seed) and
+/// distorted_picture of it with dist_seed (or the reference itself when dist_seed is 0).
+Clip pair_clip(int w, int h, int bits, std::uint32_t ref_seed, std::uint32_t dist_seed);
+
 /// A clip of `count` frames of `format` from `seed`, samples within the bit depth, that mixes
 /// what the metrics' arithmetic treats apart. Frame i is, by i % 6: random reference, distorted
 /// copy; smooth reference, distorted copy; the previous reference repeated (zero temporal

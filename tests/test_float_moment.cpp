@@ -3,7 +3,7 @@
 // upstream's order), values by hand, and the bit depths refused.
 //
 // Oracle values: upstream libvmaf 3.2.0 built locally (printing %.17g) on the clip of
-// hashed_clip() written as raw files, e.g. for 16 bits:
+// test::hashed_clip() written as raw files, e.g. for 16 bits:
 //   vmaf -r ref.yuv -d dist.yuv -w 8 -h 6 -p 420 -b 16 -n --json -o out.json --feature float_moment
 #include <bit>
 #include <cstdint>
@@ -25,27 +25,6 @@ using float_moment::descriptor;
 const std::vector<std::string> kNames = {"float_moment_ref1st", "float_moment_dis1st", "float_moment_ref2nd",
                                          "float_moment_dis2nd"};
 
-// The clip of test_psnr.cpp (see there).
-std::uint32_t hashed(int bits, int x, int y, int p, int f) {
-    const std::uint32_t h = static_cast<std::uint32_t>(x * 37 + y * 101 + p * 59 + f * 17) * 2654435761u;
-    return h >> (32 - bits);
-}
-
-test::Clip hashed_clip(int bits) {
-    const VideoFormat format{8, 6, bits, Subsampling::k420};
-    test::Clip clip{format, {}, {}};
-    for (int f = 0; f < 2; ++f) {
-        Picture ref(format), dist(format);
-        test::fill(ref, [&](int p, int x, int y) { return hashed(bits, x, y, p, f); });
-        test::fill(dist, [&](int p, int x, int y) {
-            return hashed(bits, x, y, p, f) ^ static_cast<std::uint32_t>((x + 2 * y + p + f) % 8);
-        });
-        clip.ref.push_back(std::move(ref));
-        clip.dist.push_back(std::move(dist));
-    }
-    return clip;
-}
-
 TEST(FloatMoment, UpstreamValuesAtEveryBitDepth) {
     struct Row {
         int bits;
@@ -61,7 +40,7 @@ TEST(FloatMoment, UpstreamValuesAtEveryBitDepth) {
               136.46126302083334, 23950.940677960712, 23951.091822624207}},
     };
     for (const Row& row : rows) {
-        const ScoreTable t = test::run_cpu(descriptor, descriptor.parse_options({}), hashed_clip(row.bits));
+        const ScoreTable t = test::run_cpu(descriptor, descriptor.parse_options({}), test::hashed_clip(row.bits));
         EXPECT_EQ(t.names(), kNames);  // upstream's order: ref1st, dis1st, ref2nd, dis2nd
         for (unsigned f = 0; f < 2; ++f)
             for (unsigned k = 0; k < 4; ++k) {

@@ -24,68 +24,54 @@ constexpr const char* kMotion3 = "VMAF_feature_motion3_score";
 
 Options motion_options(const OptionValues& values = {}) { return descriptor.parse_options(values); }
 
-// Constant frames of the given values (every plane); distorted = reference.
-ScoreTable run_constant(const Options& options, const std::vector<std::uint32_t>& values,
-                        VideoFormat format = {8, 6, 8, Subsampling::k420}) {
-    test::Clip clip{format, {}, {}};
-    for (const std::uint32_t v : values) clip.ref.push_back(test::constant_picture(format, v));
-    clip.dist = clip.ref;
-    return test::run_cpu(descriptor, options, clip);
-}
-
-std::vector<double> column(const ScoreTable& t, const std::string& name, unsigned n) {
-    std::vector<double> out;
-    for (unsigned i = 0; i < n; ++i) out.push_back(t.get(name, i).value_or(-1.0));
-    return out;
-}
-
 // With motion_filter_size 1 (the 5-tap identity) the blurred frames are the frames, so frame
 // i's score is |v_i - v_(i-1)| exactly: 4, 6, 0 for 10, 14, 20, 20. motion2 is the smaller of
 // a frame's and the next frame's score (0 for frame 0, its own for the last), motion3 frame 0
 // takes frame 1's score, and debug's motion is each frame's own score.
 TEST(FloatMotionValues, TemporalRulesOnConstantFrames) {
-    const ScoreTable t = run_constant(motion_options({{"motion_filter_size", "1"}}), {10, 14, 20, 20});
+    const ScoreTable t =
+        test::run_constant(descriptor, motion_options({{"motion_filter_size", "1"}}), {10, 14, 20, 20});
     const std::string suffix = "_mfs_1";
-    EXPECT_EQ(column(t, std::string("motion") + suffix, 4), (std::vector<double>{0, 4, 6, 0}));
-    EXPECT_EQ(column(t, std::string("motion2") + suffix, 4), (std::vector<double>{0, 4, 0, 0}));
-    EXPECT_EQ(column(t, std::string("motion3") + suffix, 4), (std::vector<double>{4, 4, 0, 0}));
+    EXPECT_EQ(test::column(t, std::string("motion") + suffix, 4), (std::vector<double>{0, 4, 6, 0}));
+    EXPECT_EQ(test::column(t, std::string("motion2") + suffix, 4), (std::vector<double>{0, 4, 0, 0}));
+    EXPECT_EQ(test::column(t, std::string("motion3") + suffix, 4), (std::vector<double>{4, 4, 0, 0}));
     (void)kMotion;
 }
 
 // Blend (factor 0.5 above offset 2: 4 -> 3), clip (max 5: 6 -> 5), weight (x 2).
 TEST(FloatMotionValues, BlendClipAndWeight) {
-    const ScoreTable t = run_constant(motion_options({{"motion_filter_size", "1"},
+    const ScoreTable t = test::run_constant(descriptor, motion_options({{"motion_filter_size", "1"},
                                                       {"motion_blend_factor", "0.5"},
                                                       {"motion_blend_offset", "2"},
                                                       {"motion_max_val", "5"}}),
                                       {10, 14, 20, 20});
     const std::string s = "_mbf_0.5_mbo_2_mfs_1_mmxv_5";
-    EXPECT_EQ(column(t, "motion" + s, 4), (std::vector<double>{0, 4, 5, 0}));
-    EXPECT_EQ(column(t, "motion2" + s, 4), (std::vector<double>{0, 4, 0, 0}));
-    EXPECT_EQ(column(t, "motion3" + s, 4), (std::vector<double>{3, 3, 0, 0}));
-    const ScoreTable w = run_constant(motion_options({{"motion_filter_size", "1"}, {"motion_fps_weight", "2"}}),
-                                      {10, 14, 20});
-    EXPECT_EQ(column(w, "motion2_mfs_1_mfw_2", 3), (std::vector<double>{0, 8, 12}));
+    EXPECT_EQ(test::column(t, "motion" + s, 4), (std::vector<double>{0, 4, 5, 0}));
+    EXPECT_EQ(test::column(t, "motion2" + s, 4), (std::vector<double>{0, 4, 0, 0}));
+    EXPECT_EQ(test::column(t, "motion3" + s, 4), (std::vector<double>{3, 3, 0, 0}));
+    const ScoreTable w = test::run_constant(
+        descriptor, motion_options({{"motion_filter_size", "1"}, {"motion_fps_weight", "2"}}), {10, 14, 20});
+    EXPECT_EQ(test::column(w, "motion2_mfs_1_mfw_2", 3), (std::vector<double>{0, 8, 12}));
 }
 
 // motion_add_uv adds both chroma planes' scores (constant planes: three times the step).
 TEST(FloatMotionValues, AddUv) {
-    const ScoreTable t = run_constant(motion_options({{"motion_filter_size", "1"}, {"motion_add_uv", "true"}}),
-                                      {10, 14});
-    EXPECT_EQ(column(t, "motion_mau_mfs_1", 2), (std::vector<double>{0, 12}));
+    const ScoreTable t = test::run_constant(
+        descriptor, motion_options({{"motion_filter_size", "1"}, {"motion_add_uv", "true"}}), {10, 14});
+    EXPECT_EQ(test::column(t, "motion_mau_mfs_1", 2), (std::vector<double>{0, 12}));
 }
 
 // One frame: motion2 and motion3 are 0 (upstream's flush at index 0); debug off: no motion.
 // motion_force_zero: zeros in every frame, under the option's names.
 TEST(FloatMotionValues, SingleFrameDebugOffAndForceZero) {
-    const ScoreTable one = run_constant(motion_options({{"debug", "false"}}), {10});
+    const ScoreTable one = test::run_constant(descriptor, motion_options({{"debug", "false"}}), {10});
     EXPECT_EQ(one.get(kMotion2, 0), 0.0);
     EXPECT_EQ(one.get(kMotion3, 0), 0.0);
     EXPECT_FALSE(one.get(kMotion, 0).has_value());
-    const ScoreTable z = run_constant(motion_options({{"motion_force_zero", "true"}}), {10, 200, 3});
-    EXPECT_EQ(column(z, "motion2_force_0", 3), (std::vector<double>{0, 0, 0}));
-    EXPECT_EQ(column(z, "motion3_force_0", 3), (std::vector<double>{0, 0, 0}));
-    EXPECT_EQ(column(z, "motion_force_0", 3), (std::vector<double>{0, 0, 0}));
+    const ScoreTable z = test::run_constant(descriptor, motion_options({{"motion_force_zero", "true"}}), {10, 200, 3});
+    EXPECT_EQ(test::column(z, "motion2_force_0", 3), (std::vector<double>{0, 0, 0}));
+    EXPECT_EQ(test::column(z, "motion3_force_0", 3), (std::vector<double>{0, 0, 0}));
+    EXPECT_EQ(test::column(z, "motion_force_0", 3), (std::vector<double>{0, 0, 0}));
     EXPECT_EQ(descriptor.history_for(motion_options({{"motion_force_zero", "true"}})).refs, 0u);
     EXPECT_EQ(descriptor.history_for(motion_options()).refs, 1u);
 }
@@ -120,8 +106,8 @@ TEST(FloatMotionValues, OracleScale1AndFilter3) {
     const test::Clip clip = test::fixture_clip("path_576x324_420p8", 3);
     const ScoreTable t = test::run_cpu(
         descriptor, motion_options({{"motion_add_scale1", "true"}, {"motion_filter_size", "3"}}), clip);
-    EXPECT_EQ(column(t, "motion2_mdc_mfs_3", 3), (std::vector<double>{0, 6.645384788513184, 6.645384788513184}));
-    EXPECT_EQ(column(t, "motion_mdc_mfs_3", 3), (std::vector<double>{0, 7.000349044799805, 6.645384788513184}));
+    EXPECT_EQ(test::column(t, "motion2_mdc_mfs_3", 3), (std::vector<double>{0, 6.645384788513184, 6.645384788513184}));
+    EXPECT_EQ(test::column(t, "motion_mdc_mfs_3", 3), (std::vector<double>{0, 7.000349044799805, 6.645384788513184}));
 }
 
 }  // namespace

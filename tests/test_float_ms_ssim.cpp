@@ -18,21 +18,6 @@ namespace {
 
 using float_ms_ssim::descriptor;
 
-/// One frame: random_picture(format, ref_seed) and distorted_picture of it with dist_seed (or
-/// the reference itself when dist_seed is 0), 4:4:4.
-test::Clip pair_clip(int w, int h, int bits, std::uint32_t ref_seed, std::uint32_t dist_seed) {
-    const VideoFormat format{w, h, bits, Subsampling::k444};
-    test::Clip clip{format, {test::random_picture(format, ref_seed)}, {}};
-    clip.dist.push_back(dist_seed ? test::distorted_picture(clip.ref[0], dist_seed) : clip.ref[0]);
-    return clip;
-}
-
-double value(const ScoreTable& t, const std::string& name) {
-    const auto v = t.get(name, 0);
-    EXPECT_TRUE(v.has_value()) << name;
-    return v.value_or(-1.0);
-}
-
 // Upstream refuses a side whose fourth halving (rounded down) is below 11: 175 -> 10.
 TEST(FloatMsSsim, RefusesSidesBelow176) {
     const Options defaults = descriptor.parse_options({});
@@ -56,9 +41,9 @@ TEST(FloatMsSsim, RefusesSidesBelow176) {
 //   vmaf -r ref.yuv -d dist.yuv -w 176 -h 176 -p 444 -b 8 --no_prediction --json -o out.json -q
 //       --feature float_ms_ssim=enable_lcs=true (one line)
 TEST(FloatMsSsim, EveryScaleWithLcsAsUpstream) {
-    const test::Clip clip = pair_clip(176, 176, 8, 11, 12);
+    const test::Clip clip = test::pair_clip(176, 176, 8, 11, 12);
     const ScoreTable t = test::run_cpu(descriptor, descriptor.parse_options({{"enable_lcs", "true"}}), clip);
-    EXPECT_EQ(value(t, "float_ms_ssim"), 0.9831416621000572);
+    EXPECT_EQ(test::value(t, "float_ms_ssim"), 0.9831416621000572);
     const double l[] = {0.9999037384986877, 0.9999889731407166, 0.9999953508377075, 0.9999955296516418,
                         0.9999953508377075};
     const double c[] = {0.9690241813659668, 0.9943983554840088, 0.9995047450065613, 0.9999063014984131,
@@ -70,31 +55,31 @@ TEST(FloatMsSsim, EveryScaleWithLcsAsUpstream) {
         for (int k = 0; k < 5; ++k) names.push_back(fmt::format("float_ms_ssim_{}_scale{}", term, k));
     EXPECT_EQ(t.names(), names);
     for (int k = 0; k < 5; ++k) {
-        EXPECT_EQ(value(t, fmt::format("float_ms_ssim_l_scale{}", k)), l[k]) << k;
-        EXPECT_EQ(value(t, fmt::format("float_ms_ssim_c_scale{}", k)), c[k]) << k;
-        EXPECT_EQ(value(t, fmt::format("float_ms_ssim_s_scale{}", k)), s[k]) << k;
+        EXPECT_EQ(test::value(t, fmt::format("float_ms_ssim_l_scale{}", k)), l[k]) << k;
+        EXPECT_EQ(test::value(t, fmt::format("float_ms_ssim_c_scale{}", k)), c[k]) << k;
+        EXPECT_EQ(test::value(t, fmt::format("float_ms_ssim_s_scale{}", k)), s[k]) << k;
     }
     // Scale 0 is float_ssim's SSIM (no decimation) term by term.
     const ScoreTable ssim = test::run_cpu(float_ssim::descriptor,
                                           float_ssim::descriptor.parse_options({{"enable_lcs", "true"}}), clip);
-    EXPECT_EQ(value(ssim, "float_ssim_l"), l[0]);
-    EXPECT_EQ(value(ssim, "float_ssim_c"), c[0]);
-    EXPECT_EQ(value(ssim, "float_ssim_s"), s[0]);
+    EXPECT_EQ(test::value(ssim, "float_ssim_l"), l[0]);
+    EXPECT_EQ(test::value(ssim, "float_ssim_c"), c[0]);
+    EXPECT_EQ(test::value(ssim, "float_ssim_s"), s[0]);
 }
 
 // Odd sides (177 -> 89 -> 45 -> 23 -> 12; 190 -> 95 -> 48 -> 24 -> 12), 16 bits.
 TEST(FloatMsSsim, OddSizeSixteenBitAsUpstream) {
     const ScoreTable t =
-        test::run_cpu(descriptor, descriptor.parse_options({}), pair_clip(177, 190, 16, 13, 14));
-    EXPECT_EQ(value(t, "float_ms_ssim"), 0.9830578044075533);
+        test::run_cpu(descriptor, descriptor.parse_options({}), test::pair_clip(177, 190, 16, 13, 14));
+    EXPECT_EQ(test::value(t, "float_ms_ssim"), 0.9830578044075533);
 }
 
 // Identical pictures: 1, so +inf in dB (upstream writes null), or the cap
 // ceil(10 log10(255^2 / (0.5 / (176 * 176)))) = 97 with clip_db.
 TEST(FloatMsSsim, IdenticalPicturesInDbInfiniteOrCapped) {
     const auto score = [](const OptionValues& values, int bits) {
-        return value(test::run_cpu(descriptor, descriptor.parse_options(values), pair_clip(176, 176, bits, 15, 0)),
-                     "float_ms_ssim");
+        const test::Clip clip = test::pair_clip(176, 176, bits, 15, 0);
+        return test::value(test::run_cpu(descriptor, descriptor.parse_options(values), clip), "float_ms_ssim");
     };
     EXPECT_EQ(score({}, 8), 1.0);
     EXPECT_EQ(score({{"enable_db", "true"}, {"clip_db", "true"}}, 8), 97.0);

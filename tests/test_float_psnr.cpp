@@ -3,7 +3,7 @@
 // identical pictures, the bit depths upstream refuses, and a value by hand.
 //
 // Oracle values: upstream libvmaf 3.2.0 built locally (printing %.17g) on the clip of
-// hashed_clip() written as raw files, e.g. for 12 bits:
+// test::hashed_clip() written as raw files, e.g. for 12 bits:
 //   vmaf -r ref.yuv -d dist.yuv -w 8 -h 6 -p 420 -b 12 -n --json -o out.json --feature float_psnr
 #include <bit>
 #include <cmath>
@@ -22,29 +22,6 @@ namespace {
 
 using float_psnr::descriptor;
 
-// The clip of test_psnr.cpp: an 8x6 4:2:0 reference of hashed samples, the distorted one with
-// the low three bits flipped by (x + 2y + p + f) % 8.
-std::uint32_t hashed(int bits, int x, int y, int p, int f) {
-    const std::uint32_t h = static_cast<std::uint32_t>(x * 37 + y * 101 + p * 59 + f * 17) * 2654435761u;
-    return h >> (32 - bits);
-}
-
-test::Clip hashed_clip(int bits, unsigned frames = 2) {
-    const VideoFormat format{8, 6, bits, Subsampling::k420};
-    test::Clip clip{format, {}, {}};
-    for (unsigned f = 0; f < frames; ++f) {
-        const int fi = static_cast<int>(f);
-        Picture ref(format), dist(format);
-        test::fill(ref, [&](int p, int x, int y) { return hashed(bits, x, y, p, fi); });
-        test::fill(dist, [&](int p, int x, int y) {
-            return hashed(bits, x, y, p, fi) ^ static_cast<std::uint32_t>((x + 2 * y + p + fi) % 8);
-        });
-        clip.ref.push_back(std::move(ref));
-        clip.dist.push_back(std::move(dist));
-    }
-    return clip;
-}
-
 TEST(FloatPsnr, UpstreamValuesAtEveryBitDepth) {
     struct Row {
         int bits;
@@ -55,7 +32,7 @@ TEST(FloatPsnr, UpstreamValuesAtEveryBitDepth) {
                         {12, {61.96479088592631, 62.54471035570318}},
                         {16, {86.11757308460561, 85.59839509195069}}};
     for (const Row& row : rows) {
-        const ScoreTable t = test::run_cpu(descriptor, descriptor.parse_options({}), hashed_clip(row.bits));
+        const ScoreTable t = test::run_cpu(descriptor, descriptor.parse_options({}), test::hashed_clip(row.bits));
         EXPECT_EQ(t.names(), std::vector<std::string>{"float_psnr"});
         for (unsigned f = 0; f < 2; ++f)
             EXPECT_EQ(std::bit_cast<std::uint64_t>(*t.get("float_psnr", f)), std::bit_cast<std::uint64_t>(row.score[f]))
@@ -66,7 +43,7 @@ TEST(FloatPsnr, UpstreamValuesAtEveryBitDepth) {
 // Identical pictures: upstream's cap, 60, 72, 84 and 108 dB.
 TEST(FloatPsnr, IdenticalPicturesScoreTheCap) {
     for (const auto& [bits, cap] : {std::pair{8, 60.0}, {10, 72.0}, {12, 84.0}, {16, 108.0}}) {
-        test::Clip clip = hashed_clip(bits, 1);
+        test::Clip clip = test::hashed_clip(bits, 1);
         clip.dist = clip.ref;
         EXPECT_EQ(*test::run_cpu(descriptor, descriptor.parse_options({}), clip).get("float_psnr", 0), cap) << bits;
     }

@@ -18,23 +18,8 @@ namespace {
 
 using float_ssim::descriptor;
 
-/// One frame: random_picture(format, ref_seed) and distorted_picture of it with dist_seed (or
-/// the reference itself when dist_seed is 0), 4:4:4.
-test::Clip pair_clip(int w, int h, int bits, std::uint32_t ref_seed, std::uint32_t dist_seed) {
-    const VideoFormat format{w, h, bits, Subsampling::k444};
-    test::Clip clip{format, {test::random_picture(format, ref_seed)}, {}};
-    clip.dist.push_back(dist_seed ? test::distorted_picture(clip.ref[0], dist_seed) : clip.ref[0]);
-    return clip;
-}
-
 ScoreTable run(const OptionValues& values, const test::Clip& clip) {
     return test::run_cpu(descriptor, descriptor.parse_options(values), clip);
-}
-
-double value(const ScoreTable& t, const std::string& name) {
-    const auto v = t.get(name, 0);
-    EXPECT_TRUE(v.has_value()) << name;
-    return v.value_or(-1.0);
 }
 
 // The oracle values below are upstream's `vmaf` 3.2.0 (printing %.17g) on the same pictures
@@ -45,43 +30,43 @@ double value(const ScoreTable& t, const std::string& name) {
 
 // 11x11: exactly one Gaussian window.
 TEST(FloatSsim, OneWindowWithLcsAsUpstream) {
-    const ScoreTable t = run({{"enable_lcs", "true"}}, pair_clip(11, 11, 8, 1, 2));
-    EXPECT_EQ(value(t, "float_ssim"), 0.9408062100410461);
-    EXPECT_EQ(value(t, "float_ssim_l"), 0.9996333122253418);
-    EXPECT_EQ(value(t, "float_ssim_c"), 0.9828912019729614);
-    EXPECT_EQ(value(t, "float_ssim_s"), 0.957533597946167);
+    const ScoreTable t = run({{"enable_lcs", "true"}}, test::pair_clip(11, 11, 8, 1, 2));
+    EXPECT_EQ(test::value(t, "float_ssim"), 0.9408062100410461);
+    EXPECT_EQ(test::value(t, "float_ssim_l"), 0.9996333122253418);
+    EXPECT_EQ(test::value(t, "float_ssim_c"), 0.9828912019729614);
+    EXPECT_EQ(test::value(t, "float_ssim_s"), 0.957533597946167);
 }
 
 // scale=2 on odd 37x29 10-bit: decimated to 19x15 (n / 2 + (n & 1)).
 TEST(FloatSsim, ScaleTwoOddSizeTenBitAsUpstream) {
-    const ScoreTable t = run({{"enable_lcs", "true"}, {"scale", "2"}}, pair_clip(37, 29, 10, 3, 4));
-    EXPECT_EQ(value(t, "float_ssim"), 0.9637979865074158);
-    EXPECT_EQ(value(t, "float_ssim_l"), 0.9999887347221375);
-    EXPECT_EQ(value(t, "float_ssim_c"), 0.9878125786781311);
-    EXPECT_EQ(value(t, "float_ssim_s"), 0.9756698608398438);
+    const ScoreTable t = run({{"enable_lcs", "true"}, {"scale", "2"}}, test::pair_clip(37, 29, 10, 3, 4));
+    EXPECT_EQ(test::value(t, "float_ssim"), 0.9637979865074158);
+    EXPECT_EQ(test::value(t, "float_ssim_l"), 0.9999887347221375);
+    EXPECT_EQ(test::value(t, "float_ssim_c"), 0.9878125786781311);
+    EXPECT_EQ(test::value(t, "float_ssim_s"), 0.9756698608398438);
 }
 
 // scale=3 on 33x31: decimated to 12x11 (33 / 3 + 1: the parity is added, not a ceiling), in dB.
 TEST(FloatSsim, ScaleThreeInDbAsUpstream) {
-    const ScoreTable t = run({{"scale", "3"}, {"enable_db", "true"}}, pair_clip(33, 31, 8, 5, 6));
-    EXPECT_EQ(value(t, "float_ssim"), 16.029434973740752);
+    const ScoreTable t = run({{"scale", "3"}, {"enable_db", "true"}}, test::pair_clip(33, 31, 8, 5, 6));
+    EXPECT_EQ(test::value(t, "float_ssim"), 16.029434973740752);
 }
 
 // 16-bit (samples / 256), dB with the cap (not reached here).
 TEST(FloatSsim, SixteenBitClippedDbAsUpstream) {
-    const ScoreTable t = run({{"enable_db", "true"}, {"clip_db", "true"}}, pair_clip(40, 24, 16, 7, 8));
-    EXPECT_EQ(value(t, "float_ssim"), 10.786743840488809);
+    const ScoreTable t = run({{"enable_db", "true"}, {"clip_db", "true"}}, test::pair_clip(40, 24, 16, 7, 8));
+    EXPECT_EQ(test::value(t, "float_ssim"), 10.786743840488809);
 }
 
 // Identical pictures: SSIM exactly 1, so -10 log10(0) = +inf (upstream writes null), and with
 // clip_db the cap ceil(10 log10(255^2 / (0.5 / (24 * 24)))) = ceil(78.8...) = 79.
 TEST(FloatSsim, IdenticalPicturesInDbInfiniteOrCapped) {
-    const test::Clip same = pair_clip(24, 24, 8, 9, 0);
-    EXPECT_EQ(value(run({}, same), "float_ssim"), 1.0);
-    EXPECT_EQ(value(run({{"enable_db", "true"}}, same), "float_ssim"), INFINITY);
-    EXPECT_EQ(value(run({{"enable_db", "true"}, {"clip_db", "true"}}, same), "float_ssim"), 79.0);
+    const test::Clip same = test::pair_clip(24, 24, 8, 9, 0);
+    EXPECT_EQ(test::value(run({}, same), "float_ssim"), 1.0);
+    EXPECT_EQ(test::value(run({{"enable_db", "true"}}, same), "float_ssim"), INFINITY);
+    EXPECT_EQ(test::value(run({{"enable_db", "true"}, {"clip_db", "true"}}, same), "float_ssim"), 79.0);
     // clip_db alone changes nothing.
-    EXPECT_EQ(value(run({{"clip_db", "true"}}, same), "float_ssim"), 1.0);
+    EXPECT_EQ(test::value(run({{"clip_db", "true"}}, same), "float_ssim"), 1.0);
     EXPECT_EQ(iqa::max_db(true, 8, 24, 24), 79.0);
     EXPECT_EQ(iqa::max_db(true, 8, 64, 36), 85.0);  // 10 log10(65025 * 4608) = 84.77
     EXPECT_EQ(iqa::max_db(false, 8, 64, 36), INFINITY);
@@ -139,9 +124,9 @@ TEST(FloatSsim, RefusesBitDepthsUpstreamReadsAsBytes) {
 // No option is a feature parameter: the output names never carry option suffixes.
 TEST(FloatSsim, OutputNamesIgnoreOptions) {
     const ScoreTable t = run({{"enable_lcs", "true"}, {"scale", "2"}, {"enable_db", "true"}, {"clip_db", "true"}},
-                             pair_clip(30, 30, 8, 1, 2));
+                             test::pair_clip(30, 30, 8, 1, 2));
     EXPECT_EQ(t.names(), (std::vector<std::string>{"float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"}));
-    EXPECT_EQ(run({}, pair_clip(30, 30, 8, 1, 2)).names(), std::vector<std::string>{"float_ssim"});
+    EXPECT_EQ(run({}, test::pair_clip(30, 30, 8, 1, 2)).names(), std::vector<std::string>{"float_ssim"});
     try {
         (void)descriptor.parse_options({{"scale", "11"}});
         ADD_FAILURE() << "scale=11 accepted";

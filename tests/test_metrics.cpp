@@ -46,20 +46,8 @@ std::string metric_param_name(const testing::TestParamInfo<const MetricDescripto
 class UpstreamMetric : public testing::TestWithParam<const MetricDescriptor*> {};
 
 /// The metric's suites that run the engine on files in a temporary folder.
-class EveryMetric : public test::TempDirTest, public testing::WithParamInterface<const MetricDescriptor*> {
-protected:
-    /// A run of the engine without models over `clip`, written as raw files in the folder.
-    RunConfig raw_run(const Clip& clip) const {
-        RunConfig config;
-        config.reference_path = path("ref.yuv").string();
-        config.distorted_path = path("dist.yuv").string();
-        test::write_raw(config.reference_path, clip.ref);
-        test::write_raw(config.distorted_path, clip.dist);
-        config.raw_format = clip.format;
-        config.no_prediction = true;
-        return config;
-    }
-};
+/// (They build their runs with test::TempDirTest::raw_run.)
+class EveryMetric : public test::TempDirTest, public testing::WithParamInterface<const MetricDescriptor*> {};
 
 INSTANTIATE_TEST_SUITE_P(Registry, UpstreamMetric, testing::ValuesIn(upstream_metrics()), metric_param_name);
 INSTANTIATE_TEST_SUITE_P(Registry, EveryMetric, testing::ValuesIn(metric_registry().begin(), metric_registry().end()),

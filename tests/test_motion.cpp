@@ -25,26 +25,6 @@ constexpr const char* kMotion3 = "VMAF_integer_feature_motion3_score";
 
 Options motion_options(const OptionValues& values = {}) { return descriptor.parse_options(values); }
 
-// Runs the extractor over constant frames of the given luma values (8-bit unless told); the
-// distorted pictures are the references (motion reads references only).
-ScoreTable run_constant(const Options& options, const std::vector<std::uint32_t>& values,
-                        VideoFormat format = {8, 6, 8, Subsampling::k420}) {
-    test::Clip clip{format, {}, {}};
-    for (const std::uint32_t v : values) clip.ref.push_back(test::constant_picture(format, v));
-    clip.dist = clip.ref;
-    return test::run_cpu(descriptor, options, clip);
-}
-
-std::vector<double> column(const ScoreTable& table, const std::string& name, unsigned count) {
-    std::vector<double> out;
-    for (unsigned i = 0; i < count; ++i) {
-        const auto v = table.get(name, i);
-        EXPECT_TRUE(v.has_value()) << name << " missing at frame " << i;
-        out.push_back(v.value_or(-1.0));
-    }
-    return out;
-}
-
 /// The frame input of frame `index` with reference and distorted `pic` and previous reference `prev`.
 FrameInput frame(unsigned index, const Picture& pic, const Picture* prev) {
     FrameInput in;
@@ -82,16 +62,16 @@ TEST(MotionSynthetic, ConstantStepAllDepthsAndSmallOddSizes) {
             SCOPED_TRACE(fmt::format("{}x{} {}-bit", s[0], s[1], depth));
             const VideoFormat format{s[0], s[1], depth, Subsampling::k420};
             const std::uint32_t top = (1u << depth) - 1;
-            const ScoreTable t = run_constant(motion_options(), {0, top, top - 7}, format);
+            const ScoreTable t = test::run_constant(descriptor, motion_options(), {0, top, top - 7}, format);
             const double scale = static_cast<double>(1 << (depth - 8));
-            EXPECT_EQ(column(t, kSad, 3), (std::vector<double>{0.0, top / scale, 7 / scale}));
+            EXPECT_EQ(test::column(t, kSad, 3), (std::vector<double>{0.0, top / scale, 7 / scale}));
         }
     }
 }
 
 TEST(MotionSynthetic, SingleFrameVideo) {
     // One frame: no sad beyond frame 0, so the stamp value (motion of frame 1) is 0.
-    const ScoreTable t = run_constant(motion_options(), {100});
+    const ScoreTable t = test::run_constant(descriptor, motion_options(), {100});
     EXPECT_EQ(t.get(kSad, 0), 0.0);
     EXPECT_EQ(t.get(kMotion2, 0), 0.0);
     EXPECT_EQ(t.get(kMotion3, 0), 0.0);
@@ -100,11 +80,11 @@ TEST(MotionSynthetic, SingleFrameVideo) {
 
 TEST(MotionSynthetic, Motion2IsMinOfNeighboursLastFrameKeepsItsSad) {
     // sad = 0, 10, 20, 1, 19, 2.
-    const ScoreTable t = run_constant(motion_options(), {0, 10, 30, 31, 50, 52});
-    EXPECT_EQ(column(t, kSad, 6), (std::vector<double>{0, 10, 20, 1, 19, 2}));
-    EXPECT_EQ(column(t, kMotion2, 6), (std::vector<double>{0, 10, 1, 1, 2, 2}));
+    const ScoreTable t = test::run_constant(descriptor, motion_options(), {0, 10, 30, 31, 50, 52});
+    EXPECT_EQ(test::column(t, kSad, 6), (std::vector<double>{0, 10, 20, 1, 19, 2}));
+    EXPECT_EQ(test::column(t, kMotion2, 6), (std::vector<double>{0, 10, 1, 1, 2, 2}));
     // Frame 0 gets the stamp value: motion of frame 1.
-    EXPECT_EQ(column(t, kMotion3, 6), (std::vector<double>{10, 10, 1, 1, 2, 2}));
+    EXPECT_EQ(test::column(t, kMotion3, 6), (std::vector<double>{10, 10, 1, 1, 2, 2}));
 }
 
 TEST(MotionSynthetic, FiveFrameWindowAndMovingAverage) {
@@ -112,37 +92,37 @@ TEST(MotionSynthetic, FiveFrameWindowAndMovingAverage) {
     // scored lower neighbour and takes sad(3); the stamp is sad(2) = 30.
     const std::vector<std::uint32_t> values = {0, 10, 30, 31, 50, 52};
     const Options window = motion_options({{"motion_five_frame_window", "true"}});
-    ScoreTable t = run_constant(window, values);
+    ScoreTable t = test::run_constant(descriptor, window, values);
     const std::string sad = window.feature_name(kSad), m2 = window.feature_name(kMotion2),
                       m3 = window.feature_name(kMotion3);
     EXPECT_EQ(m2, "integer_motion2_mffw");
-    EXPECT_EQ(column(t, sad, 6), (std::vector<double>{0, 0, 30, 21, 20, 21}));
-    EXPECT_EQ(column(t, m2, 6), (std::vector<double>{0, 0, 21, 20, 21, 21}));
-    EXPECT_EQ(column(t, m3, 6), (std::vector<double>{30, 30, 21, 20, 21, 21}));
+    EXPECT_EQ(test::column(t, sad, 6), (std::vector<double>{0, 0, 30, 21, 20, 21}));
+    EXPECT_EQ(test::column(t, m2, 6), (std::vector<double>{0, 0, 21, 20, 21, 21}));
+    EXPECT_EQ(test::column(t, m3, 6), (std::vector<double>{30, 30, 21, 20, 21, 21}));
 
     const Options averaged = motion_options({{"motion_five_frame_window", "true"}, {"motion_moving_average", "true"}});
-    t = run_constant(averaged, values);
-    EXPECT_EQ(column(t, averaged.feature_name(kMotion3), 6), (std::vector<double>{30, 30, 25.5, 20.5, 20.5, 21}));
+    t = test::run_constant(descriptor, averaged, values);
+    EXPECT_EQ(test::column(t, averaged.feature_name(kMotion3), 6), (std::vector<double>{30, 30, 25.5, 20.5, 20.5, 21}));
 }
 
 TEST(MotionSynthetic, BlendAndMaxValClip) {
     // sad = 60, 60, 60; blend with factor 0.5 above offset 25: 60 * 0.5 + 0.5 * 25 = 42.5.
     const Options blend = motion_options({{"motion_blend_factor", "0.5"}, {"motion_blend_offset", "25"}});
-    ScoreTable t = run_constant(blend, {0, 60, 0, 60});
-    EXPECT_EQ(column(t, blend.feature_name(kMotion2), 4), (std::vector<double>{0, 60, 60, 60}));
-    EXPECT_EQ(column(t, blend.feature_name(kMotion3), 4), (std::vector<double>{42.5, 42.5, 42.5, 42.5}));
+    ScoreTable t = test::run_constant(descriptor, blend, {0, 60, 0, 60});
+    EXPECT_EQ(test::column(t, blend.feature_name(kMotion2), 4), (std::vector<double>{0, 60, 60, 60}));
+    EXPECT_EQ(test::column(t, blend.feature_name(kMotion3), 4), (std::vector<double>{42.5, 42.5, 42.5, 42.5}));
 
     // motion_max_val clips the sad score in extract() and motion3 in flush().
     const Options clip = motion_options({{"motion_max_val", "18"}});
-    t = run_constant(clip, {0, 60, 50});
-    EXPECT_EQ(column(t, clip.feature_name(kSad), 3), (std::vector<double>{0, 18, 10}));
-    EXPECT_EQ(column(t, clip.feature_name(kMotion2), 3), (std::vector<double>{0, 10, 10}));
+    t = test::run_constant(descriptor, clip, {0, 60, 50});
+    EXPECT_EQ(test::column(t, clip.feature_name(kSad), 3), (std::vector<double>{0, 18, 10}));
+    EXPECT_EQ(test::column(t, clip.feature_name(kMotion2), 3), (std::vector<double>{0, 10, 10}));
     // Frame 0's stamp is the clipped sad of frame 1.
-    EXPECT_EQ(column(t, clip.feature_name(kMotion3), 3), (std::vector<double>{18, 10, 10}));
+    EXPECT_EQ(test::column(t, clip.feature_name(kMotion3), 3), (std::vector<double>{18, 10, 10}));
 
     // motion_fps_weight scales the sad score before the clip.
     const Options weight = motion_options({{"motion_fps_weight", "2.5"}});
-    t = run_constant(weight, {0, 4});
+    t = test::run_constant(descriptor, weight, {0, 4});
     EXPECT_EQ(t.get(weight.feature_name(kSad), 1), 10.0);
 }
 
@@ -150,9 +130,9 @@ TEST(MotionSynthetic, ForceZero) {
     const Options options = motion_options({{"motion_force_zero", "true"}});
     EXPECT_EQ(feature_alias(options.feature_name(kSad)), "VMAF_integer_feature_motion_sad_score_force_0");
     EXPECT_EQ(options.feature_name(kMotion2), "integer_motion2_force_0");
-    const ScoreTable t = run_constant(options, {0, 200, 10, 90});
+    const ScoreTable t = test::run_constant(descriptor, options, {0, 200, 10, 90});
     for (const char* f : {kSad, kMotion2, kMotion3})
-        EXPECT_EQ(column(t, options.feature_name(f), 4), (std::vector<double>(4, 0.0))) << f;
+        EXPECT_EQ(test::column(t, options.feature_name(f), 4), (std::vector<double>(4, 0.0))) << f;
     // Forced to zero, it needs no previous picture.
     const VideoFormat format{8, 6, 8, Subsampling::k420};
     const Picture pic = test::constant_picture(format, 5);
@@ -162,7 +142,7 @@ TEST(MotionSynthetic, ForceZero) {
 }
 
 TEST(MotionSynthetic, DebugAlsoWritesMotionScore) {
-    const ScoreTable t = run_constant(motion_options({{"debug", "true"}}), {0, 9});
+    const ScoreTable t = test::run_constant(descriptor, motion_options({{"debug", "true"}}), {0, 9});
     EXPECT_EQ(t.get(kSad, 1), 9.0);
     EXPECT_EQ(t.get(kMotion, 1), 9.0);
 }
@@ -187,7 +167,6 @@ TEST(MotionExtract, RefusesMissingOrMismatchedPreviousReference) {
     EXPECT_NO_THROW(fex->extract(frame(0, pic, nullptr), out));
     EXPECT_EQ(out, (FrameScores{{kSad, 0.0}}));
 }
-
 
 }  // namespace
 }  // namespace vmafx

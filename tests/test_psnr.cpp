@@ -6,7 +6,7 @@
 // in the JSON and XML output.
 //
 // The oracle values come from upstream libvmaf 3.2.0 built locally (printing %.17g) on the clip
-// of hashed_clip() written as raw files (/tmp/psnr/t/gen.py in the session that wrote this, the
+// of test::hashed_clip() written as raw files (/tmp/psnr/t/gen.py in the session that wrote this, the
 // same formula), e.g. for 10 bits:
 //   vmaf -r ref.yuv -d dist.yuv -w 8 -h 6 -p 420 -b 10 -n --json -o out.json
 //        --feature psnr=enable_mse=true:enable_apsnr=true
@@ -37,30 +37,6 @@ using psnr::descriptor;
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-/// Reference sample (x, y) of plane p, frame f at `bits` bits: a multiplicative hash's top bits.
-std::uint32_t hashed(int bits, int x, int y, int p, int f) {
-    const std::uint32_t h = static_cast<std::uint32_t>(x * 37 + y * 101 + p * 59 + f * 17) * 2654435761u;
-    return h >> (32 - bits);
-}
-
-/// An 8x6 4:2:0 clip of `frames` frames at `bits` bits: references hashed(), distorted samples
-/// the reference's with its low three bits flipped by (x + 2y + p + f) % 8.
-test::Clip hashed_clip(int bits, unsigned frames = 2, VideoFormat format = {8, 6, 8, Subsampling::k420}) {
-    format.bit_depth = bits;
-    test::Clip clip{format, {}, {}};
-    for (unsigned f = 0; f < frames; ++f) {
-        const int fi = static_cast<int>(f);
-        Picture ref(format), dist(format);
-        test::fill(ref, [&](int p, int x, int y) { return hashed(bits, x, y, p, fi); });
-        test::fill(dist, [&](int p, int x, int y) {
-            return hashed(bits, x, y, p, fi) ^ static_cast<std::uint32_t>((x + 2 * y + p + fi) % 8);
-        });
-        clip.ref.push_back(std::move(ref));
-        clip.dist.push_back(std::move(dist));
-    }
-    return clip;
-}
-
 std::optional<double> aggregate(const ScoreTable& table, const std::string& name) {
     for (const auto& [n, v] : table.aggregates())
         if (n == name) return v;
@@ -86,7 +62,7 @@ struct OracleRow {
     std::array<double, 3> apsnr;  // y, cb, cr
 };
 
-// --feature psnr=enable_mse=true:enable_apsnr=true on hashed_clip(bits).
+// --feature psnr=enable_mse=true:enable_apsnr=true on test::hashed_clip(bits).
 const OracleRow kOracle[] = {
     {8, {38.669557416507644, 40.23029887184559, 38.669557416507644, 38.353567555790626, 35.70042312181616, 35.538051133109306},
          {8.833333333333334, 6.166666666666667, 8.833333333333334, 9.5, 17.5, 18.166666666666668},
@@ -107,7 +83,7 @@ TEST(Psnr, UpstreamValuesAtEveryBitDepthWithEveryOutput) {
     const char* planes[] = {"y", "cb", "cr"};
     for (const OracleRow& row : kOracle) {
         SCOPED_TRACE(fmt::format("{} bits", row.bits));
-        const ScoreTable t = test::run_cpu(descriptor, options, hashed_clip(row.bits));
+        const ScoreTable t = test::run_cpu(descriptor, options, test::hashed_clip(row.bits));
         EXPECT_EQ(t.names(), (std::vector<std::string>{"psnr_y", "mse_y", "psnr_cb", "mse_cb", "psnr_cr", "mse_cr"}));
         for (unsigned f = 0; f < 2; ++f)
             for (int p = 0; p < 3; ++p) {
@@ -141,7 +117,7 @@ TEST(Psnr, ReducedHbdPeakWithoutChroma) {
         {{"reduced_hbd_peak", "true"}, {"enable_apsnr", "true"}, {"enable_chroma", "false"}});
     for (const Row& row : rows) {
         SCOPED_TRACE(fmt::format("{} bits", row.bits));
-        const ScoreTable t = test::run_cpu(descriptor, options, hashed_clip(row.bits));
+        const ScoreTable t = test::run_cpu(descriptor, options, test::hashed_clip(row.bits));
         EXPECT_EQ(t.names(), std::vector<std::string>{"psnr_y"});
         for (unsigned f = 0; f < 2; ++f) expect_same(*t.get("psnr_y", f), row.psnr[f], "psnr_y");
         expect_same(aggregate(t, "apsnr_y").value(), row.apsnr_y, "apsnr_y");
@@ -170,7 +146,7 @@ TEST(Psnr, IdenticalPicturesScoreTheCaps) {
         {{"enable_apsnr", "true"}, {"reduced_hbd_peak", "true"}, {"min_sse", "2"}});
     for (const Row& row : rows) {
         SCOPED_TRACE(fmt::format("{} bits", row.bits));
-        test::Clip clip = hashed_clip(row.bits);
+        test::Clip clip = test::hashed_clip(row.bits);
         clip.dist = clip.ref;
         const ScoreTable t = test::run_cpu(descriptor, defaults, clip);
         const ScoreTable c = test::run_cpu(descriptor, capped, clip);
@@ -218,7 +194,7 @@ TEST(Psnr, BitDepthsAndTheSmallestPicture) {
         }
     }
     for (const Subsampling s : {Subsampling::k420, Subsampling::k422, Subsampling::k444}) {
-        const test::Clip clip = hashed_clip(8, 1, {1, 1, 8, s});
+        const test::Clip clip = test::hashed_clip(8, 1, {1, 1, 8, s});
         const ScoreTable t = test::run_cpu(descriptor, descriptor.parse_options({{"min_sse", "1"}}), clip);
         EXPECT_EQ(t.names(), (std::vector<std::string>{"psnr_y", "psnr_cb", "psnr_cr"}));
         for (const auto& name : t.names()) EXPECT_TRUE(std::isfinite(*t.get(name, 0))) << name;
@@ -255,14 +231,8 @@ TEST(Psnr, OptionValues) {
 class PsnrRun : public test::TempDirTest {};
 
 TEST_F(PsnrRun, ApsnrSumsEveryFrameWhateverTheSubsampling) {
-    const test::Clip clip = hashed_clip(10, 5);
-    RunConfig config;
-    config.reference_path = path("ref.yuv").string();
-    config.distorted_path = path("dist.yuv").string();
-    test::write_raw(config.reference_path, clip.ref);
-    test::write_raw(config.distorted_path, clip.dist);
-    config.raw_format = clip.format;
-    config.no_prediction = true;
+    const test::Clip clip = test::hashed_clip(10, 5);
+    RunConfig config = raw_run(clip);
     config.features = {{"psnr", {{"enable_apsnr", "true"}}}};
     const RunResult all = run(config);
     config.subsample = 3;

@@ -326,8 +326,8 @@ TEST(SpeedValues, PrescaleMethodsAsUpstream) {
         for (unsigned i = 0; i < 2; ++i)
             for (int plane = 1; plane <= 2; ++plane) {
                 std::vector<float> ref(g.buffer_size(), 0.0f), dis(g.buffer_size(), 0.0f);
-                speed::load_plane(clip.ref[i].planes[plane], 10, ref.data(), g.alloc_width);
-                speed::load_plane(clip.dist[i].planes[plane], 10, dis.data(), g.alloc_width);
+                floatimg::to_float(clip.ref[i].planes[plane], 10, ref.data(), g.alloc_width);
+                floatimg::to_float(clip.dist[i].planes[plane], 10, dis.data(), g.alloc_width);
                 bool singular = false;
                 const double got = speed::score(g, p, ref.data(), dis.data(), singular);
                 EXPECT_EQ(fmt::format("{:.17g}", got), fmt::format("{:.17g}", plane == 1 ? c.u[i] : c.v[i]))

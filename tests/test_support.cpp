@@ -111,6 +111,17 @@ void TempDirTest::TearDown() {
     if (!dir_.empty()) fs::remove_all(dir_, ec);
 }
 
+RunConfig TempDirTest::raw_run(const Clip& clip) const {
+    RunConfig config;
+    config.reference_path = path("ref.yuv").string();
+    config.distorted_path = path("dist.yuv").string();
+    write_raw(config.reference_path, clip.ref);
+    write_raw(config.distorted_path, clip.dist);
+    config.raw_format = clip.format;
+    config.no_prediction = true;
+    return config;
+}
+
 std::string TempDirTest::write(const std::string& name, const std::string& bytes) const {
     const fs::path p = dir_ / name;
     std::ofstream out(p, std::ios::binary);

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/engine.hpp"
 #include "engine/gpu_scorer.hpp"
 #include "picture/picture.hpp"
 #include "pictures.hpp"
@@ -57,6 +58,9 @@ protected:
     std::filesystem::path path(const std::string& name) const { return dir_ / name; }
     /// Writes `bytes` to file `name` in the folder; returns its path.
     std::string write(const std::string& name, const std::string& bytes) const;
+    /// A run of the engine without models over `clip`, written as raw files ref.yuv and
+    /// dist.yuv in the folder (no features yet).
+    RunConfig raw_run(const Clip& clip) const;
 
     std::filesystem::path dir_;
 };

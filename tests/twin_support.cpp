@@ -37,6 +37,26 @@ ScoreTable run_cpu(const MetricDescriptor& metric, const Options& options, const
     return table;
 }
 
+ScoreTable run_constant(const MetricDescriptor& metric, const Options& options,
+                        const std::vector<std::uint32_t>& values, VideoFormat format) {
+    Clip clip{format, {}, {}};
+    for (const std::uint32_t v : values) clip.ref.push_back(constant_picture(format, v));
+    clip.dist = clip.ref;
+    return run_cpu(metric, options, clip);
+}
+
+std::vector<double> column(const ScoreTable& table, const std::string& name, unsigned count) {
+    std::vector<double> out;
+    for (unsigned i = 0; i < count; ++i) out.push_back(value(table, name, i));
+    return out;
+}
+
+double value(const ScoreTable& table, const std::string& name, unsigned frame) {
+    const auto v = table.get(name, frame);
+    EXPECT_TRUE(v.has_value()) << name << " missing at frame " << frame;
+    return v.value_or(-1.0);
+}
+
 ScoreTable run_gpu(const MetricDescriptor& metric, const Options& options, const Clip& clip, unsigned slots,
                    PlantedDefect plant) {
 #ifdef VMAFX_HAVE_CUDA

@@ -5,6 +5,7 @@
 // suite, the twin sweeps and each metric's own tests use it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,17 @@ namespace vmafx::test {
 /// extract() is const and thread-safe), each with prev_ref[k] / prev_dist[k] of frame i - 1 - k
 /// as many as metric.history_for(options) declares; scores stored in frame order, then flush().
 ScoreTable run_cpu(const MetricDescriptor& metric, const Options& options, const Clip& clip);
+
+/// run_cpu over constant pictures of `values` (every sample of every plane; one frame each),
+/// the distorted pictures equal to the references.
+ScoreTable run_constant(const MetricDescriptor& metric, const Options& options,
+                        const std::vector<std::uint32_t>& values, VideoFormat format = {8, 6, 8, Subsampling::k420});
+
+/// The values of output `name` at frames 0 .. count - 1; a missing one is a test failure (and
+/// reads -1).
+std::vector<double> column(const ScoreTable& table, const std::string& name, unsigned count);
+/// The value of output `name` at `frame`; a missing one is a test failure (and reads -1).
+double value(const ScoreTable& table, const std::string& name, unsigned frame = 0);
 
 /// The GPU twin of `metric` over the clip through a GpuScorer with `slots` frames in flight
 /// (submit(index, ref, dist) per frame), then drain(). Throws Error as GpuScorer does (no usable

@@ -1,6 +1,10 @@
 // CPU reference of float_ansnr (see float_ansnr.hpp). Every float and double where upstream
-// (ansnr.c, ansnr_tools.c, picture_copy.c) has one, in the same order.
+// (ansnr.c, ansnr_tools.c, picture_copy.c) has one, in the same order. The picture copy is
+// float_image's to_float, the peak table float_psnr's (upstream's two init()s agree).
 #include "feature/float_ansnr/float_ansnr.hpp"
+
+#include "feature/float_psnr/float_psnr.hpp"
+#include "feature/float_vif/float_image.hpp"
 
 #include <fmt/format.h>
 
@@ -41,41 +45,16 @@ int reflect(int k, int n) {
     return k;
 }
 
-/// A w x h plane of floats, rows packed.
-struct FloatPlane {
-    int width = 0;
-    int height = 0;
-    std::vector<float> data;
-    FloatPlane(int w, int h) : width(w), height(h), data(static_cast<std::size_t>(w) * h) {}
-    float* row(int y) { return data.data() + static_cast<std::size_t>(y) * width; }
-    const float* row(int y) const { return data.data() + static_cast<std::size_t>(y) * width; }
-};
-
-/// picture_copy(..., offset -128, bpc): sample / 2^(bpc-8) - 128 in float (8 bits: no division).
-template <typename Sample>
-FloatPlane to_float(const Plane& p, int bit_depth) {
-    FloatPlane out(p.width(), p.height());
-    const int offset = -128;
-    const float scaler = bit_depth == 10 ? 4.0f : (bit_depth == 12 ? 16.0f : 256.0f);
-    for (int y = 0; y < p.height(); ++y) {
-        const Sample* in = p.row<Sample>(y);
-        float* o = out.row(y);
-        for (int x = 0; x < p.width(); ++x) {
-            if constexpr (sizeof(Sample) == 1) o[x] = static_cast<float>(in[x]) + static_cast<float>(offset);
-            else o[x] = static_cast<float>(in[x]) / scaler + static_cast<float>(offset);
-        }
-    }
-    return out;
-}
+using floatimg::Image;
 
 /// ansnr_filter2d_s: the Taps x Taps kernel `f` over `src`, mirrored borders; per output
 /// sample, each kernel row summed into its own float, then the rows' sums in order.
 template <int Taps>
-FloatPlane filter2d(const float* f, const FloatPlane& src) {
+Image filter2d(const float* f, const Image& src) {
     constexpr int r = Taps / 2;
     const int w = src.width;
     const int h = src.height;
-    FloatPlane dst(w, h);
+    Image dst(w, h);
     std::vector<int> cols(static_cast<std::size_t>(w) + 2 * r);  // cols[j + fj]: column of tap fj
     for (int k = 0; k < w + 2 * r; ++k) cols[static_cast<std::size_t>(k)] = reflect(k - r, w);
     for (int i = 0; i < h; ++i) {
@@ -97,7 +76,7 @@ FloatPlane filter2d(const float* f, const FloatPlane& src) {
 }
 
 /// ansnr_mse_s: sig = sum ref^2, noise = sum (ref - dis)^2, float sums per row, then over rows.
-void mse(const FloatPlane& ref, const FloatPlane& dis, float& sig, float& noise) {
+void mse(const Image& ref, const Image& dis, float& sig, float& noise) {
     float sig_accum = 0;
     float noise_accum = 0;
     for (int i = 0; i < ref.height; ++i) {
@@ -134,38 +113,27 @@ private:
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
     double peak = 0.0;
     double psnr_max = 0.0;
-    if (!peak_for(format.bit_depth, peak, psnr_max))
+    if (!float_psnr::peak_and_cap(format.bit_depth, peak, psnr_max))
         throw Error(fmt::format("float_ansnr: bit depth {} is not supported (8, 10, 12 or 16)", format.bit_depth));
     return std::make_unique<Extractor>(options, format);
 }
 
 }  // namespace
 
-bool peak_for(int bit_depth, double& peak, double& psnr_max) {
-    switch (bit_depth) {
-    case 8: peak = 255.0, psnr_max = 60.0; return true;
-    case 10: peak = 255.75, psnr_max = 72.0; return true;
-    case 12: peak = 255.9375, psnr_max = 84.0; return true;
-    case 16: peak = 255.99609375, psnr_max = 108.0; return true;
-    default: return false;
-    }
-}
-
 Scores compute(const Plane& ref, const Plane& dist, int bit_depth) {
     double peak = 0.0;
     double psnr_max = 0.0;
-    if (!peak_for(bit_depth, peak, psnr_max))
+    if (!float_psnr::peak_and_cap(bit_depth, peak, psnr_max))
         throw Error(fmt::format("float_ansnr: bit depth {} is not supported (8, 10, 12 or 16)", bit_depth));
     const int w = ref.width();
     const int h = ref.height();
     if (dist.width() != w || dist.height() != h || w < kMinSide || h < kMinSide)
         throw Error(fmt::format("float_ansnr: planes {}x{} and {}x{}: need two equal planes of at least {}x{}", w, h,
                                 dist.width(), dist.height(), kMinSide, kMinSide));
-    const bool wide = bit_depth > 8;
-    const FloatPlane r = wide ? to_float<std::uint16_t>(ref, bit_depth) : to_float<std::uint8_t>(ref, bit_depth);
-    const FloatPlane d = wide ? to_float<std::uint16_t>(dist, bit_depth) : to_float<std::uint8_t>(dist, bit_depth);
-    const FloatPlane ref_filtered = filter2d<3>(kRefKernel, r);
-    const FloatPlane dist_filtered = filter2d<5>(kDistKernel, d);
+    const Image r = floatimg::to_float(ref, bit_depth);
+    const Image d = floatimg::to_float(dist, bit_depth);
+    const Image ref_filtered = filter2d<3>(kRefKernel, r);
+    const Image dist_filtered = filter2d<5>(kDistKernel, d);
     float sig = 0;
     float noise = 0;
     mse(ref_filtered, dist_filtered, sig, noise);

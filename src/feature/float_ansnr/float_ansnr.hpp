@@ -35,10 +35,6 @@ struct Scores {
     double anpsnr = 0.0;  ///< float_anpsnr
 };
 
-/// Peak value and largest PSNR of upstream's init() for `bit_depth`; false for a bit depth
-/// upstream refuses (anything but 8, 10, 12, 16).
-bool peak_for(int bit_depth, double& peak, double& psnr_max);
-
 /// ANSNR and ANPSNR of the luma planes `ref` and `dist` (same size, at least 3 x 3, samples
 /// of `bit_depth` bits: 8, 10, 12 or 16), as upstream's compute_ansnr on picture_copy'd
 /// planes. Throws Error for a bit depth upstream refuses.

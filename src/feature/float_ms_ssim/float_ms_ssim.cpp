@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "feature/float_ssim/iqa.hpp"
+#include "feature/float_vif/float_image.hpp"
 
 namespace vmafx::float_ms_ssim {
 
@@ -63,7 +64,7 @@ public:
         : format_(format),
           settings_(options),
           max_db_(iqa::max_db(settings_.clip_db, format.bit_depth, format.width, format.height)) {
-        if (!iqa::float_copy_supported(format.bit_depth))
+        if (!floatimg::to_float_supported(format.bit_depth))
             throw Error(fmt::format("float_ms_ssim: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
                                     "float copy of the picture reads other depths as bytes)",
                                     format.bit_depth));
@@ -125,7 +126,8 @@ private:
                                     "{}x{} with {}",
                                     index, what, luma.width(), luma.height(), luma.bytes_per_sample(), format_.width,
                                     format_.height, format_.bytes_per_sample()));
-        iqa::luma_to_float(luma, format_.bit_depth, dst);
+        // picture_copy with offset 0: the sample, / 4, 16, 256 at 10, 12, 16 bits; rows packed.
+        floatimg::to_float(luma, format_.bit_depth, dst, format_.width, 0);
     }
 
     VideoFormat format_;

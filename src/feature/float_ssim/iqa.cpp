@@ -75,25 +75,6 @@ float filter_pixel(const float* img, int w, int h, int x, int y, const float* ke
 
 }  // namespace
 
-bool float_copy_supported(int bit_depth) {
-    return bit_depth == 8 || bit_depth == 10 || bit_depth == 12 || bit_depth == 16;
-}
-
-void luma_to_float(const Plane& plane, int bit_depth, float* dst) {
-    const int w = plane.width();
-    for (int y = 0; y < plane.height(); ++y) {
-        float* out = dst + static_cast<std::ptrdiff_t>(y) * w;
-        if (bit_depth == 8) {
-            const std::uint8_t* row = plane.row<std::uint8_t>(y);
-            for (int x = 0; x < w; ++x) out[x] = static_cast<float>(row[x]);
-        } else {
-            const float scaler = static_cast<float>(1 << (bit_depth - 8));  // 4, 16, 256
-            const std::uint16_t* row = plane.row<std::uint16_t>(y);
-            for (int x = 0; x < w; ++x) out[x] = static_cast<float>(row[x]) / scaler;
-        }
-    }
-}
-
 void decimate(float* img, int w, int h, int factor, std::span<const float> kernel, int klen, float* dst) {
     const int sw = decimated_size(w, factor);
     const int sh = decimated_size(h, factor);

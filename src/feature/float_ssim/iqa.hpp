@@ -23,16 +23,6 @@ namespace vmafx::iqa {
 /// Taps of the Gaussian window (sigma 1.5) of the SSIM map, each direction.
 inline constexpr int kGaussianLen = 11;
 
-/// Whether upstream's picture_copy converts samples of `bit_depth` bits as such: 8, 10, 12
-/// and 16 bits; at any other depth it reads the 16-bit words as bytes (its 8-bit branch), so
-/// the metrics refuse those depths.
-bool float_copy_supported(int bit_depth);
-
-/// The luma of `plane` as floats (upstream's picture_copy with offset 0): the sample itself
-/// at 8 bits, sample / 2^(bit_depth - 8) (as a float division) at 10, 12 and 16 bits. Rows are
-/// packed: `dst` holds width x height floats. Requires float_copy_supported(bit_depth).
-void luma_to_float(const Plane& plane, int bit_depth, float* dst);
-
 /// Size of one side of n samples after _iqa_decimate by `factor`: n / factor + (n & 1)
 /// (upstream adds the parity of n, not a ceiling: 7 / 3 gives 3).
 inline int decimated_size(int n, int factor) { return n / factor + (n & 1); }

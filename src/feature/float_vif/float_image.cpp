@@ -1,6 +1,7 @@
 // Single-precision image tools of the floating-point metrics (see float_image.hpp).
 #include "feature/float_vif/float_image.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <cstdint>
@@ -27,21 +28,38 @@ float source_position(int dst, float r) { return static_cast<float>((dst + 0.5) 
 // Upstream's float mirror of the scalers: -i below left, 2 * right - i above right.
 float mirror_f(float i, float left, float right) { return i < left ? -i : (i > right ? 2 * right - i : i); }
 
-Image scale_nearest(const Image& src, int dst_w, int dst_h) {
-    Image dst(dst_w, dst_h);
-    const float rx = ratio(src.width, dst_w);
-    const float ry = ratio(src.height, dst_h);
-    for (int y = 0; y < dst_h; ++y)
-        for (int x = 0; x < dst_w; ++x) {
+// A read-only strided view of width x height floats.
+struct View {
+    const float* data;
+    int width;
+    int height;
+    std::ptrdiff_t stride;
+    const float* row(int y) const { return data + static_cast<std::ptrdiff_t>(y) * stride; }
+    float at(int x, int y) const { return row(y)[x]; }
+};
+
+// A writable strided destination.
+struct Out {
+    float* data;
+    int width;
+    int height;
+    std::ptrdiff_t stride;
+    float* row(int y) const { return data + static_cast<std::ptrdiff_t>(y) * stride; }
+};
+
+void scale_nearest(const View& src, const Out& dst) {
+    const float rx = ratio(src.width, dst.width);
+    const float ry = ratio(src.height, dst.height);
+    for (int y = 0; y < dst.height; ++y)
+        for (int x = 0; x < dst.width; ++x) {
             const int sy = static_cast<int>(static_cast<float>(y) * ry);
             const int sx = static_cast<int>(static_cast<float>(x) * rx);
             dst.row(y)[x] = src.at(sx, sy);
         }
-    return dst;
 }
 
-Image scale_bilinear(const Image& src, int dst_w, int dst_h) {
-    Image dst(dst_w, dst_h);
+void scale_bilinear(const View& src, const Out& dst) {
+    const int dst_w = dst.width;
     std::vector<int> x1(static_cast<std::size_t>(dst_w));
     std::vector<int> x2(static_cast<std::size_t>(dst_w));
     std::vector<float> dx(static_cast<std::size_t>(dst_w));
@@ -53,9 +71,9 @@ Image scale_bilinear(const Image& src, int dst_w, int dst_h) {
         x2[x] = static_cast<int>(mirror_f(static_cast<float>(std::ceil(xx)), 0.0f, right_x));
         dx[x] = xx - static_cast<float>(x1[x]);
     }
-    const float ry = ratio(src.height, dst_h);
+    const float ry = ratio(src.height, dst.height);
     const float right_y = static_cast<float>(src.height - 1);
-    for (int y = 0; y < dst_h; ++y) {
+    for (int y = 0; y < dst.height; ++y) {
         const float yy = source_position(y, ry);
         const int y1 = static_cast<int>(mirror_f(static_cast<float>(std::floor(yy)), 0.0f, right_y));
         const int y2 = static_cast<int>(mirror_f(static_cast<float>(std::ceil(yy)), 0.0f, right_y));
@@ -69,7 +87,6 @@ Image scale_bilinear(const Image& src, int dst_w, int dst_h) {
                      dy * fx * r2[x2[x]];
         }
     }
-    return dst;
 }
 
 float bicubic_kernel(float t) {
@@ -80,7 +97,7 @@ float bicubic_kernel(float t) {
     return 0;
 }
 
-float bicubic_at(const Image& src, float x, float y) {
+float bicubic_at(const View& src, float x, float y) {
     const int x0 = static_cast<int>(std::floor(x));
     const int y0 = static_cast<int>(std::floor(y));
     const float dx = x - static_cast<float>(x0);
@@ -114,7 +131,7 @@ float lanczos4_kernel(float x, float a) {
     return 0.0f;
 }
 
-float lanczos4_at(const Image& src, float x, float y) {
+float lanczos4_at(const View& src, float x, float y) {
     constexpr int a = 4;
     const int x0 = static_cast<int>(std::floor(x));
     const int y0 = static_cast<int>(std::floor(y));
@@ -142,15 +159,13 @@ float lanczos4_at(const Image& src, float x, float y) {
 }
 
 template <typename At>
-Image scale_pointwise(const Image& src, int dst_w, int dst_h, At at) {
-    Image dst(dst_w, dst_h);
-    const float rx = ratio(src.width, dst_w);
-    const float ry = ratio(src.height, dst_h);
-    for (int y = 0; y < dst_h; ++y) {
+void scale_pointwise(const View& src, const Out& dst, At at) {
+    const float rx = ratio(src.width, dst.width);
+    const float ry = ratio(src.height, dst.height);
+    for (int y = 0; y < dst.height; ++y) {
         const float yy = source_position(y, ry);
-        for (int x = 0; x < dst_w; ++x) dst.row(y)[x] = at(src, source_position(x, rx), yy);
+        for (int x = 0; x < dst.width; ++x) dst.row(y)[x] = at(src, source_position(x, rx), yy);
     }
-    return dst;
 }
 
 // Upstream's 1-D Gaussian: exp in double of the float arguments, over a float normaliser.
@@ -163,17 +178,16 @@ float gaussian_pdf(float x, float mean, float stdev) {
 
 }  // namespace
 
-Image to_float(const Plane& plane, int bit_depth, int offset) {
+void to_float(const Plane& plane, int bit_depth, float* dst_data, std::ptrdiff_t stride, int offset) {
     const int w = plane.width();
     const int h = plane.height();
-    Image out(w, h);
     const float off = static_cast<float>(offset);
     float scaler = 0.0f;
     if (bit_depth == 10) scaler = 4.0f;
     else if (bit_depth == 12) scaler = 16.0f;
     else if (bit_depth == 16) scaler = 256.0f;
     for (int y = 0; y < h; ++y) {
-        float* dst = out.row(y);
+        float* dst = dst_data + static_cast<std::ptrdiff_t>(y) * stride;
         if (scaler != 0.0f) {
             const std::uint16_t* src = plane.row<std::uint16_t>(y);
             for (int x = 0; x < w; ++x) dst[x] = static_cast<float>(src[x]) / scaler + off;
@@ -183,59 +197,61 @@ Image to_float(const Plane& plane, int bit_depth, int offset) {
             for (int x = 0; x < w; ++x) dst[x] = static_cast<float>(src[x]) + off;
         }
     }
+}
+
+Image to_float(const Plane& plane, int bit_depth, int offset) {
+    Image out(plane.width(), plane.height());
+    to_float(plane, bit_depth, out.data.data(), out.width, offset);
     return out;
 }
 
-Image convolve(std::span<const float> filter, const Image& src, Product product, const Image* src2) {
-    const int w = src.width;
-    const int h = src.height;
+void convolve(std::span<const float> filter, const float* src, const float* src2, Product product, int w, int h,
+              std::ptrdiff_t src_stride, float* dst, std::ptrdiff_t dst_stride) {
+    // Each output sums filter[k] * tap[k] for k = 0, 1, ... from 0 in float, as upstream; the
+    // loops run over the samples of a row innermost so that the compiler can vectorise them
+    // (the same sums, each in its own lane).
     const int fw = static_cast<int>(filter.size());
-    const int radius = fw / 2;
-    assert(radius <= w - 1 && radius <= h - 1);
-    Image tmp(w, h);
+    const int r = fw / 2;
+    assert(r <= w - 1 && r <= h - 1);
+    std::vector<float> tmp(static_cast<std::size_t>(w) + 2 * static_cast<std::size_t>(r));
+    float* t = tmp.data() + r;  // t[-r .. w + r): the vertically filtered row, then its mirrored borders
     for (int i = 0; i < h; ++i) {
-        float* t = tmp.row(i);
-        for (int j = 0; j < w; ++j) {
-            float acc = 0;
-            for (int k = 0; k < fw; ++k) {
-                const int r = mirror(i - radius + k, h);
-                const float a = src.row(r)[j];
-                float tap = a;
-                if (product == Product::kSquare) tap = a * a;
-                else if (product == Product::kCross) tap = a * src2->row(r)[j];
-                acc += filter[k] * tap;
-            }
-            t[j] = acc;
-        }
-    }
-    Image dst(w, h);
-    for (int i = 0; i < h; ++i) {
-        const float* t = tmp.row(i);
-        float* d = dst.row(i);
-        for (int j = 0; j < w; ++j) {
-            float acc = 0;
-            if (j >= radius && j + radius < w) {
-                const float* p = t + j - radius;
-                for (int k = 0; k < fw; ++k) acc += filter[k] * p[k];
+        for (int j = 0; j < w; ++j) t[j] = 0;
+        for (int k = 0; k < fw; ++k) {
+            const float c = filter[k];
+            const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(mirror(i - r + k, h)) * src_stride;
+            const float* s = src + row;
+            if (product == Product::kPlain) {
+                for (int j = 0; j < w; ++j) t[j] += c * s[j];
+            } else if (product == Product::kSquare) {
+                for (int j = 0; j < w; ++j) t[j] += c * (s[j] * s[j]);
             } else {
-                for (int k = 0; k < fw; ++k) acc += filter[k] * t[mirror(j - radius + k, w)];
+                const float* s2 = src2 + row;
+                for (int j = 0; j < w; ++j) t[j] += c * (s[j] * s2[j]);
             }
-            d[j] = acc;
+        }
+        for (int j = 1; j <= r; ++j) {
+            t[-j] = t[mirror(-j, w)];
+            t[w - 1 + j] = t[mirror(w - 1 + j, w)];
+        }
+        float* d = dst + static_cast<std::ptrdiff_t>(i) * dst_stride;
+        for (int j = 0; j < w; ++j) d[j] = 0;
+        for (int k = 0; k < fw; ++k) {
+            const float c = filter[k];
+            const float* s = t - r + k;
+            for (int j = 0; j < w; ++j) d[j] += c * s[j];
         }
     }
+}
+
+Image convolve(std::span<const float> filter, const Image& src, Product product, const Image* src2) {
+    Image dst(src.width, src.height);
+    convolve(filter, src.data.data(), src2 ? src2->data.data() : nullptr, product, src.width, src.height,
+             src.width, dst.data.data(), dst.width);
     return dst;
 }
 
-int vif_filter_size(int scale, float kernelscale) {
-    const int n = (1 << (4 - scale)) + 1;
-    int size = static_cast<int>(std::ceil(static_cast<float>(n) * kernelscale));
-    if (size % 2 == 0) size += 1;
-    return size > 3 ? size : 3;
-}
-
-std::vector<float> vif_filter(int scale, float kernelscale) {
-    const int size = vif_filter_size(scale, kernelscale);
-    const float stdev = static_cast<float>(size) / 5.0f;
+std::vector<float> gaussian_filter(int size, float stdev) {
     std::vector<float> out(static_cast<std::size_t>(size));
     float sum = 0;
     const int k = (size - 1) / 2;
@@ -247,21 +263,45 @@ std::vector<float> vif_filter(int scale, float kernelscale) {
     return out;
 }
 
+int vif_filter_size(int scale, float kernelscale) {
+    const int n = (1 << (4 - scale)) + 1;
+    int size = static_cast<int>(std::ceil(static_cast<float>(n) * kernelscale));
+    if (size % 2 == 0) size += 1;
+    return size > 3 ? size : 3;
+}
+
+std::vector<float> vif_filter(int scale, float kernelscale) {
+    const int size = vif_filter_size(scale, kernelscale);
+    return gaussian_filter(size, static_cast<float>(size) / 5.0f);
+}
+
 bool vif_kernelscale_valid(float kernelscale) {
     for (float v : kValidKernelscales)
         if (std::fabs(kernelscale - v) < 1e-3) return true;
     return false;
 }
 
+void scale(ScaleMethod method, const float* src, int src_w, int src_h, std::ptrdiff_t src_stride, float* dst,
+           int dst_w, int dst_h, std::ptrdiff_t dst_stride) {
+    const View in{src, src_w, src_h, src_stride};
+    const Out out{dst, dst_w, dst_h, dst_stride};
+    if (src_w == dst_w && src_h == dst_h) {
+        for (int y = 0; y < dst_h; ++y) std::copy(in.row(y), in.row(y) + dst_w, out.row(y));
+        return;
+    }
+    switch (method) {
+    case ScaleMethod::kNearest: scale_nearest(in, out); break;
+    case ScaleMethod::kBilinear: scale_bilinear(in, out); break;
+    case ScaleMethod::kBicubic: scale_pointwise(in, out, bicubic_at); break;
+    case ScaleMethod::kLanczos4: scale_pointwise(in, out, lanczos4_at); break;
+    }
+}
+
 Image scale(ScaleMethod method, const Image& src, int dst_w, int dst_h) {
     if (src.width == dst_w && src.height == dst_h) return src;
-    switch (method) {
-    case ScaleMethod::kNearest: return scale_nearest(src, dst_w, dst_h);
-    case ScaleMethod::kBilinear: return scale_bilinear(src, dst_w, dst_h);
-    case ScaleMethod::kBicubic: return scale_pointwise(src, dst_w, dst_h, bicubic_at);
-    case ScaleMethod::kLanczos4: return scale_pointwise(src, dst_w, dst_h, lanczos4_at);
-    }
-    return src;
+    Image dst(dst_w, dst_h);
+    scale(method, src.data.data(), src.width, src.height, src.width, dst.data.data(), dst_w, dst_h, dst_w);
+    return dst;
 }
 
 }  // namespace vmafx::floatimg

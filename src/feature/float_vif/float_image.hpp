@@ -1,11 +1,13 @@
 // Single-precision image tools shared by the floating-point metrics (float_vif, float_motion,
-// float_adm): the float copy of a luma or chroma plane, the separable mirrored convolution,
-// the Gaussian kernels of VIF, and the frame scalers. Every function keeps upstream libvmaf
+// float_adm, float_ansnr, float_ssim / float_ms_ssim, speed_chroma / speed_temporal): the float
+// copy of a luma or chroma plane, the separable mirrored convolution, the Gaussian kernels of
+// VIF and SpEED, and the frame scalers; each exactly once, on packed Images or, for callers with
+// their own buffers (SpEED), on strided float arrays. Every function keeps upstream libvmaf
 // 3.2.0's C types and evaluation order (float where upstream stores a float, double where C
 // promotes), so that each value is the float upstream computes.
 // Upstream: libvmaf/src/feature/picture_copy.c, common/convolution.c, common/convolution_avx.c
 // (the AVX path upstream's dispatch picks: the same sums in the same order, no FMA),
-// vif_tools.c (kernels, filters, scalers).
+// vif_tools.c (kernels, filters, scalers; speed.c uses the same functions).
 #pragma once
 
 #include <cstddef>
@@ -34,6 +36,12 @@ struct Image {
 /// as 8-bit samples, byte by byte, as upstream reads them: sample j of a row is byte j of the
 /// row's little-endian 16-bit words (upstream's quirk, kept).
 Image to_float(const Plane& plane, int bit_depth, int offset = -128);
+/// As above, into `dst` (rows `stride` floats apart, at least plane.width() each).
+void to_float(const Plane& plane, int bit_depth, float* dst, std::ptrdiff_t stride, int offset = -128);
+/// Whether upstream's picture_copy converts `bit_depth` as such (8, 10, 12 or 16 bits).
+inline bool to_float_supported(int bit_depth) {
+    return bit_depth == 8 || bit_depth == 10 || bit_depth == 12 || bit_depth == 16;
+}
 
 /// Mirrors `i` into [0, size) without repeating the edge: -i below 0, 2 * size - i - 2 at
 /// and above size (upstream's convolution edges). Valid for |overshoot| <= size - 1.
@@ -49,6 +57,15 @@ enum class Product { kPlain, kSquare, kCross };
 /// _sq_s / _xy_s and vif_filter1d_s / _sq_s / _xy_s (identical arithmetic).
 Image convolve(std::span<const float> filter, const Image& src, Product product = Product::kPlain,
                const Image* src2 = nullptr);
+/// As above on strided arrays: the width x height samples of `src` (and `src2` for kCross),
+/// rows `src_stride` floats apart, into `dst` (rows `dst_stride` apart; not one of the sources).
+void convolve(std::span<const float> filter, const float* src, const float* src2, Product product, int width,
+              int height, std::ptrdiff_t src_stride, float* dst, std::ptrdiff_t dst_stride);
+
+/// Upstream's normalised 1-D Gaussian of `size` taps (odd) and deviation `stdev`: each tap the
+/// float of exp(-x^2 / (2 stdev^2)) (in double) over the float 1 / (stdev sqrt(2 pi)), then
+/// each divided by their float sum (vif_tools.c vif_gaussian_kernel / speed.c).
+std::vector<float> gaussian_filter(int size, float stdev);
 
 /// VIF's Gaussian filter length at `scale` (0..3) for `kernelscale` (upstream
 /// vif_get_filter_size: the odd ceiling of (2^(4 - scale) + 1) * kernelscale, at least 3).
@@ -64,5 +81,9 @@ enum class ScaleMethod { kNearest, kBilinear, kBicubic, kLanczos4 };
 inline constexpr int kBilinearMaxWidth = 7680;
 /// Scales `src` to dst_w x dst_h with `method` (a copy when the size is the same).
 Image scale(ScaleMethod method, const Image& src, int dst_w, int dst_h);
+/// As above on strided arrays: src_w x src_h samples of `src` (rows `src_stride` floats apart)
+/// into dst_w x dst_h of `dst` (rows `dst_stride` apart; not `src`).
+void scale(ScaleMethod method, const float* src, int src_w, int src_h, std::ptrdiff_t src_stride, float* dst,
+           int dst_w, int dst_h, std::ptrdiff_t dst_stride);
 
 }  // namespace vmafx::floatimg

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "feature/float_vif/float_image.hpp"
 #include "feature/metric.hpp"
 
 namespace vmafx {
@@ -61,8 +62,9 @@ extern const MetricDescriptor descriptor;
 
 namespace speed {
 
-/// Rescaling method of speed_prescale (upstream vif_tools.c enum vif_scaling_method).
-enum class ScaleMethod { kNearest, kBilinear, kBicubic, kLanczos4 };
+/// Rescaling method of speed_prescale (upstream vif_tools.c enum vif_scaling_method): the
+/// shared float scalers' (feature/float_vif/float_image.hpp).
+using ScaleMethod = floatimg::ScaleMethod;
 
 /// Parses "nearest", "bilinear", "bicubic" or "lanczos4"; throws Error naming `metric` else.
 ScaleMethod parse_scale_method(const std::string& metric, const std::string& text);
@@ -98,19 +100,15 @@ struct Geometry {
 };
 
 /// Throws Error naming `metric` where upstream fails or its result is undefined: unless
+/// `bit_depth` is 8, 10, 12 or 16 (the depths picture_copy converts); unless
 /// `kernelscale` is one of vif_tools.c's 21 kernel scales (within 1e-3 in float; upstream
 /// crashes); unless a `plane_width` x `plane_height` plane (`what` names it) has a 5 x 5 block
 /// at `prescale` ("SpEED: image too small", then a crash); when `prescale` is within 1e-3 of 1
 /// yet changes the size (upstream skips the rescale and reads samples it never wrote); and,
 /// with `unscaled_buffers` (speed_temporal, whose buffers have the unscaled height), when
 /// `prescale` makes the height larger (upstream writes past its buffers and aborts).
-void check(const char* metric, const char* what, const Params& params, int plane_width, int plane_height,
-           bool unscaled_buffers = false);
-
-/// Converts plane `plane` (width x height samples of `bit_depth` bits) to floats in `dst`
-/// (rows `stride` floats apart) as upstream's picture_copy with offset -128: 8 bits: v - 128;
-/// 10, 12, 16 bits: v / 4, 16, 256 (float) - 128.
-void load_plane(const Plane& plane, int bit_depth, float* dst, int stride);
+void check(const char* metric, const char* what, const Params& params, int bit_depth, int plane_width,
+           int plane_height, bool unscaled_buffers = false);
 
 /// The SpEED score of one pair of float pictures `ref`, `dis` (geometry's width x height
 /// samples, rows alloc_width apart, buffers of buffer_size(); both are overwritten). `singular`

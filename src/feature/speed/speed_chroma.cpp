@@ -66,8 +66,8 @@ public:
         for (int c = 0; c < 2; ++c) {
             std::fill(ref.begin(), ref.end(), 0.0f);
             std::fill(dis.begin(), dis.end(), 0.0f);
-            speed::load_plane(in.ref->planes[1 + c], format_.bit_depth, ref.data(), geometry_.alloc_width);
-            speed::load_plane(in.dist->planes[1 + c], format_.bit_depth, dis.data(), geometry_.alloc_width);
+            floatimg::to_float(in.ref->planes[1 + c], format_.bit_depth, ref.data(), geometry_.alloc_width);
+            floatimg::to_float(in.dist->planes[1 + c], format_.bit_depth, dis.data(), geometry_.alloc_width);
             scores[c] = speed::score(geometry_, params_, ref.data(), dis.data(), singular[c]);
         }
         // When exactly one plane is singular, uv is the other plane's score (upstream's choice).
@@ -92,15 +92,11 @@ private:
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
     const Settings s(options);
-    if (format.bit_depth != 8 && format.bit_depth != 10 && format.bit_depth != 12 && format.bit_depth != 16)
-        throw Error(fmt::format("speed_chroma: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
-                                "picture_copy converts no other)",
-                                format.bit_depth));
     // Upstream sizes the chroma planes as floor(w/2) (4:2:0, 4:2:2) and floor(h/2) (4:2:0)
     // and refuses (crashes) when those are too small; the odd planes themselves are ceil.
     const int w = format.subsampling == Subsampling::k444 ? format.width : format.width / 2;
     const int h = format.subsampling == Subsampling::k420 ? format.height / 2 : format.height;
-    speed::check("speed_chroma", "chroma plane", s.params(), w, h);
+    speed::check("speed_chroma", "chroma plane", s.params(), format.bit_depth, w, h);
     return std::make_unique<Extractor>(options, format);
 }
 

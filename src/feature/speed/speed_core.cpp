@@ -1,5 +1,7 @@
 // The SpEED core shared by speed_chroma and speed_temporal (see speed.hpp), bit-exact to
 // upstream libvmaf 3.2.0 src/feature/speed.c with the covariance sums of x86/speed_avx512.c.
+// The picture tools speed.c shares with vif_tools.c (Gaussian windows, mirrored filter,
+// scalers, float conversion) are feature/float_vif/float_image's, once for both.
 // Every float and double step below is the one upstream's C takes: float arithmetic stays
 // float, libm calls take and return double where upstream's C calls them on floats (C's
 // sqrt/log2/exp are double functions), and nothing is contracted (-ffp-contract=off).
@@ -26,189 +28,6 @@ constexpr int kMaxIters = 500;           ///< EIGENVALUE_MAX_ITERS
 inline double dsqrt(double x) { return std::sqrt(x); }
 inline double dlog2(double x) { return std::log2(x); }
 
-// --- vif_tools.c: Gaussian windows ---------------------------------------------------------
-
-constexpr float kKernelScales[] = {1.0f,         1.0f / 2.0f,  3.0f / 2.0f,  2.0f,       2.0f / 3.0f,
-                                   24.0f / 10.0f, 360.0f / 97.0f, 4.0f / 3.0f, 3.5f / 3.0f, 3.75f / 3.0f,
-                                   4.25f / 3.0f, 5.0f / 3.0f,  3.0f,         1.0f / 2.25f, 1.4746f,
-                                   1.54f,        1.6f,         1.06667f,     0.711111f,  0.740740f,
-                                   1.111111f};
-
-bool valid_kernelscale(float ks) {
-    for (const float v : kKernelScales)
-        if (std::fabs(ks - v) < 1e-3) return true;
-    return false;
-}
-
-int round_up_to_odd(float f) {
-    const int c = static_cast<int>(std::ceil(static_cast<double>(f)));
-    return c % 2 == 0 ? c + 1 : c;
-}
-
-int filter_size(int scale, float kernelscale) {
-    const int n = (1 << (4 - scale)) + 1;
-    return std::max(round_up_to_odd(static_cast<float>(n) * kernelscale), 3);
-}
-
-float gaussian_pdf(float x, float mean, float stdev) {
-    const float num = static_cast<float>(
-        std::exp(-0.5 * (x - mean) / stdev * (x - mean) / stdev));
-    const float den = static_cast<float>(1 / (stdev * std::sqrt(2 * M_PI)));
-    return num / den;
-}
-
-void gaussian_kernel(float* out, int size, float stdev) {
-    float sum = 0;
-    const int k = (size - 1) / 2;
-    for (int i = 0; i < size; ++i) {
-        out[i] = gaussian_pdf(static_cast<float>(i - k), 0, stdev);
-        sum += out[i];
-    }
-    for (int i = 0; i < size; ++i) out[i] /= sum;
-}
-
-// --- vif_tools.c: separable filter with mirrored borders (vif_filter1d_s; its AVX path in
-// common/convolution_avx.c sums the same terms in the same order) --------------------------
-
-void filter1d(const float* f, int fw, const float* src, float* dst, int w, int h, int stride) {
-    // Each output sums f[k] * sample[k] for k = 0, 1, ... from 0, as upstream; the loops run over
-    // the samples of a row innermost so that the compiler can vectorise them (same sums).
-    const int r = fw / 2;
-    std::vector<float> tmp(static_cast<std::size_t>(w) + 2 * static_cast<std::size_t>(r));
-    float* t = tmp.data() + r;  // t[-r .. w + r): the row, then its mirrored borders
-    const auto mirrored = [](int i, int n) { return i < 0 ? -i : (i >= n ? 2 * n - i - 2 : i); };
-    for (int i = 0; i < h; ++i) {
-        for (int j = 0; j < w; ++j) t[j] = 0;
-        for (int fi = 0; fi < fw; ++fi) {
-            const float c = f[fi];
-            const float* s = src + static_cast<std::ptrdiff_t>(mirrored(i - r + fi, h)) * stride;
-            for (int j = 0; j < w; ++j) t[j] += c * s[j];
-        }
-        for (int j = 1; j <= r; ++j) {
-            t[-j] = t[mirrored(-j, w)];
-            t[w - 1 + j] = t[mirrored(w - 1 + j, w)];
-        }
-        float* d = dst + static_cast<std::ptrdiff_t>(i) * stride;
-        for (int j = 0; j < w; ++j) d[j] = 0;
-        for (int fj = 0; fj < fw; ++fj) {
-            const float c = f[fj];
-            const float* s = t - r + fj;
-            for (int j = 0; j < w; ++j) d[j] += c * s[j];
-        }
-    }
-}
-
-// --- vif_tools.c: scalers ------------------------------------------------------------------
-
-float mirror(float i, float left, float right) { return i < left ? -i : (i > right ? 2 * right - i : i); }
-
-void scale_nearest(const float* src, float* dst, int sw, int sh, int dw, int dh, int stride) {
-    const float rx = static_cast<float>(sw) / dw, ry = static_cast<float>(sh) / dh;
-    for (int y = 0; y < dh; ++y)
-        for (int x = 0; x < dw; ++x) {
-            const int sy = static_cast<int>(static_cast<float>(y) * ry);
-            const int sx = static_cast<int>(static_cast<float>(x) * rx);
-            dst[static_cast<std::ptrdiff_t>(y) * stride + x] = src[static_cast<std::ptrdiff_t>(sy) * stride + sx];
-        }
-}
-
-void scale_bilinear(const float* src, float* dst, int sw, int sh, int dw, int dh, int stride) {
-    std::vector<int> x1a(static_cast<std::size_t>(dw)), x2a(static_cast<std::size_t>(dw));
-    std::vector<float> dxa(static_cast<std::size_t>(dw));
-    const float rx = static_cast<float>(sw) / dw;
-    for (int x = 0; x < dw; ++x) {
-        const float xx = static_cast<float>((x + 0.5) * rx - 0.5);
-        x1a[x] = static_cast<int>(mirror(static_cast<float>(std::floor(xx)), 0, static_cast<float>(sw - 1)));
-        x2a[x] = static_cast<int>(mirror(static_cast<float>(std::ceil(xx)), 0, static_cast<float>(sw - 1)));
-        dxa[x] = xx - static_cast<float>(x1a[x]);
-    }
-    const float ry = static_cast<float>(sh) / dh;
-    for (int y = 0; y < dh; ++y) {
-        const float yy = static_cast<float>((y + 0.5) * ry - 0.5);
-        const int y1 = static_cast<int>(mirror(static_cast<float>(std::floor(yy)), 0, static_cast<float>(sh - 1)));
-        const int y2 = static_cast<int>(mirror(static_cast<float>(std::ceil(yy)), 0, static_cast<float>(sh - 1)));
-        const float dy = yy - static_cast<float>(y1);
-        const float* r1 = src + static_cast<std::ptrdiff_t>(y1) * stride;
-        const float* r2 = src + static_cast<std::ptrdiff_t>(y2) * stride;
-        float* d = dst + static_cast<std::ptrdiff_t>(y) * stride;
-        for (int x = 0; x < dw; ++x) {
-            const int a = x1a[x], b = x2a[x];
-            const float dx = dxa[x];
-            d[x] = (1 - dy) * (1 - dx) * r1[a] + (1 - dy) * dx * r1[b] + dy * (1 - dx) * r2[a] + dy * dx * r2[b];
-        }
-    }
-}
-
-float bicubic_kernel(float t) {
-    const float a = -0.75f;
-    if (t < 0) t = -t;
-    if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
-    if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
-    return 0;
-}
-
-float lanczos4_kernel(float x, float a) {
-    if (x == 0.0) return 1.0;
-    if (x > -a && x < a)
-        return static_cast<float>(a * std::sin(M_PI * x) * std::sin(M_PI * x / a) / (M_PI * M_PI * x * x));
-    return 0.0;
-}
-
-template <int A, bool Lanczos>
-float interpolate(const float* src, int width, int height, int stride, float x, float y) {
-    const int x0 = static_cast<int>(std::floor(static_cast<double>(x)));
-    const int y0 = static_cast<int>(std::floor(static_cast<double>(y)));
-    const float dx = x - static_cast<float>(x0), dy = y - static_cast<float>(y0);
-    constexpr int lo = Lanczos ? -A : -1, hi = Lanczos ? A : 2;
-    float wx[hi - lo + 1], wy[hi - lo + 1];
-    for (int i = lo; i <= hi; ++i) {
-        if constexpr (Lanczos) {
-            wx[i - lo] = lanczos4_kernel(static_cast<float>(i) - dx, static_cast<float>(A));
-            wy[i - lo] = lanczos4_kernel(static_cast<float>(i) - dy, static_cast<float>(A));
-        } else {
-            wx[i - lo] = bicubic_kernel(static_cast<float>(i) - dx);
-            wy[i - lo] = bicubic_kernel(static_cast<float>(i) - dy);
-        }
-    }
-    float value = 0, weight_sum = 0;
-    for (int j = lo; j <= hi; ++j)
-        for (int i = lo; i <= hi; ++i) {
-            const float weight = wx[i - lo] * wy[j - lo];
-            if constexpr (Lanczos) weight_sum += weight;
-            const int xi = static_cast<int>(mirror(static_cast<float>(x0 + i), 0, static_cast<float>(width - 1)));
-            const int yi = static_cast<int>(mirror(static_cast<float>(y0 + j), 0, static_cast<float>(height - 1)));
-            value += src[static_cast<std::ptrdiff_t>(yi) * stride + xi] * weight;
-        }
-    if constexpr (Lanczos) return value / weight_sum;
-    return value;
-}
-
-template <int A, bool Lanczos>
-void scale_interpolated(const float* src, float* dst, int sw, int sh, int dw, int dh, int stride) {
-    const float rx = static_cast<float>(sw) / dw, ry = static_cast<float>(sh) / dh;
-    for (int y = 0; y < dh; ++y) {
-        const float yy = static_cast<float>((y + 0.5) * ry - 0.5);
-        for (int x = 0; x < dw; ++x) {
-            const float xx = static_cast<float>((x + 0.5) * rx - 0.5);
-            dst[static_cast<std::ptrdiff_t>(y) * stride + x] = interpolate<A, Lanczos>(src, sw, sh, stride, xx, yy);
-        }
-    }
-}
-
-/// vif_scale_frame_s (bilinear through the precomputed column table, same values).
-void rescale(ScaleMethod m, const float* src, float* dst, int sw, int sh, int dw, int dh, int stride) {
-    if (sw == dw && sh == dh) {
-        std::memcpy(dst, src, sizeof(float) * static_cast<std::size_t>(stride) * static_cast<std::size_t>(dh));
-        return;
-    }
-    switch (m) {
-    case ScaleMethod::kNearest: scale_nearest(src, dst, sw, sh, dw, dh, stride); break;
-    case ScaleMethod::kBilinear: scale_bilinear(src, dst, sw, sh, dw, dh, stride); break;
-    case ScaleMethod::kBicubic: scale_interpolated<1, false>(src, dst, sw, sh, dw, dh, stride); break;
-    case ScaleMethod::kLanczos4: scale_interpolated<4, true>(src, dst, sw, sh, dw, dh, stride); break;
-    }
-}
-
 void subtract(float* a, const float* b, int w, int h, int stride) {
     for (int i = 0; i < h; ++i)
         for (int j = 0; j < w; ++j)
@@ -221,21 +40,23 @@ void filter_and_downscale(const Geometry& g, const Params& p, float* frame, std:
     const int stride = g.alloc_width;
     if (!(std::fabs(p.prescale - 1.0) < 1.0e-3)) {
         std::memcpy(tmp.data(), frame, sizeof(float) * g.buffer_size());
-        rescale(p.method, tmp.data(), frame, g.width, g.height, g.scaled_width, g.scaled_height, stride);
+        floatimg::scale(p.method, tmp.data(), g.width, g.height, stride, frame, g.scaled_width, g.scaled_height,
+                        stride);
     }
     const float ks = static_cast<float>(p.kernelscale);
-    float window[128];
-    const int aa_width = filter_size(1, ks);
-    gaussian_kernel(window, aa_width, static_cast<float>(std::sqrt(static_cast<double>(kScales)) * aa_width / 5.0f));
-    filter1d(window, aa_width, frame, curr.data(), g.scaled_width, g.scaled_height, stride);
+    const int aa_width = floatimg::vif_filter_size(1, ks);
+    const std::vector<float> aa = floatimg::gaussian_filter(
+        aa_width, static_cast<float>(std::sqrt(static_cast<double>(kScales)) * aa_width / 5.0f));
+    floatimg::convolve(aa, frame, nullptr, floatimg::Product::kPlain, g.scaled_width, g.scaled_height, stride,
+                       curr.data(), stride);
     for (int i = 0; i < g.scaled_height / 16; ++i)
         for (int j = 0; j < g.scaled_width / 16; ++j)
             frame[static_cast<std::ptrdiff_t>(i) * stride + j] =
                 curr[static_cast<std::size_t>(i * 16) * stride + j * 16];
     const int w = g.scaled_width >> kScales, h = g.scaled_height >> kScales;
-    const int fw = filter_size(kScales, ks);
-    gaussian_kernel(window, fw, static_cast<float>(fw) / 5.0f);
-    filter1d(window, fw, frame, curr.data(), w, h, stride);
+    const int fw = floatimg::vif_filter_size(kScales, ks);
+    const std::vector<float> window = floatimg::gaussian_filter(fw, static_cast<float>(fw) / 5.0f);
+    floatimg::convolve(window, frame, nullptr, floatimg::Product::kPlain, w, h, stride, curr.data(), stride);
     subtract(frame, curr.data(), w, h, stride);
 }
 
@@ -647,9 +468,13 @@ Geometry Geometry::of(int width, int height, double prescale) {
     return g;
 }
 
-void check(const char* metric, const char* what, const Params& params, int plane_width, int plane_height,
-           bool unscaled_buffers) {
-    if (!valid_kernelscale(static_cast<float>(params.kernelscale)))
+void check(const char* metric, const char* what, const Params& params, int bit_depth, int plane_width,
+           int plane_height, bool unscaled_buffers) {
+    if (!floatimg::to_float_supported(bit_depth))
+        throw Error(fmt::format("{}: bit depth {} is not supported (8, 10, 12 or 16: upstream's picture_copy "
+                                "converts no other)",
+                                metric, bit_depth));
+    if (!floatimg::vif_kernelscale_valid(static_cast<float>(params.kernelscale)))
         throw Error(fmt::format("{}: invalid speed_kernelscale {:g} (upstream accepts only its 21 kernel scales: "
                                 "1, 0.5, 1.5, 2, 2/3, 2.4, 360/97, 4/3, 3.5/3, 3.75/3, 4.25/3, 5/3, 3, 1/2.25, "
                                 "1.4746, 1.54, 1.6, 1.06667, 0.711111, 0.74074, 1.111111)",
@@ -672,20 +497,6 @@ void check(const char* metric, const char* what, const Params& params, int plane
                                 "unscaled height and writes the {} rows of the rescaled {} past them (it aborts); "
                                 "speed_prescale must leave the height at most {}",
                                 metric, params.prescale, g.scaled_height, what, plane_height));
-}
-
-void load_plane(const Plane& plane, int bit_depth, float* dst, int stride) {
-    for (int i = 0; i < plane.height(); ++i) {
-        float* d = dst + static_cast<std::ptrdiff_t>(i) * stride;
-        if (bit_depth == 8) {
-            const std::uint8_t* s = plane.row<std::uint8_t>(i);
-            for (int j = 0; j < plane.width(); ++j) d[j] = static_cast<float>(s[j]) + -128;
-        } else {
-            const float scaler = bit_depth == 10 ? 4.0f : (bit_depth == 12 ? 16.0f : 256.0f);
-            const std::uint16_t* s = plane.row<std::uint16_t>(i);
-            for (int j = 0; j < plane.width(); ++j) d[j] = static_cast<float>(s[j]) / scaler + -128;
-        }
-    }
 }
 
 float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& singular) {

@@ -65,10 +65,10 @@ public:
         const int stride = geometry_.alloc_width;
         std::vector<float> ref(n, 0.0f), dis(n, 0.0f), cur_ref(n, 0.0f), cur(n, 0.0f);
         const int bits = format_.bit_depth;
-        speed::load_plane(in.prev_ref[0]->luma(), bits, ref.data(), stride);
-        speed::load_plane(in.prev_dist[0]->luma(), bits, dis.data(), stride);
-        speed::load_plane(in.ref->luma(), bits, cur_ref.data(), stride);
-        if (!settings_.use_ref_diff) speed::load_plane(in.dist->luma(), bits, cur.data(), stride);
+        floatimg::to_float(in.prev_ref[0]->luma(), bits, ref.data(), stride);
+        floatimg::to_float(in.prev_dist[0]->luma(), bits, dis.data(), stride);
+        floatimg::to_float(in.ref->luma(), bits, cur_ref.data(), stride);
+        if (!settings_.use_ref_diff) floatimg::to_float(in.dist->luma(), bits, cur.data(), stride);
         const std::vector<float>& dis_minus = settings_.use_ref_diff ? cur_ref : cur;
         for (int i = 0; i < format_.height; ++i)
             for (int j = 0; j < format_.width; ++j) {
@@ -90,11 +90,7 @@ private:
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
     const Settings s(options);
-    if (format.bit_depth != 8 && format.bit_depth != 10 && format.bit_depth != 12 && format.bit_depth != 16)
-        throw Error(fmt::format("speed_temporal: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
-                                "picture_copy converts no other)",
-                                format.bit_depth));
-    speed::check("speed_temporal", "luma", s.params(), format.width, format.height, true);
+    speed::check("speed_temporal", "luma", s.params(), format.bit_depth, format.width, format.height, true);
     return std::make_unique<Extractor>(options, format);
 }
 
