@@ -82,7 +82,7 @@ TEST(FloatAnsnr, SmallestSizeIsThreeByThree) {
     for (const auto& [w, h] : {std::pair{2, 3}, std::pair{3, 2}, std::pair{1, 1}}) {
         const std::string got =
             test::error_of([&] { (void)descriptor.make_extractor(o, {w, h, 8, Subsampling::k444}); });
-        EXPECT_EQ(got.rfind(fmt::format("float_ansnr: picture {}x{} is too small: it must be at least 3x3", w, h), 0),
+        EXPECT_EQ(got.rfind(fmt::format("float_ansnr: picture {}x{} is too small: its luma plane must be at least 3x3", w, h), 0),
                   0u)
             << got;
     }

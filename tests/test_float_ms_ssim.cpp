@@ -27,7 +27,7 @@ TEST(FloatMsSsim, RefusesSidesBelow176) {
     EXPECT_NO_THROW(make(176, 176));
     for (const auto& [w, h] : {std::pair{175, 176}, std::pair{176, 175}, std::pair{64, 36}})
         EXPECT_EQ(test::error_of([&] { make(w, h); }),
-                  fmt::format("float_ms_ssim: picture {}x{} is too small: it must be at least 176x176 (its fifth "
+                  fmt::format("float_ms_ssim: picture {}x{} is too small: its luma plane must be at least 176x176 (its fifth "
                               "scale, four halvings rounded down, must hold the 11x11 Gaussian window)",
                               w, h));
     EXPECT_EQ(test::error_of([&] { descriptor.make_extractor(defaults, VideoFormat{176, 176, 14}); }),

@@ -95,7 +95,7 @@ TEST(FloatSsim, RefusesPicturesTheScaleDecimatesBelowTheWindow) {
     };
     EXPECT_NO_THROW(make(1, 11, 11));
     EXPECT_EQ(test::error_of([&] { make(1, 10, 11); }),
-              "float_ssim: picture 10x11 is too small: it must be at least 11x11 (the 11x11 Gaussian window; "
+              "float_ssim: picture 10x11 is too small: its luma plane must be at least 11x11 (the 11x11 Gaussian window; "
               "upstream writes 0 or NaN below)");
     EXPECT_NO_THROW(make(2, 21, 22));  // 11x11
     EXPECT_EQ(test::error_of([&] { make(2, 20, 22); }),

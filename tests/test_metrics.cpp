@@ -197,6 +197,9 @@ Json descriptor_json(const MetricDescriptor& metric) {
             {"limits",
              {{"min_width", l.min_width},
               {"min_height", l.min_height},
+              {"min_chroma_width", l.min_chroma_width},
+              {"min_chroma_height", l.min_chroma_height},
+              {"chroma_rounds_down", l.chroma_rounds_down},
               {"min_bit_depth", l.min_bit_depth},
               {"max_bit_depth", l.max_bit_depth},
               {"why", l.why}}}};
@@ -235,30 +238,60 @@ VideoFormat with_depth(VideoFormat at, int bits) {
     return at;
 }
 
-// Just below the smallest size and outside the bit depths: an Error naming the metric and the
-// limit, from the descriptor and from a run of the engine; at the limits: accepted, at every
-// subsampling.
+/// "4:2:0", "4:2:2" or "4:4:4".
+std::string ratio(Subsampling s) {
+    const std::string n = subsampling_name(s);
+    return fmt::format("{}:{}:{}", n[0], n[1], n[2]);
+}
+
+/// The message check_format gives for `f`, which `l` refuses for its size, worked out here
+/// from the limits: the luma rule first, then the chroma planes' (ceil or, with
+/// chroma_rounds_down, floor of the halved luma size).
+std::string size_refusal(const char* name, const FormatLimits& l, const VideoFormat& f) {
+    if (f.width < l.min_width || f.height < l.min_height)
+        return fmt::format("{}: picture {}x{} is too small: its luma plane must be at least {}x{}", name, f.width,
+                           f.height, l.min_width, l.min_height);
+    const int round = l.chroma_rounds_down ? 0 : 1;
+    const int cw = f.subsampling == Subsampling::k444 ? f.width : (f.width + round) / 2;
+    const int ch = f.subsampling == Subsampling::k420 ? (f.height + round) / 2 : f.height;
+    return fmt::format("{}: picture {}x{} in {} is too small: its chroma planes are {}x{}{} and must be at least {}x{}",
+                       name, f.width, f.height, ratio(f.subsampling), cw, ch,
+                       l.chroma_rounds_down ? " (rounded down, as upstream sizes them)" : "", l.min_chroma_width,
+                       l.min_chroma_height);
+}
+
+// Per subsampling, the smallest luma size follows from the luma and the chroma minimums: there
+// accepted, at both bit depths; one column less, one row less, or both: an Error naming the
+// metric, the plane and the limit, from the descriptor and from a run of the engine. Outside
+// the bit depths: refused.
 TEST_P(EveryMetric, RefusesFormatsOutsideItsLimits) {
     const MetricDescriptor& metric = *GetParam();
     const FormatLimits& l = metric.limits;
     const Options defaults = metric.parse_options({});
-    for (const Subsampling s : {Subsampling::k420, Subsampling::k422, Subsampling::k444})
+    std::vector<VideoFormat> small;
+    for (const Subsampling s : {Subsampling::k420, Subsampling::k422, Subsampling::k444}) {
+        const auto [w, h] = l.smallest(s);
+        // The smallest size is the luma minimum where no chroma minimum is set.
+        if (l.min_chroma_width == 1 && l.min_chroma_height == 1 && !l.chroma_rounds_down) {
+            EXPECT_EQ(w, l.min_width);
+            EXPECT_EQ(h, l.min_height);
+        }
         for (const int bits : {l.min_bit_depth, l.max_bit_depth}) {
-            const VideoFormat at{l.min_width, l.min_height, bits, s};
+            const VideoFormat at{w, h, bits, s};
             EXPECT_NO_THROW(metric.make_extractor(defaults, at)) << test::format_label(at);
         }
-
-    const VideoFormat at{l.min_width, l.min_height, l.min_bit_depth, Subsampling::k420};
-    std::vector<VideoFormat> small;
-    if (l.min_width > 1) small.push_back(resized(at, l.min_width - 1, l.min_height));
-    if (l.min_height > 1) small.push_back(resized(at, l.min_width, l.min_height - 1));
-    if (l.min_width > 1 && l.min_height > 1) small.push_back(resized(at, l.min_width - 1, l.min_height - 1));
+        const VideoFormat at{w, h, l.min_bit_depth, s};
+        if (w > 1) small.push_back(resized(at, w - 1, h));
+        if (h > 1) small.push_back(resized(at, w, h - 1));
+        if (w > 1 && h > 1) small.push_back(resized(at, w - 1, h - 1));
+    }
     for (const VideoFormat& f : small) {
-        const std::string want = fmt::format("{}: picture {}x{} is too small: it must be at least {}x{}", metric.name,
-                                             f.width, f.height, l.min_width, l.min_height);
+        const std::string want = size_refusal(metric.name, l, f);
         const std::string got = test::error_of([&] { metric.make_extractor(defaults, f); });
         EXPECT_EQ(got.rfind(want, 0), 0u) << "\"" << got << "\" does not start with \"" << want << "\"";
     }
+    const auto [w444, h444] = l.smallest(Subsampling::k444);
+    const VideoFormat at{w444, h444, l.min_bit_depth, Subsampling::k444};
     for (const int bits : {7, 17, l.min_bit_depth - 1, l.max_bit_depth + 1}) {
         if (bits >= l.min_bit_depth && bits <= l.max_bit_depth) continue;
         const std::string want = fmt::format("{}: bit depth {} is not supported ({} to {})", metric.name, bits,
@@ -266,15 +299,12 @@ TEST_P(EveryMetric, RefusesFormatsOutsideItsLimits) {
         EXPECT_EQ(test::error_of([&] { metric.make_extractor(defaults, with_depth(at, bits)); }), want);
     }
 
-    // A run of the engine on a file of the smallest size refused says the same.
+    // A run of the engine on a file of the first size refused says the same.
     if (small.empty()) return;
     RunConfig config = raw_run(test::synthetic_clip(small[0], 2, 1));
     config.features = {{metric.name, {}}};
     const std::string message = test::error_of([&] { (void)run(config); });
-    EXPECT_NE(message.find(fmt::format("{}: picture {}x{} is too small", metric.name, small[0].width,
-                                       small[0].height)),
-              std::string::npos)
-        << message;
+    EXPECT_NE(message.find(size_refusal(metric.name, l, small[0])), std::string::npos) << message;
 }
 
 // Option values outside their ranges, of the wrong type or of options the metric does not have:

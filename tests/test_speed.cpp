@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -60,12 +61,34 @@ TEST(SpeedLimits, TemporalAtPrescaleHalf) {
     EXPECT_FALSE(accepts(temporal, {{"speed_prescale", "0.1"}}, {794, 795, 8, Subsampling::k420}));
 }
 
+// The descriptor's limits are per chroma plane, at speed_prescale 1: each plane, as upstream
+// sizes it (floor(w/2) at 4:2:0 and 4:2:2, floor(h/2) at 4:2:0), at least 80x80. The smallest
+// luma is 160x160 at 4:2:0, 160x80 at 4:2:2 and 80x80 at 4:4:4 (upstream: "SpEED: image too
+// small" and a crash one below, at 79x80, 80x79 4:4:4, 158x80, 160x79 4:2:2, 158x160, 160x158
+// 4:2:0 with the oracle).
 TEST(SpeedLimits, ChromaPlanesAsUpstreamSizesThem) {
-    // 4:2:0 at the descriptor's limit: floor(160 / 2) = 80.
-    EXPECT_TRUE(accepts(chroma, {}, {160, 160, 8, Subsampling::k420}));
-    EXPECT_FALSE(accepts(chroma, {}, {159, 160, 8, Subsampling::k420}));
-    // Below the descriptor's limit, whatever the options.
-    EXPECT_FALSE(accepts(chroma, {{"speed_prescale", "4"}}, {159, 160, 8, Subsampling::k444}));
+    EXPECT_EQ(chroma.limits.smallest(Subsampling::k420), (std::pair{160, 160}));
+    EXPECT_EQ(chroma.limits.smallest(Subsampling::k422), (std::pair{160, 80}));
+    EXPECT_EQ(chroma.limits.smallest(Subsampling::k444), (std::pair{80, 80}));
+    for (const VideoFormat at : {VideoFormat{160, 160, 8, Subsampling::k420}, VideoFormat{160, 80, 8, Subsampling::k422},
+                                 VideoFormat{80, 80, 8, Subsampling::k444}}) {
+        SCOPED_TRACE(test::format_label(at));
+        EXPECT_TRUE(accepts(chroma, {}, at));
+        // One column or row below (159: floor 79 already) and two below (158, the even size).
+        for (const auto& [w, h] : {std::pair{at.width - 1, at.height}, std::pair{at.width - 2, at.height},
+                                   std::pair{at.width, at.height - 1}, std::pair{at.width, at.height - 2}})
+            EXPECT_FALSE(accepts(chroma, {}, {w, h, 8, at.subsampling})) << w << "x" << h;
+    }
+    EXPECT_EQ(refusal(chroma, {}, {159, 160, 8, Subsampling::k420})
+                  .rfind("speed_chroma: picture 159x160 in 4:2:0 is too small: its chroma planes are 79x80 (rounded "
+                         "down, as upstream sizes them) and must be at least 80x80",
+                         0),
+              0u)
+        << refusal(chroma, {}, {159, 160, 8, Subsampling::k420});
+    // 4:4:4 from 80 and 4:2:2 from 80 high are scored (luma 160x160 was the limit once).
+    EXPECT_TRUE(accepts(chroma, {}, {80, 159, 8, Subsampling::k444}));
+    EXPECT_TRUE(accepts(chroma, {}, {159, 80, 8, Subsampling::k444}));
+    EXPECT_TRUE(accepts(chroma, {}, {160, 159, 8, Subsampling::k422}));
     // speed_prescale 0.4, 4:4:4 (the plane is the luma): 199 -> (int)80.1, 198 -> (int)79.7.
     EXPECT_TRUE(accepts(chroma, {{"speed_prescale", "0.4"}}, {199, 199, 8, Subsampling::k444}));
     const std::string got = refusal(chroma, {{"speed_prescale", "0.4"}}, {198, 199, 8, Subsampling::k444});
@@ -74,6 +97,80 @@ TEST(SpeedLimits, ChromaPlanesAsUpstreamSizesThem) {
                         0),
               0u)
         << got;
+    // The descriptor's limits hold whatever the options: speed_prescale above 1 would let
+    // upstream score smaller planes (4 scores 40x40 4:4:4), which vmafx refuses.
+    EXPECT_FALSE(accepts(chroma, {{"speed_prescale", "4"}}, {79, 80, 8, Subsampling::k444}));
+    EXPECT_TRUE(accepts(chroma, {{"speed_prescale", "4"}}, {80, 80, 8, Subsampling::k444}));
+}
+
+/// A picture of 16x16 blocks of hashed levels (the same for every seed) plus per-sample noise
+/// of `seed` (8 levels for seed 1, 48 for others), shifted to the bit depth, so that a few
+/// lines of Python write the same raw files for the oracle:
+///   h(x, y, p, s) = v of (x * 73856093) ^ (y * 19349663) ^ ((p + 1) * 83492791) ^ (s * 2654435761)
+///                   (mod 2^32), then v ^= v >> 13; v *= 0x5bd1e995 (mod 2^32); v ^= v >> 15
+///   sample = (h(x / 16, y / 16, p, 1) % 200 + h(x, y, p, seed) % (seed == 1 ? 8 : 48)) << (bits - 8)
+Picture block_picture(const VideoFormat& format, std::uint32_t seed) {
+    const auto h = [](std::uint32_t x, std::uint32_t y, std::uint32_t p, std::uint32_t s) {
+        std::uint32_t v = x * 73856093u ^ y * 19349663u ^ (p + 1) * 83492791u ^ s * 2654435761u;
+        v ^= v >> 13;
+        v *= 0x5bd1e995u;
+        return v ^ (v >> 15);
+    };
+    Picture pic(format);
+    for (int p = 0; p < 3; ++p) {
+        Plane& plane = pic.planes[p];
+        for (int y = 0; y < plane.height(); ++y)
+            for (int x = 0; x < plane.width(); ++x) {
+                const auto ux = static_cast<std::uint32_t>(x), uy = static_cast<std::uint32_t>(y);
+                const auto up = static_cast<std::uint32_t>(p);
+                const std::uint32_t v = (h(ux / 16, uy / 16, up, 1) % 200 + h(ux, uy, up, seed) % (seed == 1 ? 8 : 48))
+                                        << (format.bit_depth - 8);
+                if (format.bit_depth == 8) plane.row<std::uint8_t>(y)[x] = static_cast<std::uint8_t>(v);
+                else plane.row<std::uint16_t>(y)[x] = static_cast<std::uint16_t>(v);
+            }
+    }
+    return pic;
+}
+
+// At the new edges upstream scores, vmafx scores the same: upstream's values (vmaf 3.2.0,
+// %.17g) on block_picture(seed 1) against block_picture(seed 2), written as raw files by the
+// Python above and scored by
+//   vmaf -r ref.yuv -d dist.yuv -w W -h H -p P -b B --no_prediction --json -o out.json
+//        --feature speed_chroma            (one 5x5 block: 0, 0, 0 at every edge)
+//        --feature speed_chroma=speed_prescale=2
+TEST(SpeedValues, OracleAtTheChromaEdges) {
+    struct Case {
+        VideoFormat format;
+        const char* prescale;
+        double u, v, uv;
+    };
+    const Case cases[] = {
+        {{80, 80, 8, Subsampling::k444}, "1", 0, 0, 0},
+        {{80, 159, 8, Subsampling::k444}, "1", 0, 0, 0},
+        {{159, 80, 10, Subsampling::k444}, "1", 0, 0, 0},
+        {{160, 80, 10, Subsampling::k422}, "1", 0, 0, 0},
+        {{160, 159, 8, Subsampling::k422}, "1", 0, 0, 0},
+        {{160, 160, 8, Subsampling::k420}, "1", 0, 0, 0},
+        {{80, 80, 8, Subsampling::k444}, "2", 44.94847106933594, 23.12622833251953, 34.037349700927734},
+        {{80, 159, 8, Subsampling::k444}, "2", 26.483680725097656, 15.57262897491455, 21.028154373168945},
+        {{159, 80, 8, Subsampling::k444}, "2", 23.457992553710938, 43.19246292114258, 33.325225830078125},
+        {{160, 80, 10, Subsampling::k422}, "2", 44.94847106933594, 23.12622833251953, 34.037349700927734},
+        {{160, 80, 8, Subsampling::k422}, "2", 44.94847106933594, 23.12622833251953, 34.037349700927734},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(test::format_label(c.format) + " speed_prescale " + c.prescale);
+        const auto fex = chroma.make_extractor(chroma.parse_options({{"speed_prescale", c.prescale}}), c.format);
+        const Picture ref = block_picture(c.format, 1), dist = block_picture(c.format, 2);
+        FrameInput in;
+        in.ref = &ref;
+        in.dist = &dist;
+        FrameScores out;
+        fex->extract(in, out);
+        ASSERT_EQ(out.size(), 3u);
+        EXPECT_EQ(out[0].second, c.u) << out[0].first;
+        EXPECT_EQ(out[1].second, c.v) << out[1].first;
+        EXPECT_EQ(out[2].second, c.uv) << out[2].first;
+    }
 }
 
 TEST(SpeedLimits, ChromaOddSizesUseUpstreamsFloorForTheLimit) {

@@ -1,17 +1,59 @@
 #include "feature/metric.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace vmafx {
+
+namespace {
+
+/// "4:2:0", "4:2:2" or "4:4:4".
+const char* ratio_name(Subsampling s) {
+    switch (s) {
+        case Subsampling::k420: return "4:2:0";
+        case Subsampling::k422: return "4:2:2";
+        case Subsampling::k444: return "4:4:4";
+    }
+    return "?";
+}
+
+/// The smallest luma extent whose chroma extent (halved when `halved`) reaches `min_chroma`.
+int luma_for_chroma(int min_chroma, bool halved, bool rounds_down) {
+    if (!halved) return min_chroma;
+    return rounds_down ? 2 * min_chroma : 2 * min_chroma - 1;
+}
+
+}  // namespace
+
+std::pair<int, int> FormatLimits::chroma_size(const VideoFormat& format) const {
+    const bool halve_w = format.subsampling != Subsampling::k444;
+    const bool halve_h = format.subsampling == Subsampling::k420;
+    const int round = chroma_rounds_down ? 0 : 1;
+    return {halve_w ? (format.width + round) / 2 : format.width, halve_h ? (format.height + round) / 2 : format.height};
+}
+
+std::pair<int, int> FormatLimits::smallest(Subsampling s) const {
+    return {std::max(min_width, luma_for_chroma(min_chroma_width, s != Subsampling::k444, chroma_rounds_down)),
+            std::max(min_height, luma_for_chroma(min_chroma_height, s == Subsampling::k420, chroma_rounds_down))};
+}
 
 void MetricDescriptor::check_format(const VideoFormat& format) const {
     if (format.bit_depth < limits.min_bit_depth || format.bit_depth > limits.max_bit_depth)
         throw Error(fmt::format("{}: bit depth {} is not supported ({} to {})", name, format.bit_depth,
                                 limits.min_bit_depth, limits.max_bit_depth));
+    const char* space = *limits.why ? " " : "";
     if (format.width < limits.min_width || format.height < limits.min_height)
-        throw Error(fmt::format("{}: picture {}x{} is too small: it must be at least {}x{}{}{}", name, format.width,
-                                format.height, limits.min_width, limits.min_height, *limits.why ? " " : "",
+        throw Error(fmt::format("{}: picture {}x{} is too small: its luma plane must be at least {}x{}{}{}", name,
+                                format.width, format.height, limits.min_width, limits.min_height, space,
                                 limits.why));
+    const auto [cw, ch] = limits.chroma_size(format);
+    if (cw < limits.min_chroma_width || ch < limits.min_chroma_height)
+        throw Error(fmt::format("{}: picture {}x{} in {} is too small: its chroma planes are {}x{}{} and must be at "
+                                "least {}x{}{}{}",
+                                name, format.width, format.height, ratio_name(format.subsampling), cw, ch,
+                                limits.chroma_rounds_down ? " (rounded down, as upstream sizes them)" : "",
+                                limits.min_chroma_width, limits.min_chroma_height, space, limits.why));
 }
 
 std::unique_ptr<FeatureExtractor> MetricDescriptor::make_extractor(const Options& opts,

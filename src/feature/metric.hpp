@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "base/error.hpp"
 #include "base/options.hpp"
@@ -51,14 +52,28 @@ public:
 };
 
 /// The formats a metric can score: luma width and height at least min_width x min_height,
-/// bit depth in [min_bit_depth, max_bit_depth]. `why` says where the size limit comes from
-/// (for the message).
+/// each chroma plane at least min_chroma_width x min_chroma_height, bit depth in
+/// [min_bit_depth, max_bit_depth]. The chroma planes are measured as VideoFormat gives them
+/// (ceil(w/2) wide at 4:2:0 and 4:2:2, ceil(h/2) high at 4:2:0, the luma's size at 4:4:4),
+/// or, with chroma_rounds_down, as upstream extractors that halve the luma size with integer
+/// division size them (floor(w/2), floor(h/2): speed.c init_chroma). `why` says where the size
+/// limits come from (for the message). Positional initialisers name the luma sizes, the bit
+/// depths and `why`; the chroma members come after them.
 struct FormatLimits {
     int min_width = 1;
     int min_height = 1;
     int min_bit_depth = 8;
     int max_bit_depth = 16;
     const char* why = "";
+    int min_chroma_width = 1;
+    int min_chroma_height = 1;
+    bool chroma_rounds_down = false;
+
+    /// The size of each chroma plane of `format` as these limits measure it.
+    std::pair<int, int> chroma_size(const VideoFormat& format) const;
+    /// The smallest luma width and height accepted at subsampling `s`: the larger of the luma
+    /// minimum and the smallest luma whose chroma planes meet the chroma minimum, per dimension.
+    std::pair<int, int> smallest(Subsampling s) const;
 };
 
 /// One metric: everything the engine, the models, the GPU pipeline and the tests need to know

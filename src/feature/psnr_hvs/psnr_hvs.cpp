@@ -328,17 +328,14 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
 
 }  // namespace
 
-// Every plane must hold one 8x8 block (upstream divides by a count of 0 coefficients where one
-// does not: NaN, null in its JSON): 15x15 is the smallest luma whose chroma planes are 8x8 at
-// every subsampling (4:2:0's are ceil(15/2) = 8 high and wide). Limits hold for every
-// subsampling, so 4:4:4 pictures of 8 to 14 and 4:2:2 pictures 8 to 14 high, which upstream
-// scores, are refused too.
+// No size limit: a plane without an 8x8 block (narrower or lower than 8) has no coefficient,
+// and its score is 0 / 0 = NaN as upstream's (null in its JSON), which makes the combined score
+// NaN too; the other planes keep their scores (upstream 3.2.0 writes them so, e.g. psnr_hvs_y
+// of an 8x8 4:2:0 picture beside null chroma scores).
 const MetricDescriptor descriptor{
     .name = "psnr_hvs", .upstream_source = "libvmaf/src/feature/third_party/xiph/psnr_hvs.c",
     .options = {}, .features = kFeatures, .planes = PlaneSet::kAll,
-    .limits = {15, 15, 8, 12,
-               "(every plane must hold an 8x8 block, and the chroma planes of 4:2:0 are ceil(w/2) x ceil(h/2); "
-               "upstream writes NaN for a plane without one)"},
+    .limits = {1, 1, 8, 12, ""},
     .create = create};
 
 }  // namespace vmafx::psnr_hvs

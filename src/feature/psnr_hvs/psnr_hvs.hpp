@@ -28,8 +28,8 @@ namespace vmafx::psnr_hvs {
 /// Descriptor of "psnr_hvs" (upstream psnr_hvs.c). No options. Outputs psnr_hvs_y,
 /// psnr_hvs_cb, psnr_hvs_cr, psnr_hvs (in that order, dB; +inf for identical planes, which
 /// the JSON writer prints as null). Reads every plane. Limits: 8 to 12 bits (upstream refuses
-/// above 12 at init); luma at least 15x15, so that every plane of every subsampling holds one
-/// 8x8 block (upstream computes 0/0 = NaN for a plane without one).
+/// above 12 at init); no size limit: a plane without an 8x8 block (narrower or lower than 8)
+/// scores 0/0 = NaN, as upstream's, and so does the combined psnr_hvs then.
 extern const MetricDescriptor descriptor;
 
 /// Daala's integer 8-point forward DCT (od_bin_fdct8, lifting steps, 32-bit ints wrapping as

@@ -43,7 +43,8 @@ namespace speed_chroma {
 /// speed_nn_floor (nnf, [0, 1], 0), speed_max_val (mxv, [0, 1000], 1000),
 /// speed_weight_var_mode (wvm, int [0, 6], 0); all feature parameters. Limits: 8, 10, 12 or 16
 /// bits; each chroma plane (upstream: floor(w/2) for 4:2:0 and 4:2:2, floor(h/2) for 4:2:0)
-/// scaled by speed_prescale at least 80 x 80 (luma 160 x 160 at the descriptor's limits).
+/// scaled by speed_prescale at least 80 x 80 (the descriptor's limits say it for speed_prescale 1:
+/// luma 160 x 160 at 4:2:0, 160 x 80 at 4:2:2, 80 x 80 at 4:4:4; the factory checks others).
 /// Odd 4:2:0 sizes are scored on the ceil(w/2) x ceil(h/2) chroma planes.
 extern const MetricDescriptor descriptor;
 }  // namespace speed_chroma

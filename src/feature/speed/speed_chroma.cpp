@@ -105,10 +105,11 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
 const MetricDescriptor descriptor{
     .name = "speed_chroma", .upstream_source = "libvmaf/src/feature/speed.c",
     .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll,
-    .limits = {160, 160, 8, 16,
-               "(each chroma plane, scaled by speed_prescale, must be at least 80x80: SpEED's operating "
-               "picture, 1/16 of it, needs a 5x5 block; 160x160 luma is where every subsampling has it at "
-               "speed_prescale 1)"},
+    .limits = {.why = "(each chroma plane, scaled by speed_prescale, must be at least 80x80: SpEED's operating "
+                      "picture, 1/16 of it, needs a 5x5 block; upstream halves the luma size rounding down)",
+               .min_chroma_width = 80,
+               .min_chroma_height = 80,
+               .chroma_rounds_down = true},
     .create = create};
 
 }  // namespace vmafx::speed_chroma
