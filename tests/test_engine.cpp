@@ -6,6 +6,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -412,6 +414,71 @@ TEST_F(EngineTest, HugeSubsampleScoresFrameZeroOnly) {
     EXPECT_TRUE(r.scores.get("vmaf", 0).has_value());
     EXPECT_FALSE(r.scores.get("vmaf", 1).has_value());
     EXPECT_FALSE(r.scores.get("vmaf", 2).has_value());
+}
+
+TEST_F(EngineTest, BackendOfEveryMetricInstance) {
+    const VideoFormat f = format_of(48, 40);
+    RunConfig c = config(f, 2);
+    c.models.resize(1);
+    c.features.push_back(parse_feature_spec("ciede"));
+    c.features.push_back(parse_feature_spec("vif=vif_enhn_gain_limit=1.0"));
+    const RunResult r = run(c);
+    EXPECT_EQ(r.backend, Backend::kCpu);
+    std::vector<std::string> features;
+    for (const MetricBackend& b : r.backends) {
+        features.push_back(b.feature);
+        EXPECT_EQ(b.backend, Backend::kCpu) << b.feature;
+        EXPECT_TRUE(b.note.empty()) << b.feature;
+    }
+    // The model's features (in its order), then the extra ones in order, with their option suffix.
+    EXPECT_EQ(features, (std::vector<std::string>{"adm", "motion", "vif", "ciede", "vif_egl_1"}));
+}
+
+/// The scores of `r` by name, whatever the order of the names.
+std::map<std::string, std::vector<std::optional<double>>> by_name(const RunResult& r) {
+    std::map<std::string, std::vector<std::optional<double>>> out;
+    for (const auto& n : r.scores.names())
+        for (unsigned i = 0; i < r.frames; ++i) out[n].push_back(r.scores.get(n, i));
+    return out;
+}
+
+bool same_values(const RunResult& a, const RunResult& b) {
+    const auto x = by_name(a), y = by_name(b);
+    if (x.size() != y.size()) return false;
+    for (const auto& [name, values] : x) {
+        const auto it = y.find(name);
+        if (it == y.end() || it->second.size() != values.size()) return false;
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            if (values[i].has_value() != it->second[i].has_value()) return false;
+            if (values[i] && std::memcmp(&*values[i], &*it->second[i], sizeof(double)) != 0) return false;
+        }
+    }
+    return a.scores.aggregates() == b.scores.aggregates();
+}
+
+TEST_F(EngineTest, CudaRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
+    VMAFX_REQUIRE_GPU();
+    // vmaf_v0.6.1's vif, adm and motion have twins; ciede (chroma planes) and float_motion
+    // (temporal: previous pictures, every frame under --subsample) have none.
+    const VideoFormat f = format_of(67, 45, 10);
+    for (unsigned subsample : {1u, 3u}) {
+        RunConfig c = config(f, 7);
+        c.subsample = subsample;
+        c.features.push_back(parse_feature_spec("ciede"));
+        c.features.push_back(parse_feature_spec("float_motion"));
+        const RunResult cpu = run(c);
+        c.backend = Backend::kCuda;
+        const RunResult mixed = run(c);
+        EXPECT_TRUE(same_values(cpu, mixed)) << "subsample " << subsample;
+        ASSERT_EQ(mixed.backends.size(), 5u);
+        EXPECT_EQ(mixed.backend, Backend::kCuda);
+        for (const MetricBackend& b : mixed.backends) {
+            const bool twin = b.metric == "vif" || b.metric == "adm" || b.metric == "motion";
+            EXPECT_EQ(b.backend, twin ? Backend::kCuda : Backend::kCpu) << b.feature;
+            EXPECT_EQ(b.note, twin ? "" : "no CUDA twin") << b.feature;
+        }
+        EXPECT_EQ(mixed.models.at(0).mean, cpu.models.at(0).mean);
+    }
 }
 
 }  // namespace

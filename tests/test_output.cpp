@@ -135,6 +135,26 @@ TEST_F(WriterTest, Xml) {
     EXPECT_NE(x.find("</VMAF>"), std::string::npos);
 }
 
+TEST_F(WriterTest, BackendsListedOnlyForGpuRuns) {
+    // A CPU run keeps upstream's layout: no backends.
+    const std::string cpu_json = render_output(r_, OutputFormat::kJson, {});
+    EXPECT_FALSE(nlohmann::json::parse(cpu_json).contains("backends"));
+    EXPECT_EQ(render_output(r_, OutputFormat::kXml, {}).find("<backends>"), std::string::npos);
+    // --backend cuda: each metric instance with the backend that computed it.
+    r_.backend = Backend::kCuda;
+    r_.backends = {{"adm", "adm", Backend::kCuda, {}}, {"ciede", "ciede", Backend::kCpu, "no CUDA twin"}};
+    const auto j = nlohmann::json::parse(render_output(r_, OutputFormat::kJson, {}));
+    ASSERT_TRUE(j.contains("backends"));
+    EXPECT_EQ(j["backends"]["adm"], "cuda");
+    EXPECT_EQ(j["backends"]["ciede"], "cpu");
+    EXPECT_EQ(j["pooled_metrics"]["vmaf"]["mean"], 91.0);
+    const std::string x = render_output(r_, OutputFormat::kXml, {});
+    EXPECT_NE(x.find("<backends>\n    <metric name=\"adm\" backend=\"cuda\" />\n    <metric name=\"ciede\" "
+                     "backend=\"cpu\" />\n  </backends>"),
+              std::string::npos)
+        << x;
+}
+
 TEST_F(WriterTest, Csv) {
     write_output(r_, (dir_ / "o.csv").string(), OutputFormat::kCsv, {});
     EXPECT_EQ(slurp(dir_ / "o.csv"),

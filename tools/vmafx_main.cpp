@@ -24,6 +24,7 @@
 
 #include "engine/engine.hpp"
 #include "engine/presets.hpp"
+#include "gpu/twin.hpp"
 #include "io/video_reader.hpp"
 #include "output/output_target.hpp"
 #include "output/writers.hpp"
@@ -244,6 +245,16 @@ void print_summary(const vmafx::RunResult& result, const vmafx::NumberFormat& nf
                                        std::strerror(errno)));
 }
 
+/// With --backend cuda: one line on standard error naming the backend of every metric (those
+/// without a twin run on the CPU in the same run).
+void print_backends(const vmafx::RunResult& result) {
+    std::string line;
+    for (const auto& b : result.backends)
+        line += fmt::format("{}{} {}{}", line.empty() ? "" : ", ", b.feature, vmafx::backend_name(b.backend),
+                            b.note.empty() ? "" : " (" + b.note + ")");
+    std::fprintf(stderr, "vmafx: backends: %s\n", line.c_str());
+}
+
 /// Runs the job: progress line on a terminal, the run, warnings, the output file, the summary.
 int run_job(CliJob& job) {
     using namespace vmafx;
@@ -262,6 +273,7 @@ int run_job(CliJob& job) {
     progress_line_open = false;
     for (const auto& w : result.warnings) std::fprintf(stderr, "vmafx: warning: %s\n", w.c_str());
     if (job.target) job.target->write(render_output(result, job.format, job.numbers));
+    if (!job.quiet && result.backend == Backend::kCuda) print_backends(result);
     if (!job.quiet || !job.target) print_summary(result, job.numbers, summary);
     return 0;
 }
@@ -279,6 +291,13 @@ int run_cli(int argc, char** argv) {
     }
     if (args.version) {
         std::printf("vmafx %s (scores of libvmaf 3.2.0)\n", VMAFX_VERSION);
+        // Which metrics --backend cuda computes on the GPU; the others run on the CPU.
+        std::string twins;
+        for (const vmafx::TwinDescriptor* t : vmafx::twin_registry()) twins += std::string(twins.empty() ? "" : " ") + t->metric;
+        if (twins.empty())
+            std::printf("CUDA backend: not built (--backend cuda is refused)\n");
+        else
+            std::printf("CUDA twins (--backend cuda; other metrics run on the CPU): %s\n", twins.c_str());
         return 0;
     }
     CliJob job = to_job(args, app);

@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <limits>
@@ -243,9 +244,28 @@ void add_instance(std::vector<FeatureInstance>& instances, const MetricDescripto
     instances.push_back({&metric, std::move(opts)});
 }
 
-/// The CPU pipeline: frames in parallel through oneTBB, a bounded number in flight.
+/// The GPU half of a mixed run (`--backend cuda` with metrics that have no twin): the twins of
+/// the other metrics run on the device while the CPU pipeline runs these. The CPU pipeline's
+/// last (in-order) stage submits each frame's pictures to it. (An interface, so that the CPU
+/// pipeline builds without the CUDA backend.)
+class GpuSide {
+public:
+    virtual ~GpuSide() = default;
+    /// The planes the twins read.
+    virtual PlaneSet planes() const = 0;
+    /// Submits frame `index` (the next in order).
+    virtual void submit(unsigned index, const std::shared_ptr<Picture>& ref, const std::shared_ptr<Picture>& dist) = 0;
+    /// Drops the pictures it holds (back to their pool, which must outlive them: run_cpu calls
+    /// this before its pool goes, also when the pipeline throws).
+    virtual void release() = 0;
+    /// Waits for every frame and adds the twins' scores (and aggregates) to `table`.
+    virtual void drain_into(ScoreTable& table) = 0;
+};
+
+/// The CPU pipeline: frames in parallel through oneTBB, a bounded number in flight. With `gpu`,
+/// each frame's pictures are also submitted, in order, to the GPU half of a mixed run.
 void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, PairSource& pairs,
-             RunResult& result) {
+             RunResult& result, GpuSide* gpu = nullptr) {
     const VideoFormat& format = result.format;
     const unsigned subsample = result.subsample;
     std::vector<std::unique_ptr<FeatureExtractor>> extractors;
@@ -254,12 +274,17 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
         extractors.push_back(f.metric->make_extractor(f.options, format));
         temporal.push_back(f.metric->temporal || f.metric->history_for(f.options).any());
     }
-    const Needs needs = needs_of(instances);
+    Needs needs = needs_of(instances);
+    if (gpu && gpu->planes() == PlaneSet::kAll) needs.planes = PlaneSet::kAll;
     const unsigned threads = thread_count(config);
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
 
     // Declared in this order so that the tokens (holding pictures) go before the pool.
     PicturePool pool(format);
+    struct ReleaseHeld {  // declared after the pool: goes first, also when the pipeline throws
+        GpuSide* gpu;
+        ~ReleaseHeld() { if (gpu) gpu->release(); }
+    } release_held{gpu};
     const std::size_t in_flight = std::max<std::size_t>(2, 2 * static_cast<std::size_t>(threads));
     std::vector<Token> ring(in_flight);
     PictureHistory ref_history(needs.history.refs), dist_history(needs.history.dists);
@@ -310,13 +335,23 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                                                              e.what(), config.reference_path,
                                                                              config.distorted_path));
                                                  }
-                                                 // Pictures go back to the pool as soon as possible.
-                                                 t->release();
+                                                 // Pictures go back to the pool as soon as possible
+                                                 // (a mixed run's GPU half still needs this frame's).
+                                                 if (gpu) {
+                                                     for (auto& p : t->prev_ref) p.reset();
+                                                     for (auto& p : t->prev_dist) p.reset();
+                                                 } else {
+                                                     t->release();
+                                                 }
                                                  return t;
                                              }) &
             tbb::make_filter<Token*, void>(tbb::filter_mode::serial_in_order, [&](Token* t) {
                 for (const auto& [name, value] : t->scores) result.scores.set(name, t->index, value);
                 t->scores.clear();
+                if (gpu) {
+                    gpu->submit(t->index, t->ref, t->dist);
+                    t->release();
+                }
             }));
     ref_history.clear();
     dist_history.clear();
@@ -325,9 +360,41 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     result.pictures_allocated = pool.created();
     pairs.finish();
     for (const auto& e : extractors) e->flush(result.scores);
+    if (gpu) {
+        gpu->release();
+        gpu->drain_into(result.scores);
+    }
 }
 
 #ifdef VMAFX_HAVE_CUDA
+/// GpuSide on a GpuScorer. The scorer reads a submitted picture until `slots` more frames were
+/// submitted, so the last `slots` pairs are held here. Dropping them early (release()) is safe
+/// even with frames in flight: pool pictures are not pinned, and an upload from pageable memory
+/// has read its source when submit() returns (CUDA stages it).
+class ScorerSide final : public GpuSide {
+public:
+    ScorerSide(GpuScorer& scorer, unsigned slots) : scorer_(scorer), slots_(slots) {}
+    PlaneSet planes() const override { return scorer_.planes(); }
+    void submit(unsigned index, const std::shared_ptr<Picture>& ref, const std::shared_ptr<Picture>& dist) override {
+        scorer_.submit(index, *ref, *dist);
+        held_.emplace_back(ref, dist);
+        if (held_.size() > slots_) held_.pop_front();
+    }
+    void release() override { held_.clear(); }
+    void drain_into(ScoreTable& table) override {
+        const ScoreTable& gpu = scorer_.drain();
+        for (const std::string& name : gpu.names())
+            for (unsigned i = 0; i < gpu.frames(name); ++i)
+                if (const auto v = gpu.get(name, i)) table.set(name, i, *v);
+        for (const auto& [name, value] : gpu.aggregates()) table.set_aggregate(name, value);
+    }
+
+private:
+    GpuScorer& scorer_;
+    unsigned slots_;
+    std::deque<std::pair<std::shared_ptr<Picture>, std::shared_ptr<Picture>>> held_;
+};
+
 /// The GPU pipeline, two oneTBB stages: the first reads frame pairs (the two files at once,
 /// large planes in parallel pieces, only the planes the twins read) into a ring of
 /// pinned pictures, up to kReadAhead frames ahead; the second submits them in order to the
@@ -383,6 +450,8 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
 #ifndef VMAFX_HAVE_CUDA
 std::string gpu_unavailable_reason() { return "this vmafx was built without the CUDA backend"; }
 #endif
+
+const char* backend_name(Backend b) { return b == Backend::kCuda ? "cuda" : "cpu"; }
 
 FeatureSpec parse_feature_spec(const std::string& text) {
     FeatureSpec spec;
@@ -534,9 +603,33 @@ void count_and_skip(const RunConfig& config, Inputs& in) {
 /// Scores every frame with the run's metric instances on the configured backend.
 void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult& result) {
     PairSource pairs(config, *in.ref, *in.dist, in.limit);
+    result.backend = config.backend;
+    for (const FeatureInstance& f : plan.instances) {
+        MetricBackend b{f.metric->name, f.options.feature_name(f.metric->name), Backend::kCpu, {}};
+        if (config.backend == Backend::kCuda) {
+            if (find_twin(f.metric->name))
+                b.backend = Backend::kCuda;
+            else
+                b.note = "no CUDA twin";
+        }
+        result.backends.push_back(std::move(b));
+    }
     if (config.backend == Backend::kCuda) {
 #ifdef VMAFX_HAVE_CUDA
-        run_gpu(config, plan.instances, pairs, result);
+        // Metrics without a twin run on the CPU in the same run (as upstream mixes its CUDA and
+        // CPU extractors); the GPU pipeline alone when every metric has one.
+        std::vector<FeatureInstance> on_gpu, on_cpu;
+        for (const FeatureInstance& f : plan.instances) (find_twin(f.metric->name) ? on_gpu : on_cpu).push_back(f);
+        if (on_cpu.empty()) {
+            run_gpu(config, on_gpu, pairs, result);
+        } else if (on_gpu.empty()) {
+            run_cpu(config, on_cpu, pairs, result);
+        } else {
+            constexpr unsigned kSlots = 4;
+            GpuScorer scorer(on_gpu, result.format, kSlots, result.subsample, config.planted_defect);
+            ScorerSide side(scorer, kSlots);
+            run_cpu(config, on_cpu, pairs, result, &side);
+        }
 #else
         throw Error("--backend cuda: this vmafx was built without the CUDA backend (configure with -DVMAFX_CUDA=ON "
                     "where nvcc is installed)");

@@ -64,8 +64,25 @@ struct ModelSummary {
     double bagging = 0.0, ci_lo = 0.0, ci_hi = 0.0, stddev = 0.0;  ///< bootstrap collections only (pooled means)
 };
 
+/// Short name of a backend: "cpu", "cuda".
+const char* backend_name(Backend b);
+
+/// Which backend computed one metric instance of a run.
+struct MetricBackend {
+    std::string metric;   ///< the metric's name (its descriptor's), e.g. "float_ssim"
+    std::string feature;  ///< the instance's feature name with its option suffix, e.g. "float_ssim" or "vif_egl_1"
+    Backend backend = Backend::kCpu;
+    /// Why it is not on the requested backend ("no CUDA twin"), or empty.
+    std::string note;
+};
+
 /// Result of a run: every per-frame score by output name, the frame count, the format.
 struct RunResult {
+    /// The backend the run was asked for (RunConfig::backend) and, per metric instance in
+    /// registration order, the backend that computed it: with Backend::kCuda, metrics without
+    /// a twin run on the CPU in the same run.
+    Backend backend = Backend::kCpu;
+    std::vector<MetricBackend> backends;
     ScoreTable scores;
     unsigned frames = 0;
     unsigned subsample = 1;

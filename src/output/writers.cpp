@@ -64,10 +64,20 @@ std::string format_printf(double v, const NumberFormat& nf) {
 
 std::string version_string() { return fmt::format("vmafx {}", VMAFX_VERSION); }
 
+/// Whether the output names the backend of each metric: runs asked to use the GPU only (a CPU
+/// run's file keeps upstream's layout exactly).
+bool lists_backends(const RunResult& r) { return r.backend != Backend::kCpu; }
+
 void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
     o << fmt::format("<VMAF version=\"{}\">\n", version_string());
     o << fmt::format("  <params qualityWidth=\"{}\" qualityHeight=\"{}\" />\n", r.format.width, r.format.height);
     o << fmt::format("  <fyi fps=\"{:.2f}\" />\n", r.fps);
+    if (lists_backends(r)) {
+        o << "  <backends>\n";
+        for (const MetricBackend& b : r.backends)
+            o << fmt::format("    <metric name=\"{}\" backend=\"{}\" />\n", b.feature, backend_name(b.backend));
+        o << "  </backends>\n";
+    }
     o << "  <frames>\n";
     for (unsigned i : output_frames(r)) {
         o << fmt::format("    <frame frameNum=\"{}\" ", i);
@@ -93,6 +103,13 @@ void write_json(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
     o << "{\n";
     o << fmt::format("  \"version\": \"{}\",\n", version_string());
     o << fmt::format("  \"fps\": {:.2f},\n", r.fps);
+    if (lists_backends(r)) {
+        o << "  \"backends\": {";
+        for (std::size_t i = 0; i < r.backends.size(); ++i)
+            o << fmt::format("{}\n    \"{}\": \"{}\"", i ? "," : "", r.backends[i].feature,
+                             backend_name(r.backends[i].backend));
+        o << "\n  },\n";
+    }
     o << "  \"frames\": [";
     bool first_frame = true;
     for (unsigned i : output_frames(r)) {
