@@ -23,7 +23,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if [ "$what" = parity ] || [ "$what" = all ]; then
-  "$bin/vmafx-parity" --backends cpu,cuda --fixtures "$VMAFX_FIXTURES" --random 2 2>&1 | tee "$out/parity.txt" | tail -60
+  "$bin/vmafx-parity" --backends cpu,cuda --fixtures "$VMAFX_FIXTURES" --random 2 --hard 2>&1 | tee "$out/parity.txt" | tail -60
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

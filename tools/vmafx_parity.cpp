@@ -16,9 +16,12 @@ int main(int argc, char** argv) {
     std::string backends = "cpu,cuda", fixtures, work = (std::filesystem::temp_directory_path() / "vmafx-parity").string();
     std::string twin_name, plant_name = "none";
     unsigned random = 0, seed = 1;
+    bool hard = false;
     app.add_option("--backends", backends, "the pair compared (only cpu,cuda exists)")->check(CLI::IsMember({"cpu,cuda"}));
     app.add_option("--fixtures", fixtures, "folder of unpacked fixtures (shared/fixtures/prepare.py --out DIR)");
     app.add_option("--random", random, "also N generated random-content videos per bit depth (odd sizes)");
+    app.add_flag("--hard", hard, "also the generated inputs that make sums hard (16-bit sums past 2^53 units, "
+                                 "3840x2160, identical flat areas: parity/inputs.hpp hard_inputs)");
     app.add_option("--seed", seed, "seed of the random content");
     app.add_option("--work", work, "where generated videos are written");
     app.add_option("--twin", twin_name, "only the cases of this metric's twin (e.g. adm)");
@@ -27,12 +30,17 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"none", "contraction", "mirror_shift", "rounding_constant", "reduction_order"}));
     CLI11_PARSE(app, argc, argv);
     try {
-        if (fixtures.empty() && random == 0) throw Error("nothing to compare: give --fixtures DIR and/or --random N");
+        if (fixtures.empty() && random == 0 && !hard)
+            throw Error("nothing to compare: give --fixtures DIR, --random N and/or --hard");
         std::vector<ParityInput> inputs;
         if (!fixtures.empty()) inputs = fixture_inputs(fixtures);
         if (random) {
             auto r = random_inputs(work, random, seed);
             inputs.insert(inputs.end(), r.begin(), r.end());
+        }
+        if (hard) {
+            auto h = hard_inputs(work);
+            inputs.insert(inputs.end(), h.begin(), h.end());
         }
         const TwinDescriptor* twin = nullptr;
         if (!twin_name.empty() && !(twin = find_twin(twin_name)))

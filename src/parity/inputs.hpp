@@ -24,4 +24,12 @@ void write_random_video(const std::string& path, const VideoFormat& format, int 
 /// carry the option-corner cases (ParityInput::corners).
 std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, unsigned seed);
 
+/// Generated inputs that make sums hard to reproduce (written in `dir`): a bright 2560x1440
+/// 16-bit 4:2:0 pair whose squared samples and squared differences add up past 2^53 units of
+/// the float squares (float_moment's and float_psnr's running doubles then round); a 3840x2160
+/// 8-bit 4:2:0 pair (the longest sums: SSIM windows, PSNR-HVS coefficients); a 640x360 8-bit
+/// 4:4:4 pair with identical flat areas beside noisy ones (zero variances, identical blocks,
+/// capped and infinite scores). 2 frames each; no option corners on them.
+std::vector<ParityInput> hard_inputs(const std::string& dir);
+
 }  // namespace vmafx
