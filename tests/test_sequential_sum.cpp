@@ -6,10 +6,12 @@
 // sum past 2^p units (half-integers, the float_moment squares of 16-bit samples), mixed signs
 // crossing binades downwards and through zero, zeros and -0.0, subnormals, huge terms,
 // non-finite terms, single terms, n = 0 and n not a multiple of the chunk.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <random>
 #include <string>
@@ -56,6 +58,7 @@ enum class Kind {
     kHuge,
     kNegativeTies,
     kStagnation,
+    kHoverBinade,
     kCount
 };
 
@@ -130,6 +133,17 @@ std::vector<Acc> make_row(Kind kind, std::size_t n, std::mt19937_64& rng) {
         // exact sum): the prediction misses, the walk must notice.
         for (std::size_t i = 0; i < n; ++i) t[i] = static_cast<Acc>(i < 4 ? std::ldexp(1.0, p) : 0.25 + unit(rng));
         break;
+    case Kind::kHoverBinade: {
+        // A sum that wanders around a power of two (2^p units of 1/2 above or below), with
+        // terms on, half-way between and off its two grids: near-misses of the placement test.
+        const double start = std::ldexp(1.0, p - 1) * (rng() % 2 ? 1.0 : -1.0);
+        const int scale = static_cast<int>(rng() % 4);
+        for (std::size_t i = 0; i < n; ++i)
+            t[i] = static_cast<Acc>(i == 0 ? start
+                                           : std::ldexp(static_cast<double>(static_cast<int>(rng() % 13) - 6), scale - 2) +
+                                                 (rng() % 8 == 0 ? unit(rng) : 0.0));
+        break;
+    }
     case Kind::kCount:
         break;
     }
@@ -292,6 +306,52 @@ TEST(SequentialSumCuda, MatchesThePlainLoopFloat) {
 TEST(SequentialSumCuda, MatchesThePlainLoopDouble) {
     VMAFX_REQUIRE_GPU();
     device_rows<double>(22);
+}
+
+// The intended cost: 4 rows of 3840x2160 doubles (positive terms: a binade crossing every
+// doubling of the sum) well under 1 ms on an H200. Printed; fails only past 5 ms.
+TEST(SequentialSumCuda, FourRowsOf3840x2160Doubles) {
+    VMAFX_REQUIRE_GPU();
+    const std::size_t n = 3840 * 2160;
+    std::mt19937_64 rng(31);
+    std::vector<double> host(4 * n);
+    std::vector<double> want(4);
+    for (unsigned b = 0; b < 4; ++b) {
+        const auto row = make_row<double>(b % 2 ? Kind::kMomentSquares : Kind::kUniform, n, rng);
+        std::copy(row.begin(), row.end(), host.begin() + static_cast<std::ptrdiff_t>(b * n));
+        want[b] = plain_sum(row);
+    }
+    gpu::SequentialSum<double> sum(n, 4);
+    double* terms = nullptr;
+    double* out = nullptr;
+    ASSERT_EQ(cudaMalloc(&terms, host.size() * sizeof(double)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&out, 4 * sizeof(double)), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(terms, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+    cudaStream_t stream = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&start), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&stop), cudaSuccess);
+    float best = 1e9f;
+    for (int rep = 0; rep < 5; ++rep) {
+        ASSERT_EQ(cudaEventRecord(start, stream), cudaSuccess);
+        sum.enqueue(terms, n, n, 4, out, stream);
+        ASSERT_EQ(cudaEventRecord(stop, stream), cudaSuccess);
+        ASSERT_EQ(cudaEventSynchronize(stop), cudaSuccess);
+        float ms = 0;
+        ASSERT_EQ(cudaEventElapsedTime(&ms, start, stop), cudaSuccess);
+        best = std::min(best, ms);
+    }
+    std::vector<double> got(4);
+    ASSERT_EQ(cudaMemcpy(got.data(), out, 4 * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (unsigned b = 0; b < 4; ++b) EXPECT_EQ(bits_of(got[b]), bits_of(want[b])) << "row " << b;
+    std::cout << "[ SequentialSum<double> ] 4 rows of 3840x2160: " << best << " ms (best of 5)\n";
+    EXPECT_LT(best, 5.0f);
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    cudaStreamDestroy(stream);
+    cudaFree(terms);
+    cudaFree(out);
 }
 
 TEST(SequentialSumCuda, Refusals) {

@@ -7,12 +7,12 @@
 //                   binades, each thread composing kTermsPerThread consecutive terms in order,
 //                   then an ordered pairwise tree in shared memory (the host emulation's grouping);
 //  walk_kernel      (D, a block per row): one thread walks the chunks in order with the exact
-//                   running sum (seq_try_apply), the chunk data staged in shared memory in
+//                   running sum (seq_apply on pass C's seq_step data), the chunk data staged in shared memory in
 //                   batches by the whole block; a chunk the walk must add one by one is loaded
 //                   into shared memory by the block, then added by the one thread (seq_add).
 // The arithmetic of each step is the core header's (shared with the host emulation that the
 // tests prove against plain loops); the passes only index, load and store. Exactness does not
-// depend on A's and B's summation order (they only choose a path; seq_try_apply checks).
+// depend on A's and B's summation order (they only choose a path; seq_step/seq_apply check).
 #include "gpu/sequential_sum.hpp"
 
 #include <cuda_runtime.h>
@@ -95,11 +95,12 @@ __global__ void __launch_bounds__(kBaseThreads) base_kernel(unsigned chunks, Seq
     }
 }
 
-/// Pass C. Grid: (chunks, batch); block: kThreads. Writes info[...].tr[k] for every candidate.
+/// Pass C. Grid: (chunks, batch); block: kThreads. Writes the chunk's transfers in every
+/// candidate binade and, from them, its walk data steps[row * chunks + j].
 template <typename Acc>
 __global__ void __launch_bounds__(kThreads)
-    transfer_kernel(const Acc* __restrict__ terms, std::size_t n, std::size_t pitch, unsigned chunks,
-                    SeqChunk* __restrict__ info) {
+    transfer_kernel(const Acc* __restrict__ terms, std::size_t pitch, unsigned chunks, SeqChunk* __restrict__ info,
+                    SeqStep* __restrict__ steps) {
     __shared__ SeqTransfer tree[kCandidates][kThreads];
     const unsigned j = blockIdx.x, row = blockIdx.y;
     SeqChunk* c = info + static_cast<std::size_t>(row) * chunks + j;
@@ -130,30 +131,33 @@ __global__ void __launch_bounds__(kThreads)
             for (int k = 0; k < kCandidates; ++k) tree[k][r] = seq_compose(tree[k][r], tree[k][r + stride]);
         __syncthreads();
     }
-    if (threadIdx.x < kCandidates) c->tr[threadIdx.x] = tree[threadIdx.x][0];
-    (void)n;
+    if (threadIdx.x == 0) {
+        SeqChunk whole = *c;
+        for (int k = 0; k < kCandidates; ++k) whole.tr[k] = tree[k][0];
+        steps[static_cast<std::size_t>(row) * chunks + j] = seq_step<Acc>(whole);
+    }
 }
 
 /// Pass D. Grid: batch; block: kThreads. out[row] = the row's sequential sum.
 template <typename Acc>
 __global__ void __launch_bounds__(kThreads)
-    walk_kernel(const Acc* __restrict__ terms, std::size_t pitch, unsigned chunks, const SeqChunk* __restrict__ info,
-                Acc* __restrict__ out) {
-    __shared__ SeqChunk staged[kWalkBatch];
+    walk_kernel(const Acc* __restrict__ terms, std::size_t n, std::size_t pitch, unsigned chunks,
+                const SeqStep* __restrict__ steps, Acc* __restrict__ out) {
+    __shared__ SeqStep staged[kWalkBatch];
     __shared__ Acc chunk_terms[kChunk];
     __shared__ Acc sum;
     __shared__ unsigned stop;
     const unsigned row = blockIdx.x;
-    const SeqChunk* c = info + static_cast<std::size_t>(row) * chunks;
+    const SeqStep* c = steps + static_cast<std::size_t>(row) * chunks;
     const Acc* t = terms + row * pitch;
     if (threadIdx.x == 0) sum = Acc(0);
     for (unsigned batch = 0; batch < chunks; batch += kWalkBatch) {
         const unsigned count = chunks - batch < kWalkBatch ? chunks - batch : kWalkBatch;
         __syncthreads();  // the previous batch's staged data is no longer read
         {
-            // Stage the batch, word by word (SeqChunk is a plain aggregate of 8-byte alignment).
-            constexpr unsigned words = sizeof(SeqChunk) / sizeof(std::uint64_t);
-            static_assert(sizeof(SeqChunk) % sizeof(std::uint64_t) == 0);
+            // Stage the batch, word by word (SeqStep is a plain aggregate of 8-byte words).
+            constexpr unsigned words = sizeof(SeqStep) / sizeof(std::uint64_t);
+            static_assert(sizeof(SeqStep) % sizeof(std::uint64_t) == 0);
             const auto* src = reinterpret_cast<const std::uint64_t*>(c + batch);
             auto* dst = reinterpret_cast<std::uint64_t*>(staged);
             for (unsigned w = threadIdx.x; w < count * words; w += kThreads) dst[w] = src[w];
@@ -164,7 +168,7 @@ __global__ void __launch_bounds__(kThreads)
             if (threadIdx.x == 0) {
                 Acc s = sum;
                 unsigned k = j;
-                while (k < count && seq_try_apply<Acc>(s, staged[k])) ++k;
+                while (k < count && seq_apply<Acc>(s, staged[k])) ++k;
                 sum = s;
                 stop = k;
             }
@@ -172,8 +176,9 @@ __global__ void __launch_bounds__(kThreads)
             j = stop;
             if (j >= count) break;
             // Chunk batch + j goes one by one.
-            const int length = staged[j].length;
-            const Acc* chunk = t + static_cast<std::size_t>(batch + j) * kChunk;
+            const std::size_t begin = static_cast<std::size_t>(batch + j) * kChunk;
+            const int length = static_cast<int>(n - begin < kChunk ? n - begin : kChunk);
+            const Acc* chunk = t + begin;
             for (int i = static_cast<int>(threadIdx.x); i < length; i += kThreads) chunk_terms[i] = chunk[i];
             __syncthreads();
             if (threadIdx.x == 0) sum = seq_add<Acc>(sum, chunk_terms, static_cast<std::size_t>(length));
@@ -199,13 +204,15 @@ struct SequentialSum<Acc>::Impl {
     std::size_t max_terms;
     unsigned max_batch;
     cuda::DeviceBuffer<SeqChunk> info;
+    cuda::DeviceBuffer<SeqStep> steps;
 };
 
 template <typename Acc>
 SequentialSum<Acc>::SequentialSum(std::size_t max_terms, unsigned max_batch) {
     if (max_terms == 0 || max_batch == 0) throw Error("SequentialSum: max_terms and max_batch must be positive");
     const std::size_t chunks = (max_terms + kChunk - 1) / kChunk;
-    impl_ = std::make_unique<Impl>(Impl{max_terms, max_batch, cuda::DeviceBuffer<SeqChunk>(chunks * max_batch)});
+    impl_ = std::make_unique<Impl>(Impl{max_terms, max_batch, cuda::DeviceBuffer<SeqChunk>(chunks * max_batch),
+                                        cuda::DeviceBuffer<SeqStep>(chunks * max_batch)});
 }
 
 template <typename Acc>
@@ -231,9 +238,10 @@ void SequentialSum<Acc>::enqueue(const Acc* terms, std::size_t n, std::size_t pi
     cuda::check_launch("SequentialSum bounds_kernel");
     base_kernel<<<batch, kBaseThreads, 0, stream>>>(chunks, info);
     cuda::check_launch("SequentialSum base_kernel");
-    transfer_kernel<Acc><<<dim3(chunks, batch), kThreads, 0, stream>>>(terms, n, pitch, chunks, info);
+    SeqStep* steps = impl_->steps.get();
+    transfer_kernel<Acc><<<dim3(chunks, batch), kThreads, 0, stream>>>(terms, pitch, chunks, info, steps);
     cuda::check_launch("SequentialSum transfer_kernel");
-    walk_kernel<Acc><<<batch, kThreads, 0, stream>>>(terms, pitch, chunks, info, out);
+    walk_kernel<Acc><<<batch, kThreads, 0, stream>>>(terms, n, pitch, chunks, steps, out);
     cuda::check_launch("SequentialSum walk_kernel");
 }
 

@@ -16,7 +16,7 @@
 //     of the parity of a / u only. A chunk's transfer is the ordered composition (associative,
 //     exact in 64-bit integers) of its terms' transfers: entry parity -> (increment, exit parity).
 //  D. the exact walk, in order, with the actual running sum s (Acc): a chunk whose candidate
-//     transfer applies (seq_try_apply: s's sign and binade are a candidate's, and s plus the
+//     transfer applies (seq_step, seq_apply: s's sign and binade are a candidate's, and s plus the
 //     chunk's bounds, widened by the accumulated rounding of n_chunk adds and a margin, stays
 //     strictly inside the binade, so every add of the chunk rounds on the grid u as above) moves
 //     s by inc[parity(s / u)] * u, exactly; any other chunk (the row's start, binade crossings,
@@ -61,13 +61,29 @@ struct SeqFormat<double> {
     using Bits = std::uint64_t;
 };
 
-/// x * 2^k, exact unless the result overflows or is subnormal.
+/// 2^k as a double for -1074 <= k <= 1023 (bit construction: exact, no library call).
+VMAFX_HOST_DEVICE inline double seq_pow2(int k) {
+    std::uint64_t b;
+    if (k >= -1022) b = static_cast<std::uint64_t>(k + 1023) << 52;
+    else b = std::uint64_t{1} << (k + 1074);
+    double d;
+    std::memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+/// +infinity as a double.
+VMAFX_HOST_DEVICE inline double seq_inf() {
+    const std::uint64_t b = std::uint64_t{0x7ff} << 52;
+    double d;
+    std::memcpy(&d, &b, sizeof d);
+    return d;
+}
+
+/// x * 2^k for -1074 <= k <= 2046, exact unless the result overflows or is subnormal (for
+/// k > 1023 the first product overflows only where the result does).
 VMAFX_HOST_DEVICE inline double seq_scale(double x, int k) {
-#if defined(__CUDA_ARCH__)
-    return ::ldexp(x, k);
-#else
-    return std::ldexp(x, k);
-#endif
+    if (k > 1023) return x * seq_pow2(1023) * seq_pow2(k - 1023);
+    return x * seq_pow2(k);
 }
 
 /// The bits of v.
@@ -192,8 +208,8 @@ VMAFX_HOST_DEVICE inline SeqBase seq_base(double prefix) {
 /// Candidate binade k (0 .. kCandidates - 1) of a chunk with base b.
 VMAFX_HOST_DEVICE inline int seq_candidate(const SeqBase& b, int k) { return b.e0 == kNoBase ? kNoBase : b.e0 - 1 + k; }
 
-/// A chunk's data for the walk: its length, its term bounds (pos: sum of the positive terms,
-/// neg: of |negative terms|, each computed in double in any order: relative error below
+/// A chunk's data after passes A to C: its length, its term bounds (pos: sum of the positive
+/// terms, neg: of |negative terms|, each computed in double in any order: relative error below
 /// kChunk * 2^-53), its base and its candidate transfers.
 struct SeqChunk {
     double pos, neg;
@@ -202,43 +218,73 @@ struct SeqChunk {
     SeqTransfer tr[kCandidates];
 };
 
-/// Applies the chunk to the running sum s if one of its candidates applies (see the head
-/// comment) and returns true; leaves s and returns false otherwise. Why it is exact: with
-/// a = sigma * s in [2^e, 2^(e+1)) on the grid u (a normal number's ulp) and k adds done
-/// exactly as the grid rounding (induction), the running value is a + (the exact prefix of the
-/// chunk's terms, within [-neg', pos']) + (k rounding errors of at most u / 2 each), so each
-/// add's exact value lies within [a - neg' - n u / 2, a + pos' + n u / 2], which the test
-/// below keeps inside [2^e, 2^(e+1) - u): every add rounds on the grid u and the sum stays in
-/// the binade. The bounds carry a relative slack of 2^-30 for their own rounding (at most
-/// kChunk * 2^-53 relative; the test's few roundings, 2^-52 relative each).
+/// What the walk needs of a chunk (seq_step): per candidate k, the range [lo[k], hi[k]) of
+/// a = sigma * s (double) where the transfer applies, its grid u[k] and its increments by
+/// entry parity. An unusable candidate has an empty range (lo = +inf, hi = -inf).
+struct SeqStep {
+    double lo[kCandidates], hi[kCandidates], u[kCandidates];
+    std::uint64_t inc[kCandidates][2];
+    int sigma;
+    int pad;
+};
+
+/// The walk's data of chunk c. Why applying it is exact: let a = sigma * s lie in
+/// [lo[k], hi[k]) for the candidate binade e = e0 - 1 + k, grid u = 2^(e - p + 1); a is then a
+/// normal number of binade e, on the grid u. While the chunk's first i adds have each been
+/// rounded on the grid u (induction), the running value is a + (an exact prefix of the chunk's
+/// terms, within [-down, up]) + (i errors of at most u / 2), so the next add's exact value lies
+/// within [a - down - n u / 2, a + up + n u / 2] (n = the chunk's length). With
+///   lo = 2^e + (down + (n + 2) u) (1 + 2^-30),  hi = 2^(e+1) - (up + (n + 2) u) (1 + 2^-30)
+/// (each rounded to double once: off by at most u / 2 for double, far less for float; the
+/// factor covers the bounds' own relative error, below kChunk * 2^-53, and the few roundings
+/// of these formulas, 2^-52 relative each), that interval stays inside [2^e + u, 2^(e+1) - u):
+/// the add rounds on the grid u (never up to 2^(e+1)), as the transfer assumes, and the
+/// running value stays in the binade. Non-finite or NaN bounds give empty ranges.
 template <typename Acc>
-VMAFX_HOST_DEVICE inline bool seq_try_apply(Acc& s, const SeqChunk& c) {
+VMAFX_HOST_DEVICE inline SeqStep seq_step(const SeqChunk& c) {
     constexpr int p = SeqFormat<Acc>::p;
-    if (c.base.e0 == kNoBase) return false;
-    const int sigma = c.base.sigma;
-    const Acc a = sigma > 0 ? s : -s;
-    const int e = seq_binade<Acc>(a);
-    if (e == kNoBase) return false;
-    const int k = e - (c.base.e0 - 1);
-    if (k < 0 || k >= kCandidates) return false;
-    const SeqTransfer& tr = c.tr[k];
-    if (tr.bad || !seq_usable_binade<Acc>(e)) return false;
-    const double u = seq_scale(1.0, e - p + 1);
-    const double ad = static_cast<double>(a);
-    const double room_down = ad - seq_scale(1.0, e);      // exact: both on the grid u, difference < 2^e
-    const double room_up = seq_scale(1.0, e + 1) - ad;    // exact likewise
-    const double up = sigma > 0 ? c.pos : c.neg;
-    const double down = sigma > 0 ? c.neg : c.pos;
     constexpr double slack = 1.0 + 0x1p-30;
-    const double need_down = (down + (c.length + 1) * u) * slack;
-    const double need_up = (up + (c.length + 2) * u) * slack;
-    if (!(room_down >= need_down) || !(room_up > need_up)) return false;  // NaN bounds: not applied
-    const std::int64_t inc = static_cast<std::int64_t>(tr.inc[seq_parity(a)]);
-    // |inc| * u < 2^e: inc is exact in Acc, inc * u a multiple of u below 2^e, a + inc * u on the
-    // grid u inside the binade: every step exact.
-    const Acc moved = a + static_cast<Acc>(inc) * static_cast<Acc>(u);
-    s = sigma > 0 ? moved : -moved;
-    return true;
+    const double inf = seq_inf();
+    SeqStep st{};
+    st.sigma = c.base.sigma;
+    const double up = c.base.sigma > 0 ? c.pos : c.neg;
+    const double down = c.base.sigma > 0 ? c.neg : c.pos;
+    for (int k = 0; k < kCandidates; ++k) {
+        const int e = seq_candidate(c.base, k);
+        st.inc[k][0] = c.tr[k].inc[0];
+        st.inc[k][1] = c.tr[k].inc[1];
+        st.lo[k] = inf;
+        st.hi[k] = -inf;
+        st.u[k] = 0;
+        if (e == kNoBase || !seq_usable_binade<Acc>(e) || c.tr[k].bad) continue;
+        const double u = seq_pow2(e - p + 1);
+        const double lo = seq_pow2(e) + (down + (c.length + 2) * u) * slack;
+        const double hi = seq_pow2(e + 1) - (up + (c.length + 2) * u) * slack;
+        if (!(lo < hi)) continue;  // also NaN
+        st.lo[k] = lo;
+        st.hi[k] = hi;
+        st.u[k] = u;
+    }
+    return st;
+}
+
+/// Applies the chunk of step st to the running sum s when a candidate applies (see seq_step)
+/// and returns true; leaves s and returns false otherwise (the chunk then goes one by one).
+/// |inc| u < 2^e: inc is exact in Acc, inc * u a multiple of u below 2^e, a + inc * u on the
+/// grid u inside the binade: every operation is exact.
+template <typename Acc>
+VMAFX_HOST_DEVICE inline bool seq_apply(Acc& s, const SeqStep& st) {
+    const Acc a = st.sigma > 0 ? s : -s;
+    const double ad = static_cast<double>(a);
+    for (int k = 0; k < kCandidates; ++k) {
+        if (ad >= st.lo[k] && ad < st.hi[k]) {
+            const auto inc = static_cast<std::int64_t>(st.inc[k][seq_parity(a)]);
+            const Acc moved = a + static_cast<Acc>(inc) * static_cast<Acc>(st.u[k]);
+            s = st.sigma > 0 ? moved : -moved;
+            return true;
+        }
+    }
+    return false;
 }
 
 /// The CPU's loop over n terms, continuing from s.
@@ -310,7 +356,8 @@ inline Acc seq_emulate(const Acc* terms, std::size_t n, SeqStats* stats = nullpt
     Acc s = 0;
     std::size_t sequential = 0;
     for (std::size_t j = 0; j < chunks; ++j) {
-        if (!seq_try_apply<Acc>(s, info[j])) {
+        const SeqStep step = seq_step<Acc>(info[j]);
+        if (!seq_apply<Acc>(s, step)) {
             s = seq_add<Acc>(s, terms + j * kChunk, static_cast<std::size_t>(info[j].length));
             ++sequential;
         }
