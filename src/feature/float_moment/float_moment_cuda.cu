@@ -34,6 +34,7 @@
 // No kContraction: the device forms float(x) / scaler, v * v and v2 * scaler^2 (exact), with no
 // a*b+c a compiler could fuse; the sums are integer, and SequentialSum's arithmetic is exact
 // whatever the contraction (its tests prove it against plain loops).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -50,6 +51,8 @@ namespace vmafx {
 namespace {
 
 constexpr unsigned kThreads = 256;
+/// Most block rows of a grid (CUDA's limit of gridDim.y); taller planes loop.
+constexpr int kMaxGridRows = 65535;
 
 /// The device sums of one frame (per slot), copied to the host as one block.
 struct MomentSums {
@@ -59,25 +62,26 @@ struct MomentSums {
     float planted[2];              ///< kReductionOrder's float sums of v2
 };
 
-/// Adds one picture's sums. Grid: (column blocks, rows); block: kThreads. terms: row-major w * h
-/// doubles receiving v2, or nullptr. plant_shift / plant_unrounded / plant_float_sum: the
-/// planted kMirrorShift / kRoundingConstant / kReductionOrder (false outside the gate's tests).
+/// Adds one picture's sums. Grid: (column blocks, min(rows, kMaxGridRows)), each block row
+/// taking rows blockIdx.y, blockIdx.y + gridDim.y, ...; block: kThreads. terms: row-major w * h
+/// doubles receiving v2, or nullptr. plant_shift / plant_unrounded / planted_sum: the planted
+/// kMirrorShift / kRoundingConstant / kReductionOrder (false / nullptr outside the gate's tests).
 template <typename Sample>
 __global__ void __launch_bounds__(kThreads)
-    moment_kernel(const unsigned char* __restrict__ plane, std::ptrdiff_t pitch, int width, float scaler,
+    moment_kernel(const unsigned char* __restrict__ plane, std::ptrdiff_t pitch, int width, int height, float scaler,
                   double units_per_term, unsigned long long* __restrict__ first, unsigned long long* __restrict__ second,
                   double* __restrict__ terms, bool plant_shift, bool plant_unrounded, float* planted_sum) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    const int y = static_cast<int>(blockIdx.y);
     unsigned long long first_units = 0, second_units = 0;
-    if (x < width) {
+    for (int y = static_cast<int>(blockIdx.y); y < height; y += static_cast<int>(gridDim.y)) {
+        if (x >= width) continue;
         const int column = plant_shift && x == 0 && width > 1 ? 1 : x;
         const Sample s = reinterpret_cast<const Sample*>(plane + y * pitch)[column];
         const float v = float_moment::sample_value(s, scaler);
         const double term = plant_unrounded ? static_cast<double>(v) * static_cast<double>(v)
                                             : static_cast<double>(float_moment::square_term(v));
-        first_units = s;
-        second_units = static_cast<unsigned long long>(term * units_per_term);  // exact: an integer below 2^32
+        first_units += s;
+        second_units += static_cast<unsigned long long>(term * units_per_term);  // exact: an integer below 2^32
         if (terms) terms[static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + x] = term;
         if (planted_sum) atomicAdd(planted_sum, static_cast<float>(term));
     }
@@ -149,20 +153,20 @@ private:
         const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(format_.width) * format_.bytes_per_sample();
         if (plane.pitch < row_bytes) throw Error("float_moment (CUDA): a luma pitch below the row");
         const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(format_.width), kThreads),
-                        static_cast<unsigned>(format_.height));
+                        static_cast<unsigned>(std::min(format_.height, kMaxGridRows)));
         const bool shift = plant_ == PlantedDefect::kMirrorShift;
         const bool unrounded = plant_ == PlantedDefect::kRoundingConstant;
         float* planted = plant_ == PlantedDefect::kReductionOrder ? &sums->planted[pic] : nullptr;
         const double units = static_cast<double>(scaler_) * scaler_;
         const auto* data = static_cast<const unsigned char*>(plane.data);
         if (format_.bit_depth == 8)
-            moment_kernel<std::uint8_t><<<grid, kThreads, 0, stream>>>(data, plane.pitch, format_.width, scaler_, units,
-                                                                       &sums->first[pic], &sums->second[pic], terms,
-                                                                       shift, unrounded, planted);
+            moment_kernel<std::uint8_t><<<grid, kThreads, 0, stream>>>(
+                data, plane.pitch, format_.width, format_.height, scaler_, units, &sums->first[pic],
+                &sums->second[pic], terms, shift, unrounded, planted);
         else
-            moment_kernel<std::uint16_t><<<grid, kThreads, 0, stream>>>(data, plane.pitch, format_.width, scaler_,
-                                                                        units, &sums->first[pic], &sums->second[pic],
-                                                                        terms, shift, unrounded, planted);
+            moment_kernel<std::uint16_t><<<grid, kThreads, 0, stream>>>(
+                data, plane.pitch, format_.width, format_.height, scaler_, units, &sums->first[pic],
+                &sums->second[pic], terms, shift, unrounded, planted);
         cuda::check_launch("float_moment moment_kernel");
     }
 

@@ -31,6 +31,7 @@
 // No kContraction: the device forms two exact scalings, an exact difference and one float
 // product, with no a*b+c a compiler could fuse; the sums are integer, and SequentialSum's
 // arithmetic is exact whatever the contraction.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -48,6 +49,8 @@ namespace vmafx {
 namespace {
 
 constexpr unsigned kThreads = 256;
+/// Most block rows of a grid (CUDA's limit of gridDim.y); taller planes loop.
+constexpr int kMaxGridRows = 65535;
 
 /// The device sums of one frame (per slot), copied to the host as one block.
 struct NoiseSums {
@@ -56,24 +59,25 @@ struct NoiseSums {
     float planted;             ///< kReductionOrder's float sum of d2
 };
 
-/// Adds one frame's noise. Grid: (column blocks, rows); block: kThreads. terms: row-major w * h
+/// Adds one frame's noise. Grid: (column blocks, min(rows, kMaxGridRows)), each block row
+/// taking rows blockIdx.y, blockIdx.y + gridDim.y, ...; block: kThreads. terms: row-major w * h
 /// doubles receiving d2, or nullptr. plant_shift / planted_sum: the planted kMirrorShift /
 /// kReductionOrder (false / nullptr outside the gate's tests).
 template <typename Sample>
 __global__ void __launch_bounds__(kThreads)
     noise_kernel(const unsigned char* __restrict__ ref, std::ptrdiff_t ref_pitch, const unsigned char* __restrict__ dist,
-                 std::ptrdiff_t dist_pitch, int width, float scaler, double units_per_term,
+                 std::ptrdiff_t dist_pitch, int width, int height, float scaler, double units_per_term,
                  unsigned long long* __restrict__ units, double* __restrict__ terms, bool plant_shift,
                  float* planted_sum) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    const int y = static_cast<int>(blockIdx.y);
     unsigned long long term_units = 0;
-    if (x < width) {
+    for (int y = static_cast<int>(blockIdx.y); y < height; y += static_cast<int>(gridDim.y)) {
+        if (x >= width) continue;
         const int column = plant_shift && x == 0 && width > 1 ? 1 : x;
         const Sample r = reinterpret_cast<const Sample*>(ref + y * ref_pitch)[column];
         const Sample d = reinterpret_cast<const Sample*>(dist + y * dist_pitch)[column];
         const float d2 = float_psnr::squared_difference(r, d, scaler);
-        term_units = static_cast<unsigned long long>(static_cast<double>(d2) * units_per_term);  // exact integer
+        term_units += static_cast<unsigned long long>(static_cast<double>(d2) * units_per_term);  // exact integer
         if (terms) terms[static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + x] = d2;
         if (planted_sum) atomicAdd(planted_sum, d2);
     }
@@ -109,7 +113,7 @@ public:
         cuda::check(cudaMemsetAsync(sums, 0, sizeof(NoiseSums), stream), "cudaMemsetAsync");
         double* terms = sequential_ ? terms_.get() + samples_ * slot : nullptr;
         const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(format_.width), kThreads),
-                        static_cast<unsigned>(format_.height));
+                        static_cast<unsigned>(std::min(format_.height, kMaxGridRows)));
         const bool shift = plant_ == PlantedDefect::kMirrorShift;
         float* planted = plant_ == PlantedDefect::kReductionOrder ? &sums->planted : nullptr;
         const double units = static_cast<double>(scaler_) * scaler_;
@@ -117,12 +121,12 @@ public:
         const auto* d = static_cast<const unsigned char*>(dist.data);
         if (format_.bit_depth == 8)
             noise_kernel<std::uint8_t><<<grid, kThreads, 0, stream>>>(r, ref.pitch, d, dist.pitch, format_.width,
-                                                                      scaler_, units, &sums->units, terms, shift,
-                                                                      planted);
+                                                                      format_.height, scaler_, units, &sums->units,
+                                                                      terms, shift, planted);
         else
             noise_kernel<std::uint16_t><<<grid, kThreads, 0, stream>>>(r, ref.pitch, d, dist.pitch, format_.width,
-                                                                       scaler_, units, &sums->units, terms, shift,
-                                                                       planted);
+                                                                       format_.height, scaler_, units, &sums->units,
+                                                                       terms, shift, planted);
         cuda::check_launch("float_psnr noise_kernel");
         if (sequential_) sequential_sums_[slot]->enqueue(terms, samples_, samples_, 1, &sums->sequential, stream);
         cuda::check(cudaMemcpyAsync(host_sums_.get() + slot, sums, sizeof(NoiseSums), cudaMemcpyDeviceToHost, stream),

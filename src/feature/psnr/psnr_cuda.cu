@@ -25,6 +25,7 @@
 //                   sums, in sse_kernel.
 // No kRoundingConstant (kReductionOrder stands for it) and no kContraction: the device path is
 // integer arithmetic only (no rounding step, no a*b+c a compiler could fuse).
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -41,6 +42,8 @@ namespace vmafx {
 namespace {
 
 constexpr unsigned kThreads = 256;
+/// Most block rows of a grid (CUDA's limit of gridDim.y); taller planes loop.
+constexpr int kMaxGridRows = 65535;
 constexpr unsigned kRowsThreads = 1024;
 
 /// The device sums of one frame (per slot), copied to the host as one block.
@@ -49,32 +52,37 @@ struct PlaneSums {
     float planted[3];           ///< kReductionOrder's float sums
 };
 
-/// Adds one plane's squared errors. Grid: (column blocks, rows); block: kThreads. At 8 bits
+/// Adds one plane's squared errors. Grid: (column blocks, min(rows, kMaxGridRows)), each block
+/// row taking rows blockIdx.y, blockIdx.y + gridDim.y, ...; block: kThreads. At 8 bits
 /// (Sample uint8_t) into row_sums[row] modulo 2^32, above into *sse. plant_shift / planted_sum:
 /// the planted kMirrorShift / kReductionOrder (false / nullptr outside the gate's tests).
 template <typename Sample>
 __global__ void __launch_bounds__(kThreads)
     sse_kernel(const unsigned char* __restrict__ ref, std::ptrdiff_t ref_pitch, const unsigned char* __restrict__ dist,
-               std::ptrdiff_t dist_pitch, int width, unsigned* __restrict__ row_sums, unsigned long long* __restrict__ sse,
-               bool plant_shift, float* planted_sum) {
+               std::ptrdiff_t dist_pitch, int width, int height, unsigned* __restrict__ row_sums,
+               unsigned long long* __restrict__ sse, bool plant_shift, float* planted_sum) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    const int y = static_cast<int>(blockIdx.y);
-    std::uint32_t e2 = 0;
-    if (x < width) {
-        const int column = plant_shift && x == 0 && width > 1 ? 1 : x;
-        const Sample r = reinterpret_cast<const Sample*>(ref + y * ref_pitch)[column];
-        const Sample d = reinterpret_cast<const Sample*>(dist + y * dist_pitch)[column];
-        e2 = psnr::squared_error(r, d);
-        if (planted_sum) atomicAdd(planted_sum, static_cast<float>(e2));
+    unsigned long long plane_sum = 0;  // above 8 bits
+    for (int y = static_cast<int>(blockIdx.y); y < height; y += static_cast<int>(gridDim.y)) {
+        std::uint32_t e2 = 0;
+        if (x < width) {
+            const int column = plant_shift && x == 0 && width > 1 ? 1 : x;
+            const Sample r = reinterpret_cast<const Sample*>(ref + y * ref_pitch)[column];
+            const Sample d = reinterpret_cast<const Sample*>(dist + y * dist_pitch)[column];
+            e2 = psnr::squared_error(r, d);
+            if (planted_sum) atomicAdd(planted_sum, static_cast<float>(e2));
+        }
+        if constexpr (sizeof(Sample) == 1) {
+            unsigned sum = e2;  // modulo 2^32, as the CPU's row sum
+            for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+            if ((threadIdx.x & 31) == 0) atomicAdd(row_sums + y, sum);
+        } else {
+            plane_sum += e2;
+        }
     }
-    if constexpr (sizeof(Sample) == 1) {
-        unsigned sum = e2;  // modulo 2^32, as the CPU's row sum
-        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
-        if ((threadIdx.x & 31) == 0) atomicAdd(row_sums + y, sum);
-    } else {
-        unsigned long long sum = e2;
-        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
-        if ((threadIdx.x & 31) == 0) atomicAdd(sse, sum);
+    if constexpr (sizeof(Sample) != 1) {
+        for (int offset = 16; offset > 0; offset /= 2) plane_sum += __shfl_down_sync(0xffffffffu, plane_sum, offset);
+        if ((threadIdx.x & 31) == 0) atomicAdd(sse, plane_sum);
     }
 }
 
@@ -149,19 +157,20 @@ private:
         if (width <= 0 || height <= 0) return;
         const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(width) * format_.bytes_per_sample();
         if (ref.pitch < row_bytes || dist.pitch < row_bytes) throw Error("psnr (CUDA): a pitch below the row");
-        const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(width), kThreads), static_cast<unsigned>(height));
+        const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(width), kThreads),
+                        static_cast<unsigned>(std::min(height, kMaxGridRows)));
         const bool shift = plant_ == PlantedDefect::kMirrorShift;
         float* planted = plant_ == PlantedDefect::kReductionOrder ? &sums->planted[p] : nullptr;
         const auto* r = static_cast<const unsigned char*>(ref.data);
         const auto* d = static_cast<const unsigned char*>(dist.data);
         if (format_.bit_depth == 8) {
-            sse_kernel<std::uint8_t><<<grid, kThreads, 0, stream>>>(r, ref.pitch, d, dist.pitch, width, row_sums,
+            sse_kernel<std::uint8_t><<<grid, kThreads, 0, stream>>>(r, ref.pitch, d, dist.pitch, width, height, row_sums,
                                                                     &sums->sse[p], shift, planted);
             cuda::check_launch("psnr sse_kernel");
             rows_kernel<<<1, kRowsThreads, 0, stream>>>(row_sums, height, &sums->sse[p]);
             cuda::check_launch("psnr rows_kernel");
         } else {
-            sse_kernel<std::uint16_t><<<grid, kThreads, 0, stream>>>(r, ref.pitch, d, dist.pitch, width, row_sums,
+            sse_kernel<std::uint16_t><<<grid, kThreads, 0, stream>>>(r, ref.pitch, d, dist.pitch, width, height, row_sums,
                                                                      &sums->sse[p], shift, planted);
             cuda::check_launch("psnr sse_kernel");
         }
