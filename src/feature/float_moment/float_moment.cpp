@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "feature/float_moment/float_moment_math.hpp"
+
 namespace vmafx::float_moment {
 
 namespace {
@@ -29,9 +31,9 @@ void sums(const Plane& plane, float scaler, double& first, double& second) {
     for (int y = 0; y < plane.height(); ++y) {
         const Sample* row = plane.row<Sample>(y);
         for (int x = 0; x < plane.width(); ++x) {
-            const float v = static_cast<float>(row[x]) / scaler;
+            const float v = sample_value(row[x], scaler);
             first += v;
-            const float v2 = v * v;
+            const float v2 = square_term(v);
             second += v2;
         }
     }
@@ -75,14 +77,15 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
 }  // namespace
 
 void plane_moments(const Plane& plane, int bit_depth, double& first, double& second) {
-    switch (bit_depth) {
-    case 8: sums<std::uint8_t>(plane, 1.0f, first, second); break;
-    case 10: sums<std::uint16_t>(plane, 4.0f, first, second); break;
-    case 12: sums<std::uint16_t>(plane, 16.0f, first, second); break;
-    case 16: sums<std::uint16_t>(plane, 256.0f, first, second); break;
-    default: throw Error(fmt::format("float_moment: bit depth {} is not supported", bit_depth));
-    }
-    const int n = plane.width() * plane.height();
+    const float scaler = scaler_of(bit_depth);
+    if (scaler == 0.0f) throw Error(fmt::format("float_moment: bit depth {} is not supported", bit_depth));
+    if (bit_depth == 8) sums<std::uint8_t>(plane, scaler, first, second);
+    else sums<std::uint16_t>(plane, scaler, first, second);
+    finish_moments(first, second, plane.width(), plane.height());
+}
+
+void finish_moments(double& first, double& second, int width, int height) {
+    const int n = width * height;
     first /= n;
     second /= n;
 }

@@ -21,4 +21,9 @@ extern const MetricDescriptor descriptor;
 /// The first and second moments of one luma plane at `bit_depth` (8, 10, 12 or 16).
 void plane_moments(const Plane& plane, int bit_depth, double& first, double& second);
 
+/// The moments from the sums over a width x height plane (of the sample values and of their
+/// float squares, in double): each divided by the int width * height, as upstream. The CUDA
+/// twin's finish() calls it on the sums it reproduces.
+void finish_moments(double& first, double& second, int width, int height);
+
 }  // namespace vmafx::float_moment

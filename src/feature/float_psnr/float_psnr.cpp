@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "feature/float_psnr/float_psnr_math.hpp"
+
 namespace vmafx::float_psnr {
 
 namespace {
@@ -27,10 +29,7 @@ double noise_sum(const Plane& ref, const Plane& dist, float scaler) {
         const Sample* r = ref.row<Sample>(y);
         const Sample* d = dist.row<Sample>(y);
         for (int x = 0; x < ref.width(); ++x) {
-            const float rf = static_cast<float>(r[x]) / scaler;
-            const float df = static_cast<float>(d[x]) / scaler;
-            const float diff = rf - df;
-            const float diff2 = diff * diff;
+            const float diff2 = squared_difference(r[x], d[x], scaler);
             noise += diff2;
         }
     }
@@ -80,14 +79,17 @@ double frame_psnr(const Plane& ref, const Plane& dist, int bit_depth) {
     double peak = 0, psnr_max = 0;
     if (!peak_and_cap(bit_depth, peak, psnr_max))
         throw Error(fmt::format("float_psnr: bit depth {} is not supported", bit_depth));
-    double noise = 0;
-    switch (bit_depth) {
-    case 8: noise = noise_sum<std::uint8_t>(ref, dist, 1.0f); break;
-    case 10: noise = noise_sum<std::uint16_t>(ref, dist, 4.0f); break;
-    case 12: noise = noise_sum<std::uint16_t>(ref, dist, 16.0f); break;
-    default: noise = noise_sum<std::uint16_t>(ref, dist, 256.0f); break;
-    }
-    noise /= ref.width() * ref.height();
+    const float scaler = scaler_of(bit_depth);
+    const double noise = bit_depth == 8 ? noise_sum<std::uint8_t>(ref, dist, scaler)
+                                        : noise_sum<std::uint16_t>(ref, dist, scaler);
+    return psnr_of_noise(noise, ref.width(), ref.height(), bit_depth);
+}
+
+double psnr_of_noise(double noise, int width, int height, int bit_depth) {
+    double peak = 0, psnr_max = 0;
+    if (!peak_and_cap(bit_depth, peak, psnr_max))
+        throw Error(fmt::format("float_psnr: bit depth {} is not supported", bit_depth));
+    noise /= width * height;
     return min_of(10 * std::log10(peak * peak / max_of(noise, 1e-10)), psnr_max);
 }
 

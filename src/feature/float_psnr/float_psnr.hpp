@@ -25,4 +25,9 @@ bool peak_and_cap(int bit_depth, double& peak, double& psnr_max);
 /// The float_psnr of one frame's luma planes (same size, `bit_depth` 8, 10, 12 or 16).
 double frame_psnr(const Plane& ref, const Plane& dist, int bit_depth);
 
+/// The float_psnr of a width x height frame whose noise terms sum to `noise` (in double, the
+/// CPU's order): noise / (int width * height), then the log and the caps as above. The CUDA
+/// twin's finish() calls it on the sum it reproduces. Throws Error for another bit depth.
+double psnr_of_noise(double noise, int width, int height, int bit_depth);
+
 }  // namespace vmafx::float_psnr

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "feature/psnr/psnr_math.hpp"
+
 namespace vmafx::psnr {
 
 namespace {
@@ -40,14 +42,10 @@ bool upstream_depth(int bits) { return bits == 8 || bits == 10 || bits == 12 || 
 
 class Extractor final : public FeatureExtractor {
 public:
-    Extractor(const Options& options, const VideoFormat& format)
-        : format_(format), settings_(options), peak_(settings_.peak(format.bit_depth)),
-          planes_(settings_.enable_chroma ? 3 : 1) {
-        for (int p = 0; p < 3; ++p) psnr_max_[p] = settings_.psnr_max(format, p);
-    }
+    Extractor(const Options& options, const VideoFormat& format) : format_(format), scorer_(options, format) {}
 
     void extract(const FrameInput& in, FrameScores& out) const override {
-        for (int p = 0; p < planes_; ++p) {
+        for (int p = 0; p < scorer_.planes(); ++p) {
             const Plane& ref = in.ref->planes[p];
             const Plane& dist = in.dist->planes[p];
             if (ref.width() != format_.plane_width(p) || ref.height() != format_.plane_height(p) ||
@@ -55,39 +53,15 @@ public:
                 throw Error(fmt::format("psnr: plane {} is {}x{} / {}x{}, expected {}x{}", p, ref.width(),
                                         ref.height(), dist.width(), dist.height(), format_.plane_width(p),
                                         format_.plane_height(p)));
-            const std::uint64_t sse = plane_sse(ref, dist);
-            const auto samples =
-                static_cast<std::uint32_t>(static_cast<unsigned>(ref.width()) * static_cast<unsigned>(ref.height()));
-            if (settings_.enable_apsnr) {
-                // Order-free exact integer sums: any order of frames and threads gives the
-                // same totals (upstream sums them frame by frame in extract()).
-                sse_sum_[p].fetch_add(sse, std::memory_order_relaxed);
-                samples_sum_[p].fetch_add(samples, std::memory_order_relaxed);
-            }
-            double mse = 0.0;
-            const double score = plane_psnr(sse, samples, peak_, psnr_max_[p], mse);
-            out.emplace_back(kPsnrNames[p], score);
-            if (settings_.enable_mse) out.emplace_back(kMseNames[p], mse);
+            scorer_.score_plane(p, plane_sse(ref, dist), out);
         }
     }
 
-    void flush(ScoreTable& table) const override {
-        if (!settings_.enable_apsnr) return;
-        // Every plane, the ones not scored included (upstream: -inf for those).
-        for (int p = 0; p < 3; ++p)
-            table.set_aggregate(kApsnrNames[p], aggregate_psnr(sse_sum_[p].load(), samples_sum_[p].load(), peak_));
-    }
+    void flush(ScoreTable& table) const override { scorer_.flush(table); }
 
 private:
     VideoFormat format_;
-    Settings settings_;
-    std::uint32_t peak_;
-    int planes_;
-    double psnr_max_[3] = {};
-    // enable_apsnr's running totals per plane: the only state extract() changes, atomic and
-    // order-free (integer sums), so concurrent frames give the bits of a serial run.
-    mutable std::array<std::atomic<std::uint64_t>, 3> sse_sum_{};
-    mutable std::array<std::atomic<std::uint64_t>, 3> samples_sum_{};
+    Scorer scorer_;
 };
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
@@ -105,8 +79,7 @@ std::uint64_t sse_of(const Plane& ref, const Plane& dist) {
         const Sample* d = dist.row<Sample>(y);
         RowSum row = 0;
         for (int x = 0; x < ref.width(); ++x) {
-            const std::int32_t e = static_cast<std::int32_t>(r[x]) - static_cast<std::int32_t>(d[x]);
-            const std::uint32_t e2 = static_cast<std::uint32_t>(e * e);  // 65535^2 fits in 32 bits
+            const std::uint32_t e2 = squared_error(r[x], d[x]);  // 65535^2 fits in 32 bits
             row += e2;
         }
         sse += row;
@@ -117,6 +90,34 @@ std::uint64_t sse_of(const Plane& ref, const Plane& dist) {
 }  // namespace
 
 Settings::Settings(const Options& options) { options.bind(*this); }
+
+Scorer::Scorer(const Options& options, const VideoFormat& format)
+    : format_(format), settings_(options), peak_(settings_.peak(format.bit_depth)),
+      planes_(settings_.enable_chroma ? 3 : 1) {
+    for (int p = 0; p < 3; ++p) psnr_max_[p] = settings_.psnr_max(format, p);
+}
+
+void Scorer::score_plane(int p, std::uint64_t sse, FrameScores& out) const {
+    const auto samples = static_cast<std::uint32_t>(static_cast<unsigned>(format_.plane_width(p)) *
+                                                    static_cast<unsigned>(format_.plane_height(p)));
+    if (settings_.enable_apsnr) {
+        // Order-free exact integer sums: any order of frames and threads gives the same
+        // totals (upstream sums them frame by frame in extract()).
+        sse_sum_[p].fetch_add(sse, std::memory_order_relaxed);
+        samples_sum_[p].fetch_add(samples, std::memory_order_relaxed);
+    }
+    double mse = 0.0;
+    const double score = plane_psnr(sse, samples, peak_, psnr_max_[p], mse);
+    out.emplace_back(kPsnrNames[p], score);
+    if (settings_.enable_mse) out.emplace_back(kMseNames[p], mse);
+}
+
+void Scorer::flush(ScoreTable& table) const {
+    if (!settings_.enable_apsnr) return;
+    // Every plane, the ones not scored included (upstream: -inf for those).
+    for (int p = 0; p < 3; ++p)
+        table.set_aggregate(kApsnrNames[p], aggregate_psnr(sse_sum_[p].load(), samples_sum_[p].load(), peak_));
+}
 
 std::uint32_t Settings::peak(int bit_depth) const {
     return reduced_hbd_peak ? 255u << (bit_depth - 8) : (1u << bit_depth) - 1u;

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 
 #include "feature/metric.hpp"
@@ -53,6 +54,35 @@ struct Settings {
     /// PSNR of an error of min_sse over the plane's samples, rounded up (the plane's own size,
     /// ceil(w/2) x ceil(h/2) for subsampled chroma).
     double psnr_max(const VideoFormat& format, int p) const;
+};
+
+/// One "psnr" instance's scoring from the planes' sums of squared errors, shared by the CPU
+/// extractor and the CUDA twin (psnr_cuda.cu): the per-frame outputs of each plane and the
+/// run's aggregates (enable_apsnr). Thread-safe: frames may be scored concurrently, in any
+/// order (the aggregates are exact integer sums).
+class Scorer {
+public:
+    /// Throws Error for options the table refuses.
+    Scorer(const Options& options, const VideoFormat& format);
+    /// The planes scored: 3 with enable_chroma, else 1 (luma).
+    int planes() const { return planes_; }
+    /// Appends the outputs of plane `p` (0 luma, 1 Cb, 2 Cr) of a frame whose squared errors sum
+    /// to `sse` (psnr_<p>, then mse_<p> with enable_mse) and, with enable_apsnr, adds the plane
+    /// to the run's totals.
+    void score_plane(int p, std::uint64_t sse, FrameScores& out) const;
+    /// The aggregates (apsnr_y, apsnr_cb, apsnr_cr) with enable_apsnr; nothing otherwise.
+    void flush(ScoreTable& table) const;
+
+private:
+    VideoFormat format_;
+    Settings settings_;
+    std::uint32_t peak_;
+    int planes_;
+    double psnr_max_[3] = {};
+    // enable_apsnr's running totals per plane: the only state scoring changes, atomic and
+    // order-free (integer sums), so concurrent frames give the bits of a serial run.
+    mutable std::array<std::atomic<std::uint64_t>, 3> sse_sum_{};
+    mutable std::array<std::atomic<std::uint64_t>, 3> samples_sum_{};
 };
 
 /// PSNR (dB) of a plane of `samples` samples whose squared errors sum to `sse`, for peak
