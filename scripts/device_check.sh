@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|bench|cli|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|bench|cli|all]
+# golden: every golden command line with --backend cuda (upstream's CPU values from the GPU run;
+# metrics without a twin run on the CPU in the same run).
 # cli: the whole CLI, --backend cuda, on long .yuv files in memory (tmpfs, i.e. page cache)
 # built by repeating fixtures: CLI_4K_REPEATS x 3 frames at 3840x2160 and CLI_HD_REPEATS x 6
 # frames at 1920x1080 (8-bit), three runs each, wall time by bash's `time`.
@@ -24,6 +26,11 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
 fi
 if [ "$what" = parity ] || [ "$what" = all ]; then
   "$bin/vmafx-parity" --backends cpu,cuda --fixtures "$VMAFX_FIXTURES" --random 2 --hard 2>&1 | tee "$out/parity.txt" | tail -60
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if [ "$what" = golden ] || [ "$what" = all ]; then
+  python3 .devcarry/shared/tools/golden_check.py --bin "$bin/vmafx" --fixtures "$VMAFX_FIXTURES" \
+    --golden .devcarry/shared/golden --refusals --extra '--backend cuda' 2>&1 | tee "$out/golden.txt" | tail -30
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
