@@ -180,13 +180,17 @@ FrameScores cpu_frame(const MetricDescriptor& metric, const Options& options, co
 /// Number of outputs whose bits differ (an output on one side only counts too).
 int differences(const FrameScores& want, const FrameScores& got, bool report) {
     int n = want.size() == got.size() ? 0 : 1;
-    if (report) EXPECT_EQ(want.size(), got.size());
+    if (report) {
+        EXPECT_EQ(want.size(), got.size());
+    }
     for (std::size_t i = 0; i < want.size() && i < got.size(); ++i) {
         const bool same = want[i].first == got[i].first &&
                           (want[i].second == got[i].second || (want[i].second != want[i].second && got[i].second != got[i].second));
         if (!same) ++n;
-        if (report) EXPECT_TRUE(same) << want[i].first << ": cpu " << fmt::format("{:.17g}", want[i].second) << ", model "
-                                      << got[i].first << " " << fmt::format("{:.17g}", got[i].second);
+        if (report) {
+            EXPECT_TRUE(same) << want[i].first << ": cpu " << fmt::format("{:.17g}", want[i].second) << ", model "
+                              << got[i].first << " " << fmt::format("{:.17g}", got[i].second);
+        }
     }
     return n;
 }

@@ -59,6 +59,9 @@
 
 namespace vmafx::iqa::device {
 
+// Internal linkage: each of the two twins' units has its own copy of the kernels.
+namespace {
+
 inline constexpr unsigned kThreads = 256;
 
 /// Level 0: the w x h luma (Sample words, rows `pitch` bytes apart) as floats in `dst` (packed),
@@ -248,5 +251,7 @@ private:
     cuda::DeviceBuffer<float> taps_;
     std::vector<Slot> slots_;
 };
+
+}  // namespace
 
 }  // namespace vmafx::iqa::device
