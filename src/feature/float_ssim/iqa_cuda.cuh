@@ -145,7 +145,7 @@ public:
             slot.ref = cuda::DeviceBuffer<float>(pyramid);
             slot.cmp = cuda::DeviceBuffer<float>(pyramid);
             slot.cache = cuda::DeviceBuffer<float>(kMaps * cache_plane_);
-            slot.rows = cuda::DeviceBuffer<double>(kTermRows * pitch_);
+            slot.rows = cuda::DeviceBuffer<double>(static_cast<std::size_t>(plan_.first_row + plan_.row_count) * pitch_);
             slot.sums = cuda::DeviceBuffer<double>(sums);
             slot.host_sums = cuda::PinnedBuffer<double>(sums);
             slot.seq = std::make_unique<gpu::SequentialSum<double>>(max_windows, kTermRows);
@@ -234,7 +234,7 @@ private:
     struct Slot {
         cuda::DeviceBuffer<float> ref, cmp;  // the pyramid's levels, packed one after another
         cuda::DeviceBuffer<float> cache;     // kMaps planes of the horizontal pass
-        cuda::DeviceBuffer<double> rows;     // kTermRows rows of window terms, pitch_ apart
+        cuda::DeviceBuffer<double> rows;     // rows 0 .. first_row + row_count - 1 of window terms, pitch_ apart
         cuda::DeviceBuffer<double> sums;     // kTermRows per scored level
         cuda::PinnedBuffer<double> host_sums;
         std::unique_ptr<gpu::SequentialSum<double>> seq;
