@@ -23,6 +23,7 @@
 #include "feature/float_ssim/float_ssim.hpp"
 #include "feature/float_ssim/iqa.hpp"
 #include "feature/float_ssim/iqa_twin.hpp"
+#include "gpu/sequential_sum_core.hpp"
 #include "parity/inputs.hpp"
 #include "pictures.hpp"
 #include "test_support.hpp"
@@ -84,6 +85,9 @@ TEST(FloatSsimCuda, TermRowsSummedInOrderGiveTheCpuMeans) {
     }
 }
 
+/// Chunks of SequentialSum's emulation over the model's rows, and those it added one by one.
+std::size_t g_chunks = 0, g_sequential = 0;
+
 /// The twin's pipeline on the host (iqa_cuda.cuh's SsimPipeline::enqueue, kernel by kernel:
 /// sample_float, filter_pixel into a buffer per level, horizontal_at, terms_at) with each formed
 /// row summed in order from 0: the sums of each scored level.
@@ -133,8 +137,16 @@ std::vector<iqa::TermSums> model_sums(const iqa::TwinPlan& plan, const Picture& 
             for (int x = 0; x < dw; ++x)
                 iqa::terms_at(maps.data(), plane, dw, x, y, rows.data(), pitch, plan.row_mask(), plant);
         iqa::TermSums sums{};
-        for (int row = plan.first_row; row < plan.first_row + plan.row_count; ++row)
-            for (std::size_t i = 0; i < static_cast<std::size_t>(dw) * dh; ++i) sums[row] += rows[row * pitch + i];
+        const std::size_t windows = static_cast<std::size_t>(dw) * dh;
+        for (int row = plan.first_row; row < plan.first_row + plan.row_count; ++row) {
+            for (std::size_t i = 0; i < windows; ++i) sums[row] += rows[row * pitch + i];
+            // gpu::SequentialSum's method (its host emulation, the device's chunking) on the row.
+            gpu::seqsum::SeqStats stats;
+            const double emulated = gpu::seqsum::seq_emulate<double>(rows.data() + row * pitch, windows, &stats);
+            EXPECT_EQ(emulated, sums[row]) << "row " << row << " of " << windows << " terms";
+            g_chunks += stats.chunks;
+            g_sequential += stats.sequential;
+        }
         out.push_back(sums);
     }
     return out;
@@ -242,6 +254,7 @@ TEST(FloatSsimCuda, KernelDecompositionOnTheHostIsTheCpu) {
             }
         }
     }
+    std::cout << "SequentialSum emulation: " << g_sequential << " of " << g_chunks << " chunks added one by one\n";
 }
 
 /// Luma of frame `frame` of a raw planar file of `format`.
@@ -261,6 +274,34 @@ Picture read_luma(const std::string& path, const VideoFormat& format, unsigned f
     }
     EXPECT_TRUE(in.good()) << path;
     return pic;
+}
+
+// The same on the fixtures up to 1280x720 and autumn_1920x1080 (frame 0, defaults and enable_lcs): long rows of
+// real content, where SequentialSum's method must still give the CPU's sums; prints how many of
+// its chunks fall back to one-by-one adds (the device's slow path).
+TEST(FloatSsimCuda, KernelDecompositionOnTheFixtures) {
+    VMAFX_REQUIRE_FIXTURES();
+    for (const ParityInput& input : fixture_inputs(test::fixtures_dir().string())) {
+        const VideoFormat& format = *input.raw_format;
+        // Every fixture up to 1280x720, and one of 1920x1080 (the others add time, not cases).
+        if (static_cast<long>(format.width) * format.height > 1280L * 720L && input.label != "autumn_1920x1080_420p8")
+            continue;
+        const Picture ref = read_luma(input.reference_path, format, 0);
+        const Picture dist = read_luma(input.distorted_path, format, 0);
+        for (const MetricDescriptor* metric : {&float_ssim::descriptor, &float_ms_ssim::descriptor}) {
+            if (format.width < metric->limits.min_width || format.height < metric->limits.min_height) continue;
+            std::vector<OptionValues> sets = {{}, {{"enable_lcs", "true"}}};
+            if (metric == &float_ssim::descriptor) sets.push_back({{"enable_lcs", "true"}, {"scale", "1"}});
+            for (const OptionValues& values : sets) {
+                const Options options = metric->parse_options(values);
+                SCOPED_TRACE(input.label + " " + metric->name + " " + options.key());
+                differences(cpu_frame(*metric, options, ref, dist, format),
+                            model_frame(*metric, options, ref, dist, format, PlantedDefect::kNone), true);
+            }
+        }
+        std::cout << input.label << ": SequentialSum emulation added " << g_sequential << " of " << g_chunks
+                  << " chunks one by one so far\n";
+    }
 }
 
 class FloatSsimCudaPlanted : public test::TempDirTest {};
