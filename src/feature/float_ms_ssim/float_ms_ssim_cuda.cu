@@ -35,7 +35,7 @@ public:
     FloatMsSsimTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
         : settings_(options),
           max_db_(iqa::max_db(settings_.clip_db, format.bit_depth, format.width, format.height)),
-          pipeline_((float_ms_ssim::Settings::check(format), "float_ms_ssim"), format, iqa::float_ms_ssim_plan(), slots, plant) {}
+          pipeline_("float_ms_ssim", checked(format), iqa::float_ms_ssim_plan(), slots, plant) {}
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override { pipeline_.enqueue(f, slot, stream); }
 
@@ -49,6 +49,12 @@ public:
     }
 
 private:
+    /// `format` after the CPU extractor's refusals (before any device memory is allocated).
+    static const VideoFormat& checked(const VideoFormat& format) {
+        float_ms_ssim::Settings::check(format);
+        return format;
+    }
+
     float_ms_ssim::Settings settings_;
     double max_db_;
     iqa::device::SsimPipeline pipeline_;
