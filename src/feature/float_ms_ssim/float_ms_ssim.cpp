@@ -41,7 +41,7 @@ constexpr int kMinSide = iqa::kGaussianLen << (kScales - 1);
 
 /// The 9x9 low-pass kernel of the decimation (ms_ssim.c g_lpf: the 9/7 biorthogonal wavelet
 /// filter), row-major.
-constexpr float kLowPass[9 * 9] = {
+constexpr float kLowPass[kLowPassLen * kLowPassLen] = {
     0.000714f,  -0.000450f, -0.002090f, 0.007132f,  0.016114f,  0.007132f,  -0.002090f, -0.000450f, 0.000714f,
     -0.000450f, 0.000283f,  0.001316f,  -0.004490f, -0.010146f, -0.004490f, 0.001316f,  0.000283f,  -0.000450f,
     -0.002090f, 0.001316f,  0.006115f,  -0.020867f, -0.047149f, -0.020867f, 0.006115f,  0.001316f,  -0.002090f,
@@ -64,10 +64,7 @@ public:
         : format_(format),
           settings_(options),
           max_db_(iqa::max_db(settings_.clip_db, format.bit_depth, format.width, format.height)) {
-        if (!floatimg::to_float_supported(format.bit_depth))
-            throw Error(fmt::format("float_ms_ssim: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
-                                    "float copy of the picture reads other depths as bytes)",
-                                    format.bit_depth));
+        Settings::check(format);
     }
 
     void extract(const FrameInput& in, FrameScores& out) const override {
@@ -77,8 +74,9 @@ public:
         w[0] = format_.width;
         h[0] = format_.height;
         for (int k = 1; k < kScales; ++k) {
-            w[k] = iqa::decimated_size(w[k - 1], 2);
-            h[k] = iqa::decimated_size(h[k - 1], 2);
+            const std::array<int, 2> size = scale_size(w[0], h[0], k);
+            w[k] = size[0];
+            h[k] = size[1];
         }
         for (int k = 0; k < kScales; ++k) {
             ref[k].resize(static_cast<std::size_t>(w[k]) * static_cast<std::size_t>(h[k]));
@@ -87,33 +85,13 @@ public:
         copy(in.ref, "reference", in.index, ref[0].data());
         copy(in.dist, "distorted", in.index, cmp[0].data());
         for (int k = 1; k < kScales; ++k) {
-            iqa::decimate(ref[k - 1].data(), w[k - 1], h[k - 1], 2, kLowPass, 9, ref[k].data());
-            iqa::decimate(cmp[k - 1].data(), w[k - 1], h[k - 1], 2, kLowPass, 9, cmp[k].data());
+            iqa::decimate(ref[k - 1].data(), w[k - 1], h[k - 1], 2, kLowPass, kLowPassLen, ref[k].data());
+            iqa::decimate(cmp[k - 1].data(), w[k - 1], h[k - 1], 2, kLowPass, kLowPassLen, cmp[k].data());
         }
 
-        double msssim = 1.0;
-        std::array<float, kScales> l{}, c{}, s{};
-        for (int k = 0; k < kScales; ++k) {
-            const iqa::SsimMeans m = iqa::ssim_means(ref[k].data(), cmp[k].data(), w[k], h[k]);
-            l[k] = m.l;
-            c[k] = m.c;
-            s[k] = m.s;
-            // pow of the float means and float exponents, in double (C's pow).
-            msssim *= std::pow(static_cast<double>(l[k]), static_cast<double>(kAlpha[k])) *
-                      std::pow(static_cast<double>(c[k]), static_cast<double>(kBeta[k])) *
-                      std::pow(static_cast<double>(s[k]), static_cast<double>(kGamma[k]));
-            if (msssim == INFINITY)  // upstream fails the frame ("ms_ssim is INFINITY")
-                throw Error(fmt::format("float_ms_ssim: frame {}: the score is infinite at scale {}", in.index, k));
-        }
-
-        double score = msssim;
-        if (settings_.enable_db) score = iqa::to_db(score, max_db_);
-        out.emplace_back(settings_.name, score);
-        if (settings_.enable_lcs) {
-            for (int k = 0; k < kScales; ++k) out.emplace_back(settings_.l_names[k], static_cast<double>(l[k]));
-            for (int k = 0; k < kScales; ++k) out.emplace_back(settings_.c_names[k], static_cast<double>(c[k]));
-            for (int k = 0; k < kScales; ++k) out.emplace_back(settings_.s_names[k], static_cast<double>(s[k]));
-        }
+        std::array<iqa::SsimMeans, kScales> means;
+        for (int k = 0; k < kScales; ++k) means[k] = iqa::ssim_means(ref[k].data(), cmp[k].data(), w[k], h[k]);
+        settings_.write_frame(means, max_db_, in.index, out);
     }
 
 private:
@@ -149,6 +127,44 @@ Settings::Settings(const Options& options) : name(options.feature_name(kFeatures
         s_names[k] = options.feature_name(kFeatures[1 + 2 * kScales + k].name);
     }
 }
+
+void Settings::check(const VideoFormat& format) {
+    if (!floatimg::to_float_supported(format.bit_depth))
+        throw Error(fmt::format("float_ms_ssim: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
+                                "float copy of the picture reads other depths as bytes)",
+                                format.bit_depth));
+}
+
+void Settings::write_frame(const std::array<iqa::SsimMeans, kScales>& means, double max_db, unsigned index,
+                           FrameScores& out) const {
+    double msssim = 1.0;
+    for (int k = 0; k < kScales; ++k) {
+        // pow of the float means and float exponents, in double (C's pow).
+        msssim *= std::pow(static_cast<double>(means[k].l), static_cast<double>(kAlpha[k])) *
+                  std::pow(static_cast<double>(means[k].c), static_cast<double>(kBeta[k])) *
+                  std::pow(static_cast<double>(means[k].s), static_cast<double>(kGamma[k]));
+        if (msssim == INFINITY)  // upstream fails the frame ("ms_ssim is INFINITY")
+            throw Error(fmt::format("float_ms_ssim: frame {}: the score is infinite at scale {}", index, k));
+    }
+    double score = msssim;
+    if (enable_db) score = iqa::to_db(score, max_db);
+    out.emplace_back(name, score);
+    if (enable_lcs) {
+        for (int k = 0; k < kScales; ++k) out.emplace_back(l_names[k], static_cast<double>(means[k].l));
+        for (int k = 0; k < kScales; ++k) out.emplace_back(c_names[k], static_cast<double>(means[k].c));
+        for (int k = 0; k < kScales; ++k) out.emplace_back(s_names[k], static_cast<double>(means[k].s));
+    }
+}
+
+std::array<int, 2> scale_size(int width, int height, int k) {
+    for (int i = 0; i < k; ++i) {
+        width = iqa::decimated_size(width, 2);
+        height = iqa::decimated_size(height, 2);
+    }
+    return {width, height};
+}
+
+std::span<const float, kLowPassLen * kLowPassLen> low_pass() { return kLowPass; }
 
 const MetricDescriptor descriptor{
     .name = "float_ms_ssim", .upstream_source = "libvmaf/src/feature/float_ms_ssim.c",

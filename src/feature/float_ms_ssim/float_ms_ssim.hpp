@@ -13,8 +13,10 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <string>
 
+#include "feature/float_ssim/iqa.hpp"
 #include "feature/metric.hpp"
 
 namespace vmafx::float_ms_ssim {
@@ -42,6 +44,28 @@ struct Settings {
     bool clip_db = false;
     std::string name;  ///< float_ms_ssim
     std::array<std::string, kScales> l_names, c_names, s_names;
+
+    /// Throws Error for a bit depth upstream's float copy does not convert (not 8, 10, 12 or
+    /// 16), as the CPU extractor and the CUDA twin refuse it.
+    static void check(const VideoFormat& format);
+
+    /// Appends frame `index`'s outputs from the means of its scales (CPU extractor and CUDA twin
+    /// alike): the product over the scales of pow(l, alpha) pow(c, beta) pow(s, gamma) in double
+    /// (as dB, capped at `max_db`, with enable_db), then with enable_lcs the l, c and s means of
+    /// every scale. Throws Error where upstream fails the frame (the product reaches +infinity).
+    void write_frame(const std::array<iqa::SsimMeans, kScales>& means, double max_db, unsigned index,
+                     FrameScores& out) const;
 };
+
+/// Width and height of scale k (0..4) of the pyramid of a width x height luma: decimated_size
+/// of scale k - 1 by 2 on each side.
+std::array<int, 2> scale_size(int width, int height, int k);
+
+/// Taps of the decimation's low-pass kernel (klen = 9).
+inline constexpr int kLowPassLen = 9;
+
+/// The 9x9 low-pass kernel of the decimation (ms_ssim.c g_lpf: the 9/7 biorthogonal wavelet
+/// filter), row-major.
+std::span<const float, kLowPassLen * kLowPassLen> low_pass();
 
 }  // namespace vmafx::float_ms_ssim

@@ -40,22 +40,8 @@ public:
     Extractor(const Options& options, const VideoFormat& format)
         : format_(format),
           settings_(options),
-          factor_(settings_.factor(format.width, format.height)),
-          max_db_(iqa::max_db(settings_.clip_db, format.bit_depth, format.width, format.height)) {
-        if (!floatimg::to_float_supported(format.bit_depth))
-            throw Error(fmt::format("float_ssim: bit depth {} is not supported (8, 10, 12 or 16: upstream's float "
-                                    "copy of the picture reads other depths as bytes)",
-                                    format.bit_depth));
-        if (factor_ > 1) {
-            const int w = iqa::decimated_size(format.width, factor_);
-            const int h = iqa::decimated_size(format.height, factor_);
-            if (w < iqa::kGaussianLen || h < iqa::kGaussianLen)
-                throw Error(fmt::format("float_ssim: picture {}x{} is too small for scale {}: decimated to {}x{}, it "
-                                        "must be at least {}x{} (the Gaussian window)",
-                                        format.width, format.height, factor_, w, h, iqa::kGaussianLen,
-                                        iqa::kGaussianLen));
-        }
-    }
+          factor_(settings_.checked_factor(format)),
+          max_db_(iqa::max_db(settings_.clip_db, format.bit_depth, format.width, format.height)) {}
 
     void extract(const FrameInput& in, FrameScores& out) const override {
         const int w = format_.width, h = format_.height;
@@ -66,21 +52,13 @@ public:
         int sw = w, sh = h;
         if (factor_ > 1) {
             // ssim.c's low-pass filter: factor x factor taps of 1.0f / (factor * factor).
-            const std::vector<float> box(static_cast<std::size_t>(factor_) * factor_, 1.0f / (factor_ * factor_));
+            const std::vector<float> box(static_cast<std::size_t>(factor_) * factor_, Settings::box_tap(factor_));
             iqa::decimate(ref.data(), w, h, factor_, box, factor_, ref.data());
             iqa::decimate(cmp.data(), w, h, factor_, box, factor_, cmp.data());
             sw = iqa::decimated_size(w, factor_);
             sh = iqa::decimated_size(h, factor_);
         }
-        const iqa::SsimMeans m = iqa::ssim_means(ref.data(), cmp.data(), sw, sh);
-        double score = m.ssim;
-        if (settings_.enable_db) score = iqa::to_db(score, max_db_);
-        out.emplace_back(settings_.ssim_name, score);
-        if (settings_.enable_lcs) {
-            out.emplace_back(settings_.l_name, static_cast<double>(m.l));
-            out.emplace_back(settings_.c_name, static_cast<double>(m.c));
-            out.emplace_back(settings_.s_name, static_cast<double>(m.s));
-        }
+        settings_.write_frame(iqa::ssim_means(ref.data(), cmp.data(), sw, sh), max_db_, out);
     }
 
 private:
@@ -120,6 +98,34 @@ Settings::Settings(const Options& options)
 int Settings::factor(int width, int height) const {
     if (scale > 0) return scale;
     return std::max(1, round_half_away(static_cast<float>(std::min(width, height)) / 256.0f));
+}
+
+int Settings::checked_factor(const VideoFormat& format) const {
+    if (!floatimg::to_float_supported(format.bit_depth))
+        throw Error(fmt::format("float_ssim: bit depth {} is not supported (8, 10, 12 or 16: upstream's float "
+                                "copy of the picture reads other depths as bytes)",
+                                format.bit_depth));
+    const int f = factor(format.width, format.height);
+    if (f > 1) {
+        const int w = iqa::decimated_size(format.width, f);
+        const int h = iqa::decimated_size(format.height, f);
+        if (w < iqa::kGaussianLen || h < iqa::kGaussianLen)
+            throw Error(fmt::format("float_ssim: picture {}x{} is too small for scale {}: decimated to {}x{}, it "
+                                    "must be at least {}x{} (the Gaussian window)",
+                                    format.width, format.height, f, w, h, iqa::kGaussianLen, iqa::kGaussianLen));
+    }
+    return f;
+}
+
+void Settings::write_frame(const iqa::SsimMeans& m, double max_db, FrameScores& out) const {
+    double score = m.ssim;
+    if (enable_db) score = iqa::to_db(score, max_db);
+    out.emplace_back(ssim_name, score);
+    if (enable_lcs) {
+        out.emplace_back(l_name, static_cast<double>(m.l));
+        out.emplace_back(c_name, static_cast<double>(m.c));
+        out.emplace_back(s_name, static_cast<double>(m.s));
+    }
 }
 
 const MetricDescriptor descriptor{

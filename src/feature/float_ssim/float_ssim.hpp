@@ -11,6 +11,7 @@
 
 #include <string>
 
+#include "feature/float_ssim/iqa.hpp"
 #include "feature/metric.hpp"
 
 namespace vmafx::float_ssim {
@@ -41,6 +42,21 @@ struct Settings {
     /// The decimation factor for a width x height luma: `scale` when above 0, else upstream's
     /// max(1, _round(min(width, height) / 256.0f)) (_round: half away from zero, in float).
     int factor(int width, int height) const;
+
+    /// The decimation factor for `format` (factor()), after the CPU extractor's refusals:
+    /// throws Error for a bit depth upstream's float copy does not convert (not 8, 10, 12 or 16)
+    /// and for a luma whose decimation leaves fewer than 11 x 11 samples. The CUDA twin refuses
+    /// through the same function.
+    int checked_factor(const VideoFormat& format) const;
+
+    /// The tap of ssim.c's box low-pass filter of the decimation: 1.0f / (factor * factor),
+    /// every one of its factor x factor taps.
+    static float box_tap(int factor) { return 1.0f / static_cast<float>(factor * factor); }
+
+    /// Appends one frame's outputs from its means (CPU extractor and CUDA twin alike):
+    /// float_ssim (as dB, capped at `max_db`, with enable_db), then with enable_lcs the means of
+    /// l, c and s.
+    void write_frame(const iqa::SsimMeans& means, double max_db, FrameScores& out) const;
 };
 
 }  // namespace vmafx::float_ssim

@@ -10,18 +10,18 @@ namespace vmafx::iqa {
 
 namespace {
 
-/// The 1-D Gaussian taps upstream applies horizontally and vertically (g_gaussian_window_h
-/// and g_gaussian_window_v of iqa/ssim_tools.h, the same values), as floats.
-constexpr float kGaussian[kGaussianLen] = {0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
-                                           0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f};
+/// The 1-D Gaussian taps (iqa_math.hpp's gaussian_tap), as an array for the host loops.
+constexpr float kGaussian[kGaussianLen] = {gaussian_tap(0), gaussian_tap(1), gaussian_tap(2), gaussian_tap(3),
+                                           gaussian_tap(4), gaussian_tap(5), gaussian_tap(6), gaussian_tap(7),
+                                           gaussian_tap(8), gaussian_tap(9), gaussian_tap(10)};
 
 /// _iqa_convolve (1-D separable build) with the Gaussian window: only where the window lies
 /// inside the w x h image, giving (w - 10) x (h - 10) floats, packed, in `dst`. Horizontal
 /// pass over every row into a float cache, then the vertical pass over the cache; each output
-/// is the double sum of the float products sample * tap, taps in order, rounded to float.
-/// (The loops run the taps outside and the samples of a row inside, so that a row's sums
-/// advance together; each output still adds its products in upstream's order.) `dst` may be
-/// `img`.
+/// is the double sum of the float products sample * tap, taps in order (add_product), rounded
+/// to float. (The loops run the taps outside and the samples of a row inside, so that a row's
+/// sums advance together; each output still adds its products in upstream's order.) `dst` may
+/// be `img`.
 void convolve_gaussian(const float* img, int w, int h, float* dst) {
     const int dw = w - kGaussianLen + 1;
     const int dh = h - kGaussianLen + 1;
@@ -32,7 +32,7 @@ void convolve_gaussian(const float* img, int w, int h, float* dst) {
         std::fill(sum.begin(), sum.end(), 0.0);
         for (int k = 0; k < kGaussianLen; ++k) {
             const float tap = kGaussian[k];
-            for (int x = 0; x < dw; ++x) sum[x] += row[x + k] * tap;
+            for (int x = 0; x < dw; ++x) sum[x] = add_product(sum[x], row[x + k], tap);
         }
         float* out = cache.data() + static_cast<std::ptrdiff_t>(y) * dw;
         for (int x = 0; x < dw; ++x) out[x] = static_cast<float>(sum[x]);
@@ -42,35 +42,50 @@ void convolve_gaussian(const float* img, int w, int h, float* dst) {
         for (int k = 0; k < kGaussianLen; ++k) {
             const float tap = kGaussian[k];
             const float* row = cache.data() + static_cast<std::ptrdiff_t>(y + k) * dw;
-            for (int x = 0; x < dw; ++x) sum[x] += row[x] * tap;
+            for (int x = 0; x < dw; ++x) sum[x] = add_product(sum[x], row[x], tap);
         }
         float* out = dst + static_cast<std::ptrdiff_t>(y) * dw;
         for (int x = 0; x < dw; ++x) out[x] = static_cast<float>(sum[x]);
     }
 }
 
-/// KBND_SYMMETRIC's one reflection of an index outside [0, n).
-inline int mirror(int i, int n) {
-    if (i < 0) return -1 - i;
-    if (i >= n) return n - (i - n) - 1;
-    return i;
-}
+/// The maps of _iqa_ssim over the (w - 10) x (h - 10) windows of two w x h images: the Gaussian
+/// means, the clamped variances (iqa_math.hpp's variance) and the covariance (covariance).
+struct SsimMaps {
+    int windows_w = 0, windows_h = 0;
+    std::vector<float> ref_mu, cmp_mu, ref_var, cmp_var, cov;
+};
 
-/// _iqa_filter_pixel with scale 1: the klen x klen kernel centred on (x, y).
-float filter_pixel(const float* img, int w, int h, int x, int y, const float* kernel, int klen) {
-    const int c = klen / 2;
-    const int even = (klen & 1) ? 0 : 1;
-    const bool edge = x < c || y < c || x >= w - c || y >= h - c;
-    double sum = 0.0;
-    int k = 0;
-    for (int v = -c; v <= c - even; ++v) {
-        for (int u = -c; u <= c - even; ++u, ++k) {
-            const float sample = edge ? img[static_cast<std::ptrdiff_t>(mirror(y + v, h)) * w + mirror(x + u, w)]
-                                      : img[static_cast<std::ptrdiff_t>(y + v) * w + x + u];
-            sum += sample * kernel[k];
-        }
+SsimMaps ssim_maps(const float* ref, const float* cmp, int w, int h) {
+    const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+    SsimMaps m;
+    std::vector<float>&ref_mu = m.ref_mu, &cmp_mu = m.cmp_mu, &ref_sq = m.ref_var, &cmp_sq = m.cmp_var,
+        &both = m.cov;
+    ref_mu.resize(n);
+    cmp_mu.resize(n);
+    ref_sq.resize(n);
+    cmp_sq.resize(n);
+    both.resize(n);
+    convolve_gaussian(ref, w, h, ref_mu.data());
+    convolve_gaussian(cmp, w, h, cmp_mu.data());
+    for (std::size_t i = 0; i < n; ++i) {
+        ref_sq[i] = ref[i] * ref[i];
+        cmp_sq[i] = cmp[i] * cmp[i];
+        both[i] = ref[i] * cmp[i];
     }
-    return static_cast<float>(sum);
+    convolve_gaussian(ref_sq.data(), w, h, ref_sq.data());
+    convolve_gaussian(cmp_sq.data(), w, h, cmp_sq.data());
+    convolve_gaussian(both.data(), w, h, both.data());
+    m.windows_w = w - kGaussianLen + 1;
+    m.windows_h = h - kGaussianLen + 1;
+    const std::size_t windows = static_cast<std::size_t>(m.windows_w) * static_cast<std::size_t>(m.windows_h);
+    // The variances (clamped at 0) and the covariance, in place.
+    for (std::size_t i = 0; i < windows; ++i) {
+        ref_sq[i] = variance(ref_sq[i], ref_mu[i]);
+        cmp_sq[i] = variance(cmp_sq[i], cmp_mu[i]);
+        both[i] = covariance(both[i], ref_mu[i], cmp_mu[i]);
+    }
+    return m;
 }
 
 }  // namespace
@@ -105,7 +120,10 @@ void decimate(float* img, int w, int h, int factor, std::span<const float> kerne
                 const float* src = img + static_cast<std::ptrdiff_t>(cy + v) * w;
                 for (int u = -c; u <= last; ++u, ++k) {
                     const float tap = kernel[static_cast<std::size_t>(k)];
-                    for (int x = x0; x < x1; ++x) sum[static_cast<std::size_t>(x - x0)] += src[x * factor + u] * tap;
+                    for (int x = x0; x < x1; ++x) {
+                        double& acc = sum[static_cast<std::size_t>(x - x0)];
+                        acc = add_product(acc, src[x * factor + u], tap);
+                    }
                 }
             }
             for (int x = x0; x < x1; ++x)
@@ -116,58 +134,36 @@ void decimate(float* img, int w, int h, int factor, std::span<const float> kerne
 }
 
 SsimMeans ssim_means(const float* ref, const float* cmp, int w, int h) {
-    const float K1 = 0.01f, K2 = 0.03f;
-    const int L = 255;
-    const float C1 = (K1 * L) * (K1 * L);
-    const float C2 = (K2 * L) * (K2 * L);
-    const float C3 = C2 / 2.0f;
-
-    const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
-    std::vector<float> ref_mu(n), cmp_mu(n), ref_sq(n), cmp_sq(n), both(n);
-    convolve_gaussian(ref, w, h, ref_mu.data());
-    convolve_gaussian(cmp, w, h, cmp_mu.data());
-    for (std::size_t i = 0; i < n; ++i) {
-        ref_sq[i] = ref[i] * ref[i];
-        cmp_sq[i] = cmp[i] * cmp[i];
-        both[i] = ref[i] * cmp[i];
-    }
-    convolve_gaussian(ref_sq.data(), w, h, ref_sq.data());
-    convolve_gaussian(cmp_sq.data(), w, h, cmp_sq.data());
-    convolve_gaussian(both.data(), w, h, both.data());
-    const int dw = w - kGaussianLen + 1;
-    const int dh = h - kGaussianLen + 1;
-    const std::size_t windows = static_cast<std::size_t>(dw) * static_cast<std::size_t>(dh);
-
-    // The variances and the covariance, the variances clamped at 0 (upstream's
-    // MAX(0.0, v): a double comparison, stored back as float).
+    const SsimMaps m = ssim_maps(ref, cmp, w, h);
+    const std::size_t windows = static_cast<std::size_t>(m.windows_w) * static_cast<std::size_t>(m.windows_h);
+    TermSums sums{};
     for (std::size_t i = 0; i < windows; ++i) {
-        ref_sq[i] -= ref_mu[i] * ref_mu[i];
-        cmp_sq[i] -= cmp_mu[i] * cmp_mu[i];
-        ref_sq[i] = static_cast<float>(0.0 > ref_sq[i] ? 0.0 : static_cast<double>(ref_sq[i]));
-        cmp_sq[i] = static_cast<float>(0.0 > cmp_sq[i] ? 0.0 : static_cast<double>(cmp_sq[i]));
-        both[i] -= ref_mu[i] * cmp_mu[i];
+        const WindowTerms t = window_terms(m.ref_mu[i], m.cmp_mu[i], m.ref_var[i], m.cmp_var[i], m.cov[i]);
+        sums[kRowLcs] += t.lcs;
+        sums[kRowL] += t.l;
+        sums[kRowC] += t.c;
+        sums[kRowS] += t.s;
     }
+    return means_from_sums(sums, w, h);
+}
 
-    double ssim_sum = 0.0, l_sum = 0.0, c_sum = 0.0, s_sum = 0.0;
+void window_term_rows(const float* ref, const float* cmp, int w, int h, double* rows, std::size_t pitch) {
+    const SsimMaps m = ssim_maps(ref, cmp, w, h);
+    const std::size_t windows = static_cast<std::size_t>(m.windows_w) * static_cast<std::size_t>(m.windows_h);
     for (std::size_t i = 0; i < windows; ++i) {
-        const float mu1 = ref_mu[i], mu2 = cmp_mu[i];
-        // sqrt of the float product in double, stored as float.
-        const float s1s2 = static_cast<float>(std::sqrt(static_cast<double>(ref_sq[i] * cmp_sq[i])));
-        // Numerators in double, denominators summed in float.
-        const double l = (2.0 * mu1 * mu2 + C1) / static_cast<double>(mu1 * mu1 + mu2 * mu2 + C1);
-        const double c = (2.0 * s1s2 + C2) / static_cast<double>(ref_sq[i] + cmp_sq[i] + C2);
-        // Flat identical windows can leave a tiny negative covariance: taken as 0 there.
-        const float s12 = (both[i] < 0.0f && s1s2 <= 0.0f) ? 0.0f : both[i];
-        const double s = (s12 + C3) / (s1s2 + C3);  // a float quotient
-        ssim_sum += l * c * s;
-        l_sum += l;
-        c_sum += c;
-        s_sum += s;
+        const WindowTerms t = window_terms(m.ref_mu[i], m.cmp_mu[i], m.ref_var[i], m.cmp_var[i], m.cov[i]);
+        rows[kRowL * pitch + i] = t.l;
+        rows[kRowC * pitch + i] = t.c;
+        rows[kRowS * pitch + i] = t.s;
+        rows[kRowLcs * pitch + i] = t.lcs;
     }
+}
+
+SsimMeans means_from_sums(const TermSums& sums, int w, int h) {
     // Upstream divides by (double)(w * h) with int w and h: the window count.
-    const double count = static_cast<double>(dw * dh);
-    return {static_cast<float>(ssim_sum / count), static_cast<float>(l_sum / count),
-            static_cast<float>(c_sum / count), static_cast<float>(s_sum / count)};
+    const double count = static_cast<double>(ssim_windows(w, h));
+    return {static_cast<float>(sums[kRowLcs] / count), static_cast<float>(sums[kRowL] / count),
+            static_cast<float>(sums[kRowC] / count), static_cast<float>(sums[kRowS] / count)};
 }
 
 double max_db(bool clip, int bit_depth, int width, int height) {

@@ -13,15 +13,15 @@
 // iqa/math_utils.c (_round), float_ssim.c/float_ms_ssim.c (init's max_db, convert_to_db).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <span>
 #include <vector>
 
+#include "feature/float_ssim/iqa_math.hpp"
 #include "picture/picture.hpp"
 
 namespace vmafx::iqa {
-
-/// Taps of the Gaussian window (sigma 1.5) of the SSIM map, each direction.
-inline constexpr int kGaussianLen = 11;
 
 /// Size of one side of n samples after _iqa_decimate by `factor`: n / factor + (n & 1)
 /// (upstream adds the parity of n, not a ceiling: 7 / 3 gives 3).
@@ -53,6 +53,26 @@ struct SsimMeans {
 /// when negative while s1 s2 is 0), and the sums of l c s, l, c and s in raster order, each
 /// divided by the number of windows. Requires w, h >= kGaussianLen.
 SsimMeans ssim_means(const float* ref, const float* cmp, int w, int h);
+
+/// Number of windows of _iqa_ssim on a w x h image: (w - 10) * (h - 10), as an int (upstream's
+/// int product). Requires w, h >= kGaussianLen.
+inline int ssim_windows(int w, int h) { return (w - kGaussianLen + 1) * (h - kGaussianLen + 1); }
+
+/// The running sums of _iqa_ssim, indexed by TermRow (iqa_math.hpp): the sums of l, c, s and
+/// l c s over the windows, each added one double per window in raster order.
+using TermSums = std::array<double, kTermRows>;
+
+/// The means as _iqa_ssim returns them from its running sums on a w x h image: each sum divided
+/// by the window count (ssim_windows) in double, rounded to float. The CUDA twins' finish()
+/// calls this with the sums their device reproduces.
+SsimMeans means_from_sums(const TermSums& sums, int w, int h);
+
+/// The per-window terms of ssim_means on two w x h images (packed rows, w, h >= kGaussianLen),
+/// laid out as the CUDA twins lay them out: row r (TermRow: l, c, s, l c s) at rows + r * pitch,
+/// window (x, y) at index y * (w - 10) + x (raster order). `pitch` >= ssim_windows(w, h); rows
+/// must hold kTermRows * pitch doubles. Adding each row in order, from 0, gives ssim_means' sums
+/// (tests/test_float_ssim_cuda.cpp checks this layout against ssim_means).
+void window_term_rows(const float* ref, const float* cmp, int w, int h, double* rows, std::size_t pitch);
 
 /// The cap upstream's init() puts on dB scores: with `clip`, ceil(10 log10(peak^2 / mse))
 /// with peak = 2^bit_depth - 1 and mse = 0.5 / (width * height); +infinity without.

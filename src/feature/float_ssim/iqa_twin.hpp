@@ -1,0 +1,156 @@
+// The CUDA twins of float_ssim and float_ms_ssim as host-testable code: the per-thread work of
+// their kernels (iqa_cuda.cuh) as VMAFX_HOST_DEVICE functions built on the CPU's own arithmetic
+// (iqa_math.hpp), the planted regressions inside them, and each twin's plan (pyramid, scored
+// levels, term rows). The kernels only index and call these; tests/test_float_ssim_cuda.cpp runs
+// the same functions on the host, in the kernels' decomposition, against the CPU extractors, and
+// checks that each planted regression changes an output on the parity gate's inputs.
+// No CUDA header needed.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "base/host_device.hpp"
+#include "feature/float_ms_ssim/float_ms_ssim.hpp"
+#include "feature/float_ssim/float_ssim.hpp"
+#include "feature/float_ssim/iqa_math.hpp"
+#include "gpu/twin.hpp"
+
+namespace vmafx::iqa {
+
+/// Maps the Gaussian filters in a twin: ref, cmp, ref*ref, cmp*cmp, ref*cmp.
+inline constexpr int kMaps = 5;
+
+/// The planted regressions of the twins (parity-gate tests only; all off in normal runs).
+struct Plant {
+    bool fma = false;       ///< kContraction: the horizontal pass as fused multiply-adds
+    int mirror_shift = 0;   ///< kMirrorShift: decimation mirror (filter_pixel's plant_shift)...
+    bool border = false;    ///< ...and the last window column's last tap one column left
+    bool toward_zero = false;  ///< kRoundingConstant: ref*ref's vertical pass rounded toward 0
+
+    static Plant of(PlantedDefect d) {
+        Plant p;
+        p.fma = d == PlantedDefect::kContraction;
+        p.mirror_shift = d == PlantedDefect::kMirrorShift ? 1 : 0;
+        p.border = d == PlantedDefect::kMirrorShift;
+        p.toward_zero = d == PlantedDefect::kRoundingConstant;
+        return p;
+    }
+};
+
+/// picture_copy's float of one sample with offset 0 (floatimg::to_float): float(sample) /
+/// scaler + 0.0f, scaler 4, 16 or 256 at 10, 12, 16 bits (a division by a power of two, exact);
+/// float(sample) + 0.0f at 8 bits (scaler 0).
+VMAFX_HOST_DEVICE inline float sample_float(unsigned sample, float scaler) {
+    return scaler != 0.0f ? static_cast<float>(sample) / scaler + 0.0f : static_cast<float>(sample) + 0.0f;
+}
+
+/// The double `d` rounded to float toward zero (the planted kRoundingConstant only).
+VMAFX_HOST_DEVICE inline float round_toward_zero(double d) {
+    float f = static_cast<float>(d);
+    if (fabs(static_cast<double>(f)) > fabs(d)) f = nextafterf(f, 0.0f);
+    return f;
+}
+
+/// The Gaussian's horizontal pass of the five maps at column x (< w - 10) of row y of a w x h
+/// level pair (packed rows): out[m * plane + y * (w - 10) + x] = float(sum over taps k of
+/// map_m(x + k) * tap_k), each product the float product of the map (the CPU's product maps:
+/// ref*ref, cmp*cmp, ref*cmp in float) and the tap, added in double (add_product).
+VMAFX_HOST_DEVICE inline void horizontal_at(const float* ref, const float* cmp, int w, int x, int y, float* out,
+                                            std::size_t plane, Plant plant) {
+    const int dw = w - kGaussianLen + 1;
+    const float* r = ref + static_cast<std::ptrdiff_t>(y) * w + x;
+    const float* c = cmp + static_cast<std::ptrdiff_t>(y) * w + x;
+    double sum[kMaps] = {0.0, 0.0, 0.0, 0.0, 0.0};
+    for (int k = 0; k < kGaussianLen; ++k) {
+        // Planted kMirrorShift: the last window column's last tap one column to the left.
+        const int j = plant.border && k == kGaussianLen - 1 && x == dw - 1 ? k - 1 : k;
+        const float a = r[j], b = c[j];
+        const float v[kMaps] = {a, b, a * a, b * b, a * b};
+        const float tap = gaussian_tap(k);
+        for (int m = 0; m < kMaps; ++m)
+            sum[m] = plant.fma ? fma(static_cast<double>(v[m]), static_cast<double>(tap), sum[m])  // planted
+                               : add_product(sum[m], v[m], tap);
+    }
+    const std::ptrdiff_t i = static_cast<std::ptrdiff_t>(y) * dw + x;
+    for (int m = 0; m < kMaps; ++m) out[static_cast<std::ptrdiff_t>(m) * plane + i] = static_cast<float>(sum[m]);
+}
+
+/// The Gaussian's vertical pass of the five maps (horizontal_at's output, rows dw floats wide) at
+/// window (x, y), the clamped variances and the covariance, and the window's terms
+/// (window_terms) into rows[r * pitch + y * dw + x] for each TermRow r whose bit is set in
+/// `row_mask`.
+VMAFX_HOST_DEVICE inline void terms_at(const float* maps, std::size_t plane, int dw, int x, int y, double* rows,
+                                       std::size_t pitch, unsigned row_mask, Plant plant) {
+    float v[kMaps];
+    for (int m = 0; m < kMaps; ++m) {
+        const float* col = maps + static_cast<std::ptrdiff_t>(m) * plane + static_cast<std::ptrdiff_t>(y) * dw + x;
+        double sum = 0.0;
+        for (int k = 0; k < kGaussianLen; ++k) sum = add_product(sum, col[static_cast<std::ptrdiff_t>(k) * dw], gaussian_tap(k));
+        v[m] = plant.toward_zero && m == 2 ? round_toward_zero(sum) : static_cast<float>(sum);  // planted
+    }
+    const float v1 = variance(v[2], v[0]);
+    const float v2 = variance(v[3], v[1]);
+    const float cov = covariance(v[4], v[0], v[1]);
+    const WindowTerms t = window_terms(v[0], v[1], v1, v2, cov);
+    const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(dw) + static_cast<std::size_t>(x);
+    if (row_mask & (1u << kRowL)) rows[kRowL * pitch + i] = t.l;
+    if (row_mask & (1u << kRowC)) rows[kRowC * pitch + i] = t.c;
+    if (row_mask & (1u << kRowS)) rows[kRowS * pitch + i] = t.s;
+    if (row_mask & (1u << kRowLcs)) rows[kRowLcs * pitch + i] = t.lcs;
+}
+
+/// What a twin computes: the pyramid (level 0: the luma as floats; level k: level k - 1
+/// decimated by `factor` with the klen x klen `taps`, filter_pixel), the levels whose sums it
+/// forms, in order, and the term rows it forms (first_row .. first_row + row_count - 1).
+struct TwinPlan {
+    int levels = 1;
+    int factor = 1;
+    std::vector<float> taps;
+    int klen = 0;
+    std::vector<int> scored;
+    int first_row = 0;
+    int row_count = kTermRows;
+
+    /// Bit r set for each TermRow r formed.
+    unsigned row_mask() const {
+        unsigned mask = 0;
+        for (int r = first_row; r < first_row + row_count; ++r) mask |= 1u << r;
+        return mask;
+    }
+};
+
+/// float_ssim's plan for `settings` and its decimation factor (Settings::checked_factor): no
+/// decimation at factor 1, else one by the factor x factor box (Settings::box_tap); the last
+/// level scored; rows l, c, s, l*c*s with enable_lcs, else l*c*s only.
+inline TwinPlan float_ssim_plan(const float_ssim::Settings& settings, int factor) {
+    TwinPlan p;
+    p.levels = factor > 1 ? 2 : 1;
+    p.factor = factor;
+    if (factor > 1) {
+        p.taps.assign(static_cast<std::size_t>(factor) * static_cast<std::size_t>(factor),
+                      float_ssim::Settings::box_tap(factor));
+        p.klen = factor;
+    }
+    p.scored = {p.levels - 1};
+    p.first_row = settings.enable_lcs ? kRowL : kRowLcs;
+    p.row_count = settings.enable_lcs ? kTermRows : 1;
+    return p;
+}
+
+/// float_ms_ssim's plan: five levels by the 9x9 low-pass kernel, all scored, rows l, c, s.
+inline TwinPlan float_ms_ssim_plan() {
+    TwinPlan p;
+    p.levels = float_ms_ssim::kScales;
+    p.factor = 2;
+    const auto lpf = float_ms_ssim::low_pass();
+    p.taps.assign(lpf.begin(), lpf.end());
+    p.klen = float_ms_ssim::kLowPassLen;
+    for (int k = 0; k < float_ms_ssim::kScales; ++k) p.scored.push_back(k);
+    p.first_row = kRowL;
+    p.row_count = 3;
+    return p;
+}
+
+}  // namespace vmafx::iqa
