@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "base/host_device.hpp"
@@ -134,8 +135,10 @@ VMAFX_HOST_DEVICE inline int quadrant(int i, int j) { return ((i & 12) >> 2) + (
 /// The variance ratio of a block of samples s (row-major 8x8; upstream's *_gmean, *_means,
 /// *_gvar, *_vars): the sum of the four 4x4 quadrants' variances over the block's variance
 /// (each an unbiased estimate, scaled by n / (n - 1) as a float constant); the block's variance
-/// itself where that is not above 0. Float sums in row-major order, as upstream's.
-VMAFX_HOST_DEVICE inline float variance_ratio(const std::int32_t s[64]) {
+/// itself where that is not above 0. Float sums in row-major order, as upstream's. `fused`: the
+/// twin's planted kContraction (each step of the squared-deviation sums one fused
+/// multiply-add); false everywhere else.
+VMAFX_HOST_DEVICE inline float variance_ratio(const std::int32_t s[64], bool fused = false) {
     float gmean = 0;
     float means[4] = {0, 0, 0, 0};
     for (int i = 0; i < 8; ++i)
@@ -153,8 +156,8 @@ VMAFX_HOST_DEVICE inline float variance_ratio(const std::int32_t s[64]) {
             const int q = quadrant(i, j);
             const float dg = static_cast<float>(s[i * 8 + j]) - gmean;
             const float dq = static_cast<float>(s[i * 8 + j]) - means[q];
-            gvar += dg * dg;
-            vars[q] += dq * dq;
+            gvar = mul_add(dg, dg, gvar, fused);
+            vars[q] = mul_add(dq, dq, vars[q], fused);
         }
     constexpr float kBlock = 1 / 63.f * 64;
     constexpr float kQuadrant = 1 / 15.f * 16;
@@ -188,11 +191,12 @@ VMAFX_HOST_DEVICE inline float masking(const std::int32_t dct[64], float ratio, 
 /// place (on return they hold their DCTs). Per coefficient, err = |S - D| as a float, lowered
 /// for the AC coefficients by the threshold level / mask (level: the larger masking level of
 /// the two blocks) and floored at 0, and the term (err * csf) * (err * csf), each product
-/// rounded to float. `plant_contraction`: the twin's planted kContraction (see masking).
+/// rounded to float. `plant_contraction`: the twin's planted kContraction (see variance_ratio
+/// and masking).
 VMAFX_HOST_DEVICE inline void block_terms(std::int32_t s[64], std::int32_t d[64], const PlaneTables& t, float* terms,
                                           bool plant_contraction = false) {
-    const float s_ratio = variance_ratio(s);
-    const float d_ratio = variance_ratio(d);
+    const float s_ratio = variance_ratio(s, plant_contraction);
+    const float d_ratio = variance_ratio(d, plant_contraction);
     fdct8x8(s);
     fdct8x8(d);
     float level = masking(s, s_ratio, t.mask, plant_contraction);
@@ -212,6 +216,38 @@ VMAFX_HOST_DEVICE inline void block_terms(std::int32_t s[64], std::int32_t d[64]
 /// The number of 8x8 blocks along a plane side of `size` samples: blocks start at 0, 7, 14, ...
 /// while start + 7 < size (upstream's `y < height - 7`), so 0 below 8.
 VMAFX_HOST_DEVICE inline int blocks_along(int size) { return size < 8 ? 0 : (size - 8) / 7 + 1; }
+
+/// The twin's per-thread work (terms_kernel in psnr_hvs_cuda.cu), here so that the host tests
+/// run the same indexing: block `block` of a plane with `blocks_x` blocks per row (raster
+/// order: bx = block % blocks_x, by = block / blocks_x, top-left sample (7 bx, 7 by)), its
+/// samples read from `ref` / `dist` (Sample words, rows ref_pitch / dist_pitch bytes apart),
+/// its 64 terms written to plane_terms[64 * block + 8 * i + j]: the plane's terms in the CPU's
+/// summation order. plant_contraction / plant_mirror_shift: the twin's planted kContraction
+/// (see block_terms) / kMirrorShift (the block's last row read one row up); false outside the
+/// parity gate's tests.
+template <typename Sample>
+VMAFX_HOST_DEVICE inline void grid_block_terms(const unsigned char* ref, std::ptrdiff_t ref_pitch,
+                                               const unsigned char* dist, std::ptrdiff_t dist_pitch, int blocks_x,
+                                               std::size_t block, const PlaneTables& t, float* plane_terms,
+                                               bool plant_contraction, bool plant_mirror_shift) {
+    const int bx = static_cast<int>(block % static_cast<std::size_t>(blocks_x));
+    const int by = static_cast<int>(block / static_cast<std::size_t>(blocks_x));
+    const int x = 7 * bx, y = 7 * by;
+    std::int32_t s[64];
+    std::int32_t d[64];
+    for (int i = 0; i < 8; ++i) {
+        int row = y + i;
+        // Planted regression (parity-gate tests only): the block's last row read one row up.
+        if (plant_mirror_shift && i == 7) row -= 1;
+        const auto* r = reinterpret_cast<const Sample*>(ref + static_cast<std::ptrdiff_t>(row) * ref_pitch) + x;
+        const auto* q = reinterpret_cast<const Sample*>(dist + static_cast<std::ptrdiff_t>(row) * dist_pitch) + x;
+        for (int j = 0; j < 8; ++j) {
+            s[i * 8 + j] = r[j];
+            d[i * 8 + j] = q[j];
+        }
+    }
+    block_terms(s, d, t, plane_terms + 64 * block, plant_contraction);
+}
 
 }  // namespace math
 
