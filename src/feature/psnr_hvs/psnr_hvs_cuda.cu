@@ -133,11 +133,13 @@ public:
         const std::size_t max_terms = std::max<std::size_t>({terms_count_[0], terms_count_[1], 1});
         for (unsigned k = 0; k < slots; ++k) sequential_.push_back(std::make_unique<gpu::SequentialSum<float>>(max_terms, 2));
 
-        // The CPU's tables, once (synchronous copy: done before any frame's stream uses them).
+        // The CPU's tables, once; then wait for the copy (a copy from pageable memory may return
+        // before its DMA ends, and the twin's streams do not synchronize with the default one).
         PlaneTables tables[3];
         for (int p = 0; p < 3; ++p) tables[p] = psnr_hvs::plane_tables(p);
         tables_ = cuda::DeviceBuffer<PlaneTables>(3);
         cuda::check(cudaMemcpy(tables_.get(), tables, sizeof tables, cudaMemcpyHostToDevice), "copying the psnr_hvs tables");
+        cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
