@@ -49,14 +49,14 @@ std::vector<float> twin_terms(const PlanePair& p, int plane, bool contraction, b
     const int bx = blocks_along(p.width), by = blocks_along(p.height);
     std::vector<float> terms(64 * static_cast<std::size_t>(bx) * static_cast<std::size_t>(by));
     for (std::size_t b = 0; b < terms.size() / 64; ++b) {
+        const psnr_hvs::PlaneTables& t = psnr_hvs::plane_tables(plane);
+        float* out = terms.data() + 64 * b;
         if (p.bit_depth == 8)
-            psnr_hvs::math::grid_block_terms<std::uint8_t>(p.ref.data(), p.pitch(), p.dist.data(), p.pitch(), bx, b,
-                                                           psnr_hvs::plane_tables(plane), terms.data(), contraction,
-                                                           mirror_shift);
+            psnr_hvs::math::grid_block_terms<std::uint8_t>(p.ref.data(), p.pitch(), p.dist.data(), p.pitch(), bx, b, t,
+                                                           out, contraction, mirror_shift);
         else
             psnr_hvs::math::grid_block_terms<std::uint16_t>(p.ref.data(), p.pitch(), p.dist.data(), p.pitch(), bx, b,
-                                                            psnr_hvs::plane_tables(plane), terms.data(), contraction,
-                                                            mirror_shift);
+                                                            t, out, contraction, mirror_shift);
     }
     return terms;
 }

@@ -221,14 +221,14 @@ VMAFX_HOST_DEVICE inline int blocks_along(int size) { return size < 8 ? 0 : (siz
 /// run the same indexing: block `block` of a plane with `blocks_x` blocks per row (raster
 /// order: bx = block % blocks_x, by = block / blocks_x, top-left sample (7 bx, 7 by)), its
 /// samples read from `ref` / `dist` (Sample words, rows ref_pitch / dist_pitch bytes apart),
-/// its 64 terms written to plane_terms[64 * block + 8 * i + j]: the plane's terms in the CPU's
-/// summation order. plant_contraction / plant_mirror_shift: the twin's planted kContraction
-/// (see block_terms) / kMirrorShift (the block's last row read one row up); false outside the
-/// parity gate's tests.
+/// its 64 terms written to out[8 * i + j]; the plane's terms in the CPU's summation order are
+/// then block after block (out = plane_terms + 64 * block). plant_contraction /
+/// plant_mirror_shift: the twin's planted kContraction (see block_terms) / kMirrorShift (the
+/// block's last row read one row up); false outside the parity gate's tests.
 template <typename Sample>
 VMAFX_HOST_DEVICE inline void grid_block_terms(const unsigned char* ref, std::ptrdiff_t ref_pitch,
                                                const unsigned char* dist, std::ptrdiff_t dist_pitch, int blocks_x,
-                                               std::size_t block, const PlaneTables& t, float* plane_terms,
+                                               std::size_t block, const PlaneTables& t, float* out,
                                                bool plant_contraction, bool plant_mirror_shift) {
     const int bx = static_cast<int>(block % static_cast<std::size_t>(blocks_x));
     const int by = static_cast<int>(block / static_cast<std::size_t>(blocks_x));
@@ -246,7 +246,7 @@ VMAFX_HOST_DEVICE inline void grid_block_terms(const unsigned char* ref, std::pt
             d[i * 8 + j] = q[j];
         }
     }
-    block_terms(s, d, t, plane_terms + 64 * block, plant_contraction);
+    block_terms(s, d, t, out, plant_contraction);
 }
 
 }  // namespace math
