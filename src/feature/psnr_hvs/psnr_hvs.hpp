@@ -20,8 +20,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "feature/metric.hpp"
+#include "feature/psnr_hvs/psnr_hvs_math.hpp"
 
 namespace vmafx::psnr_hvs {
 
@@ -31,6 +33,10 @@ namespace vmafx::psnr_hvs {
 /// above 12 at init); no size limit: a plane without an 8x8 block (narrower or lower than 8)
 /// scores 0/0 = NaN, as upstream's, and so does the combined psnr_hvs then.
 extern const MetricDescriptor descriptor;
+
+/// The tables of plane `plane` (0 luma, 1 Cb, 2 Cr; see PlaneTables in psnr_hvs_math.hpp),
+/// built on first use.
+const PlaneTables& plane_tables(int plane);
 
 /// Daala's integer 8-point forward DCT (od_bin_fdct8, lifting steps, 32-bit ints wrapping as
 /// upstream's on x86-64): out[0..7] from in[0], in[stride], ..., in[7 * stride].
@@ -47,7 +53,25 @@ template <typename Sample>
 float plane_score(const Sample* ref, std::ptrdiff_t ref_stride, const Sample* dist, std::ptrdiff_t dist_stride,
                   int width, int height, int bit_depth, int plane);
 
+/// The plane score s from the plane's running float sum of its `coefficients` terms
+/// (64 per block): sum / float(coefficients) / float((2^bit_depth - 1)^2), each division in
+/// float (0 / 0 = NaN without a block, as upstream).
+float finish_plane_score(float sum, int coefficients, int bit_depth);
+
 /// 10 * -log10(score) (upstream's convert_score_db with weight 1).
 double to_db(double score);
+
+/// The outputs of one extractor (names from its options) and how a frame's plane scores become
+/// them: psnr_hvs_y, _cb, _cr = to_db(s_plane) and psnr_hvs = to_db(0.8 * s_y + 0.1 *
+/// (s_cb + s_cr)) in double. Used by the CPU extractor and the CUDA twin's finish().
+class Outputs {
+public:
+    explicit Outputs(const Options& options);
+    /// Appends the four scores of plane scores `score` (Y, Cb, Cr) to `out`.
+    void write(const float score[3], FrameScores& out) const;
+
+private:
+    std::string names_[4];
+};
 
 }  // namespace vmafx::psnr_hvs
