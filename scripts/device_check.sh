@@ -19,6 +19,7 @@ if [ ! -d "$VMAFX_FIXTURES" ]; then
   python3 .devcarry/shared/fixtures/prepare.py --src .devcarry/shared/fixtures --out "$VMAFX_FIXTURES" >/dev/null
 fi
 bin=.devcarry/bin
+[ -d "$bin" ] || tar -C .devcarry -xJf .devcarry/bin.tar.xz  # device_bundle.sh packs the programs
 status=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$bin/vmafx_tests" --gtest_filter="${GTEST_FILTER:-*Cuda*:ParityGate*}" 2>&1 | tee "$out/tests.txt" | tail -40

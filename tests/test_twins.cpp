@@ -155,7 +155,7 @@ TEST_P(TwinCuda, ShortVideos) {
         if (h.refs != d.refs || h.dists != d.dists) sets.push_back(flipped);
     }
     for (const auto& [w, h] : {std::pair{m.limits.min_width, m.limits.min_height}, std::pair{853, 481}})
-        for (const int bits : {8, 16})
+        for (const int bits : {m.limits.min_bit_depth, m.limits.max_bit_depth})
             for (unsigned frames = 1; frames <= 3; ++frames) {
                 const Clip clip = synthetic_clip({std::max(w, m.limits.min_width), std::max(h, m.limits.min_height), bits,
                                                   Subsampling::k420},

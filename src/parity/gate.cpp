@@ -25,14 +25,20 @@ std::vector<ModelSpec> builtin_model_specs() {
     return specs;
 }
 
+/// Largest double corner taken: an option unbounded in practice (psnr's min_sse, up to DBL_MAX,
+/// which upstream's float option values turn into inf) is taken at this value instead.
+constexpr double kLargestCorner = 1e6;
+
 /// The corner values of one option, as text: a bool flipped; an int at min and max; a double
-/// at min, max and 30% of its range; values equal to the default left out; none of a string.
+/// at min, max (at most kLargestCorner) and 30% of that range; values equal to the default left
+/// out; none of a string.
 std::vector<std::string> corner_values(const OptionSpec& spec) {
     std::vector<double> values;
+    const double top = std::min(spec.max, std::max(spec.min, kLargestCorner));
     switch (spec.type) {
     case OptionType::kBool: values = {spec.default_value != 0.0 ? 0.0 : 1.0}; break;
     case OptionType::kInt: values = {spec.min, spec.max}; break;
-    case OptionType::kDouble: values = {spec.min, spec.max, spec.min + (spec.max - spec.min) * 0.3}; break;
+    case OptionType::kDouble: values = {spec.min, top, spec.min + (top - spec.min) * 0.3}; break;
     case OptionType::kString: return {};  // no range to take corners of
     }
     std::vector<std::string> out;
