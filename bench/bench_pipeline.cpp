@@ -13,6 +13,7 @@
 
 #include "bench_support.hpp"
 #include "engine/gpu_scorer.hpp"
+#include "feature/registry.hpp"
 #include "io/video_reader.hpp"
 #include "model/model.hpp"
 
@@ -169,6 +170,44 @@ void BM_CopyHostToDevice(benchmark::State& state) {
     }
     state.counters["GBps"] = benchmark::Counter(static_cast<double>(state.iterations()) * bytes / 1e9, benchmark::Counter::kIsRate);
 }
+
+/// One twin alone (default options) on frames already on the device, every plane it reads:
+/// the cost of its kernels and its sums per frame (BM_Twin/NAME, for every registered twin).
+void twin_device_frames(benchmark::State& state, const TwinDescriptor& twin) {
+    if (!gpu_ready(state)) return;
+    const Frames frames(state);
+    const MetricDescriptor& metric = metric_named(twin.metric);
+    GpuScorer scorer({FeatureInstance{&metric, metric.parse_options({})}}, frames.format, 4);
+    const int planes = scorer.planes() == PlaneSet::kAll ? 3 : 1;
+    // Per distinct frame and plane: device copies of the reference and distorted planes.
+    std::vector<cuda::DeviceBuffer<std::uint8_t>> buffers;
+    std::vector<DevicePicture> ref(kDistinctFrames), dist(kDistinctFrames);
+    for (int i = 0; i < kDistinctFrames; ++i)
+        for (int p = 0; p < planes; ++p)
+            for (int side = 0; side < 2; ++side) {
+                const Plane& plane = (side ? frames.dist[i] : frames.ref[i]).planes[p];
+                const std::size_t row = static_cast<std::size_t>(plane.width()) * frames.format.bytes_per_sample();
+                buffers.emplace_back(row * plane.height());
+                cuda::check(cudaMemcpy2D(buffers.back().get(), row, plane.data(), plane.stride(), row, plane.height(),
+                                         cudaMemcpyHostToDevice), "bench upload");
+                (side ? dist : ref)[i].planes[p] = {buffers.back().get(), static_cast<std::ptrdiff_t>(row)};
+            }
+    unsigned index = 0;
+    for (auto _ : state) {
+        for (int k = 0; k < kBatch; ++k, ++index)
+            scorer.submit_device(index, ref[index % kDistinctFrames], dist[index % kDistinctFrames]);
+        scorer.wait_all();
+    }
+    state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()) * kBatch, benchmark::Counter::kIsRate);
+}
+
+const bool twins_registered = [] {
+    for (const TwinDescriptor* twin : twin_registry())
+        benchmark::RegisterBenchmark(("BM_Twin/" + std::string(twin->metric)).c_str(),
+                                     [twin](benchmark::State& state) { twin_device_frames(state, *twin); })
+            ->Apply(bench::sizes);
+    return true;
+}();
 
 BENCHMARK(BM_PipelineGpuHostFrames)->Apply(bench::sizes);
 BENCHMARK(BM_PipelineGpuDeviceFrames)->Apply(bench::sizes);
