@@ -51,8 +51,9 @@ namespace vmafx {
 namespace {
 
 constexpr unsigned kThreads = 256;
-/// Most block rows of a grid (CUDA's limit of gridDim.y); taller planes loop.
-constexpr int kMaxGridRows = 65535;
+/// Block rows of a grid: each thread adds the samples of every kGridRows-th row (its sums are
+/// integers, order-free), so that a frame takes few atomics (one per warp and block row).
+constexpr int kGridRows = 64;
 
 /// The device sums of one frame (per slot), copied to the host as one block.
 struct MomentSums {
@@ -62,7 +63,7 @@ struct MomentSums {
     float planted[2];              ///< kReductionOrder's float sums of v2
 };
 
-/// Adds one picture's sums. Grid: (column blocks, min(rows, kMaxGridRows)), each block row
+/// Adds one picture's sums. Grid: (column blocks, min(rows, kGridRows)), each block row
 /// taking rows blockIdx.y, blockIdx.y + gridDim.y, ...; block: kThreads. terms: row-major w * h
 /// doubles receiving v2, or nullptr. plant_shift / plant_unrounded / planted_sum: the planted
 /// kMirrorShift / kRoundingConstant / kReductionOrder (false / nullptr outside the gate's tests).
@@ -153,7 +154,7 @@ private:
         const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(format_.width) * format_.bytes_per_sample();
         if (plane.pitch < row_bytes) throw Error("float_moment (CUDA): a luma pitch below the row");
         const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(format_.width), kThreads),
-                        static_cast<unsigned>(std::min(format_.height, kMaxGridRows)));
+                        static_cast<unsigned>(std::min(format_.height, kGridRows)));
         const bool shift = plant_ == PlantedDefect::kMirrorShift;
         const bool unrounded = plant_ == PlantedDefect::kRoundingConstant;
         float* planted = plant_ == PlantedDefect::kReductionOrder ? &sums->planted[pic] : nullptr;

@@ -49,8 +49,9 @@ namespace vmafx {
 namespace {
 
 constexpr unsigned kThreads = 256;
-/// Most block rows of a grid (CUDA's limit of gridDim.y); taller planes loop.
-constexpr int kMaxGridRows = 65535;
+/// Block rows of a grid: each thread adds the samples of every kGridRows-th row (its sums are
+/// integers, order-free), so that a frame takes few atomics (one per warp and block row).
+constexpr int kGridRows = 64;
 
 /// The device sums of one frame (per slot), copied to the host as one block.
 struct NoiseSums {
@@ -59,7 +60,7 @@ struct NoiseSums {
     float planted;             ///< kReductionOrder's float sum of d2
 };
 
-/// Adds one frame's noise. Grid: (column blocks, min(rows, kMaxGridRows)), each block row
+/// Adds one frame's noise. Grid: (column blocks, min(rows, kGridRows)), each block row
 /// taking rows blockIdx.y, blockIdx.y + gridDim.y, ...; block: kThreads. terms: row-major w * h
 /// doubles receiving d2, or nullptr. plant_shift / planted_sum: the planted kMirrorShift /
 /// kReductionOrder (false / nullptr outside the gate's tests).
@@ -113,7 +114,7 @@ public:
         cuda::check(cudaMemsetAsync(sums, 0, sizeof(NoiseSums), stream), "cudaMemsetAsync");
         double* terms = sequential_ ? terms_.get() + samples_ * slot : nullptr;
         const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(format_.width), kThreads),
-                        static_cast<unsigned>(std::min(format_.height, kMaxGridRows)));
+                        static_cast<unsigned>(std::min(format_.height, kGridRows)));
         const bool shift = plant_ == PlantedDefect::kMirrorShift;
         float* planted = plant_ == PlantedDefect::kReductionOrder ? &sums->planted : nullptr;
         const double units = static_cast<double>(scaler_) * scaler_;
