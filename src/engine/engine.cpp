@@ -272,7 +272,7 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     std::vector<bool> temporal;  // keeps history: sees every frame, whatever the subsampling
     for (const auto& f : instances) {
         extractors.push_back(f.metric->make_extractor(f.options, format));
-        temporal.push_back(f.metric->temporal || f.metric->history_for(f.options).any());
+        temporal.push_back(f.metric->sees_every_frame(f.options));
     }
     Needs needs = needs_of(instances);
     if (gpu && gpu->planes() == PlaneSet::kAll) needs.planes = PlaneSet::kAll;

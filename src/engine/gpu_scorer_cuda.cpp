@@ -77,7 +77,7 @@ private:
 struct GpuScorer::Impl {
     struct Twin {
         std::unique_ptr<GpuTwin> twin;
-        bool temporal = false;  ///< its metric keeps history: it sees every frame
+        bool temporal = false;  ///< MetricDescriptor::sees_every_frame: runs on every frame
     };
 
     VideoFormat format;
@@ -156,7 +156,8 @@ GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFo
         m.history.dists = std::max(m.history.dists, h.dists);
         if (f.metric->planes == PlaneSet::kAll) m.planes = PlaneSet::kAll;
         const bool plants = std::find(twin->defects.begin(), twin->defects.end(), plant) != twin->defects.end();
-        m.twins.push_back({twin->create(f.options, format, m.slots, plants ? plant : PlantedDefect::kNone), h.any()});
+        m.twins.push_back({twin->create(f.options, format, m.slots, plants ? plant : PlantedDefect::kNone),
+                           f.metric->sees_every_frame(f.options)});
     }
     m.refs = std::make_unique<PictureRing>(format, m.plane_count(), m.slots + m.history.refs);
     m.dists = std::make_unique<PictureRing>(format, m.plane_count(), m.slots + m.history.dists);

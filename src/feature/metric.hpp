@@ -108,6 +108,9 @@ struct MetricDescriptor {
     /// The previous pictures the metric reads under `opts`; throws Error when the descriptor
     /// asks for more than kMaxHistory of either video.
     History history_for(const Options& opts) const;
+    /// Whether it runs on every frame under --subsample N (temporal, or reading previous
+    /// pictures under `opts`), on every backend; the others run on every N-th frame only.
+    bool sees_every_frame(const Options& opts) const { return temporal || history_for(opts).any(); }
     /// Throws Error naming the metric and the limit unless `limits` accept `format`.
     void check_format(const VideoFormat& format) const;
     /// check_format, then `create`.
