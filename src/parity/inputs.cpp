@@ -43,49 +43,6 @@ std::vector<ParityInput> fixture_inputs(const std::string& dir) {
     return out;
 }
 
-void write_random_video(const std::string& path, const VideoFormat& f, int frames, unsigned seed, int noise) {
-    std::mt19937 rng(seed);
-    std::mt19937 base_rng(7);  // the same base content for every seed: ref and dist correlate
-    const int max = (1 << f.bit_depth) - 1;
-    std::ofstream out(path, std::ios::binary);
-    std::vector<unsigned char> row;
-    for (int i = 0; i < frames; ++i)
-        for (int p = 0; p < 3; ++p)
-            for (int y = 0; y < f.plane_height(p); ++y) {
-                row.clear();
-                for (int x = 0; x < f.plane_width(p); ++x) {
-                    const int smooth = ((x * 7 + y * 3 + i * 5) * (max / 255 + 1)) % (max + 1);
-                    int v = smooth + static_cast<int>(base_rng() % 9) - 4;
-                    if (noise) v += static_cast<int>(rng() % (2 * noise + 1)) - noise;
-                    v = std::clamp(v, 0, max);
-                    row.push_back(static_cast<unsigned char>(v & 0xff));
-                    if (f.bit_depth > 8) row.push_back(static_cast<unsigned char>(v >> 8));
-                }
-                out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(row.size()));
-            }
-    if (!out) throw Error(fmt::format("{}: cannot write", path));
-}
-
-std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, unsigned seed) {
-    fs::create_directories(dir);
-    std::mt19937 rng(seed);
-    std::vector<ParityInput> out;
-    for (int depth : {8, 10, 12, 16})
-        for (unsigned k = 0; k < count; ++k) {
-            VideoFormat f;
-            f.width = 33 + 2 * static_cast<int>(rng() % 200);   // odd, 33..431
-            f.height = 33 + 2 * static_cast<int>(rng() % 120);  // odd, 33..271
-            f.bit_depth = depth;
-            f.subsampling = Subsampling::k420;
-            const std::string base = fmt::format("{}/random_{}x{}_{}bit_{}", dir, f.width, f.height, depth, k);
-            write_random_video(base + "_ref.yuv", f, 4, seed + k, 0);
-            write_random_video(base + "_dist.yuv", f, 4, seed + k + 1000, 3 << (depth - 8));
-            out.push_back({fmt::format("random {}x{} {}-bit", f.width, f.height, depth), base + "_ref.yuv",
-                           base + "_dist.yuv", f, true});
-        }
-    return out;
-}
-
 namespace {
 
 /// Writes `frames` frames of `f` to `path`, sample (plane, x, y, frame) from `sample`.
@@ -108,6 +65,40 @@ void write_video(const std::string& path, const VideoFormat& f, int frames, Fn s
 }
 
 }  // namespace
+
+void write_random_video(const std::string& path, const VideoFormat& f, int frames, unsigned seed, int noise) {
+    std::mt19937 rng(seed);
+    std::mt19937 base_rng(7);  // the same base content for every seed: ref and dist correlate
+    const int max = (1 << f.bit_depth) - 1;
+    // write_video asks for the samples in file order, so the generators run in that order.
+    write_video(path, f, frames, [&](int, int x, int y, int i) {
+        const int smooth = ((x * 7 + y * 3 + i * 5) * (max / 255 + 1)) % (max + 1);
+        int v = smooth + static_cast<int>(base_rng() % 9) - 4;
+        if (noise) v += static_cast<int>(rng() % (2 * noise + 1)) - noise;
+        return std::clamp(v, 0, max);
+    });
+}
+
+std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, unsigned seed) {
+    fs::create_directories(dir);
+    std::mt19937 rng(seed);
+    std::vector<ParityInput> out;
+    for (int depth : {8, 10, 12, 16})
+        for (unsigned k = 0; k < count; ++k) {
+            VideoFormat f;
+            f.width = 33 + 2 * static_cast<int>(rng() % 200);   // odd, 33..431
+            f.height = 33 + 2 * static_cast<int>(rng() % 120);  // odd, 33..271
+            f.bit_depth = depth;
+            f.subsampling = Subsampling::k420;
+            const std::string base = fmt::format("{}/random_{}x{}_{}bit_{}", dir, f.width, f.height, depth, k);
+            write_random_video(base + "_ref.yuv", f, 4, seed + k, 0);
+            write_random_video(base + "_dist.yuv", f, 4, seed + k + 1000, 3 << (depth - 8));
+            out.push_back({fmt::format("random {}x{} {}-bit", f.width, f.height, depth), base + "_ref.yuv",
+                           base + "_dist.yuv", f, true});
+        }
+    return out;
+}
+
 
 std::vector<ParityInput> hard_inputs(const std::string& dir) {
     fs::create_directories(dir);
