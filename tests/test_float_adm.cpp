@@ -3,11 +3,16 @@
 // ranges and names (upstream's quirks: adm_skip_aim_scale's default outside its range, the
 // debug output "adm" under its bare name), and oracle values of option paths the golden files
 // do not reach.
+#include <bit>
+#include <cstdint>
 #include <string>
+
+#include <immintrin.h>
 
 #include <gtest/gtest.h>
 
 #include "feature/float_adm/float_adm.hpp"
+#include "feature/float_adm/rcp_estimate.hpp"
 #include "pictures.hpp"
 #include "test_support.hpp"
 #include "twin_support.hpp"
@@ -22,6 +27,48 @@ Options adm_options(const OptionValues& values = {}) { return descriptor.parse_o
 // 17 x 17: every DWT level's input has 2 samples and the last level's bands are 2 x 2, what
 // the 3 x 3 masking neighbourhood needs; at 16 they are 1 x 1 and upstream reads outside its
 // buffers (it runs, on garbage).
+/// The estimate of the instruction (this CPU's table) and of the emulation, as bits.
+std::uint32_t rcpss_bits(std::uint32_t x) {
+    return std::bit_cast<std::uint32_t>(_mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(std::bit_cast<float>(x)))));
+}
+std::uint32_t emulated_bits(std::uint32_t x) {
+    return std::bit_cast<std::uint32_t>(float_adm::rcp_estimate(std::bit_cast<float>(x)));
+}
+
+TEST(FloatAdmRcpEstimate, MeasuredValuesAndEnds) {
+    // Values read off the golden machines' rcpss (tools/rcpss_table.cpp's CPU): 1 -> 0x3f7ff000,
+    // 2^-126 (smallest normal) -> 0x7e7ff000, a value just below 2^126 -> smallest normal.
+    EXPECT_EQ(emulated_bits(0x3f800000u), 0x3f7ff000u);
+    EXPECT_EQ(emulated_bits(0xbf800000u), 0xbf7ff000u);
+    EXPECT_EQ(emulated_bits(0xc0000000u), 0xbefff000u);
+    EXPECT_EQ(emulated_bits(0x00800000u), 0x7e7ff000u);
+    EXPECT_EQ(emulated_bits(0x7e7fffffu), 0x00800000u);
+    EXPECT_EQ(emulated_bits(0x7e000000u), 0x00fff000u);
+    EXPECT_EQ(emulated_bits(0x3fc00000u), 0x3f2aa800u);  // 1.5
+    // Ends: zeros and subnormals give infinities, huge values and infinities zeros, NaN NaN.
+    EXPECT_EQ(emulated_bits(0x00000000u), 0x7f800000u);
+    EXPECT_EQ(emulated_bits(0x80000000u), 0xff800000u);
+    EXPECT_EQ(emulated_bits(0x007fffffu), 0x7f800000u);
+    EXPECT_EQ(emulated_bits(0x7e800000u), 0x00000000u);
+    EXPECT_EQ(emulated_bits(0x7f800000u), 0x00000000u);
+    EXPECT_EQ(emulated_bits(0xff800000u), 0x80000000u);
+    EXPECT_EQ(emulated_bits(0x7fc00000u), 0x7fc00000u);
+}
+
+TEST(FloatAdmRcpEstimate, EveryFloatAsTheInstructionWhereItsTableIsTheGoldenMachines) {
+    // On a CPU with another table (e.g. Intel's) there is nothing to compare: the emulation is
+    // what keeps float_adm's values the golden ones there.
+    for (std::uint32_t x : {0x3f800000u, 0x3fc00000u, 0x3fffffffu, 0x3f812345u})
+        if (rcpss_bits(x) != emulated_bits(x)) GTEST_SKIP() << "skipped: this CPU's rcpss table is another one";
+    std::uint64_t differ = 0;
+    for (std::uint64_t x = 0; x <= 0xffffffffu; x += 31) {  // every 31st float: each exponent, each group of 2048
+        const auto b = static_cast<std::uint32_t>(x);
+        if (((b >> 23) & 0xffu) == 0xffu && (b & 0x7fffffu)) continue;  // NaNs: the payload rules differ by CPU
+        differ += rcpss_bits(b) != emulated_bits(b);
+    }
+    EXPECT_EQ(differ, 0u);
+}
+
 TEST(FloatAdmLimits, SeventeenBySeventeen) {
     const auto make = [](int w, int h) {
         return descriptor.make_extractor(adm_options(), {w, h, 8, Subsampling::k420});

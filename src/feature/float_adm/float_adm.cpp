@@ -11,15 +11,16 @@
 // weighted additive part, gives the level's numerator (a p-norm over the picture without a
 // 10% border, plus a noise constant); the reference's weighted bands give its denominator;
 // the additive part masked by the restored one gives the AIM numerator. Ratios 1/x are
-// computed as upstream does on SSE2: x * (refined rcpss reciprocal).
+// computed as upstream does on SSE2: x * (refined rcpss reciprocal), with the rcpss table of the
+// machines upstream's golden values come from, in software (rcp_estimate.hpp), on every CPU.
 #include "feature/float_adm/float_adm.hpp"
 
 #include <cmath>
-#include <immintrin.h>
 
 #include <fmt/format.h>
 
 #include "feature/adm/adm_csf.hpp"
+#include "feature/float_adm/rcp_estimate.hpp"
 
 namespace vmafx {
 
@@ -44,9 +45,10 @@ struct Bands {
     Image a, h, v, d;
 };
 
-// Upstream rcp_s: the SSE reciprocal estimate refined by one Newton step.
+// Upstream rcp_s: the SSE reciprocal estimate (the golden machines' table: rcp_estimate.hpp)
+// refined by one Newton step.
 float rcp(float x) {
-    const float xi = _mm_cvtss_f32(_mm_rcp_ss(_mm_set_ss(x)));
+    const float xi = rcp_estimate(x);
     return xi + xi * (1.0f - x * xi);
 }
 float divs(float n, float d) { return n * rcp(d); }
