@@ -18,6 +18,7 @@
 #include "feature/float_psnr/float_psnr.hpp"
 #include "feature/float_psnr/float_psnr_math.hpp"
 #include "feature/psnr/psnr.hpp"
+#include "gpu/sequential_sum.hpp"
 #include "gpu/sequential_sum_core.hpp"
 #include "test_support.hpp"
 #include "twin_support.hpp"
@@ -68,8 +69,7 @@ void expect_host_twin_sums(const Picture& ref, const Picture& dist, int bits) {
     const Plane& d = dist.luma();
     const int w = r.width(), h = r.height();
     const float scaler = float_moment::scaler_of(bits);
-    const bool sequential = (static_cast<unsigned long long>(w) * static_cast<unsigned long long>(h) << (2 * bits)) >
-                            (1ull << 53);
+    const bool sequential = gpu::double_sum_may_round(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), 2 * bits);
     unsigned long long first = 0, second = 0, noise = 0;
     std::vector<double> moment_terms, noise_terms;
     for (int y = 0; y < h; ++y)

@@ -105,7 +105,7 @@ public:
         descriptor_check(options);
         // The CPU's second sum is exact (an integer number of units below 2^53 at every step)
         // where w * h * 2^(2 * bit_depth) <= 2^53; beyond, its running double sum rounds.
-        sequential_ = (static_cast<unsigned long long>(samples_) << (2 * format.bit_depth)) > (1ull << 53);
+        sequential_ = gpu::double_sum_may_round(samples_, 2 * format.bit_depth);
         if (sequential_) {
             terms_ = cuda::DeviceBuffer<double>(2 * samples_ * slots);
             for (unsigned s = 0; s < slots; ++s)
