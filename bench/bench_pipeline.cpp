@@ -130,10 +130,11 @@ void BM_PipelineGpuHostFrames(benchmark::State& state) {
         benchmark::Counter(static_cast<double>(state.iterations()) * kBatch * bytes / 1e9, benchmark::Counter::kIsRate);
 }
 
-void BM_PipelineGpuDeviceFrames(benchmark::State& state) {
+/// The VMAF features on frames already on the device, `slots` frames in flight.
+void gpu_device_frames(benchmark::State& state, unsigned slots) {
     if (!gpu_ready(state)) return;
     const Frames frames(state);
-    GpuScorer scorer(vmaf_features(), frames.format, 4);
+    GpuScorer scorer(vmaf_features(), frames.format, slots);
     const std::size_t row = static_cast<std::size_t>(frames.format.width) * frames.format.bytes_per_sample();
     std::vector<cuda::DeviceBuffer<std::uint8_t>> ref, dist;
     for (int i = 0; i < kDistinctFrames; ++i) {
@@ -157,6 +158,20 @@ void BM_PipelineGpuDeviceFrames(benchmark::State& state) {
     }
     state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()) * kBatch, benchmark::Counter::kIsRate);
 }
+
+void BM_PipelineGpuDeviceFrames(benchmark::State& state) { gpu_device_frames(state, 4); }
+
+/// As BM_PipelineGpuDeviceFrames at 3840x2160 8-bit with 2 to 16 frames in flight: how much
+/// more frames in flight overlap the small kernels of the lower scales and levels.
+void BM_PipelineGpuSlots(benchmark::State& state) { gpu_device_frames(state, static_cast<unsigned>(state.range(3))); }
+BENCHMARK(BM_PipelineGpuSlots)
+    ->Args({3840, 2160, 8, 2})
+    ->Args({3840, 2160, 8, 4})
+    ->Args({3840, 2160, 8, 8})
+    ->Args({3840, 2160, 8, 16})
+    ->ArgNames({"w", "h", "bits", "slots"})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 /// Host-to-device copy bandwidth from pinned memory: the ceiling of the host-frames case.
 void BM_CopyHostToDevice(benchmark::State& state) {

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|bench|cli|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|bench|cli|startup|ncu|all]
 # golden: every golden command line with --backend cuda (upstream's CPU values from the GPU run;
 # metrics without a twin run on the CPU in the same run).
 # cli: the whole CLI, --backend cuda, on long .yuv files in memory (tmpfs, i.e. page cache)
 # built by repeating fixtures: CLI_4K_REPEATS x 3 frames at 3840x2160 and CLI_HD_REPEATS x 6
 # frames at 1920x1080 (8-bit), three runs each, wall time by bash's `time`.
+# startup: wall time of one-frame runs at 3840x2160, --backend cuda against the CPU (the GPU
+# start-up: CUDA context, device and pinned buffers, kernels' first launch).
+# ncu: Nsight Compute's speed-of-light, occupancy and launch sections of the twins' kernels of
+# vmaf_v0.6.1 at 3840x2160 8-bit (NCU_KERNELS, a regex; clocks left as they are).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -60,5 +64,29 @@ if [ "$what" = cli ] || [ "$what" = all ]; then
     { time "$bin/vmafx" -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 \
         --frame_cnt 64 -q --json -o "$dir/cpu.json" ; } 2>&1 | tee -a "$out/cli.txt"
   done
+fi
+if [ "$what" = startup ] || [ "$what" = ncu ]; then
+  f=$VMAFX_FIXTURES/canopee_3840x2160_420p8
+  TIMEFORMAT='%R s wall'
+fi
+if [ "$what" = startup ]; then
+  for run in 1 2 3; do
+    for backend in cpu cuda; do
+      echo "startup run $run, --backend $backend, 1 frame 3840x2160" | tee -a "$out/startup.txt"
+      { time "$bin/vmafx" -r "$f/ref.yuv" -d "$f/dist.yuv" -w 3840 -h 2160 -p 420 -b 8 --frame_cnt 1 \
+          --backend "$backend" -q --json -o "$out/startup.json" ; } 2>&1 | tee -a "$out/startup.txt"
+    done
+  done
+  VMAFX_TIMINGS=1 "$bin/vmafx" -r "$f/ref.yuv" -d "$f/dist.yuv" -w 3840 -h 2160 -p 420 -b 8 --frame_cnt 1 \
+    --backend cuda -q --json -o "$out/startup.json" 2>&1 | tee -a "$out/startup.txt"
+fi
+if [ "$what" = ncu ]; then
+  ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats \
+      --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+      -k "regex:${NCU_KERNELS:-scale_kernel|level|cm|final|motion}" --launch-skip "${NCU_SKIP:-40}" \
+      --launch-count "${NCU_COUNT:-16}" \
+      "$bin/vmafx" -r "$f/ref.yuv" -d "$f/dist.yuv" -w 3840 -h 2160 -p 420 -b 8 --backend cuda -q \
+      --json -o "$out/ncu.json" >"$out/ncu.txt" 2>&1
+  grep -E '^  [a-z_]+.*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Shared Memory Config|Block Limit|Grid Size|Waves' "$out/ncu.txt" | head -150
 fi
 exit $status

@@ -5,12 +5,15 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fcntl.h>
@@ -21,6 +24,7 @@
 #include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/parallel_pipeline.h>
 
+#include "base/trace.hpp"
 #include "engine/gpu_scorer.hpp"
 #include "engine/pooling.hpp"
 #include "feature/registry.hpp"
@@ -409,36 +413,44 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     constexpr unsigned kRing = kSlots + kReadAhead;
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, std::max(2u, thread_count(config)));
     // Declared before the scorer so that they outlive it: its destructor waits for the uploads
-    // still reading them and unregisters them.
-    std::vector<Picture> refs, dists;
-    refs.reserve(kRing);
-    dists.reserve(kRing);
+    // still reading them and unregisters them. Each ring picture is allocated (zeroed) and
+    // pinned (about 0.7 ms per MB) when first used, by the read stage: a short run makes few,
+    // and a long one makes the rest while its first frames are scored.
+    std::vector<std::optional<Picture>> refs(kRing), dists(kRing);
     GpuScorer scorer(instances, result.format, kSlots, result.subsample, config.planted_defect);
-    for (unsigned i = 0; i < kRing; ++i) {
-        refs.emplace_back(result.format);
-        dists.emplace_back(result.format);
-        scorer.pin(refs.back());
-        scorer.pin(dists.back());
-    }
-    result.pictures_allocated = 2 * kRing;
+    trace::phase("GPU scorer created");
     const PlaneSet planes = scorer.planes();
     unsigned next = 0;
+    // Seconds each serial stage spent (VMAFX_TIMINGS only: which one bounds the throughput).
+    double read_seconds = 0, submit_seconds = 0;
     tbb::parallel_pipeline(
         kReadAhead,
         tbb::make_filter<void, unsigned>(tbb::filter_mode::serial_in_order,
                                          [&](tbb::flow_control& fc) -> unsigned {
+                                             const auto t0 = std::chrono::steady_clock::now();
                                              const unsigned i = next;
-                                             if (!pairs.next(refs[i % kRing], dists[i % kRing], planes)) {
+                                             if (i < kRing) {
+                                                 scorer.pin(refs[i].emplace(result.format));
+                                                 scorer.pin(dists[i].emplace(result.format));
+                                                 result.pictures_allocated += 2;
+                                             }
+                                             if (!pairs.next(*refs[i % kRing], *dists[i % kRing], planes)) {
                                                  fc.stop();
                                                  return 0;
                                              }
                                              ++next;
+                                             read_seconds += trace::seconds_since(t0);
                                              return i;
                                          }) &
             tbb::make_filter<unsigned, void>(tbb::filter_mode::serial_in_order, [&](unsigned i) {
-                scorer.submit(i, refs[i % kRing], dists[i % kRing]);
+                const auto t0 = std::chrono::steady_clock::now();
+                scorer.submit(i, *refs[i % kRing], *dists[i % kRing]);
+                submit_seconds += trace::seconds_since(t0);
+                if (i == 0) trace::phase("first frame submitted");
                 if (config.progress) config.progress(i + 1);
             }));
+    trace::phase(fmt::format("read stage busy {:.1f} ms, submit stage busy {:.1f} ms", 1e3 * read_seconds,
+                             1e3 * submit_seconds));
     result.frames = pairs.count();
     pairs.finish();
     result.scores = std::move(scorer.drain());
@@ -449,6 +461,7 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
 
 #ifndef VMAFX_HAVE_CUDA
 std::string gpu_unavailable_reason() { return "this vmafx was built without the CUDA backend"; }
+void gpu_prepare() {}
 #endif
 
 const char* backend_name(Backend b) { return b == Backend::kCuda ? "cuda" : "cpu"; }
@@ -675,17 +688,23 @@ ModelSummary summarize(const ModelSpec& spec, const RunResult& result) {
 }  // namespace
 
 RunResult run(const RunConfig& config) {
+    trace::phase("run started");
+    if (config.backend == Backend::kCuda) gpu_prepare();  // the CUDA context, while models and files open
     const RunPlan plan = plan_run(config);
+    trace::phase("models and features planned");
     Inputs in;
     open_inputs(config, in);
     count_and_skip(config, in);
+    trace::phase("inputs opened and counted");
 
     RunResult result;
     result.format = in.ref->format();
     result.subsample = std::max(1u, config.subsample);
     const auto t0 = std::chrono::steady_clock::now();
     execute(config, plan, in, result);
+    trace::phase("frames scored");
     predict(plan, result);
+    trace::phase("models predicted");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.fps = seconds > 0 ? result.frames / seconds : 0.0;
     if (!config.no_prediction)

@@ -14,8 +14,16 @@
 
 namespace vmafx {
 
-/// Empty when the CUDA backend is built and a device is usable; else why not.
+/// Empty when the CUDA backend is built and a device is usable; else why not. Waits for
+/// gpu_prepare()'s work (starting it if no one did).
 std::string gpu_unavailable_reason();
+
+/// Starts, on a thread of its own, what the first CUDA call of a run would otherwise wait for:
+/// the driver's device query and the creation of the device's primary context (about 0.1 to
+/// 0.3 s). Call it as soon as a run knows it uses the GPU, so that this start-up overlaps
+/// loading the models and opening the inputs. Idempotent; no effect without the CUDA backend.
+/// Never throws: a failure is what gpu_unavailable_reason() returns.
+void gpu_prepare();
 
 /// Scores frames on the GPU with the twins of `features`.
 ///

@@ -1,13 +1,40 @@
 #include "engine/gpu_scorer.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <future>
+#include <mutex>
+
+#include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include "base/trace.hpp"
 #include "cuda/device.hpp"
 
 namespace vmafx {
 
-std::string gpu_unavailable_reason() { return cuda::unavailable_reason(); }
+namespace {
+std::once_flag prepare_once;
+std::shared_future<std::string> prepared;  // gpu_prepare()'s outcome: empty, or why not usable
+}  // namespace
+
+void gpu_prepare() {
+    std::call_once(prepare_once, [] {
+        prepared = std::async(std::launch::async, [] {
+                       std::string why = cuda::unavailable_reason();
+                       // cudaFree(nullptr) is the documented way to create the primary context.
+                       if (why.empty() && cudaFree(nullptr) != cudaSuccess) {
+                           why = cudaGetErrorString(cudaGetLastError());
+                       }
+                       return why;
+                   }).share();
+    });
+}
+
+std::string gpu_unavailable_reason() {
+    gpu_prepare();
+    return prepared.get();
+}
 
 namespace {
 
@@ -93,6 +120,7 @@ struct GpuScorer::Impl {
     std::vector<const void*> pinned;                     // host memory registered by pin()
     long long next = 0;      // next frame index expected
     long long finished = 0;  // frames whose scores are stored
+    double wait_seconds = 0, finish_seconds = 0;  // waiting for frames, their host finish (trace)
     ScoreTable table;
     FrameScores scratch;
 
@@ -100,7 +128,10 @@ struct GpuScorer::Impl {
     bool runs(const Twin& t, long long index) const { return t.temporal || subsample == 1 || index % subsample == 0; }
 
     void finish_slot(unsigned s) {
+        const auto t0 = std::chrono::steady_clock::now();
         cuda::check(cudaEventSynchronize(done[s]->get()), "waiting for a frame");
+        const auto t1 = std::chrono::steady_clock::now();
+        wait_seconds += std::chrono::duration<double>(t1 - t0).count();
         const auto index = static_cast<unsigned>(slot_frame[s]);
         scratch.clear();
         for (auto& t : twins)
@@ -108,6 +139,7 @@ struct GpuScorer::Impl {
         for (const auto& [name, value] : scratch) table.set(name, index, value);
         slot_frame[s] = -1;
         ++finished;
+        finish_seconds += trace::seconds_since(t1);
     }
 
     /// Checks that `index` is the next frame, frees its slot (finishing the frame that was
@@ -234,6 +266,9 @@ void GpuScorer::wait_all() {
 
 ScoreTable& GpuScorer::drain() {
     wait_all();
+    trace::phase(fmt::format("GPU scorer: {} frames, waited {:.1f} ms for the device, finished frames on the host in "
+                             "{:.1f} ms",
+                             impl_->finished, 1e3 * impl_->wait_seconds, 1e3 * impl_->finish_seconds));
     for (auto& t : impl_->twins) t.twin->flush(impl_->table);
     return impl_->table;
 }
