@@ -5,7 +5,10 @@
 # Upstream is not part of vmafx: give a `vmaf` binary you built (libvmaf 3.2.0).
 #
 # Usage: scripts/compare_upstream.sh UPSTREAM_VMAF VMAFX [THREADS] [RUNS]
-#   env FIXTURES (default .fixtures), WORK (default a new temporary folder, removed at the end)
+#   env FIXTURES (default .fixtures), WORK (default a new temporary folder, removed at the end),
+#   REPEAT (default 1: each video is its fixture repeated REPEAT times the base count below;
+#   more for many threads, so that start-up does not dominate), SIZES (a regex of the fixture
+#   names to run, default all three)
 # Prints one line per run: fixture, frames, tool, wall seconds, user seconds; then the median
 # wall time per fixture and tool and vmafx's speed as a multiple of upstream's (frames per second).
 set -euo pipefail
@@ -17,12 +20,19 @@ if [ -z "$work" ]; then work=$(mktemp -d "${TMPDIR:-/tmp}/vmafx-compare.XXXXXX")
 specs=("path_576x324_420p8 576 324 3" "autumn_1920x1080_420p8 1920 1080 8" "canopee_3840x2160_420p8 3840 2160 4")
 results=$work/results.txt
 : >"$results"
+repeat=${REPEAT:-1}
+keep=()
+for spec in "${specs[@]}"; do
+  set -- $spec
+  [[ $1 =~ ${SIZES:-.} ]] && keep+=("$spec")
+done
+specs=("${keep[@]}")
 for spec in "${specs[@]}"; do
   set -- $spec
   name=$1
   for side in ref dist; do
     f=$work/$name.$side.yuv
-    [ -s "$f" ] || for _ in $(seq "$4"); do cat "$fixtures/$name/$side.yuv"; done >"$f"
+    [ -s "$f" ] || for _ in $(seq $(( $4 * repeat ))); do cat "$fixtures/$name/$side.yuv"; done >"$f"
   done
 done
 for run in $(seq "$runs"); do

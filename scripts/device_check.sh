@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|bench|cli|startup|ncu|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|bench|cli|startup|ncu|upstream|all]
 # golden: every golden command line with --backend cuda (upstream's CPU values from the GPU run;
 # metrics without a twin run on the CPU in the same run).
 # cli: the whole CLI, --backend cuda, on long .yuv files in memory (tmpfs, i.e. page cache)
@@ -9,6 +9,9 @@
 # frames at 1920x1080 (8-bit), three runs each, wall time by bash's `time`.
 # startup: wall time of one-frame runs at 3840x2160, --backend cuda against the CPU (the GPU
 # start-up: CUDA context, device and pinned buffers, kernels' first launch).
+# upstream: scripts/compare_upstream.sh on this machine's CPU, vmafx against an upstream `vmaf`
+# carried in .devcarry/upstream/vmaf (built elsewhere, never committed), one thread and all
+# threads (UPSTREAM_RUNS runs each, UPSTREAM_REPEAT as compare_upstream.sh's REPEAT for all threads).
 # ncu: Nsight Compute's speed-of-light, occupancy and launch sections of the twins' kernels of
 # vmaf_v0.6.1 at 3840x2160 8-bit (NCU_KERNELS, a regex; clocks left as they are).
 set -uo pipefail
@@ -64,6 +67,13 @@ if [ "$what" = cli ] || [ "$what" = all ]; then
     { time "$bin/vmafx" -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 \
         --frame_cnt 64 -q --json -o "$dir/cpu.json" ; } 2>&1 | tee -a "$out/cli.txt"
   done
+fi
+if [ "$what" = upstream ]; then
+  lscpu | grep -E 'Model name|^CPU\(s\)' | tee "$out/upstream.txt"
+  FIXTURES=$VMAFX_FIXTURES scripts/compare_upstream.sh .devcarry/upstream/vmaf "$bin/vmafx" 1 "${UPSTREAM_RUNS:-3}" 2>&1 \
+    | tee -a "$out/upstream.txt" | tail -4
+  FIXTURES=$VMAFX_FIXTURES REPEAT=${UPSTREAM_REPEAT:-8} scripts/compare_upstream.sh .devcarry/upstream/vmaf "$bin/vmafx" \
+    "$(nproc)" "${UPSTREAM_RUNS:-3}" 2>&1 | tee -a "$out/upstream.txt" | tail -4
 fi
 if [ "$what" = startup ] || [ "$what" = ncu ]; then
   f=$VMAFX_FIXTURES/canopee_3840x2160_420p8
