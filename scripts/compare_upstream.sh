@@ -43,7 +43,7 @@ for run in $(seq "$runs"); do
     for tool in upstream vmafx; do
       bin=$up; [ "$tool" = vmafx ] && bin=$ours
       t=$( { /usr/bin/time -f "%e %U" "$bin" -r "$work/$name.ref.yuv" -d "$work/$name.dist.yuv" -w "$w" -h "$h" \
-               -p 420 -b 8 --threads "$threads" -q -o "$work/out.xml" >/dev/null; } 2>&1 | tail -1)
+               -p 420 -b 8 --threads "$threads" -q -o "$work/out.xml" >"$work/stdout.txt"; } 2>&1 | tail -1)
       echo "$name $frames $tool $t" | tee -a "$results"
     done
   done
