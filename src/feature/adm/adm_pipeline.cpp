@@ -210,6 +210,67 @@ int64_t cm0_row_reference(const int16_t* x, const int32_t* thr, int begin, int e
     return row_acc;
 }
 
+// Levels 1..3 row kernels (decouple_level, csf_level, den_level, cm_level).
+void decouple_row_reference(const int32_t* const o[3], const int32_t* const t[3], int begin, int end, int32_t egl,
+                            int32_t* const r[3], int32_t* const a[3]) {
+    for (int j = begin; j < end; ++j) {
+        const bool same_dir = same_direction(o[0][j], o[1][j], t[0][j], t[1][j]);
+        for (int theta = 0; theta < 3; ++theta) {
+            const int32_t ov = o[theta][j];
+            const int32_t tv = t[theta][j];
+            const int64_t k = decouple_k(ov, tv);
+            // With an integer gain limit, rounding the gain product does not matter.
+            const int32_t rst = restore<int32_t>(restored(k, ov), tv, static_cast<int32_t>(k), ov, same_dir, egl, false);
+            r[theta][j] = rst;
+            a[theta][j] = static_cast<int32_t>(static_cast<uint32_t>(tv) - static_cast<uint32_t>(rst));
+        }
+    }
+}
+
+void csf_row_reference(const int32_t* s, int begin, int cut, int end, uint32_t wt, int32_t* d, int32_t* f) {
+    const auto run = [&](int j0, int j1, int64_t w) {
+        for (int j = j0; j < j1; ++j) {
+            const int32_t v = csf_weight(s[j], w);
+            d[j] = v;
+            f[j] = csf_filter(v);
+        }
+    };
+    run(begin, cut, static_cast<int32_t>(wt));
+    run(cut, end, wt);
+}
+
+uint64_t den_row_reference(const int32_t* x, int begin, int end, uint64_t round_sq, int shift_sq, uint64_t cub_round,
+                           uint32_t cub_shift) {
+    uint64_t inner = 0;
+    for (int j = begin; j < end; ++j) inner += den_cube(x[j], round_sq, shift_sq, cub_round, cub_shift);
+    return inner;
+}
+
+void cm_colsum_reference(const int32_t* const rows[9], int begin, int end, int64_t* colsum) {
+    for (int j = begin; j < end; ++j) {
+        int64_t sum = 0;
+        for (int r = 0; r < 9; ++r) sum += rows[r][j];
+        colsum[j] = sum;
+    }
+}
+
+void cm_threshold_reference(const int64_t* colsum, const int32_t* const f[3], const int32_t* const c[3], int begin,
+                            int end, int64_t* thr) {
+    for (int j = begin; j < end; ++j)
+        thr[j] = colsum[j - 1] + colsum[j] + colsum[j + 1] - f[0][j] - f[1][j] - f[2][j] + cm_centre_term(c[0][j]) +
+                 cm_centre_term(c[1][j]) + cm_centre_term(c[2][j]);
+}
+
+int64_t cm_row_reference(const int32_t* x, const int64_t* thr, int begin, int cut, int end, uint32_t wt, int64_t rcub,
+                         uint32_t scub) {
+    int64_t row_acc = 0;
+    const int64_t w_vec = static_cast<int32_t>(wt);
+    for (int j = begin; j < cut; ++j) row_acc += cm_cube(cm_excess_vector(x[j], w_vec, thr[j]), rcub, scub);
+    const int64_t w_c = wt;
+    for (int j = cut; j < end; ++j) row_acc += cm_cube(cm_excess_scalar(x[j], w_c, thr[j]), rcub, scub);
+    return row_acc;
+}
+
 // Level 0 of the DWT of one luma plane (w x h samples of type Sample at `bit_depth` bits)
 // into 16-bit bands of ceil(w/2) x ceil(h/2) (upstream adm_dwt2_8/adm_dwt2_16 and their
 // AVX-512 versions; adm_dwt2_8_lo/adm_dwt2_16_lo with lo_only, which make band a only).
@@ -361,6 +422,17 @@ void decouple_level(const Bands<int32_t>& ref, const Bands<int32_t>& dis, int w,
                     const Bands<int32_t>& r, const Bands<int32_t>& a) {
     const Region rg = tap_region(w, h);
     const int vec_end = vector_end(rg.left, rg.right, 16);
+    if (egl == std::floor(egl)) {  // the gain product is exact: columns of both kinds alike
+        const RowKernels& kernels = simd_kernels();
+        for (int i = rg.top; i < rg.bottom; ++i) {
+            const int32_t* o[3] = {ref.h.row(i), ref.v.row(i), ref.d.row(i)};
+            const int32_t* t[3] = {dis.h.row(i), dis.v.row(i), dis.d.row(i)};
+            int32_t* rr[3] = {r.h.row(i), r.v.row(i), r.d.row(i)};
+            int32_t* aa[3] = {a.h.row(i), a.v.row(i), a.d.row(i)};
+            kernels.decouple_row(o, t, rg.left, rg.right, static_cast<int32_t>(egl), rr, aa);
+        }
+        return;
+    }
     for (int i = rg.top; i < rg.bottom; ++i) {
         for (int j = rg.left; j < rg.right; ++j) {
             const bool vec = j < vec_end;
@@ -406,22 +478,11 @@ void csf_level(const Bands<int32_t>& src, int w, int h, const std::array<uint32_
                              const Bands<int32_t>& dst, const Bands<int32_t>& flt) {
     const Region rg = tap_region(w, h);
     const int vec_end = vector_end(rg.left, rg.right, 16);
-    for (int theta = 0; theta < 3; ++theta) {
-        for (int i = rg.top; i < rg.bottom; ++i) {
-            const int32_t* s = src.hvd(theta).row(i);
-            int32_t* d = dst.hvd(theta).row(i);
-            int32_t* f = flt.hvd(theta).row(i);
-            const auto run = [&](int j0, int j1, int64_t wt) {
-                for (int j = j0; j < j1; ++j) {
-                    const int32_t v = csf_weight(s[j], wt);
-                    d[j] = v;
-                    f[j] = csf_filter(v);
-                }
-            };
-            run(rg.left, vec_end, static_cast<int32_t>(weight[theta]));
-            run(vec_end, rg.right, weight[theta]);
-        }
-    }
+    const RowKernels& kernels = simd_kernels();
+    for (int theta = 0; theta < 3; ++theta)
+        for (int i = rg.top; i < rg.bottom; ++i)
+            kernels.csf_row(src.hvd(theta).row(i), rg.left, vec_end, rg.right, weight[theta], dst.hvd(theta).row(i),
+                            flt.hvd(theta).row(i));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -451,12 +512,12 @@ void den_level(int scale, const Bands<int32_t>& ref, int w, int h, uint64_t sums
     const uint64_t round_sq = uint64_t{1} << shift_sq;  // sic: 2^shift, not half
     const Shift cub = log2_shift(rg.right - rg.left, 0);
     const Shift row = log2_shift(rg.bottom - rg.top, 0);
+    const RowKernels& kernels = simd_kernels();
     for (int theta = 0; theta < 3; ++theta) {
         uint64_t acc = 0;
         for (int i = rg.top; i < rg.bottom; ++i) {
-            const int32_t* x = ref.hvd(theta).row(i);
-            uint64_t inner = 0;
-            for (int j = rg.left; j < rg.right; ++j) inner += den_cube(x[j], round_sq, shift_sq, cub.round, cub.shift);
+            const uint64_t inner =
+                kernels.den_row(ref.hvd(theta).row(i), rg.left, rg.right, round_sq, shift_sq, cub.round, cub.shift);
             acc += (inner + row.round) >> row.shift;
         }
         sums[theta] = acc;
@@ -569,27 +630,39 @@ void cm_level(const Bands<int32_t>& x, const Bands<int32_t>& centre, const Bands
     const Shift cub = log2_shift(w, 0);
     const Shift row_shift = log2_shift(h, 0);
 
+    const RowKernels& kernels = simd_kernels();
     std::vector<int64_t> colsum(static_cast<std::size_t>(w)), thr(static_cast<std::size_t>(w));
     int64_t acc[3] = {0, 0, 0};
+    const int c0 = std::max(L.col_begin - 1, 0);
+    const int c1 = std::min(L.col_end + 1, w);
+    const int j0 = std::max(L.col_begin, 1);
+    const int j1 = std::min(L.col_end, w - 1);
     for (int i = L.row_begin; i < L.row_end; ++i) {
         const int above = i == 0 ? 1 : i - 1;
         const int below = i == h - 1 ? h - 1 : i + 1;
-        masking_ring(flt, above, i, below, w, L, colsum, thr);
-        const int32_t* ch = centre.h.row(i);
-        const int32_t* cv = centre.v.row(i);
-        const int32_t* cd = centre.d.row(i);
-        // Masker / 15 in Q32, the same in both kernels.
-        for (int j = L.col_begin; j < L.col_end; ++j)
-            thr[j] += cm_centre_term(ch[j]) + cm_centre_term(cv[j]) + cm_centre_term(cd[j]);
+        // The 8 masking neighbours over the three orientations of flt (exact in 64 bits, as
+        // upstream's AVX-512 lanes; its C sums never exceed 32 bits either), plus each
+        // column's own masker / 15 in Q32 (the same in both kernels).
+        const int32_t* rows[9];
+        for (int theta = 0; theta < 3; ++theta) {
+            rows[3 * theta] = flt.hvd(theta).row(above);
+            rows[3 * theta + 1] = flt.hvd(theta).row(i);
+            rows[3 * theta + 2] = flt.hvd(theta).row(below);
+        }
+        kernels.cm_colsum(rows, c0, c1, colsum.data());
+        const int32_t* f[3] = {flt.h.row(i), flt.v.row(i), flt.d.row(i)};
+        const int32_t* c[3] = {centre.h.row(i), centre.v.row(i), centre.d.row(i)};
+        const auto edge = [&](int j, int jl, int jr) {
+            thr[j] = colsum[jl] + colsum[j] + colsum[jr] - f[0][j] - f[1][j] - f[2][j] + cm_centre_term(c[0][j]) +
+                     cm_centre_term(c[1][j]) + cm_centre_term(c[2][j]);
+        };
+        if (L.col_begin == 0) edge(0, 1, 1);
+        kernels.cm_threshold(colsum.data(), f, c, j0, j1, thr.data());
+        if (L.col_end == w) edge(w - 1, w - 2, w - 1);
         const int cut = L.vector_cut(i, 6);
         for (int theta = 0; theta < 3; ++theta) {
-            const int32_t* xs = x.hvd(theta).row(i);
-            const int64_t rcub = cub.round;
-            int64_t row_acc = 0;
-            const int64_t w_vec = static_cast<int32_t>(weight[theta]);
-            for (int j = L.col_begin; j < cut; ++j) row_acc += cm_cube(cm_excess_vector(xs[j], w_vec, thr[j]), rcub, cub.shift);
-            const int64_t w_c = weight[theta];
-            for (int j = cut; j < L.col_end; ++j) row_acc += cm_cube(cm_excess_scalar(xs[j], w_c, thr[j]), rcub, cub.shift);
+            const int64_t row_acc = kernels.cm_row(x.hvd(theta).row(i), thr.data(), L.col_begin, cut, L.col_end,
+                                                   weight[theta], cub.round, cub.shift);
             acc[theta] += sar64(row_acc + row_shift.round, row_shift.shift);
         }
     }
@@ -746,7 +819,13 @@ const RowKernels& reference_kernels() {
                                     cm0_colsum_reference,
                                     cm0_ring_reference,
                                     cm0_centre_reference,
-                                    cm0_row_reference};
+                                    cm0_row_reference,
+                                    decouple_row_reference,
+                                    csf_row_reference,
+                                    den_row_reference,
+                                    cm_colsum_reference,
+                                    cm_threshold_reference,
+                                    cm_row_reference};
     return kernels;
 }
 
