@@ -354,32 +354,37 @@ void decouple0_same(const int16_t* oh, const int16_t* ov, const int16_t* th, con
 
 void decouple0_integer_gain(const int16_t* o, const int16_t* t, const int32_t* same, int begin, int end, int32_t egl,
                             int16_t* r, int16_t* a) {
+    // Full vectors of 32-bit lanes; only the division runs in double lanes, half a vector at a
+    // time.
     const DF64 df;
-    const DH32 d;
-    const int n = static_cast<int>(hn::Lanes(df));
-    const VH32 zero = hn::Zero(d), one = hn::Set(d, 1), q15 = hn::Set(d, 32768), half = hn::Set(d, 16384);
-    const VH32 gain_limit = hn::Set(d, egl);
+    const DI32 d;
+    const DH32 dh;
+    const int n = static_cast<int>(hn::Lanes(d));
+    const VI32 zero = hn::Zero(d), one = hn::Set(d, 1), q15 = hn::Set(d, 32768), half = hn::Set(d, 16384);
+    const VI32 gain_limit = hn::Set(d, egl);
     const hn::Vec<DF64> two30 = hn::Set(df, 1073741824.0);
     int j = begin;
     for (; j + n <= end; j += n) {
-        const VH32 ov = load_half(o + j), tv = load_half(t + j);
+        const VI32 ov = load_wide(o + j), tv = load_wide(t + j);
         // decouple0_k: 2^30 / max(|o|, 1) truncated, with the sign of o, times t in two pieces.
-        const VH32 mag = hn::Max(abs32(ov), one);
-        const VH32 recip = hn::DemoteTo(d, hn::Div(two30, hn::PromoteTo(df, mag)));
-        const VH32 lookup = hn::IfThenElse(hn::Lt(ov, zero), hn::Neg(recip), recip);
-        VH32 k = hn::Add(hn::Mul(hn::ShiftRight<15>(lookup), tv),
+        const VI32 mag = hn::Max(abs32(ov), one);
+        const VH32 recip_lo = hn::DemoteTo(dh, hn::Div(two30, hn::PromoteTo(df, hn::LowerHalf(dh, mag))));
+        const VH32 recip_hi = hn::DemoteTo(dh, hn::Div(two30, hn::PromoteTo(df, hn::UpperHalf(dh, mag))));
+        const VI32 recip = hn::Combine(d, recip_hi, recip_lo);
+        const VI32 lookup = hn::IfThenElse(hn::Lt(ov, zero), hn::Neg(recip), recip);
+        VI32 k = hn::Add(hn::Mul(hn::ShiftRight<15>(lookup), tv),
                          hn::ShiftRight<15>(hn::Add(hn::Mul(hn::And(lookup, hn::Set(d, 0x7FFF)), tv), half)));
         k = hn::IfThenElse(hn::Eq(ov, zero), q15, k);
         k = hn::Min(hn::Max(k, zero), q15);
         // restored0 and restore0_integer_gain.
-        const VH32 rst = hn::ShiftRight<15>(hn::Add(hn::Mul(k, ov), half));
-        const VH32 gain = hn::Mul(rst, gain_limit);
-        const VH32 limited = hn::IfThenElse(hn::Gt(ov, zero), hn::Min(gain, tv), hn::Max(gain, tv));
-        const VH32 apply = hn::And(hn::LoadU(d, same + j),
+        const VI32 rst = hn::ShiftRight<15>(hn::Add(hn::Mul(k, ov), half));
+        const VI32 gain = hn::Mul(rst, gain_limit);
+        const VI32 limited = hn::IfThenElse(hn::Gt(ov, zero), hn::Min(gain, tv), hn::Max(gain, tv));
+        const VI32 apply = hn::And(hn::LoadU(d, same + j),
                                    hn::And(hn::VecFromMask(d, hn::Gt(k, zero)), hn::VecFromMask(d, hn::Ne(ov, zero))));
-        const VH32 out = hn::Xor(rst, hn::And(hn::Xor(rst, limited), apply));
-        hn::StoreU(hn::DemoteTo(DH16(), narrow16(out)), DH16(), r + j);
-        hn::StoreU(hn::DemoteTo(DH16(), narrow16(hn::Sub(tv, out))), DH16(), a + j);
+        const VI32 out = hn::Xor(rst, hn::And(hn::Xor(rst, limited), apply));
+        hn::StoreU(hn::DemoteTo(DW(), narrow16(out)), DW(), r + j);
+        hn::StoreU(hn::DemoteTo(DW(), narrow16(hn::Sub(tv, out))), DW(), a + j);
     }
     reference_kernels().decouple0_integer_gain(o, t, same, j, end, egl, r, a);  // the tail
 }
