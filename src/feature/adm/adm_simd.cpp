@@ -621,6 +621,30 @@ void decouple_sample(const int32_t* const o[3], const int32_t* const t[3], int j
     }
 }
 
+/// static_cast<double>(static_cast<float>(v)) / 4096 of 64-bit lanes v (same_direction's
+/// conversions): |v| rounded to float once. Below 2^53 |v| converts to double exactly; from
+/// 2^53 its bits 0..28 (below the float's rounding bit, at least bit 29 there) are folded
+/// into bit 28, a sticky bit, which leaves at most 36 significant bits (exact in double) and
+/// the same float rounding.
+HWY_INLINE hn::Vec<DLF> dot_to_float(VL v) {
+    const DL d;
+    const DLU du;
+    const DLF df;
+    const hn::Rebind<float, DL> df32;
+    const VL sign = hn::BroadcastSignBit(v);
+    const hn::Vec<DLU> mag = hn::BitCast(du, hn::Sub(hn::Xor(v, sign), sign));  // 2^63 for INT64_MIN
+    const auto big = hn::Ne(hn::ShiftRight<53>(mag), hn::Zero(du));
+    const hn::Vec<DLU> low = hn::Set(du, (uint64_t{1} << 29) - 1);
+    const hn::Vec<DLU> sticky = hn::IfThenElseZero(hn::Ne(hn::And(mag, low), hn::Zero(du)), hn::Set(du, uint64_t{1} << 28));
+    // Halved when big (bit 28 up: still exact), so that the value is below 2^63.
+    const hn::Vec<DLU> x = hn::IfThenElse(big, hn::ShiftRight<1>(hn::Or(hn::AndNot(low, mag), sticky)), mag);
+    hn::Vec<DLF> exact = hn::ConvertTo(df, hn::BitCast(d, x));
+    exact = hn::IfThenElse(hn::RebindMask(df, big), hn::Add(exact, exact), exact);
+    const hn::Vec<DLF> rounded = hn::PromoteTo(df, hn::DemoteTo(df32, exact));
+    const hn::Vec<DLF> f = hn::IfThenElse(hn::RebindMask(df, hn::Lt(v, hn::Zero(d))), hn::Neg(rounded), rounded);
+    return hn::Mul(f, hn::Set(df, 1.0 / 4096.0));
+}
+
 void decouple_row(const int32_t* const o[3], const int32_t* const t[3], int begin, int end, int32_t egl,
                   int32_t* const r[3], int32_t* const a[3]) {
     const DL d;
@@ -646,13 +670,17 @@ void decouple_row(const int32_t* const o[3], const int32_t* const t[3], int begi
         const hn::Vec<DLF> tv = hn::PromoteTo(df, hn::LoadU(DLH(), t[1] + j));
         const auto big = hn::Or(hn::Or(hn::Ge(hn::Abs(oh), exact_limit), hn::Ge(hn::Abs(ov), exact_limit)),
                                 hn::Or(hn::Ge(hn::Abs(th), exact_limit), hn::Ge(hn::Abs(tv), exact_limit)));
-        if (!hn::AllFalse(df, big)) {
-            for (int jj = j; jj < j + n; ++jj) decouple_sample(o, t, jj, egl, r, a);
-            continue;
+        hn::Vec<DLF> dp, om, tm;
+        if (hn::AllFalse(df, big)) {
+            dp = as_float(hn::Add(hn::Mul(oh, th), hn::Mul(ov, tv)));
+            om = as_float(hn::Add(hn::Mul(oh, oh), hn::Mul(ov, ov)));
+            tm = as_float(hn::Add(hn::Mul(th, th), hn::Mul(tv, tv)));
+        } else {  // the 64-bit dot products (modulo 2^64, as the reference's), rounded to float
+            const VL oh_i = load_l(o[0] + j), ov_i = load_l(o[1] + j), th_i = load_l(t[0] + j), tv_i = load_l(t[1] + j);
+            dp = dot_to_float(hn::Add(mul_low(oh_i, th_i), mul_low(ov_i, tv_i)));
+            om = dot_to_float(hn::Add(mul_low(oh_i, oh_i), mul_low(ov_i, ov_i)));
+            tm = dot_to_float(hn::Add(mul_low(th_i, th_i), mul_low(tv_i, tv_i)));
         }
-        const hn::Vec<DLF> dp = as_float(hn::Add(hn::Mul(oh, th), hn::Mul(ov, tv)));
-        const hn::Vec<DLF> om = as_float(hn::Add(hn::Mul(oh, oh), hn::Mul(ov, ov)));
-        const hn::Vec<DLF> tm = as_float(hn::Add(hn::Mul(th, th), hn::Mul(tv, tv)));
         const auto same_f = hn::And(hn::Ge(dp, hn::Zero(df)), hn::Ge(hn::Mul(dp, dp), hn::Mul(hn::Mul(cos_sq, om), tm)));
         const auto same = hn::RebindMask(d, same_f);
         for (int theta = 0; theta < 3; ++theta) {
