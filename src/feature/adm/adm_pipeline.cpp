@@ -42,8 +42,9 @@ using std::uint64_t;
 
 // The hot row loops are row kernels (adm_kernels.hpp): the scalar reference below and SIMD
 // versions (adm_simd.cpp) giving the same integers, the best one for the CPU picked at run time.
-// Levels 1..3 of decouple, CSF, denominator and contrast masking stay scalar (64-bit arithmetic,
-// int64-to-float conversions).
+// Levels 1..3 have row kernels too (decouple_row, csf_row, den_row, cm_colsum, cm_threshold,
+// cm_row); only a non-integer gain limit's decouple stays a plain loop. The CSF of each
+// masking pass is computed a row at a time inside it (CsfRowCache), not as whole planes.
 
 // Constants, per-sample arithmetic and region geometry: adm_math.hpp (shared with the
 // CUDA twin).

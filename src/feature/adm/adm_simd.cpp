@@ -21,6 +21,12 @@
 // 64-bit lanes (MulEven), the odd lanes moved down for a second pass; the decouple's division
 // 2^30 / |o| in double lanes (correctly rounded, then truncated, as the reference).
 //
+// Levels 1..3 decouple, CSF, denominator and contrast masking: one column per 64-bit lane (the
+// reference's 64-bit steps exact, its 32-bit wraps as the lanes' low halves), products of
+// 32-bit values as MulEven; the decouple's direction test in double lanes, from dot products
+// exact in double (coefficients below 2^26) or rounded to float from their 64-bit values
+// (dot_to_float).
+//
 // Whole vectors of columns run the SIMD code, the rest of a row the reference's per-sample
 // functions (adm_math.hpp); nothing is read or written outside the row's columns.
 #include <cstddef>
