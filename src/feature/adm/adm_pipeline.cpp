@@ -214,18 +214,7 @@ int64_t cm0_row_reference(const int16_t* x, const int32_t* thr, int begin, int e
 // Levels 1..3 row kernels (decouple_level, csf_level, den_level, cm_level).
 void decouple_row_reference(const int32_t* const o[3], const int32_t* const t[3], int begin, int end, int32_t egl,
                             int32_t* const r[3], int32_t* const a[3]) {
-    for (int j = begin; j < end; ++j) {
-        const bool same_dir = same_direction(o[0][j], o[1][j], t[0][j], t[1][j]);
-        for (int theta = 0; theta < 3; ++theta) {
-            const int32_t ov = o[theta][j];
-            const int32_t tv = t[theta][j];
-            const int64_t k = decouple_k(ov, tv);
-            // With an integer gain limit, rounding the gain product does not matter.
-            const int32_t rst = restore<int32_t>(restored(k, ov), tv, static_cast<int32_t>(k), ov, same_dir, egl, false);
-            r[theta][j] = rst;
-            a[theta][j] = static_cast<int32_t>(static_cast<uint32_t>(tv) - static_cast<uint32_t>(rst));
-        }
-    }
+    for (int j = begin; j < end; ++j) decouple_column(o, t, j, egl, r, a);
 }
 
 void csf_row_reference(const int32_t* s, int begin, int cut, int end, uint32_t wt, int32_t* d, int32_t* f) {
@@ -520,6 +509,19 @@ public:
     /// Row `row` (kept) of orientation theta's weighted values / filter inputs.
     const T* d(int row, int theta) { return at(row & 3, theta); }
     const T* f(int row, int theta) { return at(row & 3, 3 + theta); }
+    /// Computes rows above, i and below (as needed) and lists the filter input rows of the 3x3
+    /// masking neighbourhood of row i: rows[3 * theta + 0, 1, 2] = above, i, below.
+    template <typename Fill>
+    void masking_rows(int above, int i, int below, const Fill& fill, const T* rows[9]) {
+        ensure(above, fill);
+        ensure(i, fill);
+        ensure(below, fill);
+        for (int theta = 0; theta < 3; ++theta) {
+            rows[3 * theta] = f(above, theta);
+            rows[3 * theta + 1] = f(i, theta);
+            rows[3 * theta + 2] = f(below, theta);
+        }
+    }
 
 private:
     T* at(int slot, int k) { return buf_.data() + static_cast<std::size_t>(slot * 6 + k) * static_cast<std::size_t>(w_); }
@@ -560,18 +562,11 @@ void cm_level0(const Bands<int16_t>& x, const Bands<int16_t>& masker, int w, int
     for (int i = L.row_begin; i < L.row_end; ++i) {
         const int above = i == 0 ? 1 : i - 1;
         const int below = i == h - 1 ? h - 1 : i + 1;
-        csf.ensure(above, fill);
-        csf.ensure(i, fill);
-        csf.ensure(below, fill);
         // Sum of the 8 masking neighbours of each visited column over the three orientations
         // of the filter inputs: the 3x3 box sum of the column sums minus the centre, modulo
         // 2^32 as upstream's C sums (its AVX-512 ones agree).
         const int16_t* rows[9];
-        for (int theta = 0; theta < 3; ++theta) {
-            rows[3 * theta] = csf.f(above, theta);
-            rows[3 * theta + 1] = csf.f(i, theta);
-            rows[3 * theta + 2] = csf.f(below, theta);
-        }
+        csf.masking_rows(above, i, below, fill, rows);
         kernels.cm0_colsum(rows, c0, c1, colsum.data());
         const int16_t* fh = csf.f(i, 0);
         const int16_t* fv = csf.f(i, 1);
@@ -623,18 +618,11 @@ void cm_level(const Bands<int32_t>& x, const Bands<int32_t>& masker, int w, int 
     for (int i = L.row_begin; i < L.row_end; ++i) {
         const int above = i == 0 ? 1 : i - 1;
         const int below = i == h - 1 ? h - 1 : i + 1;
-        csf.ensure(above, fill);
-        csf.ensure(i, fill);
-        csf.ensure(below, fill);
         // The 8 masking neighbours over the three orientations of the filter inputs (exact in
         // 64 bits, as upstream's AVX-512 lanes; its C sums never exceed 32 bits either), plus
         // each column's own masker / 15 in Q32 (the same in both kernels).
         const int32_t* rows[9];
-        for (int theta = 0; theta < 3; ++theta) {
-            rows[3 * theta] = csf.f(above, theta);
-            rows[3 * theta + 1] = csf.f(i, theta);
-            rows[3 * theta + 2] = csf.f(below, theta);
-        }
+        csf.masking_rows(above, i, below, fill, rows);
         kernels.cm_colsum(rows, c0, c1, colsum.data());
         const int32_t* f[3] = {csf.f(i, 0), csf.f(i, 1), csf.f(i, 2)};
         const int32_t* c[3] = {csf.d(i, 0), csf.d(i, 1), csf.d(i, 2)};

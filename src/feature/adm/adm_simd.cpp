@@ -613,20 +613,6 @@ HWY_INLINE VL weighted_product(VL x, VL w, bool unsigned_fix) {
     return unsigned_fix ? hn::Add(p, hn::ShiftLeft<32>(x)) : p;
 }
 
-/// The reference's per-sample decouple of levels 1..3 (decouple_level).
-void decouple_sample(const int32_t* const o[3], const int32_t* const t[3], int j, int32_t egl, int32_t* const r[3],
-                     int32_t* const a[3]) {
-    const bool same_dir = same_direction(o[0][j], o[1][j], t[0][j], t[1][j]);
-    for (int theta = 0; theta < 3; ++theta) {
-        const int32_t ov = o[theta][j];
-        const int32_t tv = t[theta][j];
-        const int64_t k = decouple_k(ov, tv);
-        const int32_t rst = restore<int32_t>(restored(k, ov), tv, static_cast<int32_t>(k), ov, same_dir, egl, false);
-        r[theta][j] = rst;
-        a[theta][j] = static_cast<int32_t>(static_cast<uint32_t>(tv) - static_cast<uint32_t>(rst));
-    }
-}
-
 /// static_cast<double>(static_cast<float>(v)) / 4096 of 64-bit lanes v (same_direction's
 /// conversions): |v| rounded to float once. Below 2^53 |v| converts to double exactly; from
 /// 2^53 its bits 0..28 (below the float's rounding bit, at least bit 29 there) are folded
@@ -721,7 +707,7 @@ void decouple_row(const int32_t* const o[3], const int32_t* const t[3], int begi
             store_low(hn::Sub(ti, out), a[theta] + j);
         }
     }
-    for (; j < end; ++j) decouple_sample(o, t, j, egl, r, a);
+    for (; j < end; ++j) decouple_column(o, t, j, egl, r, a);
 }
 
 void csf_row(const int32_t* s, int begin, int cut, int end, uint32_t wt, int32_t* dst, int32_t* flt) {
