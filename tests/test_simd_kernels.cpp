@@ -544,6 +544,155 @@ void check_adm_cm0_row() {
     });
 }
 
+/// A random row of 32-bit band values (levels 1..3) of at most `bits` significant bits: the
+/// random_row values shifted down (arithmetically) by 32 - bits.
+std::vector<int32_t> band_row(std::size_t n, Content content, int bits, std::mt19937& rng) {
+    std::vector<int32_t> out = random_row<int32_t>(n, content, rng);
+    if (bits < 32)
+        for (int32_t& v : out) v >>= 32 - bits;
+    return out;
+}
+
+/// Band magnitudes the level 1..3 kernels see: small, typical, at the SIMD decouple's exact
+/// limit (2^26) and full 32-bit.
+constexpr int kBandBits[] = {8, 20, 27, 32};
+
+void check_adm_decouple_row() {
+    for_rows([](int width, std::mt19937& rng, Content content) {
+        for (const int bits : kBandBits) {
+            std::vector<int32_t> o[3], t[3];
+            for (int theta = 0; theta < 3; ++theta) {
+                o[theta] = band_row(width, content, bits, rng);
+                t[theta] = band_row(width, content, bits, rng);
+            }
+            // Some columns where t is a multiple or a part of o in every orientation (same
+            // directions, gains above and below 1), or o is 0.
+            for (int j = 0; j < width; ++j) {
+                const unsigned kind = rng() % 6;
+                for (int theta = 0; theta < 3; ++theta) {
+                    const int64_t ov = o[theta][j];
+                    if (kind == 0) t[theta][j] = static_cast<int32_t>(ov / 2 + static_cast<int>(rng() % 5) - 2);
+                    if (kind == 1) t[theta][j] = static_cast<int32_t>(std::clamp<int64_t>(ov * 3, INT32_MIN, INT32_MAX));
+                    if (kind == 2) t[theta][j] = o[theta][j];
+                    if (kind == 3 && rng() % 2) o[theta][j] = 0;
+                }
+            }
+            const int32_t* op[3] = {o[0].data(), o[1].data(), o[2].data()};
+            const int32_t* tp[3] = {t[0].data(), t[1].data(), t[2].data()};
+            const int begin = static_cast<int>(rng() % 3) % width;
+            for (const int32_t egl : {1, 100, 2, 7}) {
+                std::vector<int32_t> want[6], have[6];
+                for (int k = 0; k < 6; ++k) {
+                    want[k].assign(width, 5);
+                    have[k].assign(width, 5);
+                }
+                int32_t* wr[3] = {want[0].data(), want[1].data(), want[2].data()};
+                int32_t* wa[3] = {want[3].data(), want[4].data(), want[5].data()};
+                int32_t* hr[3] = {have[0].data(), have[1].data(), have[2].data()};
+                int32_t* ha[3] = {have[3].data(), have[4].data(), have[5].data()};
+                adm::reference_kernels().decouple_row(op, tp, begin, width, egl, wr, wa);
+                adm::simd_kernels().decouple_row(op, tp, begin, width, egl, hr, ha);
+                for (int k = 0; k < 6; ++k)
+                    ASSERT_EQ(have[k], want[k]) << "width " << width << ", bits " << bits << ", egl " << egl
+                                                << ", output " << k;
+            }
+        }
+    });
+}
+
+void check_adm_csf_row() {
+    for_rows([](int width, std::mt19937& rng, Content content) {
+        for (const int bits : kBandBits) {
+            const auto src = band_row(width, content, bits, rng);
+            const int begin = static_cast<int>(rng() % 3) % width;
+            for (const uint32_t wt : {static_cast<uint32_t>(rng()), 0x80000000u, 0xFFFFFFFFu, 0x10000000u, 1u, 0u}) {
+                const int cut = begin + static_cast<int>(rng() % (width - begin + 1));
+                std::vector<int32_t> want_d(width, 5), want_f(width, 5), have_d(width, 5), have_f(width, 5);
+                adm::reference_kernels().csf_row(src.data(), begin, cut, width, wt, want_d.data(), want_f.data());
+                adm::simd_kernels().csf_row(src.data(), begin, cut, width, wt, have_d.data(), have_f.data());
+                ASSERT_EQ(have_d, want_d) << "width " << width << ", bits " << bits << ", weight " << wt << ", cut " << cut;
+                ASSERT_EQ(have_f, want_f) << "width " << width << ", bits " << bits << ", weight " << wt << ", cut " << cut;
+            }
+        }
+    });
+}
+
+void check_adm_den_row() {
+    for_rows([](int width, std::mt19937& rng, Content content) {
+        for (const int bits : kBandBits) {
+            const auto x = band_row(width, content, bits, rng);
+            const int begin = static_cast<int>(rng() % 3) % width;
+            for (const int shift_sq : {31, 30, static_cast<int>(rng() % 32)}) {
+                const uint64_t round_sq = rng() % 2 ? uint64_t{1} << shift_sq : (uint64_t{rng()} << 32 | rng());
+                const uint32_t cub_shift = 1 + rng() % 20;
+                const uint64_t cub_round = uint64_t{1} << (cub_shift - 1);
+                ASSERT_EQ(adm::simd_kernels().den_row(x.data(), begin, width, round_sq, shift_sq, cub_round, cub_shift),
+                          adm::reference_kernels().den_row(x.data(), begin, width, round_sq, shift_sq, cub_round,
+                                                           cub_shift))
+                    << "width " << width << ", bits " << bits << ", shifts " << shift_sq << ", " << cub_shift;
+            }
+        }
+    });
+}
+
+void check_adm_cm_threshold() {
+    for_rows([](int width, std::mt19937& rng, Content content) {
+        for (const int bits : kBandBits) {
+            std::vector<int32_t> rows[9];
+            const int32_t* ptrs[9];
+            for (int r = 0; r < 9; ++r) {
+                rows[r] = band_row(width, content, bits, rng);
+                ptrs[r] = rows[r].data();
+            }
+            const int begin = static_cast<int>(rng() % 3) % width;
+            std::vector<int64_t> want(width, 5), have(width, 5);
+            adm::reference_kernels().cm_colsum(ptrs, begin, width, want.data());
+            adm::simd_kernels().cm_colsum(ptrs, begin, width, have.data());
+            ASSERT_EQ(have, want) << "colsum, width " << width << ", bits " << bits;
+            if (width < 3) return;
+            // Column sums of 9 values below 2^31 each, then the ring and the centre terms.
+            std::vector<int64_t> colsum(width);
+            for (int64_t& v : colsum) v = static_cast<int64_t>(static_cast<int32_t>(rng())) * 9;
+            std::fill(want.begin(), want.end(), 5);
+            std::fill(have.begin(), have.end(), 5);
+            const int32_t* f[3] = {ptrs[0], ptrs[1], ptrs[2]};
+            const int32_t* c[3] = {ptrs[3], ptrs[4], ptrs[5]};
+            adm::reference_kernels().cm_threshold(colsum.data(), f, c, 1, width - 1, want.data());
+            adm::simd_kernels().cm_threshold(colsum.data(), f, c, 1, width - 1, have.data());
+            ASSERT_EQ(have, want) << "threshold, width " << width << ", bits " << bits;
+        }
+    });
+}
+
+void check_adm_cm_row() {
+    for_rows([](int width, std::mt19937& rng, Content content) {
+        for (const int bits : kBandBits) {
+            const auto x = band_row(width, content, bits, rng);
+            std::vector<int64_t> thr(width);
+            for (int64_t& v : thr) {
+                switch (rng() % 4) {
+                case 0: v = static_cast<int64_t>(static_cast<int32_t>(rng())) * 27; break;  // any threshold
+                case 1: v = static_cast<int64_t>(rng() % 4096); break;
+                case 2: v = static_cast<int64_t>(rng() % (uint32_t{1} << (bits - 1))); break;
+                default: v = 0; break;
+                }
+            }
+            const int begin = static_cast<int>(rng() % 3) % width;
+            for (const uint32_t wt : {static_cast<uint32_t>(rng()), 0x80000000u, 0xFFFFFFFFu, 0x10000000u, 1u}) {
+                const int cut = begin + static_cast<int>(rng() % (width - begin + 1));
+                // A cube term is below 2^62 >> scub: a shift of at least the width's bit count
+                // keeps the reference's int64 row sum from overflowing (undefined behaviour).
+                const uint32_t scub = static_cast<uint32_t>(std::bit_width(static_cast<unsigned>(width))) + rng() % 8;
+                const int64_t rcub = int64_t{1} << (scub - 1);
+                ASSERT_EQ(adm::simd_kernels().cm_row(x.data(), thr.data(), begin, cut, width, wt, rcub, scub),
+                          adm::reference_kernels().cm_row(x.data(), thr.data(), begin, cut, width, wt, rcub, scub))
+                    << "width " << width << ", bits " << bits << ", weight " << wt << ", cut " << cut << ", shift "
+                    << scub;
+            }
+        }
+    });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Motion (src/feature/motion/motion_simd.cpp against the reference row kernels of motion.cpp)
 
@@ -637,6 +786,11 @@ const Kernel kKernels[] = {
     {"adm_den0_row", adm::simd_target, check_adm_den0_row},
     {"adm_cm0_colsum_ring_centre", adm::simd_target, check_adm_cm0_threshold},
     {"adm_cm0_row", adm::simd_target, check_adm_cm0_row},
+    {"adm_decouple_row", adm::simd_target, check_adm_decouple_row},
+    {"adm_csf_row", adm::simd_target, check_adm_csf_row},
+    {"adm_den_row", adm::simd_target, check_adm_den_row},
+    {"adm_cm_colsum_threshold", adm::simd_target, check_adm_cm_threshold},
+    {"adm_cm_row", adm::simd_target, check_adm_cm_row},
     {"motion_vertical_u8", motion::simd_target, check_motion_vertical<uint8_t>},
     {"motion_vertical_u16", motion::simd_target, check_motion_vertical<uint16_t>},
     {"motion_row_sad", motion::simd_target, check_motion_row_sad},

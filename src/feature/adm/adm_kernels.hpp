@@ -66,6 +66,32 @@ struct RowKernels {
     /// The sum of cm0_cube(x[j], wt, thr[j], theta, rcub, scub) over [begin, end).
     std::int64_t (*cm0_row)(const std::int16_t* x, const std::int32_t* thr, int begin, int end, std::int32_t wt,
                             int theta, std::int64_t rcub, std::uint32_t scub);
+
+    // Levels 1..3 (32-bit bands).
+    /// Decouple with an integer gain limit egl (1..100) of columns [begin, end) of the three
+    /// orientations (0 h, 1 v, 2 d) of reference o and distorted t: with same =
+    /// same_direction(o[0][j], o[1][j], t[0][j], t[1][j]) and k = decouple_k(o, t) per orientation,
+    /// r[theta][j] = restore(restored(k, o), t, k, o, same, egl) and a[theta][j] = t - r modulo 2^32.
+    void (*decouple_row)(const std::int32_t* const o[3], const std::int32_t* const t[3], int begin, int end,
+                         std::int32_t egl, std::int32_t* const r[3], std::int32_t* const a[3]);
+    /// CSF of columns [begin, end): d[j] = csf_weight(s[j], w) and f[j] = csf_filter(d[j]), the
+    /// weight w read as signed (int32_t) for j < cut and as unsigned from cut.
+    void (*csf_row)(const std::int32_t* s, int begin, int cut, int end, std::uint32_t wt, std::int32_t* d,
+                    std::int32_t* f);
+    /// Denominator: the sum modulo 2^64 of den_cube(x[j], round_sq, shift_sq, cub_round, cub_shift)
+    /// over [begin, end). shift_sq and cub_shift below 64.
+    std::uint64_t (*den_row)(const std::int32_t* x, int begin, int end, std::uint64_t round_sq, int shift_sq,
+                             std::uint64_t cub_round, std::uint32_t cub_shift);
+    /// Masking: colsum[j] = the exact sum of rows[0..8][j], j in [begin, end).
+    void (*cm_colsum)(const std::int32_t* const rows[9], int begin, int end, std::int64_t* colsum);
+    /// thr[j] = colsum[j-1] + colsum[j] + colsum[j+1] - f[0][j] - f[1][j] - f[2][j] plus the
+    /// cm_centre_term of c[0][j], c[1][j], c[2][j], exact, for j in [begin, end) (begin >= 1).
+    void (*cm_threshold)(const std::int64_t* colsum, const std::int32_t* const f[3], const std::int32_t* const c[3],
+                         int begin, int end, std::int64_t* thr);
+    /// The sum of cm_cube(m) over [begin, end), m = cm_excess_vector(x[j], (int32_t)wt, thr[j])
+    /// for j < cut and cm_excess_scalar(x[j], wt, thr[j]) from cut. scub below 64.
+    std::int64_t (*cm_row)(const std::int32_t* x, const std::int64_t* thr, int begin, int cut, int end,
+                           std::uint32_t wt, std::int64_t rcub, std::uint32_t scub);
 };
 
 /// The scalar reference (adm_pipeline.cpp).

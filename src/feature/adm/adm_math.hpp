@@ -316,6 +316,24 @@ VMAFX_HOST_DEVICE inline std::int32_t restored(std::int64_t k, std::int32_t o) {
     return static_cast<std::int32_t>((k * o + 16384) >> 15);
 }
 
+/// Levels 1..3 decouple of column j of the three orientations (0 h, 1 v, 2 d) of reference o
+/// and distorted t with an integer gain limit egl (the gain product is then exact, so its
+/// rounding does not matter): the restored part r[theta][j] and the additive part
+/// a[theta][j] = t - r modulo 2^32.
+VMAFX_HOST_DEVICE inline void decouple_column(const std::int32_t* const o[3], const std::int32_t* const t[3], int j,
+                                         std::int32_t egl, std::int32_t* const r[3], std::int32_t* const a[3]) {
+    const bool same_dir = same_direction(o[0][j], o[1][j], t[0][j], t[1][j]);
+    for (int theta = 0; theta < 3; ++theta) {
+        const std::int32_t ov = o[theta][j];
+        const std::int32_t tv = t[theta][j];
+        const std::int64_t k = decouple_k(ov, tv);
+        const std::int32_t rst =
+            restore<std::int32_t>(restored(k, ov), tv, static_cast<std::int32_t>(k), ov, same_dir, egl, false);
+        r[theta][j] = rst;
+        a[theta][j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(tv) - static_cast<std::uint32_t>(rst));
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // CSF weighting (upstream adm_csf / i4_adm_csf and their AVX-512 versions)
 // ---------------------------------------------------------------------------------------

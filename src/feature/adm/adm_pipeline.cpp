@@ -42,8 +42,9 @@ using std::uint64_t;
 
 // The hot row loops are row kernels (adm_kernels.hpp): the scalar reference below and SIMD
 // versions (adm_simd.cpp) giving the same integers, the best one for the CPU picked at run time.
-// Levels 1..3 of decouple, CSF, denominator and contrast masking stay scalar (64-bit arithmetic,
-// int64-to-float conversions).
+// Levels 1..3 have row kernels too (decouple_row, csf_row, den_row, cm_colsum, cm_threshold,
+// cm_row); only a non-integer gain limit's decouple stays a plain loop. The CSF of each
+// masking pass is computed a row at a time inside it (CsfRowCache), not as whole planes.
 
 // Constants, per-sample arithmetic and region geometry: adm_math.hpp (shared with the
 // CUDA twin).
@@ -210,6 +211,56 @@ int64_t cm0_row_reference(const int16_t* x, const int32_t* thr, int begin, int e
     return row_acc;
 }
 
+// Levels 1..3 row kernels (decouple_level, csf_level, den_level, cm_level).
+void decouple_row_reference(const int32_t* const o[3], const int32_t* const t[3], int begin, int end, int32_t egl,
+                            int32_t* const r[3], int32_t* const a[3]) {
+    for (int j = begin; j < end; ++j) decouple_column(o, t, j, egl, r, a);
+}
+
+void csf_row_reference(const int32_t* s, int begin, int cut, int end, uint32_t wt, int32_t* d, int32_t* f) {
+    const auto run = [&](int j0, int j1, int64_t w) {
+        for (int j = j0; j < j1; ++j) {
+            const int32_t v = csf_weight(s[j], w);
+            d[j] = v;
+            f[j] = csf_filter(v);
+        }
+    };
+    run(begin, cut, static_cast<int32_t>(wt));
+    run(cut, end, wt);
+}
+
+uint64_t den_row_reference(const int32_t* x, int begin, int end, uint64_t round_sq, int shift_sq, uint64_t cub_round,
+                           uint32_t cub_shift) {
+    uint64_t inner = 0;
+    for (int j = begin; j < end; ++j) inner += den_cube(x[j], round_sq, shift_sq, cub_round, cub_shift);
+    return inner;
+}
+
+void cm_colsum_reference(const int32_t* const rows[9], int begin, int end, int64_t* colsum) {
+    for (int j = begin; j < end; ++j) {
+        int64_t sum = 0;
+        for (int r = 0; r < 9; ++r) sum += rows[r][j];
+        colsum[j] = sum;
+    }
+}
+
+void cm_threshold_reference(const int64_t* colsum, const int32_t* const f[3], const int32_t* const c[3], int begin,
+                            int end, int64_t* thr) {
+    for (int j = begin; j < end; ++j)
+        thr[j] = colsum[j - 1] + colsum[j] + colsum[j + 1] - f[0][j] - f[1][j] - f[2][j] + cm_centre_term(c[0][j]) +
+                 cm_centre_term(c[1][j]) + cm_centre_term(c[2][j]);
+}
+
+int64_t cm_row_reference(const int32_t* x, const int64_t* thr, int begin, int cut, int end, uint32_t wt, int64_t rcub,
+                         uint32_t scub) {
+    int64_t row_acc = 0;
+    const int64_t w_vec = static_cast<int32_t>(wt);
+    for (int j = begin; j < cut; ++j) row_acc += cm_cube(cm_excess_vector(x[j], w_vec, thr[j]), rcub, scub);
+    const int64_t w_c = wt;
+    for (int j = cut; j < end; ++j) row_acc += cm_cube(cm_excess_scalar(x[j], w_c, thr[j]), rcub, scub);
+    return row_acc;
+}
+
 // Level 0 of the DWT of one luma plane (w x h samples of type Sample at `bit_depth` bits)
 // into 16-bit bands of ceil(w/2) x ceil(h/2) (upstream adm_dwt2_8/adm_dwt2_16 and their
 // AVX-512 versions; adm_dwt2_8_lo/adm_dwt2_16_lo with lo_only, which make band a only).
@@ -361,6 +412,17 @@ void decouple_level(const Bands<int32_t>& ref, const Bands<int32_t>& dis, int w,
                     const Bands<int32_t>& r, const Bands<int32_t>& a) {
     const Region rg = tap_region(w, h);
     const int vec_end = vector_end(rg.left, rg.right, 16);
+    if (egl == std::floor(egl)) {  // the gain product is exact: columns of both kinds alike
+        const RowKernels& kernels = simd_kernels();
+        for (int i = rg.top; i < rg.bottom; ++i) {
+            const int32_t* o[3] = {ref.h.row(i), ref.v.row(i), ref.d.row(i)};
+            const int32_t* t[3] = {dis.h.row(i), dis.v.row(i), dis.d.row(i)};
+            int32_t* rr[3] = {r.h.row(i), r.v.row(i), r.d.row(i)};
+            int32_t* aa[3] = {a.h.row(i), a.v.row(i), a.d.row(i)};
+            kernels.decouple_row(o, t, rg.left, rg.right, static_cast<int32_t>(egl), rr, aa);
+        }
+        return;
+    }
     for (int i = rg.top; i < rg.bottom; ++i) {
         for (int j = rg.left; j < rg.right; ++j) {
             const bool vec = j < vec_end;
@@ -378,51 +440,8 @@ void decouple_level(const Bands<int32_t>& ref, const Bands<int32_t>& dis, int w,
 }
 
 // ---------------------------------------------------------------------------------------
-// CSF weighting
+// CSF weighting: per row, inside contrast masking (CsfRowCache in cm_level0 / cm_level).
 // ---------------------------------------------------------------------------------------
-
-// Level 0 (upstream adm_csf / adm_csf_avx512): dst = src weighted (Q16 after the shift),
-// flt = |dst| / 30 (the masking filter input). The AVX-512 columns take |dst| before
-// dst is narrowed to 16 bits.
-void csf_level0(const Bands<int16_t>& src, int w, int h, const std::array<uint16_t, 3>& weight,
-                              const Bands<int16_t>& dst, const Bands<int16_t>& flt) {
-    const Region rg = tap_region(w, h);
-    const int vec_end = vector_end(rg.left, rg.right, 16);
-    const RowKernels& kernels = simd_kernels();
-    for (int theta = 0; theta < 3; ++theta) {
-        const int32_t wt = weight[theta];
-        for (int i = rg.top; i < rg.bottom; ++i) {
-            const int16_t* s = src.hvd(theta).row(i);
-            int16_t* d = dst.hvd(theta).row(i);
-            int16_t* f = flt.hvd(theta).row(i);
-            kernels.csf0(s, rg.left, vec_end, rg.right, wt, theta, d, f);
-        }
-    }
-}
-
-// Levels 1..3 (upstream i4_adm_csf / _avx512). The AVX-512 columns multiply by the weight
-// read as a signed 32-bit value.
-void csf_level(const Bands<int32_t>& src, int w, int h, const std::array<uint32_t, 3>& weight,
-                             const Bands<int32_t>& dst, const Bands<int32_t>& flt) {
-    const Region rg = tap_region(w, h);
-    const int vec_end = vector_end(rg.left, rg.right, 16);
-    for (int theta = 0; theta < 3; ++theta) {
-        for (int i = rg.top; i < rg.bottom; ++i) {
-            const int32_t* s = src.hvd(theta).row(i);
-            int32_t* d = dst.hvd(theta).row(i);
-            int32_t* f = flt.hvd(theta).row(i);
-            const auto run = [&](int j0, int j1, int64_t wt) {
-                for (int j = j0; j < j1; ++j) {
-                    const int32_t v = csf_weight(s[j], wt);
-                    d[j] = v;
-                    f[j] = csf_filter(v);
-                }
-            };
-            run(rg.left, vec_end, static_cast<int32_t>(weight[theta]));
-            run(vec_end, rg.right, weight[theta]);
-        }
-    }
-}
 
 // ---------------------------------------------------------------------------------------
 // Denominator: CSF-weighted reference energy
@@ -451,12 +470,12 @@ void den_level(int scale, const Bands<int32_t>& ref, int w, int h, uint64_t sums
     const uint64_t round_sq = uint64_t{1} << shift_sq;  // sic: 2^shift, not half
     const Shift cub = log2_shift(rg.right - rg.left, 0);
     const Shift row = log2_shift(rg.bottom - rg.top, 0);
+    const RowKernels& kernels = simd_kernels();
     for (int theta = 0; theta < 3; ++theta) {
         uint64_t acc = 0;
         for (int i = rg.top; i < rg.bottom; ++i) {
-            const int32_t* x = ref.hvd(theta).row(i);
-            uint64_t inner = 0;
-            for (int j = rg.left; j < rg.right; ++j) inner += den_cube(x[j], round_sq, shift_sq, cub.round, cub.shift);
+            const uint64_t inner =
+                kernels.den_row(ref.hvd(theta).row(i), rg.left, rg.right, round_sq, shift_sq, cub.round, cub.shift);
             acc += (inner + row.round) >> row.shift;
         }
         sums[theta] = acc;
@@ -469,59 +488,47 @@ void den_level(int scale, const Bands<int32_t>& ref, int w, int h, uint64_t sums
 
 // The rows and columns a pass visits: CmLayout (adm_math.hpp).
 
-// Sum of the 8 masking neighbours of each visited column j of row i, over the three
-// orientations of `flt` (rows above/i/below already mirrored): the 3x3 box sum of the
-// column sums minus the centre. Wraps modulo 2^32 into `out` (Acc = int32_t, as
-// upstream's C sums) or is exact (Acc = int64_t, as its AVX-512 level 1..3 lanes).
-template <typename T, typename Acc>
-[[gnu::always_inline]] inline void masking_ring(const Bands<T>& flt, int above, int i, int below, int w, const CmLayout& L,
-                  std::vector<Acc>& colsum, std::vector<Acc>& out) {
-    const int c0 = std::max(L.col_begin - 1, 0);
-    const int c1 = std::min(L.col_end + 1, w);
-    using U = std::make_unsigned_t<Acc>;
-    if constexpr (std::is_same_v<T, int16_t>) {
-        const int16_t* rows[9];
+// The CSF-weighted values (d) and masking filter inputs (f) of the three orientations of a
+// band, computed a row at a time as contrast masking reads them (rows i-1, i, i+1 for row i),
+// instead of whole planes: the last 4 rows are kept. Each row's values are those of a whole
+// plane pass (upstream adm_csf / i4_adm_csf), which computes every row alike.
+template <typename T>
+class CsfRowCache {
+public:
+    explicit CsfRowCache(int w) : w_(w), buf_(static_cast<std::size_t>(w) * 24) {}
+    /// Computes row `row` with fill(row, d[3], f[3]) unless it is kept.
+    template <typename Fill>
+    void ensure(int row, const Fill& fill) {
+        const int slot = row & 3;
+        if (tag_[slot] == row) return;
+        T* d[3] = {at(slot, 0), at(slot, 1), at(slot, 2)};
+        T* f[3] = {at(slot, 3), at(slot, 4), at(slot, 5)};
+        fill(row, d, f);
+        tag_[slot] = row;
+    }
+    /// Row `row` (kept) of orientation theta's weighted values / filter inputs.
+    const T* d(int row, int theta) { return at(row & 3, theta); }
+    const T* f(int row, int theta) { return at(row & 3, 3 + theta); }
+    /// Computes rows above, i and below (as needed) and lists the filter input rows of the 3x3
+    /// masking neighbourhood of row i: rows[3 * theta + 0, 1, 2] = above, i, below.
+    template <typename Fill>
+    void masking_rows(int above, int i, int below, const Fill& fill, const T* rows[9]) {
+        ensure(above, fill);
+        ensure(i, fill);
+        ensure(below, fill);
         for (int theta = 0; theta < 3; ++theta) {
-            rows[3 * theta] = flt.hvd(theta).row(above);
-            rows[3 * theta + 1] = flt.hvd(theta).row(i);
-            rows[3 * theta + 2] = flt.hvd(theta).row(below);
-        }
-        simd_kernels().cm0_colsum(rows, c0, c1, colsum.data());
-    } else {
-        for (int j = c0; j < c1; ++j) colsum[j] = 0;
-        for (int theta = 0; theta < 3; ++theta) {
-            const T* fa = flt.hvd(theta).row(above);
-            const T* fi = flt.hvd(theta).row(i);
-            const T* fb = flt.hvd(theta).row(below);
-            for (int j = c0; j < c1; ++j)
-                colsum[j] = static_cast<Acc>(static_cast<U>(colsum[j]) + static_cast<U>(Acc{fa[j]}) +
-                                             static_cast<U>(Acc{fi[j]}) + static_cast<U>(Acc{fb[j]}));
+            rows[3 * theta] = f(above, theta);
+            rows[3 * theta + 1] = f(i, theta);
+            rows[3 * theta + 2] = f(below, theta);
         }
     }
-    const auto centre_flt = [&](int j) {
-        return static_cast<U>(Acc{flt.h.row(i)[j]}) + static_cast<U>(Acc{flt.v.row(i)[j]}) +
-               static_cast<U>(Acc{flt.d.row(i)[j]});
-    };
-    const auto ring = [&](int j, int jl, int jr) {
-        out[j] = static_cast<Acc>(static_cast<U>(colsum[jl]) + static_cast<U>(colsum[j]) + static_cast<U>(colsum[jr]) -
-                                  centre_flt(j));
-    };
-    const int j0 = std::max(L.col_begin, 1);
-    const int j1 = std::min(L.col_end, w - 1);
-    if (L.col_begin == 0) ring(0, 1, 1);
-    const T* fh = flt.h.row(i);
-    const T* fv = flt.v.row(i);
-    const T* fd = flt.d.row(i);
-    if constexpr (std::is_same_v<T, int16_t>) {
-        simd_kernels().cm0_ring(colsum.data(), fh, fv, fd, j0, j1, out.data());
-    } else {
-        for (int j = j0; j < j1; ++j)
-            out[j] = static_cast<Acc>(static_cast<U>(colsum[j - 1]) + static_cast<U>(colsum[j]) +
-                                      static_cast<U>(colsum[j + 1]) - static_cast<U>(Acc{fh[j]}) -
-                                      static_cast<U>(Acc{fv[j]}) - static_cast<U>(Acc{fd[j]}));
-    }
-    if (L.col_end == w) ring(w - 1, w - 2, w - 1);
-}
+
+private:
+    T* at(int slot, int k) { return buf_.data() + static_cast<std::size_t>(slot * 6 + k) * static_cast<std::size_t>(w_); }
+    int w_;
+    std::vector<T> buf_;
+    int tag_[4] = {-1, -1, -1, -1};
+};
 
 // Level 0 (upstream adm_cm / adm_cm_avx512). x: the coefficients measured (decouple r for
 // DLM, a for AIM); centre/flt: the CSF-weighted masker and its |x|/30 filter input.
@@ -529,28 +536,53 @@ template <typename T, typename Acc>
 // threshold (8 neighbouring filter values + its own masker / 15), cubed. Writes the
 // level's integer numerator per orientation: the sum over the visited rows of each row's
 // rounded, shifted sum.
-void cm_level0(const Bands<int16_t>& x, const Bands<int16_t>& centre, const Bands<int16_t>& flt, int w,
-                             int h, const std::array<uint16_t, 3>& weight, int64_t sums[3]) {
+void cm_level0(const Bands<int16_t>& x, const Bands<int16_t>& masker, int w, int h,
+               const std::array<uint16_t, 3>& weight, int64_t sums[3]) {
     const CmLayout L(w, h);
     const Shift cub_hv = log2_shift(w, -4);
     const Shift cub_d = log2_shift(w, -3);
     const Shift row_shift = log2_shift(h, 0);
     const Shift cub[3] = {cub_hv, cub_hv, cub_d};
     const RowKernels& kernels = simd_kernels();
+    // The CSF of the masker (upstream adm_csf over the tap region).
+    const Region tr = tap_region(w, h);
+    const int vec_end = vector_end(tr.left, tr.right, 16);
+    CsfRowCache<int16_t> csf(w);
+    const auto fill = [&](int row, int16_t* const d[3], int16_t* const f[3]) {
+        for (int theta = 0; theta < 3; ++theta)
+            kernels.csf0(masker.hvd(theta).row(row), tr.left, vec_end, tr.right, weight[theta], theta, d[theta], f[theta]);
+    };
 
     std::vector<int32_t> colsum(static_cast<std::size_t>(w)), thr(static_cast<std::size_t>(w));
+    const int c0 = std::max(L.col_begin - 1, 0);
+    const int c1 = std::min(L.col_end + 1, w);
+    const int j0 = std::max(L.col_begin, 1);
+    const int j1 = std::min(L.col_end, w - 1);
     int64_t acc[3] = {0, 0, 0};
     for (int i = L.row_begin; i < L.row_end; ++i) {
         const int above = i == 0 ? 1 : i - 1;
         const int below = i == h - 1 ? h - 1 : i + 1;
-        masking_ring(flt, above, i, below, w, L, colsum, thr);
+        // Sum of the 8 masking neighbours of each visited column over the three orientations
+        // of the filter inputs: the 3x3 box sum of the column sums minus the centre, modulo
+        // 2^32 as upstream's C sums (its AVX-512 ones agree).
+        const int16_t* rows[9];
+        csf.masking_rows(above, i, below, fill, rows);
+        kernels.cm0_colsum(rows, c0, c1, colsum.data());
+        const int16_t* fh = csf.f(i, 0);
+        const int16_t* fv = csf.f(i, 1);
+        const int16_t* fd = csf.f(i, 2);
+        const auto ring = [&](int j, int jl, int jr) {
+            thr[j] = static_cast<int32_t>(static_cast<uint32_t>(colsum[jl]) + static_cast<uint32_t>(colsum[j]) +
+                                          static_cast<uint32_t>(colsum[jr]) - static_cast<uint32_t>(int32_t{fh[j]}) -
+                                          static_cast<uint32_t>(int32_t{fv[j]}) - static_cast<uint32_t>(int32_t{fd[j]}));
+        };
+        if (L.col_begin == 0) ring(0, 1, 1);
+        kernels.cm0_ring(colsum.data(), fh, fv, fd, j0, j1, thr.data());
+        if (L.col_end == w) ring(w - 1, w - 2, w - 1);
         // Add each column's own masker / 15: the AVX-512 columns keep it 32-bit, the C
         // kernel narrows it to 16 bits.
-        const int16_t* ch = centre.h.row(i);
-        const int16_t* cv = centre.v.row(i);
-        const int16_t* cd = centre.d.row(i);
         const int cut = L.vector_cut(i, 14);
-        kernels.cm0_centre(ch, cv, cd, L.col_begin, cut, L.col_end, thr.data());
+        kernels.cm0_centre(csf.d(i, 0), csf.d(i, 1), csf.d(i, 2), L.col_begin, cut, L.col_end, thr.data());
         for (int theta = 0; theta < 3; ++theta) {
             const int64_t row_acc = kernels.cm0_row(x.hvd(theta).row(i), thr.data(), L.col_begin, L.col_end,
                                                     weight[theta], theta, cub[theta].round, cub[theta].shift);
@@ -563,33 +595,48 @@ void cm_level0(const Bands<int16_t>& x, const Bands<int16_t>& centre, const Band
 // Levels 1..3 (upstream i4_adm_cm / i4_adm_cm_avx512). The AVX-512 columns keep the
 // weighted coefficient and the threshold in 64 bits and read the weight as signed; the C
 // ones wrap both to 32 bits. Writes the integer numerator per orientation (as cm_level0).
-void cm_level(const Bands<int32_t>& x, const Bands<int32_t>& centre, const Bands<int32_t>& flt, int w,
-                            int h, const std::array<uint32_t, 3>& weight, int64_t sums[3]) {
+void cm_level(const Bands<int32_t>& x, const Bands<int32_t>& masker, int w, int h,
+              const std::array<uint32_t, 3>& weight, int64_t sums[3]) {
     const CmLayout L(w, h);
     const Shift cub = log2_shift(w, 0);
     const Shift row_shift = log2_shift(h, 0);
-
+    const RowKernels& kernels = simd_kernels();
+    // The CSF of the masker (upstream i4_adm_csf over the tap region).
+    const Region tr = tap_region(w, h);
+    const int vec_end = vector_end(tr.left, tr.right, 16);
+    CsfRowCache<int32_t> csf(w);
+    const auto fill = [&](int row, int32_t* const d[3], int32_t* const f[3]) {
+        for (int theta = 0; theta < 3; ++theta)
+            kernels.csf_row(masker.hvd(theta).row(row), tr.left, vec_end, tr.right, weight[theta], d[theta], f[theta]);
+    };
     std::vector<int64_t> colsum(static_cast<std::size_t>(w)), thr(static_cast<std::size_t>(w));
     int64_t acc[3] = {0, 0, 0};
+    const int c0 = std::max(L.col_begin - 1, 0);
+    const int c1 = std::min(L.col_end + 1, w);
+    const int j0 = std::max(L.col_begin, 1);
+    const int j1 = std::min(L.col_end, w - 1);
     for (int i = L.row_begin; i < L.row_end; ++i) {
         const int above = i == 0 ? 1 : i - 1;
         const int below = i == h - 1 ? h - 1 : i + 1;
-        masking_ring(flt, above, i, below, w, L, colsum, thr);
-        const int32_t* ch = centre.h.row(i);
-        const int32_t* cv = centre.v.row(i);
-        const int32_t* cd = centre.d.row(i);
-        // Masker / 15 in Q32, the same in both kernels.
-        for (int j = L.col_begin; j < L.col_end; ++j)
-            thr[j] += cm_centre_term(ch[j]) + cm_centre_term(cv[j]) + cm_centre_term(cd[j]);
+        // The 8 masking neighbours over the three orientations of the filter inputs (exact in
+        // 64 bits, as upstream's AVX-512 lanes; its C sums never exceed 32 bits either), plus
+        // each column's own masker / 15 in Q32 (the same in both kernels).
+        const int32_t* rows[9];
+        csf.masking_rows(above, i, below, fill, rows);
+        kernels.cm_colsum(rows, c0, c1, colsum.data());
+        const int32_t* f[3] = {csf.f(i, 0), csf.f(i, 1), csf.f(i, 2)};
+        const int32_t* c[3] = {csf.d(i, 0), csf.d(i, 1), csf.d(i, 2)};
+        const auto edge = [&](int j, int jl, int jr) {
+            thr[j] = colsum[jl] + colsum[j] + colsum[jr] - f[0][j] - f[1][j] - f[2][j] + cm_centre_term(c[0][j]) +
+                     cm_centre_term(c[1][j]) + cm_centre_term(c[2][j]);
+        };
+        if (L.col_begin == 0) edge(0, 1, 1);
+        kernels.cm_threshold(colsum.data(), f, c, j0, j1, thr.data());
+        if (L.col_end == w) edge(w - 1, w - 2, w - 1);
         const int cut = L.vector_cut(i, 6);
         for (int theta = 0; theta < 3; ++theta) {
-            const int32_t* xs = x.hvd(theta).row(i);
-            const int64_t rcub = cub.round;
-            int64_t row_acc = 0;
-            const int64_t w_vec = static_cast<int32_t>(weight[theta]);
-            for (int j = L.col_begin; j < cut; ++j) row_acc += cm_cube(cm_excess_vector(xs[j], w_vec, thr[j]), rcub, cub.shift);
-            const int64_t w_c = weight[theta];
-            for (int j = cut; j < L.col_end; ++j) row_acc += cm_cube(cm_excess_scalar(xs[j], w_c, thr[j]), rcub, cub.shift);
+            const int64_t row_acc = kernels.cm_row(x.hvd(theta).row(i), thr.data(), L.col_begin, cut, L.col_end,
+                                                   weight[theta], cub.round, cub.shift);
             acc[theta] += sar64(row_acc + row_shift.round, row_shift.shift);
         }
     }
@@ -707,18 +754,16 @@ private:
 };
 
 // The bands of one level: reference and distorted DWT (with a), restored and additive
-// parts, CSF-weighted values and filter inputs.
+// parts (the CSF of the last two is computed per row by contrast masking).
 template <typename T>
 struct LevelBands {
-    Bands<T> ref, dis, r, a, csf_a, csf_f;
-    static constexpr int kPlanes = 4 + 4 + 3 + 3 + 3 + 3;
+    Bands<T> ref, dis, r, a;
+    static constexpr int kPlanes = 4 + 4 + 3 + 3;
     void take(Arena<T>& arena, int w, int h) {
         ref = arena.take_bands(w, h, true);
         dis = arena.take_bands(w, h, true);
         r = arena.take_bands(w, h, false);
         a = arena.take_bands(w, h, false);
-        csf_a = arena.take_bands(w, h, false);
-        csf_f = arena.take_bands(w, h, false);
     }
 };
 
@@ -746,7 +791,13 @@ const RowKernels& reference_kernels() {
                                     cm0_colsum_reference,
                                     cm0_ring_reference,
                                     cm0_centre_reference,
-                                    cm0_row_reference};
+                                    cm0_row_reference,
+                                    decouple_row_reference,
+                                    csf_row_reference,
+                                    den_row_reference,
+                                    cm_colsum_reference,
+                                    cm_threshold_reference,
+                                    cm_row_reference};
     return kernels;
 }
 
@@ -809,12 +860,8 @@ AdmSums compute_adm_sums(const Plane& ref, const Plane& dis, int bit_depth, cons
             decouple_level0(L0.ref, L0.dis, w, h, config.enhn_gain_limit, L0.r, L0.a);
             den_level0(L0.ref, w, h, sums.den[0]);
             const auto wq = csf_weights_q_scale0(config.csf);
-            csf_level0(L0.a, w, h, wq, L0.csf_a, L0.csf_f);
-            cm_level0(L0.r, L0.csf_a, L0.csf_f, w, h, wq, sums.num[0]);
-            if (!config.skip_aim) {
-                csf_level0(L0.r, w, h, wq, L0.csf_f, L0.csf_a);
-                cm_level0(L0.a, L0.csf_f, L0.csf_a, w, h, wq, sums.aim[0]);
-            }
+            cm_level0(L0.r, L0.a, w, h, wq, sums.num[0]);
+            if (!config.skip_aim) cm_level0(L0.a, L0.r, w, h, wq, sums.aim[0]);
         }
     }
 
@@ -837,12 +884,8 @@ AdmSums compute_adm_sums(const Plane& ref, const Plane& dis, int bit_depth, cons
         decouple_level(B.ref, B.dis, w, h, config.enhn_gain_limit, B.r, B.a);
         den_level(s, B.ref, w, h, sums.den[s]);
         const auto wq = csf_weights_q32(config.csf, s);
-        csf_level(B.a, w, h, wq, B.csf_a, B.csf_f);
-        cm_level(B.r, B.csf_a, B.csf_f, w, h, wq, sums.num[s]);
-        if (!config.skip_aim) {
-            csf_level(B.r, w, h, wq, B.csf_f, B.csf_a);
-            cm_level(B.a, B.csf_f, B.csf_a, w, h, wq, sums.aim[s]);
-        }
+        cm_level(B.r, B.a, w, h, wq, sums.num[s]);
+        if (!config.skip_aim) cm_level(B.a, B.r, w, h, wq, sums.aim[s]);
     }
     return sums;
 }
