@@ -28,12 +28,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 fixture_frames=$(( $(stat -c %s "$fixture/ref.yuv") / frame_bytes ))
-# repeat SIDE N: the fixture's SIDE video repeated into exactly N frames, on standard output.
-repeat() {
-  local side=$1 n=$2
+# repeat SIDE N: the fixture's SIDE video repeated into exactly N frames, on standard output
+# (in a subshell without pipefail: `head` ends the pipe early and its writer dies of SIGPIPE).
+repeat() (
+  set +o pipefail
+  side=$1 n=$2
   for _ in $(seq $(( (n + fixture_frames - 1) / fixture_frames ))); do cat "$fixture/$side.yuv"; done |
     head -c $(( n * frame_bytes ))
-}
+)
 # measure N: runs vmafx on N frames from files, then from FIFOs; prints "N file KB" and "N pipe KB".
 measure() {
   local n=$1 side kb
