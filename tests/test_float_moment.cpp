@@ -79,5 +79,50 @@ TEST(FloatMoment, RefusesTheBitDepthsUpstreamDoesNotRead) {
     }
 }
 
+
+// The moments' sums, in double one add at a time, rows then columns, as upstream's moment.c
+// adds them (the reference that plane_moments' exact integer sums must equal).
+void running_moments(const Plane& plane, int bits, double& first, double& second) {
+    const float scaler = static_cast<float>(bits == 8 ? 1 : bits == 10 ? 4 : bits == 12 ? 16 : 256);
+    first = 0;
+    second = 0;
+    for (int y = 0; y < plane.height(); ++y)
+        for (int x = 0; x < plane.width(); ++x) {
+            const std::uint32_t s = bits == 8 ? plane.row<std::uint8_t>(y)[x] : plane.row<std::uint16_t>(y)[x];
+            const float v = static_cast<float>(s) / scaler;
+            first += v;
+            const float v2 = v * v;
+            second += v2;
+        }
+    first /= plane.width() * plane.height();
+    second /= plane.width() * plane.height();
+}
+
+// plane_moments against the running sums, bit for bit: random samples within the bit depth and
+// over the whole 16-bit word (squares that round in float), widths 1..70, odd heights, and
+// samples all at the word's largest value on a plane large enough that the second sum exceeds
+// 2^53 units at 16 bits (the running sum rounds there: plane_moments adds one term at a time).
+TEST(FloatMoment, ExactSumsEqualTheRunningSums) {
+    auto check = [](const Plane& plane, int bits, const std::string& what) {
+        double first = 0, second = 0, want1 = 0, want2 = 0;
+        float_moment::plane_moments(plane, bits, first, second);
+        running_moments(plane, bits, want1, want2);
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(first), std::bit_cast<std::uint64_t>(want1)) << what;
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(second), std::bit_cast<std::uint64_t>(want2)) << what;
+    };
+    for (int bits : {8, 10, 12, 16})
+        for (int w = 1; w <= 70; w += 3)
+            for (int h : {1, 3, 7}) {
+                const VideoFormat f{w, h, bits, Subsampling::k444};
+                check(test::random_picture(f, 17u * w + h).luma(), bits, fmt::format("{} bits {}x{}", bits, w, h));
+                check(test::random_word_picture(f, 31u * w + h).luma(), bits,
+                      fmt::format("{} bits {}x{}, whole words", bits, w, h));
+            }
+    for (int bits : {8, 10, 16}) {
+        const VideoFormat f{2000, 1100, bits, Subsampling::k420};
+        check(test::constant_picture(f, test::max_word(f)).luma(), bits, fmt::format("{} bits, 2000x1100 at most", bits));
+        check(test::random_word_picture(f, 5).luma(), bits, fmt::format("{} bits, 2000x1100 random words", bits));
+    }
+}
 }  // namespace
 }  // namespace vmafx

@@ -110,5 +110,36 @@ TEST(FloatMotionValues, OracleScale1AndFilter3) {
     EXPECT_EQ(test::column(t, "motion_mdc_mfs_3", 3), (std::vector<double>{0, 7.000349044799805, 6.645384788513184}));
 }
 
+
+// The blur kept from one frame serves the next only for a previous plane of the same bytes: an
+// extractor that saw frame 1 (pictures A, B) then frame 2 with previous picture C (not B) scores
+// frame 2 as a fresh extractor does, and with B as previous as one that never kept anything
+// (frames given out of order, or the same index twice with other pictures, change nothing).
+TEST(FloatMotionValues, KeptBlurOnlyForTheSameBytes) {
+    const VideoFormat f{64, 48, 8, Subsampling::k420};
+    const Picture a = test::random_picture(f, 1), b = test::random_picture(f, 2), c = test::random_picture(f, 3),
+                  d = test::random_picture(f, 4);
+    auto score = [](const FeatureExtractor& e, unsigned index, const Picture& prev, const Picture& cur) {
+        FrameInput in;
+        in.index = index;
+        in.ref = &cur;
+        in.dist = &cur;
+        in.prev_ref[0] = &prev;
+        in.prev_dist[0] = &prev;
+        FrameScores out;
+        e.extract(in, out);
+        return out.at(0).second;
+    };
+    const auto used = make({}, 64, 48);
+    const double first = score(*used, 1, a, b);
+    EXPECT_EQ(first, score(*make({}, 64, 48), 1, a, b));
+    EXPECT_GT(first, 0.0);
+    const double other = score(*used, 2, c, d);  // frame 1's picture was b, not c
+    EXPECT_EQ(other, score(*make({}, 64, 48), 2, c, d));
+    EXPECT_NE(other, score(*make({}, 64, 48), 2, b, d));
+    const double again = score(*used, 2, b, d);  // index 1 kept b's blur: the same as computing it
+    EXPECT_EQ(again, score(*make({}, 64, 48), 2, b, d));
+    EXPECT_EQ(score(*used, 3, d, a), score(*make({}, 64, 48), 3, d, a));
+}
 }  // namespace
 }  // namespace vmafx

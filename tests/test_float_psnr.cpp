@@ -75,5 +75,53 @@ TEST(FloatPsnr, RefusesTheBitDepthsUpstreamRefuses) {
     }
 }
 
+
+// The noise sum, the float squares added in double one at a time, rows then columns, as
+// upstream's compute_psnr adds them (the reference that frame_psnr's exact integer sum must
+// equal), then frame_psnr's caps.
+double running_psnr(const Plane& ref, const Plane& dist, int bits) {
+    const float scaler = static_cast<float>(bits == 8 ? 1 : bits == 10 ? 4 : bits == 12 ? 16 : 256);
+    double noise = 0;
+    for (int y = 0; y < ref.height(); ++y)
+        for (int x = 0; x < ref.width(); ++x) {
+            const bool b8 = bits == 8;
+            const std::uint32_t r = b8 ? ref.row<std::uint8_t>(y)[x] : ref.row<std::uint16_t>(y)[x];
+            const std::uint32_t d = b8 ? dist.row<std::uint8_t>(y)[x] : dist.row<std::uint16_t>(y)[x];
+            const float diff = static_cast<float>(r) / scaler - static_cast<float>(d) / scaler;
+            const float diff2 = diff * diff;
+            noise += diff2;
+        }
+    return float_psnr::psnr_of_noise(noise, ref.width(), ref.height(), bits);
+}
+
+// frame_psnr against the running sum, bit for bit: random samples within the bit depth and over
+// the whole 16-bit word (squares that round in float), widths 1..70, odd heights, and 0 against
+// the word's largest value on a plane large enough that the sum exceeds 2^53 units at 16 bits
+// (the running sum rounds there: frame_psnr adds one term at a time).
+TEST(FloatPsnr, ExactSumEqualsTheRunningSum) {
+    auto check = [](const Picture& ref, const Picture& dist, int bits, const std::string& what) {
+        const double got = float_psnr::frame_psnr(ref.luma(), dist.luma(), bits);
+        const double want = running_psnr(ref.luma(), dist.luma(), bits);
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(want))
+            << what << fmt::format(": {:.17g} against {:.17g}", got, want);
+    };
+    for (int bits : {8, 10, 12, 16})
+        for (int w = 1; w <= 70; w += 3)
+            for (int h : {1, 3, 7}) {
+                const VideoFormat f{w, h, bits, Subsampling::k444};
+                check(test::random_picture(f, 17u * w + h), test::random_picture(f, 19u * w + h), bits,
+                      fmt::format("{} bits {}x{}", bits, w, h));
+                check(test::random_word_picture(f, 31u * w + h), test::random_word_picture(f, 37u * w + h), bits,
+                      fmt::format("{} bits {}x{}, whole words", bits, w, h));
+            }
+    for (int bits : {8, 10, 16}) {
+        const VideoFormat f{2000, 1100, bits, Subsampling::k420};
+        // Noise below the caps: 0 against the largest word, and random words.
+        check(test::constant_picture(f, 0), test::constant_picture(f, test::max_word(f)), bits,
+              fmt::format("{} bits, 2000x1100 0 against the largest", bits));
+        check(test::random_word_picture(f, 5), test::random_word_picture(f, 6), bits,
+              fmt::format("{} bits, 2000x1100 random words", bits));
+    }
+}
 }  // namespace
 }  // namespace vmafx

@@ -4,7 +4,13 @@
 #include "feature/float_motion/float_motion.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <span>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -106,9 +112,13 @@ public:
                 throw Error(fmt::format("float_motion: frame {} plane {} is not {}x{} with {}-byte samples", in.index,
                                         p, format_.plane_width(p), format_.plane_height(p),
                                         format_.bytes_per_sample()));
-            const Image a = floatimg::convolve(f, floatimg::to_float(old, format_.bit_depth));
-            const Image b = floatimg::convolve(f, floatimg::to_float(cur, format_.bit_depth));
-            return static_cast<double>(image_sad(a, b, settings_.add_scale1));
+            // The current picture's blur is kept for the next frame (upstream keeps it too);
+            // the previous one's is taken from there when its plane is the same, byte for byte.
+            std::shared_ptr<const Image> a = blurs_.find(in.index - 1, p, old);
+            if (!a) a = std::make_shared<const Image>(floatimg::convolve(f, floatimg::to_float(old, format_.bit_depth)));
+            auto b = std::make_shared<const Image>(floatimg::convolve(f, floatimg::to_float(cur, format_.bit_depth)));
+            blurs_.keep(in.index, p, cur, b);
+            return static_cast<double>(image_sad(*a, *b, settings_.add_scale1));
         };
         double score = plane_score(0);
         if (settings_.add_uv) {
@@ -126,8 +136,57 @@ public:
     }
 
 private:
+    /// The blurred planes of the last few frames, shared by the extract() calls (which may run
+    /// at once): the blur is a function of the plane's bytes alone (the options and the bit depth
+    /// are the extractor's), so a kept blur is used only for a plane of the same bytes: a copy
+    /// of them is kept with it and compared, whatever the frame index says.
+    class BlurCache {
+    public:
+        /// The kept blur of plane p of frame `index` if `plane` has the bytes it was made from.
+        std::shared_ptr<const Image> find(unsigned index, int p, const Plane& plane) const {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            for (const Entry& e : entries_)
+                if (e.index == index && e.plane == p && same_bytes(e, plane)) return e.blurred;
+            return nullptr;
+        }
+        /// Keeps `blurred`, the blur of `plane` (plane p of frame `index`), dropping the oldest
+        /// beyond kKept.
+        void keep(unsigned index, int p, const Plane& plane, std::shared_ptr<const Image> blurred) const {
+            Entry e{index, p, plane.width(), plane.height(), plane.bytes_per_sample(), {}, std::move(blurred)};
+            const std::size_t row = static_cast<std::size_t>(e.width) * static_cast<std::size_t>(e.bytes_per_sample);
+            e.bytes.resize(row * static_cast<std::size_t>(e.height));
+            for (int y = 0; y < e.height; ++y)
+                std::memcpy(e.bytes.data() + row * static_cast<std::size_t>(y), plane.row<std::uint8_t>(y), row);
+            const std::lock_guard<std::mutex> lock(mutex_);
+            entries_.push_back(std::move(e));
+            if (entries_.size() > kKept) entries_.pop_front();
+        }
+
+    private:
+        static constexpr std::size_t kKept = 3;  ///< a frame's 3 planes, or the luma of 3 frames in flight
+        struct Entry {
+            unsigned index;
+            int plane;
+            int width, height, bytes_per_sample;
+            std::vector<std::uint8_t> bytes;  ///< the plane's samples, rows packed
+            std::shared_ptr<const Image> blurred;
+        };
+        static bool same_bytes(const Entry& e, const Plane& plane) {
+            if (e.width != plane.width() || e.height != plane.height() || e.bytes_per_sample != plane.bytes_per_sample())
+                return false;
+            const std::size_t row = static_cast<std::size_t>(e.width) * static_cast<std::size_t>(e.bytes_per_sample);
+            for (int y = 0; y < e.height; ++y)
+                if (std::memcmp(e.bytes.data() + row * static_cast<std::size_t>(y), plane.row<std::uint8_t>(y), row) != 0)
+                    return false;
+            return true;
+        }
+        mutable std::mutex mutex_;
+        mutable std::deque<Entry> entries_;
+    };
+
     VideoFormat format_;
     Settings settings_;
+    BlurCache blurs_;
 };
 
 std::unique_ptr<FeatureExtractor> create_float_motion(const Options& options, const VideoFormat& format) {

@@ -24,6 +24,8 @@
 // scalar filter: upstream's -std=c11 build contracts nothing).
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -114,8 +116,47 @@ void check(const char* metric, const char* what, const Params& params, int bit_d
 /// The SpEED score of one pair of float pictures `ref`, `dis` (geometry's width x height
 /// samples, rows alloc_width apart, buffers of buffer_size(); both are overwritten). `singular`
 /// is set when either covariance matrix could not be inverted (then, if only one could not, the
-/// score is 0, as upstream's speed_extract_score).
+/// score is 0, as upstream's speed_extract_score). `curr` and `tmp`, buffers of buffer_size()
+/// whose contents do not matter, are the core's scratch (each written before it is read).
+float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& singular, float* curr, float* tmp);
+/// score() with scratch of its own.
 float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& singular);
+
+/// Float buffers of one size kept from frame to frame for an extractor's extract() calls, which
+/// may run at once on several threads: each call leases a set of `count` buffers, allocated the
+/// first time and afterwards reused (no allocation and no page faults per frame), and gives it
+/// back when the lease ends. A leased buffer holds whatever its last user wrote.
+class BufferPool {
+public:
+    /// Sets of `count` buffers of `floats` floats each.
+    BufferPool(std::size_t floats, int count) : floats_(floats), count_(count) {}
+
+    /// One set, for one caller until the lease is destroyed.
+    class Lease {
+    public:
+        Lease(const BufferPool& pool, std::unique_ptr<std::vector<std::vector<float>>> set)
+            : pool_(pool), set_(std::move(set)) {}
+        ~Lease() { pool_.give_back(std::move(set_)); }
+        Lease(const Lease&) = delete;
+        Lease& operator=(const Lease&) = delete;
+        /// Buffer i (0 <= i < count) of the set.
+        float* operator[](int i) const { return (*set_)[static_cast<std::size_t>(i)].data(); }
+
+    private:
+        const BufferPool& pool_;
+        std::unique_ptr<std::vector<std::vector<float>>> set_;
+    };
+
+    /// A set: a free one, else a new one (zero-filled).
+    Lease lease() const;
+
+private:
+    void give_back(std::unique_ptr<std::vector<std::vector<float>>> set) const;
+    std::size_t floats_;
+    int count_;
+    mutable std::mutex mutex_;
+    mutable std::vector<std::unique_ptr<std::vector<std::vector<float>>>> free_;
+};
 
 }  // namespace speed
 

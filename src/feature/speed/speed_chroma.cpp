@@ -1,5 +1,6 @@
 // "speed_chroma": SpEED of the Cb and Cr planes (see speed.hpp). Upstream: libvmaf 3.2.0
 // src/feature/speed.c init_chroma, extract_chroma, extract_channel.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,18 +58,30 @@ class Extractor final : public FeatureExtractor {
 public:
     Extractor(const Options& options, const VideoFormat& format)
         : format_(format), settings_(options), params_(settings_.params()),
-          geometry_(speed::Geometry::of(format.plane_width(1), format.plane_height(1), params_.prescale)) {}
+          geometry_(speed::Geometry::of(format.plane_width(1), format.plane_height(1), params_.prescale)),
+          pool_(geometry_.buffer_size(), 4) {}
 
     void extract(const FrameInput& in, FrameScores& out) const override {
-        std::vector<float> ref(geometry_.buffer_size()), dis(geometry_.buffer_size());
+        // ref, dis, then the core's scratch. The pictures' buffers are zero outside the plane
+        // (a larger speed_prescale) as upstream's: where the plane does not cover them, a reused
+        // buffer is cleared first.
+        const std::size_t n = geometry_.buffer_size();
+        const speed::BufferPool::Lease buffers = pool_.lease();
+        float* const ref = buffers[0];
+        float* const dis = buffers[1];
         float scores[2];
         bool singular[2];
         for (int c = 0; c < 2; ++c) {
-            std::fill(ref.begin(), ref.end(), 0.0f);
-            std::fill(dis.begin(), dis.end(), 0.0f);
-            floatimg::to_float(in.ref->planes[1 + c], format_.bit_depth, ref.data(), geometry_.alloc_width);
-            floatimg::to_float(in.dist->planes[1 + c], format_.bit_depth, dis.data(), geometry_.alloc_width);
-            scores[c] = speed::score(geometry_, params_, ref.data(), dis.data(), singular[c]);
+            const Plane& r = in.ref->planes[1 + c];
+            const Plane& d = in.dist->planes[1 + c];
+            if (geometry_.alloc_width != r.width() || geometry_.alloc_height != r.height() ||
+                geometry_.alloc_width != d.width() || geometry_.alloc_height != d.height()) {
+                std::fill(ref, ref + n, 0.0f);
+                std::fill(dis, dis + n, 0.0f);
+            }
+            floatimg::to_float(r, format_.bit_depth, ref, geometry_.alloc_width);
+            floatimg::to_float(d, format_.bit_depth, dis, geometry_.alloc_width);
+            scores[c] = speed::score(geometry_, params_, ref, dis, singular[c], buffers[2], buffers[3]);
         }
         // When exactly one plane is singular, uv is the other plane's score (upstream's choice).
         float uv;
@@ -88,6 +101,7 @@ private:
     Settings settings_;
     speed::Params params_;
     speed::Geometry geometry_;
+    speed::BufferPool pool_;  ///< the float pictures and the core's scratch, kept between frames
 };
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {

@@ -35,12 +35,11 @@ void subtract(float* a, const float* b, int w, int h, int stride) {
 }
 
 /// speed.c filter_and_downscale: `frame` becomes the operating band-pass picture.
-void filter_and_downscale(const Geometry& g, const Params& p, float* frame, std::vector<float>& curr,
-                          std::vector<float>& tmp) {
+void filter_and_downscale(const Geometry& g, const Params& p, float* frame, float* curr, float* tmp) {
     const int stride = g.alloc_width;
     if (!(std::fabs(p.prescale - 1.0) < 1.0e-3)) {
-        std::memcpy(tmp.data(), frame, sizeof(float) * g.buffer_size());
-        floatimg::scale(p.method, tmp.data(), g.width, g.height, stride, frame, g.scaled_width, g.scaled_height,
+        std::memcpy(tmp, frame, sizeof(float) * g.buffer_size());
+        floatimg::scale(p.method, tmp, g.width, g.height, stride, frame, g.scaled_width, g.scaled_height,
                         stride);
     }
     const float ks = static_cast<float>(p.kernelscale);
@@ -48,7 +47,7 @@ void filter_and_downscale(const Geometry& g, const Params& p, float* frame, std:
     const std::vector<float> aa = floatimg::gaussian_filter(
         aa_width, static_cast<float>(std::sqrt(static_cast<double>(kScales)) * aa_width / 5.0f));
     floatimg::convolve(aa, frame, nullptr, floatimg::Product::kPlain, g.scaled_width, g.scaled_height, stride,
-                       curr.data(), stride);
+                       curr, stride);
     for (int i = 0; i < g.scaled_height / 16; ++i)
         for (int j = 0; j < g.scaled_width / 16; ++j)
             frame[static_cast<std::ptrdiff_t>(i) * stride + j] =
@@ -56,8 +55,8 @@ void filter_and_downscale(const Geometry& g, const Params& p, float* frame, std:
     const int w = g.scaled_width >> kScales, h = g.scaled_height >> kScales;
     const int fw = floatimg::vif_filter_size(kScales, ks);
     const std::vector<float> window = floatimg::gaussian_filter(fw, static_cast<float>(fw) / 5.0f);
-    floatimg::convolve(window, frame, nullptr, floatimg::Product::kPlain, w, h, stride, curr.data(), stride);
-    subtract(frame, curr.data(), w, h, stride);
+    floatimg::convolve(window, frame, nullptr, floatimg::Product::kPlain, w, h, stride, curr, stride);
+    subtract(frame, curr, w, h, stride);
 }
 
 // --- speed.c: small dense linear algebra (25 x 25, float) ----------------------------------
@@ -296,6 +295,11 @@ void eigenvalues(const float* m, int n, float* out) {
 /// the first chain, the rest a plain double sum; at the end the chains are added lane by lane,
 /// the 8 lanes reduced as _mm512_reduce_add_pd does (halves, then quarters, then the pair),
 /// and the scalar sum added last.
+/// On x86-64 a second copy of it is compiled for processors with FMA, chosen at run time, where
+/// std::fma is one instruction instead of a call into libm (the same fused result either way).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("fma", "default")))
+#endif
 double covariance_sum(const float* x, const float* y, int stride, int h, int w, double mx, double my) {
     double acc0[8] = {}, acc1[8] = {};
     double tail = 0.0;
@@ -499,8 +503,32 @@ void check(const char* metric, const char* what, const Params& params, int bit_d
                                 metric, params.prescale, g.scaled_height, what, plane_height));
 }
 
+BufferPool::Lease BufferPool::lease() const {
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (!free_.empty()) {
+            auto set = std::move(free_.back());
+            free_.pop_back();
+            return Lease(*this, std::move(set));
+        }
+    }
+    auto set = std::make_unique<std::vector<std::vector<float>>>(static_cast<std::size_t>(count_));
+    for (auto& buffer : *set) buffer.assign(floats_, 0.0f);
+    return Lease(*this, std::move(set));
+}
+
+void BufferPool::give_back(std::unique_ptr<std::vector<std::vector<float>>> set) const {
+    if (!set) return;
+    const std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(std::move(set));
+}
+
 float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& singular) {
     std::vector<float> curr(g.buffer_size()), tmp(g.buffer_size());
+    return score(g, p, ref, dis, singular, curr.data(), tmp.data());
+}
+
+float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& singular, float* curr, float* tmp) {
     const float sigma_nn = static_cast<float>(p.sigma_nn);
     Stats rs, ds;
     filter_and_downscale(g, p, ref, curr, tmp);

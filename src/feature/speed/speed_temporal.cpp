@@ -1,5 +1,6 @@
 // "speed_temporal": SpEED of the luma differences of consecutive frames (see speed.hpp).
 // Upstream: libvmaf 3.2.0 src/feature/speed.c init, extract (VMAF_FEATURE_EXTRACTOR_TEMPORAL).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,7 +52,8 @@ class Extractor final : public FeatureExtractor {
 public:
     Extractor(const Options& options, const VideoFormat& format)
         : format_(format), settings_(options), params_(settings_.params()),
-          geometry_(speed::Geometry::of(format.width, format.height, params_.prescale)) {}
+          geometry_(speed::Geometry::of(format.width, format.height, params_.prescale)),
+          pool_(geometry_.buffer_size(), 6) {}
 
     // Frame 0 scores 0; frame i scores SpEED of (luma i-1 - luma i) of both videos.
     void extract(const FrameInput& in, FrameScores& out) const override {
@@ -63,13 +65,22 @@ public:
             throw Error(fmt::format("speed_temporal: frame {} needs the pictures of frame {}", in.index, in.index - 1));
         const std::size_t n = geometry_.buffer_size();
         const int stride = geometry_.alloc_width;
-        std::vector<float> ref(n, 0.0f), dis(n, 0.0f), cur_ref(n, 0.0f), cur(n, 0.0f);
+        // ref, dis, cur_ref, cur, then the core's scratch. The pictures' buffers are zero outside
+        // the luma (a larger speed_prescale) as upstream's: where the luma does not cover them,
+        // a reused buffer is cleared first.
+        const speed::BufferPool::Lease buffers = pool_.lease();
+        float* const ref = buffers[0];
+        float* const dis = buffers[1];
+        float* const cur_ref = buffers[2];
+        float* const cur = buffers[3];
+        if (geometry_.alloc_width != format_.width || geometry_.alloc_height != format_.height)
+            for (int b = 0; b < 4; ++b) std::fill(buffers[b], buffers[b] + n, 0.0f);
         const int bits = format_.bit_depth;
-        floatimg::to_float(in.prev_ref[0]->luma(), bits, ref.data(), stride);
-        floatimg::to_float(in.prev_dist[0]->luma(), bits, dis.data(), stride);
-        floatimg::to_float(in.ref->luma(), bits, cur_ref.data(), stride);
-        if (!settings_.use_ref_diff) floatimg::to_float(in.dist->luma(), bits, cur.data(), stride);
-        const std::vector<float>& dis_minus = settings_.use_ref_diff ? cur_ref : cur;
+        floatimg::to_float(in.prev_ref[0]->luma(), bits, ref, stride);
+        floatimg::to_float(in.prev_dist[0]->luma(), bits, dis, stride);
+        floatimg::to_float(in.ref->luma(), bits, cur_ref, stride);
+        if (!settings_.use_ref_diff) floatimg::to_float(in.dist->luma(), bits, cur, stride);
+        const float* const dis_minus = settings_.use_ref_diff ? cur_ref : cur;
         for (int i = 0; i < format_.height; ++i)
             for (int j = 0; j < format_.width; ++j) {
                 const std::size_t k = static_cast<std::size_t>(i) * stride + j;
@@ -77,7 +88,7 @@ public:
                 dis[k] -= dis_minus[k];
             }
         bool singular = false;
-        const float s = speed::score(geometry_, params_, ref.data(), dis.data(), singular);
+        const float s = speed::score(geometry_, params_, ref, dis, singular, buffers[4], buffers[5]);
         out.emplace_back(settings_.name, static_cast<double>(s));
     }
 
@@ -86,6 +97,7 @@ private:
     Settings settings_;
     speed::Params params_;
     speed::Geometry geometry_;
+    speed::BufferPool pool_;  ///< the float pictures and the core's scratch, kept between frames
 };
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
