@@ -173,10 +173,13 @@ public:
     PairSource(const RunConfig& config, VideoReader& ref, VideoReader& dist, unsigned limit)
         : config_(config), ref_(ref), dist_(dist), limit_(limit), threads_(ref.is_stream() || dist.is_stream()) {}
 
+    /// Whether next() is known to return false: `limit` reached, or a video ended.
+    bool exhausted() const { return count_ == limit_ || ended_; }
+
     /// Reads the next pair into `ref` and `dist` (the planes `which`). Returns false when the
     /// run has no more pairs: `limit` reached, or one video or both ended.
     bool next(Picture& ref, Picture& dist, PlaneSet which) {
-        if (count_ == limit_ || ended_) return false;
+        if (exhausted()) return false;
         bool ref_ok = false, dist_ok = false;
         concurrently(
             threads_, [&] { ref_ok = ref_.read(ref, which); }, [&] { dist_ok = dist_.read(dist, which); });
@@ -429,6 +432,10 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                          [&](tbb::flow_control& fc) -> unsigned {
                                              const auto t0 = std::chrono::steady_clock::now();
                                              const unsigned i = next;
+                                             if (pairs.exhausted()) {
+                                                 fc.stop();
+                                                 return 0;
+                                             }
                                              if (i < kRing) {
                                                  scorer.pin(refs[i].emplace(result.format));
                                                  scorer.pin(dists[i].emplace(result.format));
@@ -689,9 +696,22 @@ ModelSummary summarize(const ModelSpec& spec, const RunResult& result) {
 
 RunResult run(const RunConfig& config) {
     trace::phase("run started");
-    if (config.backend == Backend::kCuda) gpu_prepare();  // the CUDA context, while models and files open
     const RunPlan plan = plan_run(config);
     trace::phase("models and features planned");
+    // A GPU run starts creating the CUDA context now, while the inputs open, and waits for it
+    // whatever happens (so that no thread is still inside the driver when the process exits).
+    struct GpuStart {
+        bool started = false;
+        ~GpuStart() {
+            if (started) gpu_unavailable_reason();
+        }
+    } gpu_start;
+    if (config.backend == Backend::kCuda &&
+        std::any_of(plan.instances.begin(), plan.instances.end(),
+                    [](const FeatureInstance& f) { return find_twin(f.metric->name) != nullptr; })) {
+        gpu_prepare();
+        gpu_start.started = true;
+    }
     Inputs in;
     open_inputs(config, in);
     count_and_skip(config, in);

@@ -51,6 +51,8 @@ public:
     /// Registers the memory of `pic`'s planes that submit() uploads as pinned
     /// (cudaHostRegister) so that its uploads are truly asynchronous; optional (unregistered
     /// memory is copied synchronously by the driver). Dropped when the scorer is destroyed.
+    /// May run on another thread at the same time as submit() (the engine's read stage pins
+    /// ring pictures as it first fills them), but not at the same time as another pin().
     void pin(const Picture& pic);
 
     /// Submits frame `index` (the next in order) from host pictures of the format.

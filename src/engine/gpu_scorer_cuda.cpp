@@ -4,6 +4,7 @@
 #include <chrono>
 #include <future>
 #include <mutex>
+#include <system_error>
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -20,14 +21,19 @@ std::shared_future<std::string> prepared;  // gpu_prepare()'s outcome: empty, or
 
 void gpu_prepare() {
     std::call_once(prepare_once, [] {
-        prepared = std::async(std::launch::async, [] {
-                       std::string why = cuda::unavailable_reason();
-                       // cudaFree(nullptr) is the documented way to create the primary context.
-                       if (why.empty() && cudaFree(nullptr) != cudaSuccess) {
-                           why = cudaGetErrorString(cudaGetLastError());
-                       }
-                       return why;
-                   }).share();
+        const auto start = [] {
+            std::string why = cuda::unavailable_reason();
+            // cudaFree(nullptr) is the documented way to create the primary context.
+            if (why.empty() && cudaFree(nullptr) != cudaSuccess) why = cudaGetErrorString(cudaGetLastError());
+            return why;
+        };
+        try {
+            prepared = std::async(std::launch::async, start).share();
+        } catch (const std::system_error&) {  // no thread to spare: start up on this one
+            std::promise<std::string> now;
+            now.set_value(start());
+            prepared = now.get_future().share();
+        }
     });
 }
 
