@@ -43,57 +43,21 @@ HWY_INLINE VF tap(DF d, const float* s, const float* s2, int j) {
     else return hn::Mul(v, hn::LoadU(d, s2 + j));
 }
 
-template <Product P>
-void vertical_row(const float* filter, int taps, const float* const* rows, const float* const* rows2, int width,
-                  float* t) {
+/// out[j] = the float sum, from 0, of filter[k] * tap for k = 0..taps-1 and j in [0, width):
+/// `vtap(d, k, j)` gives the taps k of the vector of outputs from j, `tap(k, j)` that of one.
+template <class VTap, class Tap>
+HWY_INLINE void filter_row(const float* filter, int taps, int width, float* out, const VTap& vtap, const Tap& tap) {
     const DF d;
     const int n = static_cast<int>(hn::Lanes(d));
-    const float* const none = nullptr;
     int j = 0;
     for (; j + 4 * n <= width; j += 4 * n) {
         VF a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
         for (int k = 0; k < taps; ++k) {
             const VF c = hn::Set(d, filter[k]);
-            const float* s = rows[k];
-            const float* s2 = P == Product::kCross ? rows2[k] : none;
-            a0 = hn::Add(a0, hn::Mul(c, tap<P>(d, s, s2, j)));
-            a1 = hn::Add(a1, hn::Mul(c, tap<P>(d, s, s2, j + n)));
-            a2 = hn::Add(a2, hn::Mul(c, tap<P>(d, s, s2, j + 2 * n)));
-            a3 = hn::Add(a3, hn::Mul(c, tap<P>(d, s, s2, j + 3 * n)));
-        }
-        hn::StoreU(a0, d, t + j);
-        hn::StoreU(a1, d, t + j + n);
-        hn::StoreU(a2, d, t + j + 2 * n);
-        hn::StoreU(a3, d, t + j + 3 * n);
-    }
-    for (; j + n <= width; j += n) {
-        VF a = hn::Zero(d);
-        for (int k = 0; k < taps; ++k)
-            a = hn::Add(a, hn::Mul(hn::Set(d, filter[k]),
-                                   tap<P>(d, rows[k], P == Product::kCross ? rows2[k] : none, j)));
-        hn::StoreU(a, d, t + j);
-    }
-    for (; j < width; ++j) {
-        float a = 0;
-        for (int k = 0; k < taps; ++k) a += filter[k] * tap1<P>(rows[k], P == Product::kCross ? rows2[k] : none, j);
-        t[j] = a;
-    }
-}
-
-void horizontal_row(const float* filter, int taps, const float* t, int width, float* out) {
-    const DF d;
-    const int n = static_cast<int>(hn::Lanes(d));
-    const float* base = t - taps / 2;  // base[j + k]: tap k of output j
-    int j = 0;
-    for (; j + 4 * n <= width; j += 4 * n) {
-        VF a0 = hn::Zero(d), a1 = hn::Zero(d), a2 = hn::Zero(d), a3 = hn::Zero(d);
-        for (int k = 0; k < taps; ++k) {
-            const VF c = hn::Set(d, filter[k]);
-            const float* s = base + k + j;
-            a0 = hn::Add(a0, hn::Mul(c, hn::LoadU(d, s)));
-            a1 = hn::Add(a1, hn::Mul(c, hn::LoadU(d, s + n)));
-            a2 = hn::Add(a2, hn::Mul(c, hn::LoadU(d, s + 2 * n)));
-            a3 = hn::Add(a3, hn::Mul(c, hn::LoadU(d, s + 3 * n)));
+            a0 = hn::Add(a0, hn::Mul(c, vtap(d, k, j)));
+            a1 = hn::Add(a1, hn::Mul(c, vtap(d, k, j + n)));
+            a2 = hn::Add(a2, hn::Mul(c, vtap(d, k, j + 2 * n)));
+            a3 = hn::Add(a3, hn::Mul(c, vtap(d, k, j + 3 * n)));
         }
         hn::StoreU(a0, d, out + j);
         hn::StoreU(a1, d, out + j + n);
@@ -102,14 +66,31 @@ void horizontal_row(const float* filter, int taps, const float* t, int width, fl
     }
     for (; j + n <= width; j += n) {
         VF a = hn::Zero(d);
-        for (int k = 0; k < taps; ++k) a = hn::Add(a, hn::Mul(hn::Set(d, filter[k]), hn::LoadU(d, base + k + j)));
+        for (int k = 0; k < taps; ++k) a = hn::Add(a, hn::Mul(hn::Set(d, filter[k]), vtap(d, k, j)));
         hn::StoreU(a, d, out + j);
     }
     for (; j < width; ++j) {
         float a = 0;
-        for (int k = 0; k < taps; ++k) a += filter[k] * base[k + j];
+        for (int k = 0; k < taps; ++k) a += filter[k] * tap(k, j);
         out[j] = a;
     }
+}
+
+template <Product P>
+void vertical_row(const float* filter, int taps, const float* const* rows, const float* const* rows2, int width,
+                  float* t) {
+    const float* const none = nullptr;
+    filter_row(
+        filter, taps, width, t,
+        [&](DF d, int k, int j) { return tap<P>(d, rows[k], P == Product::kCross ? rows2[k] : none, j); },
+        [&](int k, int j) { return tap1<P>(rows[k], P == Product::kCross ? rows2[k] : none, j); });
+}
+
+void horizontal_row(const float* filter, int taps, const float* t, int width, float* out) {
+    const float* base = t - taps / 2;  // base[j + k]: tap k of output j
+    filter_row(
+        filter, taps, width, out, [&](DF d, int k, int j) { return hn::LoadU(d, base + k + j); },
+        [&](int k, int j) { return base[k + j]; });
 }
 
 }  // namespace

@@ -309,17 +309,9 @@ double covariance_sum_reference(const float* x, const float* y, int stride, int 
         for (; j + 7 < w; j += 8)
             for (int l = 0; l < 8; ++l)
                 acc0[l] = std::fma(static_cast<double>(rx[j + l]) - mx, static_cast<double>(ry[j + l]) - my, acc0[l]);
-        for (; j < w; ++j) {
-            const double p = (static_cast<double>(rx[j]) - mx) * (static_cast<double>(ry[j]) - my);
-            tail += p;
-        }
+        covariance_add_rest(rx, ry, j, w, mx, my, tail);
     }
-    double a[8];
-    for (int l = 0; l < 8; ++l) a[l] = acc0[l] + acc1[l];
-    double q[4];
-    for (int l = 0; l < 4; ++l) q[l] = a[l + 4] + a[l];
-    const double h0 = q[2] + q[0], h1 = q[3] + q[1];
-    return h0 + h1 + tail;
+    return covariance_reduce(acc0, acc1, tail);
 }
 
 namespace {

@@ -4,6 +4,7 @@
 // speed_simd.cpp and tests/test_simd_kernels.cpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace vmafx::speed {
@@ -23,5 +24,26 @@ double covariance_sum_reference(const float* x, const float* y, int stride, int 
 double covariance_sum_simd(const float* x, const float* y, int stride, int h, int w, double mx, double my);
 /// The Highway target (HWY_AVX2, ...) that covariance_sum_simd runs now.
 std::int64_t simd_target();
+
+/// The plain part of a row of the covariance sum: adds (x[j] - mx) * (y[j] - my) (a double
+/// product, then an add) to `sum` for j in [from, w), in that order.
+inline void covariance_add_rest(const float* x, const float* y, int from, int w, double mx, double my,
+                                double& sum) {
+    for (int j = from; j < w; ++j) {
+        const double p = (static_cast<double>(x[j]) - mx) * (static_cast<double>(y[j]) - my);
+        sum += p;
+    }
+}
+
+/// The end of the covariance sum: the two 8-lane chains added lane by lane, the 8 lanes reduced
+/// as _mm512_reduce_add_pd does (halves, then quarters, then the pair), the plain sum added last.
+inline double covariance_reduce(const double acc0[8], const double acc1[8], double rest) {
+    double a[8];
+    for (int l = 0; l < 8; ++l) a[l] = acc0[l] + acc1[l];
+    double q[4];
+    for (int l = 0; l < 4; ++l) q[l] = a[l + 4] + a[l];
+    const double h0 = q[2] + q[0], h1 = q[3] + q[1];
+    return h0 + h1 + rest;
+}
 
 }  // namespace vmafx::speed

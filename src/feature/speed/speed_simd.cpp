@@ -51,10 +51,7 @@ double CovarianceSum(const float* x, const float* y, int stride, int h, int w, d
         for (; j + 7 < w; j += 8)
             for (int g = 0; g < kGroups; ++g)
                 acc0[g] = hn::MulAdd(dx(rx, j + g * kLanes), dy(ry, j + g * kLanes), acc0[g]);
-        for (; j < w; ++j) {
-            const double p = (static_cast<double>(rx[j]) - mx) * (static_cast<double>(ry[j]) - my);
-            tail += p;
-        }
+        covariance_add_rest(rx, ry, j, w, mx, my, tail);
     }
     HWY_ALIGN double c0[8];
     HWY_ALIGN double c1[8];
@@ -62,12 +59,7 @@ double CovarianceSum(const float* x, const float* y, int stride, int h, int w, d
         hn::Store(acc0[g], d, c0 + g * kLanes);
         hn::Store(acc1[g], d, c1 + g * kLanes);
     }
-    double a[8];
-    for (int l = 0; l < 8; ++l) a[l] = c0[l] + c1[l];
-    double q[4];
-    for (int l = 0; l < 4; ++l) q[l] = a[l + 4] + a[l];
-    const double h0 = q[2] + q[0], h1 = q[3] + q[1];
-    return h0 + h1 + tail;
+    return covariance_reduce(c0, c1, tail);
 }
 #else
 double CovarianceSum(const float* x, const float* y, int stride, int h, int w, double mx, double my) {
