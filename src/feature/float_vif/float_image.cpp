@@ -1,5 +1,6 @@
 // Single-precision image tools of the floating-point metrics (see float_image.hpp).
 #include "feature/float_vif/float_image.hpp"
+#include "feature/float_vif/float_image_kernels.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -205,48 +206,72 @@ Image to_float(const Plane& plane, int bit_depth, int offset) {
     return out;
 }
 
-// On x86-64 a second copy is compiled for AVX2 processors and chosen at run time: the same
-// loops in 8 lanes instead of 4 (the same float operations in each lane, nothing contracted).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void convolve(std::span<const float> filter, const float* src, const float* src2, Product product, int w, int h,
-              std::ptrdiff_t src_stride, float* dst, std::ptrdiff_t dst_stride) {
-    // Each output sums filter[k] * tap[k] for k = 0, 1, ... from 0 in float, as upstream; the
-    // loops run over the samples of a row innermost so that the compiler can vectorise them
-    // (the same sums, each in its own lane).
+namespace {
+
+// The reference row kernels: the loops over the samples of a row innermost, taps outermost,
+// each output a float sum from 0 of filter[k] * tap in the order k = 0, 1, ... (as upstream).
+void reference_vertical(const float* filter, int taps, const float* const* rows, const float* const* rows2,
+                        Product product, int w, float* t) {
+    for (int j = 0; j < w; ++j) t[j] = 0;
+    for (int k = 0; k < taps; ++k) {
+        const float c = filter[k];
+        const float* s = rows[k];
+        if (product == Product::kPlain) {
+            for (int j = 0; j < w; ++j) t[j] += c * s[j];
+        } else if (product == Product::kSquare) {
+            for (int j = 0; j < w; ++j) t[j] += c * (s[j] * s[j]);
+        } else {
+            const float* s2 = rows2[k];
+            for (int j = 0; j < w; ++j) t[j] += c * (s[j] * s2[j]);
+        }
+    }
+}
+
+void reference_horizontal(const float* filter, int taps, const float* t, int w, float* d) {
+    const int r = taps / 2;
+    for (int j = 0; j < w; ++j) d[j] = 0;
+    for (int k = 0; k < taps; ++k) {
+        const float c = filter[k];
+        const float* s = t - r + k;
+        for (int j = 0; j < w; ++j) d[j] += c * s[j];
+    }
+}
+
+}  // namespace
+
+const ConvolveKernels& reference_convolve_kernels() {
+    static const ConvolveKernels kernels{"reference", reference_vertical, reference_horizontal};
+    return kernels;
+}
+
+void convolve_with(const ConvolveKernels& kernels, std::span<const float> filter, const float* src,
+                   const float* src2, Product product, int w, int h, std::ptrdiff_t src_stride, float* dst,
+                   std::ptrdiff_t dst_stride) {
     const int fw = static_cast<int>(filter.size());
     const int r = fw / 2;
     assert(r <= w - 1 && r <= h - 1);
     std::vector<float> tmp(static_cast<std::size_t>(w) + 2 * static_cast<std::size_t>(r));
     float* t = tmp.data() + r;  // t[-r .. w + r): the vertically filtered row, then its mirrored borders
+    std::vector<const float*> rows(static_cast<std::size_t>(fw)), rows2(static_cast<std::size_t>(fw));
     for (int i = 0; i < h; ++i) {
-        for (int j = 0; j < w; ++j) t[j] = 0;
         for (int k = 0; k < fw; ++k) {
-            const float c = filter[k];
             const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(mirror(i - r + k, h)) * src_stride;
-            const float* s = src + row;
-            if (product == Product::kPlain) {
-                for (int j = 0; j < w; ++j) t[j] += c * s[j];
-            } else if (product == Product::kSquare) {
-                for (int j = 0; j < w; ++j) t[j] += c * (s[j] * s[j]);
-            } else {
-                const float* s2 = src2 + row;
-                for (int j = 0; j < w; ++j) t[j] += c * (s[j] * s2[j]);
-            }
+            rows[k] = src + row;
+            if (product == Product::kCross) rows2[k] = src2 + row;
         }
+        kernels.vertical(filter.data(), fw, rows.data(), product == Product::kCross ? rows2.data() : nullptr,
+                         product, w, t);
         for (int j = 1; j <= r; ++j) {
             t[-j] = t[mirror(-j, w)];
             t[w - 1 + j] = t[mirror(w - 1 + j, w)];
         }
-        float* d = dst + static_cast<std::ptrdiff_t>(i) * dst_stride;
-        for (int j = 0; j < w; ++j) d[j] = 0;
-        for (int k = 0; k < fw; ++k) {
-            const float c = filter[k];
-            const float* s = t - r + k;
-            for (int j = 0; j < w; ++j) d[j] += c * s[j];
-        }
+        kernels.horizontal(filter.data(), fw, t, w, dst + static_cast<std::ptrdiff_t>(i) * dst_stride);
     }
+}
+
+void convolve(std::span<const float> filter, const float* src, const float* src2, Product product, int w, int h,
+              std::ptrdiff_t src_stride, float* dst, std::ptrdiff_t dst_stride) {
+    convolve_with(simd_convolve_kernels(), filter, src, src2, product, w, h, src_stride, dst, dst_stride);
 }
 
 Image convolve(std::span<const float> filter, const Image& src, Product product, const Image* src2) {

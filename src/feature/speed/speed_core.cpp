@@ -6,6 +6,7 @@
 // float, libm calls take and return double where upstream's C calls them on floats (C's
 // sqrt/log2/exp are double functions), and nothing is contracted (-ffp-contract=off).
 #include "feature/speed/speed.hpp"
+#include "feature/speed/speed_kernels.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -287,20 +288,12 @@ void eigenvalues(const float* m, int n, float* out) {
     for (int i = 0; i < n; ++i) out[i] = d[i];
 }
 
+}  // namespace
+
 // --- speed.c est_params ---------------------------------------------------------------------
 
-/// The covariance sum of x86/speed_avx512.c compute_cov_kernel_avx512 (the kernel upstream
-/// dispatches to on AVX-512 machines): per row, runs of 16 samples feed two 8-lane double
-/// chains of fused multiply-adds (lanes j..j+7 the first, j+8..j+15 the second), a run of 8
-/// the first chain, the rest a plain double sum; at the end the chains are added lane by lane,
-/// the 8 lanes reduced as _mm512_reduce_add_pd does (halves, then quarters, then the pair),
-/// and the scalar sum added last.
-/// On x86-64 a second copy of it is compiled for processors with FMA, chosen at run time, where
-/// std::fma is one instruction instead of a call into libm (the same fused result either way).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("fma", "default")))
-#endif
-double covariance_sum(const float* x, const float* y, int stride, int h, int w, double mx, double my) {
+// Documented in speed_kernels.hpp (the lanes and the reduction order).
+double covariance_sum_reference(const float* x, const float* y, int stride, int h, int w, double mx, double my) {
     double acc0[8] = {}, acc1[8] = {};
     double tail = 0.0;
     for (int i = 0; i < h; ++i) {
@@ -316,18 +309,12 @@ double covariance_sum(const float* x, const float* y, int stride, int h, int w, 
         for (; j + 7 < w; j += 8)
             for (int l = 0; l < 8; ++l)
                 acc0[l] = std::fma(static_cast<double>(rx[j + l]) - mx, static_cast<double>(ry[j + l]) - my, acc0[l]);
-        for (; j < w; ++j) {
-            const double p = (static_cast<double>(rx[j]) - mx) * (static_cast<double>(ry[j]) - my);
-            tail += p;
-        }
+        covariance_add_rest(rx, ry, j, w, mx, my, tail);
     }
-    double a[8];
-    for (int l = 0; l < 8; ++l) a[l] = acc0[l] + acc1[l];
-    double q[4];
-    for (int l = 0; l < 4; ++l) q[l] = a[l + 4] + a[l];
-    const double h0 = q[2] + q[0], h1 = q[3] + q[1];
-    return h0 + h1 + tail;
+    return covariance_reduce(acc0, acc1, tail);
 }
+
+namespace {
 
 struct Stats {
     std::vector<float> entropies, variances;
@@ -353,7 +340,7 @@ bool est_params(const Geometry& g, const float* data, float sigma_nn, Stats& out
     for (int xi = 0; xi < kElements; ++xi)
         for (int yi = 0; yi <= xi; ++yi) {
             const int rx = xi / kBlock, cx = xi % kBlock, ry = yi / kBlock, cy = yi % kBlock;
-            const double sum = covariance_sum(data + static_cast<std::ptrdiff_t>(rx) * stride + cx,
+            const double sum = covariance_sum_simd(data + static_cast<std::ptrdiff_t>(rx) * stride + cx,
                                               data + static_cast<std::ptrdiff_t>(ry) * stride + cy, stride,
                                               g.sub_height, g.sub_width, means[rx * kBlock + cx],
                                               means[ry * kBlock + cy]);
