@@ -123,6 +123,21 @@ TEST(FloatMoment, ExactSumsEqualTheRunningSums) {
         check(test::constant_picture(f, test::max_word(f)).luma(), bits, fmt::format("{} bits, 2000x1100 at most", bits));
         check(test::random_word_picture(f, 5).luma(), bits, fmt::format("{} bits, 2000x1100 random words", bits));
     }
+    // Many chunks of the exact integer path: samples within the bit depth on a large plane,
+    // all at the depth's largest value, and a plane whose last sample alone reaches it.
+    for (int bits : {8, 10, 12, 16}) {
+        const VideoFormat f{2000, 1100, bits, Subsampling::k420};
+        const std::uint32_t top = (1u << bits) - 1;
+        check(test::random_picture(f, 7).luma(), bits, fmt::format("{} bits, 2000x1100 random", bits));
+        check(test::constant_picture(f, top).luma(), bits, fmt::format("{} bits, 2000x1100 all {}", bits, top));
+        Picture last = test::constant_picture(f, top / 3);
+        Plane& y = last.luma();
+        if (bits == 8)
+            y.row<std::uint8_t>(y.height() - 1)[y.width() - 1] = static_cast<std::uint8_t>(top);
+        else
+            y.row<std::uint16_t>(y.height() - 1)[y.width() - 1] = static_cast<std::uint16_t>(top);
+        check(y, bits, fmt::format("{} bits, 2000x1100, the largest sample last", bits));
+    }
 }
 }  // namespace
 }  // namespace vmafx

@@ -122,6 +122,15 @@ TEST(FloatPsnr, ExactSumEqualsTheRunningSum) {
         check(test::random_word_picture(f, 5), test::random_word_picture(f, 6), bits,
               fmt::format("{} bits, 2000x1100 random words", bits));
     }
+    // Many chunks of the exact integer path: samples within the bit depth on a large plane, and
+    // 0 against the depth's largest value.
+    for (int bits : {8, 10, 12, 16}) {
+        const VideoFormat f{2000, 1100, bits, Subsampling::k420};
+        check(test::random_picture(f, 7), test::random_picture(f, 8), bits,
+              fmt::format("{} bits, 2000x1100 random", bits));
+        check(test::constant_picture(f, 0), test::constant_picture(f, (1u << bits) - 1), bits,
+              fmt::format("{} bits, 2000x1100 0 against {}", bits, (1u << bits) - 1));
+    }
 }
 }  // namespace
 }  // namespace vmafx
