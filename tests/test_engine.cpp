@@ -482,5 +482,23 @@ TEST_F(EngineTest, CudaRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
     }
 }
 
+// The GPU pipeline alone (every metric has a twin): its picture ring is allocated as the read
+// stage first fills it, so a video shorter than the ring makes one pair per frame and none
+// more; a longer one makes the whole ring (8 pairs) and no more; the scores are the CPU's bits.
+TEST_F(EngineTest, CudaPipelineAllocatesItsRingAsFramesArrive) {
+    VMAFX_REQUIRE_GPU();
+    const VideoFormat f = format_of(67, 45, 8);
+    for (const auto& [frames, pictures] : {std::pair{3, 6u}, std::pair{20, 16u}}) {
+        RunConfig c = config(f, frames);
+        const RunResult cpu = run(c);
+        c.backend = Backend::kCuda;
+        const RunResult gpu = run(c);
+        EXPECT_TRUE(same_bits(cpu, gpu)) << frames << " frames";
+        EXPECT_EQ(gpu.frames, static_cast<unsigned>(frames));
+        EXPECT_EQ(gpu.pictures_allocated, pictures) << frames << " frames";
+        EXPECT_EQ(gpu.models.at(0).mean, cpu.models.at(0).mean);
+    }
+}
+
 }  // namespace
 }  // namespace vmafx
