@@ -220,12 +220,19 @@ VMAFX_HOST_DEVICE inline std::int32_t dwt_hi(std::int64_t s0, std::int64_t s1, s
 // Decouple (upstream adm_decouple / adm_decouple_s123 and their AVX-512 versions)
 // ---------------------------------------------------------------------------------------
 
+/// a * b + c * d in 64 bits for 32-bit a, b, c, d: each product is exact (at most 2^62); their
+/// sum reaches 2^63 only where all four are -2^31, and wraps there as upstream's int64 sum does
+/// on x86 (added as unsigned: defined behaviour, the same bits).
+VMAFX_HOST_DEVICE inline std::int64_t dot2_wrapping(std::int64_t a, std::int64_t b, std::int64_t c, std::int64_t d) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a * b) + static_cast<std::uint64_t>(c * d));
+}
+
 /// Whether the reference (oh, ov) and distorted (th, tv) gradient directions are within 1
-/// degree, from exact 64-bit dot products (upstream's C expression).
+/// degree, from exact 64-bit dot products (upstream's C expression; int32 inputs).
 VMAFX_HOST_DEVICE inline bool same_direction(std::int64_t oh, std::int64_t ov, std::int64_t th, std::int64_t tv) {
-    const std::int64_t ot_dp = oh * th + ov * tv;
-    const std::int64_t o_mag_sq = oh * oh + ov * ov;
-    const std::int64_t t_mag_sq = th * th + tv * tv;
+    const std::int64_t ot_dp = dot2_wrapping(oh, th, ov, tv);
+    const std::int64_t o_mag_sq = dot2_wrapping(oh, oh, ov, ov);
+    const std::int64_t t_mag_sq = dot2_wrapping(th, th, tv, tv);
     const double dp = static_cast<double>(static_cast<float>(ot_dp)) / 4096.0;
     const double om = static_cast<double>(static_cast<float>(o_mag_sq)) / 4096.0;
     const double tm = static_cast<double>(static_cast<float>(t_mag_sq)) / 4096.0;
