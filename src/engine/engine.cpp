@@ -5,8 +5,6 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
