@@ -4,8 +4,9 @@
 // (scale_kernel<S>), and the copy of the results to the slot's pinned host memory. The kernel of
 // scale S reads the scale's two pictures (the luma at scale 0, else the uint16 pictures the
 // previous kernel decimated) and, per tile of kTileRows x kTileColumns samples:
-//  1. vertical pass (one column and kRowsPerThread rows per thread, the filter's rows in
-//     registers from coalesced loads, borders mirrored): the vertically filtered means and
+//  1. vertical pass (one column and kRowsPerThread rows per thread; the input rows stream
+//     through once, coalesced, each one's products formed once and added with its tap to the
+//     sums of every output row it reaches; borders mirrored): the vertically filtered means and
 //     products of the tile and its horizontal halo into shared memory, and for scales 0..2 the
 //     vertical pass of the decimation (the next scale's taps) at the even rows;
 //  2. decimation: the horizontal pass of the decimation at the even columns, written to the next
@@ -128,9 +129,9 @@ struct ScaleGeometry {
     static constexpr int kDecimationHalf = kDecimates ? kWidth<kNext> / 2 : 0;
     static_assert(kDecimationHalf <= kHalf, "the decimation reads within the statistics halo");
     static constexpr int kColumns = kTileColumns + 2 * kHalf;  ///< columns of the vertical pass
-    /// Output rows a thread's vertical pass holds the inputs of at a time (with the halo): as
-    /// many as fit the registers without spilling (64-bit sums at scale 0 above 8 bits).
-    static constexpr int kChunkRows = S == 0 && sizeof(Sample) == 2 ? 4 : 8;
+    /// Output rows a thread's vertical pass holds the sums of at a time (vertical_chunk): as
+    /// many as fit the registers without spilling (64-bit product sums except at 8 bits).
+    static constexpr int kChunkRows = S == 0 ? (sizeof(Sample) == 1 ? 16 : 4) : 8;
     static constexpr int kWindow = kChunkRows + 2 * kHalf;  ///< input rows of a chunk
     static_assert(kRowsPerThread % kChunkRows == 0 && kChunkRows % 2 == 0);
 };
@@ -234,70 +235,88 @@ __device__ __forceinline__ std::uint32_t load_sample(const unsigned char* pictur
     return __ldg(reinterpret_cast<const Sample*>(picture + static_cast<std::ptrdiff_t>(row) * pitch) + column);
 }
 
-/// Vertical pass of one column of a tile: `ref` and `dis` hold the column's samples at
-/// kChunkRows output rows and kHalf rows above and below (mirrored); writes the filtered means
-/// mu = (sum c*x + round) >> shift and products (sum c*x*y + round) >> square_shift (as the
-/// CPU's vertical_statistics: products in 32 bits for 8-bit samples, else 64) to rows
-/// `first_row` .. + kChunkRows - 1 of the tile, column `column`.
+/// Vertical passes of one chunk of one tile column: output rows first_row .. first_row +
+/// kChunkRows - 1 of the tile at tile column `column` (picture column x), from the picture rows
+/// r0 - kHalf .. r0 + kChunkRows - 1 + kHalf (mirrored; r0 = y0 + first_row). Writes, where
+/// `statistics`, the filtered means mu = (sum c*x + round) >> shift and products
+/// (sum c*x*y + round) >> square_shift (as the CPU's vertical_statistics: products in 32 bits
+/// for 8-bit samples at scale 0, else 64) to the tile, and for scales 0..2 the vertical pass of
+/// the decimation at the chunk's even rows (the CPU's generic_decimation_at, first loop, with
+/// the next scale's taps) to the conv rows first_row/2 .. at conv column `conv_column` (when it
+/// lies in [0, conv_columns)). Raises ref_max and dis_max to the largest samples read.
+///
+/// The input rows stream through once: each is loaded, its three products x*x, y*y, x*y formed
+/// once (below 2^32 at 16 bits), and added with its tap to every output row it reaches. The
+/// CPU forms (c*x)*x instead of c*(x*x): the same value, exactly at 64 bits (c*x < 2^32 since
+/// every tap is below 2^16) and modulo 2^32 in the 32-bit case (a product modulo 2^32 does not
+/// depend on the grouping).
 template <int S, typename Sample>
-__device__ __forceinline__ void vertical_statistics(const std::uint32_t (&ref)[ScaleGeometry<S, Sample>::kWindow],
-                                                    const std::uint32_t (&dis)[ScaleGeometry<S, Sample>::kWindow],
-                                                    int bit_depth, Tile& tile, int first_row, int column) {
-    constexpr int kChunkRows = ScaleGeometry<S, Sample>::kChunkRows;
-    using SquareAcc = std::conditional_t<S == 0 && sizeof(Sample) == 1, std::uint32_t, std::uint64_t>;
-    const int mean_shift = vif::vertical_shift(S, bit_depth);
-    const int square_shift = vif::vertical_square_shift(S, bit_depth);
-    const std::uint32_t mean_round = vif::rounding(mean_shift);
-    const SquareAcc square_round = vif::rounding(square_shift);
-#pragma unroll
-    for (int i = 0; i < kChunkRows; ++i) {
-        std::uint32_t a_mu1 = 0, a_mu2 = 0;
-        SquareAcc a_xx = 0, a_yy = 0, a_xy = 0;
-#pragma unroll
-        for (int k = 0; k < kWidth<S>; ++k) {
-            const std::uint32_t c = tap<S>(k);
-            const std::uint32_t rv = ref[i + k];
-            const std::uint32_t dv = dis[i + k];
-            const std::uint32_t cr = c * rv;
-            const std::uint32_t cd = c * dv;
-            a_mu1 += cr;
-            a_mu2 += cd;
-            a_xx += static_cast<SquareAcc>(cr) * rv;
-            a_yy += static_cast<SquareAcc>(cd) * dv;
-            a_xy += static_cast<SquareAcc>(cr) * dv;
-        }
-        const int at = (first_row + i) * kPitch + column;
-        tile.mu1[at] = static_cast<std::uint16_t>((a_mu1 + mean_round) >> mean_shift);
-        tile.mu2[at] = static_cast<std::uint16_t>((a_mu2 + mean_round) >> mean_shift);
-        tile.xx[at] = static_cast<std::uint32_t>((a_xx + square_round) >> square_shift);
-        tile.yy[at] = static_cast<std::uint32_t>((a_yy + square_round) >> square_shift);
-        tile.xy[at] = static_cast<std::uint32_t>((a_xy + square_round) >> square_shift);
-    }
-}
-
-/// Vertical pass of the decimation from scale S at the chunk's even rows (the CPU's
-/// generic_decimation_at, first loop): (sum c*x + round) >> shift with the next scale's taps,
-/// to the tile's conv rows first_row/2 .. and conv column `column`.
-template <int S, typename Sample>
-__device__ __forceinline__ void vertical_decimation(const std::uint32_t (&ref)[ScaleGeometry<S, Sample>::kWindow],
-                                                    const std::uint32_t (&dis)[ScaleGeometry<S, Sample>::kWindow],
-                                                    int bit_depth, Tile& tile, int first_row, int column) {
+__device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, int first_row, int r0, int column,
+                                               int x, int conv_column, std::uint32_t& ref_max,
+                                               std::uint32_t& dis_max) {
     using G = ScaleGeometry<S, Sample>;
     constexpr int kChunkRows = G::kChunkRows;
-    const int shift = vif::vertical_shift(S, bit_depth);
-    const std::uint32_t round = vif::rounding(shift);
+    using SquareAcc = std::conditional_t<S == 0 && sizeof(Sample) == 1, std::uint32_t, std::uint64_t>;
+    const int height = a.height;
+    std::uint32_t mu1[kChunkRows] = {}, mu2[kChunkRows] = {};
+    SquareAcc xx[kChunkRows] = {}, yy[kChunkRows] = {}, xy[kChunkRows] = {};
+    std::uint32_t dec_ref[kChunkRows / 2] = {}, dec_dis[kChunkRows / 2] = {};
 #pragma unroll
-    for (int i = 0; i < kChunkRows; i += 2) {
-        std::uint32_t a_ref = 0, a_dis = 0;
+    for (int m = 0; m < G::kWindow; ++m) {
+        // Rows past height - 1 + kHalf are never read: clamp them to a valid one.
+        const int y = min_of(r0 - G::kHalf + m, height - 1 + G::kHalf);
+        const int row = S == 0 && a.mirror_shift && y >= height ? 2 * height - 3 - y : vif::mirror(y, height);
+        const std::uint32_t rv = load_sample<Sample>(a.ref, a.ref_pitch, row, x);
+        const std::uint32_t dv = load_sample<Sample>(a.dis, a.dis_pitch, row, x);
+        ref_max = rv > ref_max ? rv : ref_max;
+        dis_max = dv > dis_max ? dv : dis_max;
+        const std::uint32_t rr = rv * rv, dd = dv * dv, rd = rv * dv;
 #pragma unroll
-        for (int k = 0; k < kWidth<G::kNext>; ++k) {
-            const int row = i + G::kHalf - G::kDecimationHalf + k;
-            a_ref += tap<G::kNext>(k) * ref[row];
-            a_dis += tap<G::kNext>(k) * dis[row];
+        for (int i = 0; i < kChunkRows; ++i) {
+            const int k = m - i;  // tap of input row m in output row i
+            if (k < 0 || k >= kWidth<S>) continue;
+            const std::uint32_t c = tap<S>(k);
+            mu1[i] += c * rv;
+            mu2[i] += c * dv;
+            xx[i] += static_cast<SquareAcc>(c) * rr;
+            yy[i] += static_cast<SquareAcc>(c) * dd;
+            xy[i] += static_cast<SquareAcc>(c) * rd;
         }
-        const int at = (first_row + i) / 2 * kConvPitch + column;
-        tile.conv_ref[at] = static_cast<std::uint16_t>((a_ref + round) >> shift);
-        tile.conv_dis[at] = static_cast<std::uint16_t>((a_dis + round) >> shift);
+        if constexpr (G::kDecimates) {
+#pragma unroll
+            for (int i = 0; i < kChunkRows; i += 2) {
+                const int k = m - (i + G::kHalf - G::kDecimationHalf);  // decimation tap of row m
+                if (k < 0 || k >= kWidth<G::kNext>) continue;
+                dec_ref[i / 2] += tap<G::kNext>(k) * rv;
+                dec_dis[i / 2] += tap<G::kNext>(k) * dv;
+            }
+        }
+    }
+    const int mean_shift = vif::vertical_shift(S, a.bit_depth);
+    if (a.statistics) {
+        const int square_shift = vif::vertical_square_shift(S, a.bit_depth);
+        const std::uint32_t mean_round = vif::rounding(mean_shift);
+        const SquareAcc square_round = vif::rounding(square_shift);
+#pragma unroll
+        for (int i = 0; i < kChunkRows; ++i) {
+            const int at = (first_row + i) * kPitch + column;
+            tile.mu1[at] = static_cast<std::uint16_t>((mu1[i] + mean_round) >> mean_shift);
+            tile.mu2[at] = static_cast<std::uint16_t>((mu2[i] + mean_round) >> mean_shift);
+            tile.xx[at] = static_cast<std::uint32_t>((xx[i] + square_round) >> square_shift);
+            tile.yy[at] = static_cast<std::uint32_t>((yy[i] + square_round) >> square_shift);
+            tile.xy[at] = static_cast<std::uint32_t>((xy[i] + square_round) >> square_shift);
+        }
+    }
+    if constexpr (G::kDecimates) {
+        if (conv_column >= 0 && conv_column < kTileColumns + 2 * G::kDecimationHalf) {
+            const std::uint32_t round = vif::rounding(mean_shift);
+#pragma unroll
+            for (int i = 0; i < kChunkRows; i += 2) {
+                const int at = (first_row + i) / 2 * kConvPitch + conv_column;
+                tile.conv_ref[at] = static_cast<std::uint16_t>((dec_ref[i / 2] + round) >> mean_shift);
+                tile.conv_dis[at] = static_cast<std::uint16_t>((dec_dis[i / 2] + round) >> mean_shift);
+            }
+        }
     }
 }
 
@@ -414,7 +433,6 @@ __device__ __forceinline__ void add_block_sums(const ThreadSums& s, Tile& tile, 
 template <int S, typename Sample>
 __global__ void __launch_bounds__(kThreads, 2) scale_kernel(const ScaleArgs a) {
     using G = ScaleGeometry<S, Sample>;
-    constexpr int kWindow = G::kWindow;
     extern __shared__ __align__(16) unsigned char vif_shared[];
     Tile& tile = *reinterpret_cast<Tile*>(vif_shared);
 
@@ -444,24 +462,8 @@ __global__ void __launch_bounds__(kThreads, 2) scale_kernel(const ScaleArgs a) {
             for (int first_row = group_row; first_row < group_row + kRowsPerThread; first_row += G::kChunkRows) {
                 const int r0 = y0 + first_row;
                 if (r0 >= height) break;
-                std::uint32_t ref[kWindow], dis[kWindow];
-#pragma unroll
-                for (int k = 0; k < kWindow; ++k) {
-                    // Rows past height - 1 + kHalf are never read: clamp them to a valid one.
-                    const int y = min_of(r0 - G::kHalf + k, height - 1 + G::kHalf);
-                    const int row =
-                        S == 0 && a.mirror_shift && y >= height ? 2 * height - 3 - y : vif::mirror(y, height);
-                    ref[k] = load_sample<Sample>(a.ref, a.ref_pitch, row, x);
-                    dis[k] = load_sample<Sample>(a.dis, a.dis_pitch, row, x);
-                    ref_max = ref[k] > ref_max ? ref[k] : ref_max;
-                    dis_max = dis[k] > dis_max ? dis[k] : dis_max;
-                }
-                if (a.statistics) vertical_statistics<S, Sample>(ref, dis, a.bit_depth, tile, first_row, column);
-                if constexpr (G::kDecimates) {
-                    const int conv_column = column - (G::kHalf - G::kDecimationHalf);
-                    if (conv_column >= 0 && conv_column < kTileColumns + 2 * G::kDecimationHalf)
-                        vertical_decimation<S, Sample>(ref, dis, a.bit_depth, tile, first_row, conv_column);
-                }
+                vertical_chunk<S, Sample>(a, tile, first_row, r0, column, x,
+                                          column - (G::kHalf - G::kDecimationHalf), ref_max, dis_max);
             }
         }
         if (S == 0 && a.max_sample) {
