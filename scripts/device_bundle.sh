@@ -16,7 +16,7 @@ cp build-device/vmafx build-device/vmafx_tests build-device/vmafx-parity .devcar
 strip .devcarry/bin/*  # the working tree and what it carries travel within 64 MiB
 # Packed too (device_check.sh unpacks them): stripped programs still take about 20 MB.
 tar -C .devcarry -cJf .devcarry/bin.tar.xz bin && rm -rf .devcarry/bin
-libs=(libtbb.so.12 libsvm.so.3 libfmt.so.9 libhwy.so.1)
+libs=(libtbb.so.12 libtbbmalloc.so.2 libsvm.so.3 libfmt.so.9 libhwy.so.1)
 [ "${BENCH:-0}" = 1 ] && libs+=(libbenchmark.so.1debian)
 for lib in "${libs[@]}"; do
   cp -L "/usr/lib/x86_64-linux-gnu/$lib" .devcarry/lib/
