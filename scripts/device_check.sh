@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|bench|cli|startup|ncu|upstream|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|bench|cli|startup|ncu|upstream|metrics|all]
 # golden: every golden command line with --backend cuda (upstream's CPU values from the GPU run;
 # metrics without a twin run on the CPU in the same run).
 # cli: the whole CLI, --backend cuda, on long .yuv files in memory (tmpfs, i.e. page cache)
@@ -9,6 +9,8 @@
 # frames at 1920x1080 (8-bit), three runs each, wall time by bash's `time`.
 # startup: wall time of one-frame runs at 3840x2160, --backend cuda against the CPU (the GPU
 # start-up: CUDA context, device and pinned buffers, kernels' first launch).
+# metrics: scripts/bench_metrics_vs_upstream.sh on this machine's CPU, against the same carried
+# upstream `vmaf` (METRICS, INPUTS as that script's; UPSTREAM_RUNS runs each).
 # upstream: scripts/compare_upstream.sh on this machine's CPU, vmafx against an upstream `vmaf`
 # carried in .devcarry/upstream/vmaf (built elsewhere, never committed), one thread and all
 # threads (UPSTREAM_RUNS runs each, UPSTREAM_REPEAT as compare_upstream.sh's REPEAT for all threads).
@@ -74,6 +76,11 @@ if [ "$what" = upstream ]; then
     | tee -a "$out/upstream.txt" | tail -4
   FIXTURES=$VMAFX_FIXTURES REPEAT=${UPSTREAM_REPEAT:-8} scripts/compare_upstream.sh .devcarry/upstream/vmaf "$bin/vmafx" \
     "$(nproc)" "${UPSTREAM_RUNS:-3}" 2>&1 | tee -a "$out/upstream.txt" | tail -4
+fi
+if [ "$what" = metrics ]; then
+  lscpu | grep -E 'Model name|^CPU\(s\)' | tee "$out/metrics.txt"
+  FIXTURES=$VMAFX_FIXTURES scripts/bench_metrics_vs_upstream.sh .devcarry/upstream/vmaf "$bin/vmafx" \
+    "${UPSTREAM_RUNS:-3}" 2>&1 | tee -a "$out/metrics.txt" | grep -E '^\||^[A-Za-z#]' | tail -60
 fi
 if [ "$what" = startup ] || [ "$what" = ncu ]; then
   f=$VMAFX_FIXTURES/canopee_3840x2160_420p8

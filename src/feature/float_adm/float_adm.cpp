@@ -270,39 +270,78 @@ float cm(const Bands& src, const Weighted& masker, const std::array<float, 2>& f
         if (j == w - 1) return {w - 2, w - 1, w - 1};
         return {j - 1, j, j + 1};
     };
-    const auto threshold = [&](int i, int j) {
-        const auto r = rows_of(i);
-        const auto c = cols_of(j);
-        float thr = 0;
+    // Band t's part of the threshold at (row r[1], columns c): its nine 1/30 magnitudes summed
+    // in upstream's order, the centre's 1/15 (in double) fifth (the edge columns; the interior
+    // loop below spells out the same sum).
+    const auto band_sum = [&](int t, const std::array<int, 3>& r, int c0, int c1, int c2) {
+        const float* f0 = masker.flt[t].row(r[0]);
+        const float* f1 = masker.flt[t].row(r[1]);
+        const float* f2 = masker.flt[t].row(r[2]);
+        float sum = f0[c0];
+        sum += f0[c1];
+        sum += f0[c2];
+        sum += f1[c0];
+        sum = static_cast<float>(sum + kOneBy15 * std::fabs(masker.val[t].row(r[1])[c1]));
+        sum += f1[c2];
+        sum += f2[c0];
+        sum += f2[c1];
+        sum += f2[c2];
+        return sum;
+    };
+    // The columns added in each row: 0 where the score region reaches it, start_col ..
+    // end_col - 1, and w - 1 where the region reaches it; their thresholds, a row at a time
+    // (the three bands' sums added to 0 in band order, as upstream; interior columns in a
+    // loop the compiler can vectorise, lane = column).
+    const int first = s.left <= 0 ? 0 : start_col;
+    const int last = s.right > w - 1 ? w : end_col;
+    std::vector<float, floatimg::SampleAllocator> thr(static_cast<std::size_t>(w), 0.0f);
+    const auto thresholds = [&](int i) {
+        const std::array<int, 3> r = rows_of(i);
+        const int inner_first = first > 1 ? first : 1;
+        const int inner_last = last < w - 1 ? last : w - 1;
+        for (int j = first; j < last; ++j) thr[j] = 0.0f;
         for (int t = 0; t < 3; ++t) {
-            const Image& fl = masker.flt[t];
-            float sum = 0;
-            sum += fl.row(r[0])[c[0]];
-            sum += fl.row(r[0])[c[1]];
-            sum += fl.row(r[0])[c[2]];
-            sum += fl.row(r[1])[c[0]];
-            sum = static_cast<float>(sum + kOneBy15 * std::fabs(masker.val[t].row(r[1])[c[1]]));
-            sum += fl.row(r[1])[c[2]];
-            sum += fl.row(r[2])[c[0]];
-            sum += fl.row(r[2])[c[1]];
-            sum += fl.row(r[2])[c[2]];
-            thr += sum;
+            {
+                const float* __restrict f0 = masker.flt[t].row(r[0]);
+                const float* __restrict f1 = masker.flt[t].row(r[1]);
+                const float* __restrict f2 = masker.flt[t].row(r[2]);
+                const float* __restrict v1 = masker.val[t].row(r[1]);
+                float* __restrict out = thr.data();
+                for (int j = inner_first; j < inner_last; ++j) {
+                    float sum = f0[j - 1];
+                    sum += f0[j];
+                    sum += f0[j + 1];
+                    sum += f1[j - 1];
+                    sum = static_cast<float>(sum + kOneBy15 * std::fabs(v1[j]));
+                    sum += f1[j + 1];
+                    sum += f2[j - 1];
+                    sum += f2[j];
+                    sum += f2[j + 1];
+                    out[j] += sum;
+                }
+            }
+            for (int e = 0; e < (w > 1 ? 2 : 1); ++e) {  // the edge columns 0 and w - 1
+                const int j = e == 0 ? 0 : w - 1;
+                if (j < first || j >= last || (j >= inner_first && j < inner_last)) continue;
+                const std::array<int, 3> c = cols_of(j);
+                thr[j] += band_sum(t, r, c[0], c[1], c[2]);
+            }
         }
-        return thr;
     };
     float accum[3] = {0, 0, 0};
     float inner[3] = {0, 0, 0};
     const auto add = [&](int i, int j) {
         float x[3];
         for (int t = 0; t < 3; ++t) x[t] = in[t]->row(i)[j] * rfactor[t];
-        const float thr = bypass_cm == 0 ? threshold(i, j) : 0.0f;
+        const float threshold = thr[j];
         for (int t = 0; t < 3; ++t) {
-            float v = std::fabs(x[t]) - thr;
+            float v = std::fabs(x[t]) - threshold;
             v = v < 0.0f ? 0.0f : v;
             inner[t] += power(v, p);
         }
     };
     const auto add_row = [&](int i) {
+        if (bypass_cm == 0) thresholds(i);
         if (s.left <= 0) add(i, 0);
         for (int j = start_col; j < end_col; ++j) add(i, j);
         if (s.right > w - 1) add(i, w - 1);
