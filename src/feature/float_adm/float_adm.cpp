@@ -15,6 +15,7 @@
 // machines upstream's golden values come from, in software (rcp_estimate.hpp), on every CPU.
 #include "feature/float_adm/float_adm.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -95,25 +96,45 @@ Bands dwt2(const Image& src, bool lo_only) {
         out.v = Image(bw, bh);
         out.d = Image(bw, bh);
     }
-    std::vector<float> lo(static_cast<std::size_t>(w));
-    std::vector<float> hi(static_cast<std::size_t>(w));
+    std::vector<float, floatimg::SampleAllocator> lo_row(static_cast<std::size_t>(w));
+    std::vector<float, floatimg::SampleAllocator> hi_row(static_cast<std::size_t>(w));
+    float* __restrict lo = lo_row.data();
+    float* __restrict hi = hi_row.data();
+    // Outputs whose four source columns 2j-1 .. 2j+2 lie inside the row (no mirroring): a loop
+    // the compiler can vectorise; the others through the mirrored indices.
+    const int inner_first = 1;
+    const int inner_last = w >= 3 ? std::min(bw, (w - 3) / 2 + 1) : 1;
     for (int i = 0; i < bh; ++i) {
-        const float* r0 = src.row(iy[i][0]);
-        const float* r1 = src.row(iy[i][1]);
-        const float* r2 = src.row(iy[i][2]);
-        const float* r3 = src.row(iy[i][3]);
-        for (int j = 0; j < w; ++j) {
-            lo[j] = taps(kLo, r0[j], r1[j], r2[j], r3[j]);
-            if (!lo_only) hi[j] = taps(kHi, r0[j], r1[j], r2[j], r3[j]);
-        }
-        for (int j = 0; j < bw; ++j) {
+        const float* __restrict r0 = src.row(iy[i][0]);
+        const float* __restrict r1 = src.row(iy[i][1]);
+        const float* __restrict r2 = src.row(iy[i][2]);
+        const float* __restrict r3 = src.row(iy[i][3]);
+        for (int j = 0; j < w; ++j) lo[j] = taps(kLo, r0[j], r1[j], r2[j], r3[j]);
+        if (!lo_only)
+            for (int j = 0; j < w; ++j) hi[j] = taps(kHi, r0[j], r1[j], r2[j], r3[j]);
+        float* __restrict a = out.a.row(i);
+        const auto edge = [&](int j) {
             const auto& x = ix[j];
-            out.a.row(i)[j] = taps(kLo, lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]]);
-            if (lo_only) continue;
+            a[j] = taps(kLo, lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]]);
+            if (lo_only) return;
             out.v.row(i)[j] = taps(kHi, lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]]);
             out.h.row(i)[j] = taps(kLo, hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]]);
             out.d.row(i)[j] = taps(kHi, hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]]);
+        };
+        edge(0);
+        for (int j = inner_first; j < inner_last; ++j)
+            a[j] = taps(kLo, lo[2 * j - 1], lo[2 * j], lo[2 * j + 1], lo[2 * j + 2]);
+        if (!lo_only) {
+            float* __restrict v = out.v.row(i);
+            float* __restrict hb = out.h.row(i);
+            float* __restrict d = out.d.row(i);
+            for (int j = inner_first; j < inner_last; ++j) {
+                v[j] = taps(kHi, lo[2 * j - 1], lo[2 * j], lo[2 * j + 1], lo[2 * j + 2]);
+                hb[j] = taps(kLo, hi[2 * j - 1], hi[2 * j], hi[2 * j + 1], hi[2 * j + 2]);
+                d[j] = taps(kHi, hi[2 * j - 1], hi[2 * j], hi[2 * j + 1], hi[2 * j + 2]);
+            }
         }
+        for (int j = std::max(inner_last, 1); j < bw; ++j) edge(j);
     }
     return out;
 }
