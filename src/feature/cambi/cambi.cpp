@@ -466,8 +466,13 @@ struct Contrast {
             row_values(i);
         }
         for (int i = pad + 1; i < height - pad; ++i) {
-            // Leaving and entering pixels of equal in-band level cancel; the order is immaterial.
+            // Leaving and entering pixels of equal in-band level cancel (integer counts: the order
+            // of the updates is immaterial), so a masked pair of equal samples is skipped.
+            const std::size_t leaving = static_cast<std::size_t>(i - pad - 1) * static_cast<std::size_t>(b.stride);
+            const std::size_t entering = static_cast<std::size_t>(i + pad) * static_cast<std::size_t>(b.stride);
             columns([&](int j) {
+                if (b.mask[leaving + j] && b.mask[entering + j] && b.image[leaving + j] == b.image[entering + j])
+                    return;
                 update(i - pad - 1, j, -1);
                 update(i + pad, j, +1);
             });
