@@ -45,8 +45,10 @@ if ! pkg-config --exists 'libvmaf >= 3.0.0'; then
   echo "error: $pc is not libvmaf >= 3.0.0 (pkg-config says: $(pkg-config --modversion libvmaf 2>&1))" >&2
   exit 1
 fi
-libdir=$(pkg-config --variable=libdir libvmaf)
-includedir=$(pkg-config --variable=includedir libvmaf)
+# Canonical paths (a relocatable libvmaf.pc gives ${pcfiledir}/../..-style ones): the rpath and
+# the check that the program loads PREFIX's library use them.
+libdir=$(realpath -m "$(pkg-config --variable=libdir libvmaf)")
+includedir=$(realpath -m "$(pkg-config --variable=includedir libvmaf)")
 
 # FFmpeg's configure, as issue 12 measured it, plus --disable-autodetect (no system library is
 # linked by chance: the build is the same on every machine) and the rpath to PREFIX's library.
