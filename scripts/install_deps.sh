@@ -17,16 +17,21 @@ updated=0
 # Debian's own source archive for `apt-get source ffmpeg`: when no deb-src entry exists, a second
 # file repeats the system's binary entries as deb-src (deb822 debian.sources, else sources.list).
 if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  added=""
   if [ -f /etc/apt/sources.list.d/debian.sources ]; then
     sed -E 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
       | $sudo tee /etc/apt/sources.list.d/vmafx-deb-src.sources >/dev/null
+    added=/etc/apt/sources.list.d/vmafx-deb-src.sources
   elif grep -qsE '^deb ' /etc/apt/sources.list; then
     grep -E '^deb ' /etc/apt/sources.list | sed -E 's/^deb /deb-src /' \
       | $sudo tee /etc/apt/sources.list.d/vmafx-deb-src.list >/dev/null
+    added=/etc/apt/sources.list.d/vmafx-deb-src.list
   fi
-  echo "added Debian's source archive (deb-src) for apt-get source ffmpeg"
-  $sudo apt-get update -qq
-  updated=1
+  if [ -n "$added" ]; then
+    echo "added Debian's source archive (deb-src, $added) for apt-get source ffmpeg"
+    # Offline, the FFmpeg client test says it was skipped; the other dependencies may be there.
+    if $sudo apt-get update -qq; then updated=1; else echo "warning: apt-get update failed"; fi
+  fi
 fi
 missing=()
 for p in "${packages[@]}"; do
