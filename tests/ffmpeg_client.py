@@ -14,6 +14,12 @@ WORKDIR is the build script's folder (the program is WORKDIR/build/ffmpeg). Each
              feature='name=psnr', n_threads=2, JSON log
   subsample  n_subsample=3, XML log
   csv        n_threads=4, pool=min (the "VMAF score" line is the minimum), CSV log
+  path+sub   model='path=../shared/models/vmaf_v0.6.1neg.json:name=vmaf_neg' (the model read
+             from its JSON file), subtitle log
+
+Bad options reach the library's error returns: an unknown model version, an unknown feature
+and a missing model file must each make FFmpeg stop with its own message for that call's error
+(exit status 1, no crash), as with upstream.
 
 The golden run (one per fixture: every model and feature, all frames, one thread) holds every
 value these runs print: thread counts do not change upstream's values, and with n_subsample=N
@@ -64,6 +70,8 @@ VMAF_FEATURES = {"integer_adm2", "integer_aim", "integer_adm3", "integer_adm_sca
                  "VMAF_integer_feature_motion_sad_score"}
 NEG_FEATURES = {f + "_egl_1" for f in VMAF_FEATURES if "_adm" in f or "_aim" in f or "_vif" in f}
 PSNR = {"psnr_y", "psnr_cb", "psnr_cr"}
+MOTION = {f for f in VMAF_FEATURES if "motion" in f}
+NEG_MODEL_FILE = os.path.join(os.path.dirname(GOLDEN), "models", "vmaf_v0.6.1neg.json")
 
 RUNS = [
     # name, filter options, log format, n_subsample, metrics, models (VMAF score lines, in order),
@@ -74,6 +82,8 @@ RUNS = [
      VMAF_FEATURES | NEG_FEATURES | PSNR | {"vmaf", "vmaf_neg"}, ["vmaf", "vmaf_neg"], "mean"),
     ("subsample", "n_subsample=3", "xml", 3, VMAF_FEATURES | {"vmaf"}, ["vmaf"], "mean"),
     ("csv", "n_threads=4:pool=min", "csv", 1, VMAF_FEATURES | {"vmaf"}, ["vmaf"], "min"),
+    ("path+sub", f"model='path={NEG_MODEL_FILE}\\:name=vmaf_neg'", "sub", 1,
+     NEG_FEATURES | MOTION | {"vmaf_neg"}, ["vmaf_neg"], "mean"),
 ]
 POOL_METHODS = ("min", "max", "mean", "harmonic_mean")
 
@@ -150,6 +160,14 @@ def parse_log(path, fmt):
             if len(cells) != len(header):
                 raise ValueError(f"CSV row of {len(cells)} cells under {len(header)} names: {line!r}")
             frames[int(cells[0])] = dict(zip(header[1:], cells[1:]))
+        return frames, None
+    if fmt == "sub":
+        frames = {}
+        for line in text.splitlines():
+            m = re.fullmatch(r"\{(\d+)\}\{(\d+)\}frame: (\d+)\|(.*)\|", line)
+            if not m or int(m[2]) != int(m[1]) + 1 or m[3] != m[1]:
+                raise ValueError(f"not a subtitle log line: {line!r}")
+            frames[int(m[1])] = dict(cell.split(": ", 1) for cell in m[4].split("|"))
         return frames, None
     raise ValueError(fmt)
 
@@ -273,6 +291,27 @@ def check_run(ffmpeg, fx, golden, run, tmp):
     return c, secs
 
 
+ERRORS = [
+    # filter options, FFmpeg's message when the library returns an error
+    ("model=version=vmaf_no_such_model", "could not load libvmaf model with version: vmaf_no_such_model"),
+    ("feature=name=no_such_feature", "problem during vmaf_use_feature: no_such_feature"),
+    ("model='path=/no/such/model.json'", "could not load libvmaf model with path: /no/such/model.json"),
+]
+
+
+def check_errors(ffmpeg, fx):
+    """The library's error returns through FFmpeg: a list of failures."""
+    failures = []
+    for options, message in ERRORS:
+        cmd = [ffmpeg, "-nostdin", "-hide_banner", "-i", os.path.join(FIXTURES, fx, "dist.y4m"),
+               "-i", os.path.join(FIXTURES, fx, "ref.y4m"), "-lavfi", f"libvmaf={options}", "-f", "null", "-"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 1 or message not in p.stderr:
+            failures.append(f"libvmaf={options}: exit {p.returncode} (expected 1 and FFmpeg's "
+                            f"'{message}'): {p.stderr.strip()[-600:]}")
+    return failures
+
+
 def main():
     args = sys.argv[1:]
     if not args or args[0].startswith("-"):
@@ -328,6 +367,15 @@ def main():
                     passed += 1
                     how = ", ".join(f"{v} {k}" for k, v in c.counts.items() if v)
                     print(f"ok   {fx} {run[0]}: {how} values equal upstream's ({secs:.2f} s)")
+        errors = check_errors(ffmpeg, names[0])
+        if errors:
+            failed += 1
+            print(f"FAIL {names[0]} bad options:")
+            for f in errors:
+                print("    " + f)
+        else:
+            passed += 1
+            print(f"ok   {names[0]} bad options: {len(ERRORS)} errors returned, FFmpeg stopped with its message")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
 
