@@ -3,10 +3,10 @@
 scripts/build_ffmpeg_client.sh against an installed libvmaf-compatible library, scores fixtures
 and must give upstream libvmaf 3.2.0's golden values (../shared/golden) as upstream prints them.
 
-  ffmpeg_client.py WORKDIR [FIXTURE ...]
+  ffmpeg_client.py WORKDIR [--cli BIN] [FIXTURE ...]
 
 WORKDIR is the build script's folder (the program is WORKDIR/build/ffmpeg). Each fixture's
-.y4m pair runs four times through `ffmpeg -i dist.y4m -i ref.y4m -lavfi libvmaf=... -f null -`
+.y4m pair runs five times through `ffmpeg -i dist.y4m -i ref.y4m -lavfi libvmaf=... -f null -`
 (the filter's first input is the distorted video, its second the reference):
 
   default    no model option (FFmpeg's default: version=vmaf_v0.6.1), JSON log
@@ -40,16 +40,15 @@ converted by FFmpeg before scoring), so the fixtures are 8- and 10-bit ones. Abo
 FFmpeg 5.1 (Debian's 5.1.9 included) hands the library a different picture than the video:
 its copy_picture_data copies w bytes of each row where a row of 2-byte samples holds 2*w, so
 the library scores pictures whose rows hold their first w bytes followed by the zeros of
-vmaf_picture_alloc's zeroed buffer (FFmpeg 6.0 copies the whole row). No golden run scores
+vmaf_picture_alloc's zeroed buffer (later FFmpeg releases were not checked). No golden run scores
 those pictures: for a >8-bit fixture the reference values are the CLI's (--cli BIN, the
 build's vmafx, bit-exact with upstream; run with --precision max) on .yuv files holding exactly
 those pictures, with both models and psnr, all frames; the checks are the same. A library that
 does not zero the pictures it allocates fails there.
 
 Exit 77 (skipped) when ../shared, the fixtures or the FFmpeg build (WORKDIR/skipped says why)
-are absent.
-
-  ffmpeg_client.py WORKDIR [--cli BIN] [FIXTURE ...]
+are absent. Default fixtures: tiny_64x36_420p8, path_576x324_420p8, odd_853x481_420p8 and
+fallenleaf_1280x720_422p10 (8 and 10 bits, 4:2:0 and 4:2:2, an odd size; 4 s in all).
 VMAFX_CLI_PRECISION_ARGS (default "--precision max") are the CLI's arguments for printing
 every digit ("" for a CLI that already does)."""
 import configparser, json, os, re, subprocess, sys, tempfile, time
