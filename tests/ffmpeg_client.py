@@ -311,6 +311,17 @@ def check_errors(ffmpeg, fx):
     return failures
 
 
+def report(label, failures, ok_text):
+    """Prints one check's outcome (at most 20 of its failures); True when it passed."""
+    if not failures:
+        print(f"ok   {label}: {ok_text}")
+        return True
+    print(f"FAIL {label} ({len(failures)} failed checks):")
+    for f in failures[:20]:
+        print("    " + f)
+    return False
+
+
 def main():
     args = sys.argv[1:]
     if not args or args[0].startswith("-"):
@@ -337,19 +348,16 @@ def main():
     if not os.access(ffmpeg, os.X_OK):
         print(f"FAIL: {ffmpeg} is absent (scripts/build_ffmpeg_client.sh builds it)")
         return 1
-    failed = passed = 0
+    tally = {True: 0, False: 0}
     with tempfile.TemporaryDirectory(prefix="ffmpeg_client.") as tmp:
         for fx in names:
             if fixture_format(fx)[3] > 8:
-                if not cli:
-                    failed += 1
-                    print(f"FAIL {fx}: a >8-bit fixture needs --cli (the reference values of FFmpeg 5.1's pictures)")
-                    continue
                 try:
+                    if not cli:
+                        raise RuntimeError("a >8-bit fixture needs --cli (the reference values of FFmpeg 5.1's pictures)")
                     golden = cli_reference(cli, fx, tmp)
                 except (OSError, RuntimeError, ValueError) as e:
-                    failed += 1
-                    print(f"FAIL {fx}: {e}")
+                    tally[report(fx, [str(e)], "")] += 1
                     continue
                 print(f"     {fx}: reference values from {os.path.basename(cli)} on FFmpeg 5.1's >8-bit pictures")
             else:
@@ -357,24 +365,12 @@ def main():
                     golden = json.load(fh)
             for run in RUNS:
                 c, secs = check_run(ffmpeg, fx, golden, run, tmp)
-                if c.failures:
-                    failed += 1
-                    print(f"FAIL {fx} {run[0]} ({len(c.failures)} differences):")
-                    for f in c.failures[:20]:
-                        print("    " + f)
-                else:
-                    passed += 1
-                    how = ", ".join(f"{v} {k}" for k, v in c.counts.items() if v)
-                    print(f"ok   {fx} {run[0]}: {how} values equal upstream's ({secs:.2f} s)")
-        errors = check_errors(ffmpeg, names[0])
-        if errors:
-            failed += 1
-            print(f"FAIL {names[0]} bad options:")
-            for f in errors:
-                print("    " + f)
-        else:
-            passed += 1
-            print(f"ok   {names[0]} bad options: {len(ERRORS)} errors returned, FFmpeg stopped with its message")
+                how = ", ".join(f"{v} {k}" for k, v in c.counts.items() if v)
+                tally[report(f"{fx} {run[0]}", c.failures,
+                             f"{how} values equal upstream's ({secs:.2f} s)")] += 1
+        tally[report(f"{names[0]} bad options", check_errors(ffmpeg, names[0]),
+                     f"{len(ERRORS)} errors returned, FFmpeg stopped with its message")] += 1
+    passed, failed = tally[True], tally[False]
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
 
