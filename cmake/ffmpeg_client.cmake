@@ -5,7 +5,8 @@
 # its libvmaf filter must then print upstream's values (tests/ffmpeg_client.py). The install is
 # VMAFX_FFMPEG_LIBVMAF_PREFIX when set (e.g. upstream libvmaf's), else this build's own install
 # (`cmake --install` into build/ffmpeg-client/prefix). Both tests say they were skipped (77) when
-# no libvmaf.pc is installed there, Debian's source cannot be fetched, or ../shared is absent.
+# no libvmaf.pc is installed there (an error when this build makes the library, vmafx_libvmaf),
+# Debian's source cannot be fetched, or ../shared is absent.
 # Not in sanitized or fuzzing builds: FFmpeg is built without the sanitizers, once, in part 1.
 if(VMAFX_BUILD_TESTS AND NOT VMAFX_SANITIZE AND NOT VMAFX_FUZZ)
   set(VMAFX_FFMPEG_LIBVMAF_PREFIX "" CACHE PATH
@@ -18,8 +19,14 @@ if(VMAFX_BUILD_TESTS AND NOT VMAFX_SANITIZE AND NOT VMAFX_FUZZ)
              COMMAND ${CMAKE_COMMAND} --install ${CMAKE_BINARY_DIR} --prefix ${VMAFX_FFMPEG_PREFIX})
     set_tests_properties(ffmpeg_client_install PROPERTIES FIXTURES_SETUP ffmpeg_client_install)
   endif()
+  # This build's own install must hold the library once the build makes it (target vmafx_libvmaf).
+  set(VMAFX_FFMPEG_REQUIRE "")
+  if(NOT VMAFX_FFMPEG_LIBVMAF_PREFIX AND TARGET vmafx_libvmaf)
+    set(VMAFX_FFMPEG_REQUIRE --require-library)
+  endif()
   add_test(NAME ffmpeg_client_build
-           COMMAND ${CMAKE_SOURCE_DIR}/scripts/build_ffmpeg_client.sh ${VMAFX_FFMPEG_PREFIX} ${VMAFX_FFMPEG_DIR})
+           COMMAND ${CMAKE_SOURCE_DIR}/scripts/build_ffmpeg_client.sh ${VMAFX_FFMPEG_PREFIX} ${VMAFX_FFMPEG_DIR}
+                   ${VMAFX_FFMPEG_REQUIRE})
   add_test(NAME ffmpeg_client
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/ffmpeg_client.py ${VMAFX_FFMPEG_DIR}
                    --cli $<TARGET_FILE:vmafx>)

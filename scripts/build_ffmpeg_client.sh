@@ -2,10 +2,11 @@
 # Builds a minimal FFmpeg 5.1 (Debian's source package) against an installed libvmaf-compatible
 # library, for tests/ffmpeg_client.py (issue 12: a real client of the libvmaf C API).
 #
-#   scripts/build_ffmpeg_client.sh PREFIX WORKDIR
+#   scripts/build_ffmpeg_client.sh PREFIX WORKDIR [--require-library]
 #
 # PREFIX: the install prefix of the library (PREFIX/lib/pkgconfig/libvmaf.pc, version 3.x; without
-#   one the build is skipped: the library is not installed there).
+#   one the build is skipped: the library is not installed there; with --require-library that
+#   is an error, for a build whose install must hold the library).
 # WORKDIR: a scratch folder (e.g. build/ffmpeg-client). The source package is downloaded once
 #   into WORKDIR/source (`apt-get source`, Debian's patches applied) and reused while present;
 #   FFmpeg is configured and built in WORKDIR/build, again only when the source, the library's
@@ -18,10 +19,11 @@
 # The times of the download, configure and make are printed and appended to WORKDIR/times.log.
 set -euo pipefail
 
-if [ $# -ne 2 ]; then
-  echo "usage: $0 PREFIX WORKDIR" >&2
+if [ $# -lt 2 ] || [ $# -gt 3 ] || { [ $# -eq 3 ] && [ "$3" != --require-library ]; }; then
+  echo "usage: $0 PREFIX WORKDIR [--require-library]" >&2
   exit 2
 fi
+require_library=${3:-}
 prefix=$(realpath -m "$1")
 work=$(realpath -m "$2")
 mkdir -p "$work"
@@ -36,7 +38,10 @@ skip() {
 # Only PREFIX's libvmaf.pc counts (lib/, lib64/ or a multiarch lib/<triplet>/), never the system's.
 pc=$(ls "$prefix"/lib/pkgconfig/libvmaf.pc "$prefix"/lib64/pkgconfig/libvmaf.pc \
         "$prefix"/lib/*/pkgconfig/libvmaf.pc 2>/dev/null | head -n 1 || true)
-if [ -z "$pc" ]; then
+if [ -z "$pc" ] && [ -n "$require_library" ]; then
+  echo "error: no libvmaf.pc under $prefix/lib*: the install holds no libvmaf-compatible library" >&2
+  exit 1
+elif [ -z "$pc" ]; then
   skip "no libvmaf.pc under $prefix/lib*: no libvmaf-compatible library is installed there"
 fi
 export PKG_CONFIG_LIBDIR="$(dirname "$pc")"
