@@ -7,14 +7,37 @@ packages=(cmake ninja-build g++ pkg-config python3 xz-utils
           # scripts/fuzz.sh: clang-14 with libFuzzer and the ASan/UBSan runtimes (libclang-rt-14-dev,
           # only recommended by clang, so named here), llvm-symbolizer for readable stacks (llvm-14).
           # GCC's own sanitizer runtimes (VMAFX_SANITIZE) come with g++ (libasan8, libubsan1).
-          clang libclang-rt-14-dev llvm-14)
+          clang libclang-rt-14-dev llvm-14
+          # tests/ffmpeg_client.py: FFmpeg 5.1 from Debian's source package (apt-get source needs
+          # dpkg-dev and a deb-src entry, added below), built with gcc and make.
+          dpkg-dev gcc make)
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+updated=0
+# Debian's own source archive for `apt-get source ffmpeg`: when no deb-src entry exists, a second
+# file repeats the system's binary entries as deb-src (deb822 debian.sources, else sources.list).
+if ! grep -rqsE '^(Types:.*deb-src|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  added=""
+  if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+    sed -E 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+      | $sudo tee /etc/apt/sources.list.d/vmafx-deb-src.sources >/dev/null
+    added=/etc/apt/sources.list.d/vmafx-deb-src.sources
+  elif grep -qsE '^deb ' /etc/apt/sources.list; then
+    grep -E '^deb ' /etc/apt/sources.list | sed -E 's/^deb /deb-src /' \
+      | $sudo tee /etc/apt/sources.list.d/vmafx-deb-src.list >/dev/null
+    added=/etc/apt/sources.list.d/vmafx-deb-src.list
+  fi
+  if [ -n "$added" ]; then
+    echo "added Debian's source archive (deb-src, $added) for apt-get source ffmpeg"
+    # Offline, the FFmpeg client test says it was skipped; the other dependencies may be there.
+    if $sudo apt-get update -qq; then updated=1; else echo "warning: apt-get update failed"; fi
+  fi
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
 echo "installing: ${missing[*]}"
-$sudo apt-get update -qq
+[ "$updated" -eq 1 ] || $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
