@@ -40,11 +40,12 @@ typedef struct VmafPicture {
 
 /**
  * Allocates `pic`'s planes for a `w` x `h` picture of `pix_fmt` at `bpc` bits (chroma planes
- * ceil(w/2) wide at 420/422, ceil(h/2) high at 420). Rows are 64-byte aligned; the samples
- * are uninitialised. The picture holds one reference: give it to vmaf_read_pictures() (which
- * takes it) or drop it with vmaf_picture_unref().
+ * ceil(w/2) wide at 420/422, ceil(h/2) high at 420; none at 400: w[1..2], h[1..2] are 0 and
+ * data[1..2] NULL). Rows are stride[p] bytes apart (a multiple of 64); samples are
+ * zero. The picture holds one reference: give it to vmaf_read_pictures() (which takes it) or
+ * drop it with vmaf_picture_unref(). Sizes are 1..65536.
  * Returns 0; -EINVAL when `pic` is NULL, `pix_fmt` unknown, `bpc` outside 8..16 or a size is
- * 0; -ENOMEM when out of memory.
+ * 0 or above 65536; -ENOMEM when out of memory.
  */
 int vmaf_picture_alloc(VmafPicture *pic, enum VmafPixelFormat pix_fmt, unsigned bpc, unsigned w, unsigned h);
 

@@ -78,7 +78,9 @@ Session::Session(const SessionConfig& config) : impl_(std::make_unique<Impl>()) 
         throw UsageError(fmt::format("{} threads asked for: at most {}", config.threads, kMaxThreads));
     impl_->config = config;
     impl_->config.subsample = std::max(1u, config.subsample);
-    if (config.threads) impl_->arena.emplace(static_cast<int>(config.threads));
+    // No slot reserved for the caller: the workers extract while the caller is away reading the
+    // next frames (it joins only to wait).
+    if (config.threads) impl_->arena.emplace(static_cast<int>(config.threads), 0);
 }
 
 Session::~Session() {
