@@ -13,13 +13,13 @@ if(VMAFX_SANITIZE)
   target_compile_options(vmafx_capi_test PRIVATE -fsanitize=${VMAFX_SANITIZE} -fno-omit-frame-pointer)
 endif()
 add_test(NAME capi_errors COMMAND vmafx_capi_test errors ${CMAKE_SOURCE_DIR}/models/vmaf_v0.6.1.json)
-add_test(NAME capi_vs_cli
-         COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/capi/check_capi.py
-                 $<TARGET_FILE:vmafx_capi_test> $<TARGET_FILE:vmafx>)
 set(_capi_sanitized OFF)
 if(VMAFX_SANITIZE OR VMAFX_FUZZ)
   set(_capi_sanitized ON)
 endif()
+add_test(NAME capi_vs_cli
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/capi/check_capi.py
+                 $<TARGET_FILE:vmafx_capi_test> $<TARGET_FILE:vmafx> $<$<BOOL:${_capi_sanitized}>:sanitized>)
 add_test(NAME capi_install
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/capi/check_install.py ${CMAKE_BINARY_DIR}
                  ${CMAKE_SOURCE_DIR} ${CMAKE_COMMAND} ${_capi_sanitized})
