@@ -229,11 +229,13 @@ int vmaf_picture_unref(VmafPicture* pic) {
     return 0;
 }
 
-int vmaf_model_load(VmafModel** model, VmafModelConfig* cfg, const char* version) {
-    if (!model || !cfg || !version) return -EINVAL;
-    return guarded("vmaf_model_load", [&] {
+namespace {
+
+/// vmaf_model_load*: a single model from `spec` (its version or path set) and `cfg`.
+int load_single(const char* where, VmafModel** model, const VmafModelConfig* cfg, vmafx::ModelSpec spec) {
+    return guarded(where, [&] {
         auto m = std::make_unique<VmafModel>();
-        m->spec.version = version;
+        m->spec = std::move(spec);
         apply_config(m->spec, cfg);
         if (const int err = load_model(m->spec, m->model, false)) return err;
         *model = m.release();
@@ -241,16 +243,20 @@ int vmaf_model_load(VmafModel** model, VmafModelConfig* cfg, const char* version
     });
 }
 
+}  // namespace
+
+int vmaf_model_load(VmafModel** model, VmafModelConfig* cfg, const char* version) {
+    if (!model || !cfg || !version) return -EINVAL;
+    vmafx::ModelSpec spec;
+    spec.version = version;
+    return load_single("vmaf_model_load", model, cfg, std::move(spec));
+}
+
 int vmaf_model_load_from_path(VmafModel** model, VmafModelConfig* cfg, const char* path) {
     if (!model || !cfg || !path) return -EINVAL;
-    return guarded("vmaf_model_load_from_path", [&] {
-        auto m = std::make_unique<VmafModel>();
-        m->spec.path = path;
-        apply_config(m->spec, cfg);
-        if (const int err = load_model(m->spec, m->model, false)) return err;
-        *model = m.release();
-        return 0;
-    });
+    vmafx::ModelSpec spec;
+    spec.path = path;
+    return load_single("vmaf_model_load_from_path", model, cfg, std::move(spec));
 }
 
 int vmaf_model_feature_overload(VmafModel* model, const char* feature_name, VmafFeatureDictionary* opts_dict) {
