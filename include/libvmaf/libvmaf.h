@@ -109,8 +109,9 @@ int vmaf_import_feature_score(VmafContext *vmaf, const char *feature_name, doubl
  * pictures may be read after that.
  * Returns 0; -EINVAL when `vmaf` is NULL, only one picture is NULL, the context was flushed,
  * the two pictures differ in size, format or bit depth, or differ from the first pair read,
- * a picture holds no buffer, the format is not one the registered features can score, or an
- * extractor fails on the frame.
+ * a picture holds no buffer, `index` was read already, the format is not one the registered
+ * features can score, or an extractor fails on a frame (with n_threads, a failure is reported by
+ * the call after the worker finished, at the latest by the flush).
  */
 int vmaf_read_pictures(VmafContext *vmaf, VmafPicture *ref, VmafPicture *dist, unsigned index);
 
