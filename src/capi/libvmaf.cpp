@@ -56,11 +56,21 @@ int guarded(const char* where, Fn&& fn) noexcept {
     }
 }
 
+/// The value of an enum argument as the caller passed it, read as bytes: a C caller may pass any
+/// int (e.g. 99 for a VmafPixelFormat), which is undefined behaviour to load as the C++ enum.
+template <typename E>
+unsigned raw(const E& e) noexcept {
+    static_assert(sizeof(E) == sizeof(unsigned));
+    unsigned v;
+    std::memcpy(&v, &e, sizeof v);
+    return v;
+}
+
 /// Normalizes a value as upstream's dictionary does for numbers (and as `--feature` does).
 std::string normalized(const std::string& value) { return vmafx::normalize_option_value(value); }
 
 /// One of the three layouts the engine knows, or nullopt (400 is handled by its caller).
-std::optional<vmafx::Subsampling> subsampling_of(VmafPixelFormat f) {
+std::optional<vmafx::Subsampling> subsampling_of(unsigned f) {
     switch (f) {
     case VMAF_PIX_FMT_YUV420P: return vmafx::Subsampling::k420;
     case VMAF_PIX_FMT_YUV422P: return vmafx::Subsampling::k422;
@@ -79,7 +89,7 @@ constexpr unsigned kMaxSide = 65536;
 /// the caller asked for. Each VmafPicture holding a buffer owns one VmafRef.
 struct VmafRef {
     std::shared_ptr<vmafx::Picture> picture;
-    VmafPixelFormat pix_fmt = VMAF_PIX_FMT_UNKNOWN;
+    unsigned pix_fmt = VMAF_PIX_FMT_UNKNOWN;  ///< a VmafPixelFormat
 };
 
 struct VmafFeatureDictionary {
@@ -100,7 +110,7 @@ struct VmafContext {
     VmafConfiguration cfg{};
     std::optional<vmafx::Session> session;
     std::optional<VmafPictureConfiguration> prealloc;
-    VmafPixelFormat pix_fmt = VMAF_PIX_FMT_UNKNOWN;  ///< of the first pictures read
+    unsigned pix_fmt = VMAF_PIX_FMT_UNKNOWN;  ///< VmafPixelFormat of the first pictures read
     std::chrono::steady_clock::time_point first_read, flushed_at;
     unsigned subsample() const { return cfg.n_subsample > 1 ? cfg.n_subsample : 1; }
 };
@@ -148,7 +158,7 @@ std::string stored_name(const vmafx::ScoreTable& table, const std::string& name)
 }
 
 /// Upstream's pooling over index_low..index_high (vmaf_feature_score_pooled).
-int pooled(const VmafContext* vmaf, const std::string& name, VmafPoolingMethod method, double* score,
+int pooled(const VmafContext* vmaf, const std::string& name, unsigned method, double* score,
            unsigned low, unsigned high) {
     vmafx::PoolMethod m;
     switch (method) {
@@ -164,6 +174,37 @@ int pooled(const VmafContext* vmaf, const std::string& name, VmafPoolingMethod m
     if (!v) return -EINVAL;
     *score = *v;
     return 0;
+}
+
+/// vmaf_picture_alloc with the pixel format as read by raw().
+int alloc_picture(VmafPicture* pic, unsigned fmt, unsigned bpc, unsigned w, unsigned h) {
+    if (!pic) return -EINVAL;
+    const auto sub = subsampling_of(fmt);
+    if (!sub || bpc < 8 || bpc > 16 || w == 0 || h == 0 || w > kMaxSide || h > kMaxSide) return -EINVAL;
+    return guarded("vmaf_picture_alloc", [&] {
+        vmafx::VideoFormat f;
+        f.width = static_cast<int>(w);
+        f.height = static_cast<int>(h);
+        f.bit_depth = static_cast<int>(bpc);
+        f.subsampling = *sub;
+        auto ref = std::make_unique<VmafRef>();
+        ref->picture = std::make_shared<vmafx::Picture>(f);
+        ref->pix_fmt = fmt;
+        std::memset(pic, 0, sizeof(*pic));
+        pic->pix_fmt = static_cast<VmafPixelFormat>(fmt);
+        pic->bpc = bpc;
+        const int planes = fmt == VMAF_PIX_FMT_YUV400P ? 1 : 3;
+        for (int p = 0; p < planes; ++p) {
+            vmafx::Plane& plane = ref->picture->planes[p];
+            pic->w[p] = static_cast<unsigned>(plane.width());
+            pic->h[p] = static_cast<unsigned>(plane.height());
+            pic->stride[p] = plane.stride();
+            pic->data[p] = plane.data();
+        }
+        pic->ref = ref.get();
+        pic->priv = ref.release();
+        return 0;
+    });
 }
 
 }  // namespace
@@ -193,33 +234,7 @@ int vmaf_feature_dictionary_free(VmafFeatureDictionary** dict) {
 }
 
 int vmaf_picture_alloc(VmafPicture* pic, VmafPixelFormat pix_fmt, unsigned bpc, unsigned w, unsigned h) {
-    if (!pic) return -EINVAL;
-    const auto sub = subsampling_of(pix_fmt);
-    if (!sub || bpc < 8 || bpc > 16 || w == 0 || h == 0 || w > kMaxSide || h > kMaxSide) return -EINVAL;
-    return guarded("vmaf_picture_alloc", [&] {
-        vmafx::VideoFormat f;
-        f.width = static_cast<int>(w);
-        f.height = static_cast<int>(h);
-        f.bit_depth = static_cast<int>(bpc);
-        f.subsampling = *sub;
-        auto ref = std::make_unique<VmafRef>();
-        ref->picture = std::make_shared<vmafx::Picture>(f);
-        ref->pix_fmt = pix_fmt;
-        std::memset(pic, 0, sizeof(*pic));
-        pic->pix_fmt = pix_fmt;
-        pic->bpc = bpc;
-        const int planes = pix_fmt == VMAF_PIX_FMT_YUV400P ? 1 : 3;
-        for (int p = 0; p < planes; ++p) {
-            vmafx::Plane& plane = ref->picture->planes[p];
-            pic->w[p] = static_cast<unsigned>(plane.width());
-            pic->h[p] = static_cast<unsigned>(plane.height());
-            pic->stride[p] = plane.stride();
-            pic->data[p] = plane.data();
-        }
-        pic->ref = ref.get();
-        pic->priv = ref.release();
-        return 0;
-    });
+    return alloc_picture(pic, raw(pix_fmt), bpc, w, h);
 }
 
 int vmaf_picture_unref(VmafPicture* pic) {
@@ -328,7 +343,7 @@ int vmaf_init(VmafContext** vmaf, VmafConfiguration cfg) {
     if (!vmaf) return -EINVAL;
     if (cfg.n_threads > vmafx::kMaxThreads) return -EINVAL;
     return guarded("vmaf_init", [&] {
-        g_log_level.store(cfg.log_level);
+        g_log_level.store(static_cast<int>(raw(cfg.log_level)));
         auto v = std::make_unique<VmafContext>();
         v->cfg = cfg;
         vmafx::SessionConfig sc;
@@ -408,8 +423,8 @@ int vmaf_read_pictures(VmafContext* vmaf, VmafPicture* ref, VmafPicture* dist, u
     }
     // The context takes both references, also when it refuses the pictures.
     std::shared_ptr<vmafx::Picture> r = ref->ref->picture, d = dist->ref->picture;
-    const VmafPixelFormat ref_fmt = ref->ref->pix_fmt, dist_fmt = dist->ref->pix_fmt;
-    const bool intact = ref->pix_fmt == ref_fmt && dist->pix_fmt == dist_fmt &&
+    const unsigned ref_fmt = ref->ref->pix_fmt, dist_fmt = dist->ref->pix_fmt;
+    const bool intact = raw(ref->pix_fmt) == ref_fmt && raw(dist->pix_fmt) == dist_fmt &&
                         ref->w[0] == static_cast<unsigned>(r->format.width) &&
                         ref->h[0] == static_cast<unsigned>(r->format.height) &&
                         dist->w[0] == static_cast<unsigned>(d->format.width) &&
@@ -485,13 +500,14 @@ int vmaf_feature_score_pooled(VmafContext* vmaf, const char* feature_name, VmafP
                               double* score, unsigned index_low, unsigned index_high) {
     if (!vmaf || !feature_name || !score || index_low > index_high) return -EINVAL;
     return guarded("vmaf_feature_score_pooled",
-                   [&] { return pooled(vmaf, feature_name, pool_method, score, index_low, index_high); });
+                   [&] { return pooled(vmaf, feature_name, raw(pool_method), score, index_low, index_high); });
 }
 
 int vmaf_score_pooled(VmafContext* vmaf, VmafModel* model, VmafPoolingMethod pool_method, double* score,
                       unsigned index_low, unsigned index_high) {
     if (!vmaf || !model || !score || index_low > index_high) return -EINVAL;
-    if (pool_method <= VMAF_POOL_METHOD_UNKNOWN || pool_method >= VMAF_POOL_METHOD_NB) return -EINVAL;
+    const unsigned method = raw(pool_method);
+    if (method <= VMAF_POOL_METHOD_UNKNOWN || method >= VMAF_POOL_METHOD_NB) return -EINVAL;
     return guarded("vmaf_score_pooled", [&] {
         const unsigned step = vmaf->subsample();
         for (std::uint64_t i = index_low; i <= index_high; ++i) {
@@ -499,7 +515,7 @@ int vmaf_score_pooled(VmafContext* vmaf, VmafModel* model, VmafPoolingMethod poo
             double s;
             if (const int err = vmaf_score_at_index(vmaf, model, &s, static_cast<unsigned>(i))) return err;
         }
-        return pooled(vmaf, model->spec.name, pool_method, score, index_low, index_high);
+        return pooled(vmaf, model->spec.name, method, score, index_low, index_high);
     });
 }
 
@@ -507,7 +523,8 @@ int vmaf_score_pooled_model_collection(VmafContext* vmaf, VmafModelCollection* m
                                        VmafPoolingMethod pool_method, VmafModelCollectionScore* score,
                                        unsigned index_low, unsigned index_high) {
     if (!vmaf || !model_collection || !score || index_low > index_high) return -EINVAL;
-    if (pool_method <= VMAF_POOL_METHOD_UNKNOWN || pool_method >= VMAF_POOL_METHOD_NB) return -EINVAL;
+    const unsigned method = raw(pool_method);
+    if (method <= VMAF_POOL_METHOD_UNKNOWN || method >= VMAF_POOL_METHOD_NB) return -EINVAL;
     return guarded("vmaf_score_pooled_model_collection", [&] {
         const unsigned step = vmaf->subsample();
         for (std::uint64_t i = index_low; i <= index_high; ++i) {
@@ -519,10 +536,10 @@ int vmaf_score_pooled_model_collection(VmafContext* vmaf, VmafModelCollection* m
         }
         const std::string& n = model_collection->spec.name;
         score->type = VMAF_MODEL_COLLECTION_SCORE_BOOTSTRAP;
-        int err = pooled(vmaf, n + "_bagging", pool_method, &score->bootstrap.bagging_score, index_low, index_high);
-        if (!err) err = pooled(vmaf, n + "_stddev", pool_method, &score->bootstrap.stddev, index_low, index_high);
-        if (!err) err = pooled(vmaf, n + "_ci_p95_lo", pool_method, &score->bootstrap.ci.p95.lo, index_low, index_high);
-        if (!err) err = pooled(vmaf, n + "_ci_p95_hi", pool_method, &score->bootstrap.ci.p95.hi, index_low, index_high);
+        int err = pooled(vmaf, n + "_bagging", method, &score->bootstrap.bagging_score, index_low, index_high);
+        if (!err) err = pooled(vmaf, n + "_stddev", method, &score->bootstrap.stddev, index_low, index_high);
+        if (!err) err = pooled(vmaf, n + "_ci_p95_lo", method, &score->bootstrap.ci.p95.lo, index_low, index_high);
+        if (!err) err = pooled(vmaf, n + "_ci_p95_hi", method, &score->bootstrap.ci.p95.hi, index_low, index_high);
         return err;
     });
 }
@@ -530,8 +547,8 @@ int vmaf_score_pooled_model_collection(VmafContext* vmaf, VmafModelCollection* m
 int vmaf_preallocate_pictures(VmafContext* vmaf, VmafPictureConfiguration cfg) {
     if (!vmaf || cfg.pic_cnt == 0) return -EINVAL;
     VmafPicture probe;
-    if (const int err = vmaf_picture_alloc(&probe, cfg.pic_params.pix_fmt, cfg.pic_params.bpc, cfg.pic_params.w,
-                                           cfg.pic_params.h))
+    if (const int err = alloc_picture(&probe, raw(cfg.pic_params.pix_fmt), cfg.pic_params.bpc, cfg.pic_params.w,
+                                      cfg.pic_params.h))
         return err;
     vmaf_picture_unref(&probe);
     vmaf->prealloc = cfg;
@@ -541,7 +558,7 @@ int vmaf_preallocate_pictures(VmafContext* vmaf, VmafPictureConfiguration cfg) {
 int vmaf_fetch_preallocated_picture(VmafContext* vmaf, VmafPicture* pic) {
     if (!vmaf || !pic || !vmaf->prealloc) return -EINVAL;
     const auto& p = vmaf->prealloc->pic_params;
-    return vmaf_picture_alloc(pic, p.pix_fmt, p.bpc, p.w, p.h);
+    return alloc_picture(pic, raw(p.pix_fmt), p.bpc, p.w, p.h);
 }
 
 int vmaf_close(VmafContext* vmaf) {
@@ -553,7 +570,7 @@ int vmaf_close(VmafContext* vmaf) {
 int vmaf_write_output(VmafContext* vmaf, const char* output_path, VmafOutputFormat fmt) {
     if (!vmaf || !output_path) return -EINVAL;
     vmafx::OutputFormat f;
-    switch (fmt) {
+    switch (raw(fmt)) {
     case VMAF_OUTPUT_FORMAT_XML: f = vmafx::OutputFormat::kXml; break;
     case VMAF_OUTPUT_FORMAT_JSON: f = vmafx::OutputFormat::kJson; break;
     case VMAF_OUTPUT_FORMAT_CSV: f = vmafx::OutputFormat::kCsv; break;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <oneapi/tbb/info.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
@@ -79,8 +80,16 @@ Session::Session(const SessionConfig& config) : impl_(std::make_unique<Impl>()) 
     impl_->config = config;
     impl_->config.subsample = std::max(1u, config.subsample);
     // No slot reserved for the caller: the workers extract while the caller is away reading the
-    // next frames (it joins only to wait).
-    if (config.threads) impl_->arena.emplace(static_cast<int>(config.threads), 0);
+    // next frames (it joins only to wait). At most the hardware threads but one (the caller's):
+    // oneTBB has no more workers than that unless a global_control raises the limit, which a
+    // library must not do to its host program (and it warns on stderr when asked for more).
+    if (config.threads) {
+        const int hw = tbb::info::default_concurrency();
+        if (hw <= 1)
+            impl_->arena.emplace(1, 1);
+        else
+            impl_->arena.emplace(std::min(static_cast<int>(config.threads), hw - 1), 0);
+    }
 }
 
 Session::~Session() {

@@ -18,7 +18,8 @@ namespace vmafx {
 /// How a Session runs.
 struct SessionConfig {
     /// Worker threads: 0 extracts each frame on the caller's thread inside push(); N (at most
-    /// kMaxThreads) extracts up to 2N frames at once on N threads while the caller pushes more.
+    /// kMaxThreads) extracts frames on N worker threads (no more than the hardware threads but
+    /// one) while the caller pushes more, up to 2N frames in flight. Values do not depend on it.
     unsigned threads = 0;
     /// Score every N-th frame (0 or 1: all); metrics with history still see every frame.
     unsigned subsample = 1;
