@@ -50,7 +50,8 @@ enum VmafPoolingMethod {
 
 /**
  * Settings of a context: log level; worker threads (0: extraction runs on the calling thread
- * in vmaf_read_pictures(); N: frames are extracted on N threads while the caller reads more);
+ * in vmaf_read_pictures(); N: frames are extracted on N threads, at most the hardware threads
+ * but one, while the caller reads more; the values do not depend on it);
  * n_subsample (0 or 1: every frame; N: features without history and models score frames
  * whose index is a multiple of N); cpumask (SIMD instruction sets to leave out; vmafx's values
  * are the same whatever SIMD it uses, so it is accepted and has no effect); gpumask (nonzero:
