@@ -157,6 +157,18 @@ std::string stored_name(const vmafx::ScoreTable& table, const std::string& name)
     return name;
 }
 
+/// Calls `fn(i)` for each index low..high that pooling counts (the multiples of n_subsample), in
+/// order, as upstream's vmaf_score_pooled* predict them first; returns fn's first error, or 0.
+template <typename Fn>
+int each_counted(const VmafContext* vmaf, unsigned low, unsigned high, Fn&& fn) {
+    const unsigned step = vmaf->subsample();
+    for (std::uint64_t i = low; i <= high; ++i) {  // 64-bit: high may be the largest unsigned
+        if (step > 1 && i % step) continue;
+        if (const int err = fn(static_cast<unsigned>(i))) return err;
+    }
+    return 0;
+}
+
 /// Upstream's pooling over index_low..index_high (vmaf_feature_score_pooled).
 int pooled(const VmafContext* vmaf, const std::string& name, unsigned method, double* score,
            unsigned low, unsigned high) {
@@ -509,12 +521,11 @@ int vmaf_score_pooled(VmafContext* vmaf, VmafModel* model, VmafPoolingMethod poo
     const unsigned method = raw(pool_method);
     if (method <= VMAF_POOL_METHOD_UNKNOWN || method >= VMAF_POOL_METHOD_NB) return -EINVAL;
     return guarded("vmaf_score_pooled", [&] {
-        const unsigned step = vmaf->subsample();
-        for (std::uint64_t i = index_low; i <= index_high; ++i) {
-            if (step > 1 && i % step) continue;
-            double s;
-            if (const int err = vmaf_score_at_index(vmaf, model, &s, static_cast<unsigned>(i))) return err;
-        }
+        if (const int err = each_counted(vmaf, index_low, index_high, [&](unsigned i) {
+                double s;
+                return vmaf_score_at_index(vmaf, model, &s, i);
+            }))
+            return err;
         return pooled(vmaf, model->spec.name, method, score, index_low, index_high);
     });
 }
@@ -526,14 +537,11 @@ int vmaf_score_pooled_model_collection(VmafContext* vmaf, VmafModelCollection* m
     const unsigned method = raw(pool_method);
     if (method <= VMAF_POOL_METHOD_UNKNOWN || method >= VMAF_POOL_METHOD_NB) return -EINVAL;
     return guarded("vmaf_score_pooled_model_collection", [&] {
-        const unsigned step = vmaf->subsample();
-        for (std::uint64_t i = index_low; i <= index_high; ++i) {
-            if (step > 1 && i % step) continue;
-            VmafModelCollectionScore s;
-            if (const int err =
-                    vmaf_score_at_index_model_collection(vmaf, model_collection, &s, static_cast<unsigned>(i)))
-                return err;
-        }
+        if (const int err = each_counted(vmaf, index_low, index_high, [&](unsigned i) {
+                VmafModelCollectionScore s;
+                return vmaf_score_at_index_model_collection(vmaf, model_collection, &s, i);
+            }))
+            return err;
         const std::string& n = model_collection->spec.name;
         score->type = VMAF_MODEL_COLLECTION_SCORE_BOOTSTRAP;
         int err = pooled(vmaf, n + "_bagging", method, &score->bootstrap.bagging_score, index_low, index_high);
