@@ -284,7 +284,9 @@ static int errors_mode(const char *model_json) {
     CHECK(vmaf_score_pooled(vmaf, four_k, VMAF_POOL_METHOD_MEAN, &s, 0, frames - 1) == 0 && s >= 0 && s <= 100);
 
     /* output files */
-    char dir[] = "/tmp/vmafx_capi_XXXXXX";
+    const char *tmp = getenv("TMPDIR");
+    char dir[400];
+    snprintf(dir, sizeof(dir), "%s/vmafx_capi_XXXXXX", tmp && *tmp ? tmp : "/tmp");
     CHECK(mkdtemp(dir) != NULL);
     char path[512];
     const char *ext[] = {"", "xml", "json", "csv", "sub"};
@@ -299,7 +301,6 @@ static int errors_mode(const char *model_json) {
         CHECK(file_size(path) > 100);
         unlink(path);
     }
-    rmdir(dir);
     CHECK(vmaf_close(vmaf) == 0);
 
     /* preallocated pictures, luma-only pictures, threads and subsampling */
@@ -337,7 +338,10 @@ static int errors_mode(const char *model_json) {
     CHECK(vmaf_use_features_from_model(vmaf, model) == 0);
     CHECK(alloc_pair(&r, &q, VMAF_PIX_FMT_YUV420P, 8, 4, 4, 1) == 0);
     CHECK(vmaf_read_pictures(vmaf, &r, &q, 0) == -EINVAL);
-    CHECK(vmaf_write_output(vmaf, "/tmp/never-written.json", VMAF_OUTPUT_FORMAT_JSON) == -EINVAL);
+    snprintf(path, sizeof(path), "%s/never-written.json", dir);
+    CHECK(vmaf_write_output(vmaf, path, VMAF_OUTPUT_FORMAT_JSON) == -EINVAL && file_size(path) < 0);
+    unlink(path);
+    rmdir(dir);
     CHECK(vmaf_close(vmaf) == 0);
 
     vmaf_model_destroy(model);
