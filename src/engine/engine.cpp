@@ -23,6 +23,7 @@
 #include <oneapi/tbb/parallel_pipeline.h>
 
 #include "base/trace.hpp"
+#include "engine/extraction.hpp"
 #include "engine/gpu_scorer.hpp"
 #include "engine/pooling.hpp"
 #include "feature/registry.hpp"
@@ -85,43 +86,6 @@ struct Token {
         for (auto& p : prev_ref) p.reset();
         for (auto& p : prev_dist) p.reset();
     }
-};
-
-/// What the run's metric instances read: the union of their planes (luma only unless one
-/// reads chroma) and of their previous pictures.
-struct Needs {
-    PlaneSet planes = PlaneSet::kLuma;
-    History history;
-};
-
-Needs needs_of(const std::vector<FeatureInstance>& instances) {
-    Needs n;
-    for (const auto& f : instances) {
-        if (f.metric->planes == PlaneSet::kAll) n.planes = PlaneSet::kAll;
-        const History h = f.metric->history_for(f.options);
-        n.history.refs = std::max(n.history.refs, h.refs);
-        n.history.dists = std::max(n.history.dists, h.dists);
-    }
-    return n;
-}
-
-/// The last `depth` pictures of one video, newest first: what the next frame's prev_ref (or
-/// prev_dist) holds.
-class PictureHistory {
-public:
-    explicit PictureHistory(unsigned depth) : depth_(depth) {}
-    /// Gives the held pictures to `to`, then remembers `newest` in front.
-    void pass(std::array<std::shared_ptr<Picture>, kMaxHistory>& to, const std::shared_ptr<Picture>& newest) {
-        if (depth_ == 0) return;
-        to = held_;
-        for (unsigned k = depth_ - 1; k > 0; --k) held_[k] = held_[k - 1];
-        held_[0] = newest;
-    }
-    void clear() { held_ = {}; }
-
-private:
-    unsigned depth_;
-    std::array<std::shared_ptr<Picture>, kMaxHistory> held_{};
 };
 
 /// Runs `a` and `b` at the same time and waits for both; rethrows `a`'s exception first, as if
@@ -234,21 +198,6 @@ unsigned thread_count(const RunConfig& config) {
     return config.threads ? config.threads : std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
 }
 
-/// Adds the instance (info, options) unless one of the same extractor with the same feature
-/// parameters (the options that name its outputs) is there already: upstream's merging rule
-/// (libvmaf fex_ctx_vector.c feature_extractor_vector_append compares the names
-/// vmaf_feature_name_from_options gives the two), which keeps the first registered, so that
-/// options that are not feature parameters (debug, adm_skip_aim) of a later registration are
-/// dropped with it.
-void add_instance(std::vector<FeatureInstance>& instances, const MetricDescriptor& metric,
-                  const OptionValues& options) {
-    Options opts = metric.parse_options(options);
-    const std::string name = opts.feature_name(metric.name);
-    for (const auto& f : instances)
-        if (f.metric == &metric && f.options.feature_name(metric.name) == name) return;
-    instances.push_back({&metric, std::move(opts)});
-}
-
 /// The GPU half of a mixed run (`--backend cuda` with metrics that have no twin): the twins of
 /// the other metrics run on the device while the CPU pipeline runs these. The CPU pipeline's
 /// last (in-order) stage submits each frame's pictures to it. (An interface, so that the CPU
@@ -273,12 +222,7 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
              RunResult& result, GpuSide* gpu = nullptr) {
     const VideoFormat& format = result.format;
     const unsigned subsample = result.subsample;
-    std::vector<std::unique_ptr<FeatureExtractor>> extractors;
-    std::vector<bool> temporal;  // keeps history: sees every frame, whatever the subsampling
-    for (const auto& f : instances) {
-        extractors.push_back(f.metric->make_extractor(f.options, format));
-        temporal.push_back(f.metric->sees_every_frame(f.options));
-    }
+    const FrameExtractors extractors(instances, format, subsample);
     Needs needs = needs_of(instances);
     if (gpu && gpu->planes() == PlaneSet::kAll) needs.planes = PlaneSet::kAll;
     const unsigned threads = thread_count(config);
@@ -329,11 +273,7 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                                      in.prev_dist[k] = t->prev_dist[k].get();
                                                  }
                                                  try {
-                                                     for (std::size_t e = 0; e < extractors.size(); ++e) {
-                                                         if (!temporal[e] && subsample > 1 && t->index % subsample)
-                                                             continue;
-                                                         extractors[e]->extract(in, t->scores);
-                                                     }
+                                                     extractors.extract(in, t->scores);
                                                  } catch (const Error& e) {
                                                      // A metric knows pictures, not files: name them.
                                                      throw Error(fmt::format("{} (reference \"{}\", distorted \"{}\")",
@@ -364,7 +304,7 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     result.frames = pairs.count();
     result.pictures_allocated = pool.created();
     pairs.finish();
-    for (const auto& e : extractors) e->flush(result.scores);
+    extractors.flush(result.scores);
     if (gpu) {
         gpu->release();
         gpu->drain_into(result.scores);
@@ -663,12 +603,13 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
 /// Every model's per-frame scores (as upstream's tool: every model's own score first, then the
 /// bootstrap collections'), on the scored frames.
 void predict(const RunPlan& plan, RunResult& result) {
+    std::vector<unsigned> indices;
     // A 64-bit count: next + subsample cannot wrap around to below frames.
-    for (std::uint64_t next = 0; next < result.frames; next += result.subsample) {
-        const auto i = static_cast<unsigned>(next);
-        for (const auto& m : plan.models) m->predict_score(result.scores, i);
-        for (const auto& m : plan.models) m->predict_collection(result.scores, i);
-    }
+    for (std::uint64_t next = 0; next < result.frames; next += result.subsample)
+        indices.push_back(static_cast<unsigned>(next));
+    std::vector<const Model*> models;
+    for (const auto& m : plan.models) models.push_back(m.get());
+    predict_frames(models, result.scores, indices);
 }
 
 /// Each model's pooled score for the summary line.

@@ -22,4 +22,11 @@ const char* pool_method_name(PoolMethod m);
 std::optional<double> pool_score(const ScoreTable& table, const std::string& name, PoolMethod method,
                                  unsigned frames, unsigned subsample);
 
+/// Pools score `name` over frames low..high (inclusive) as upstream's vmaf_feature_score_pooled
+/// does for an index range: only indices that are multiples of `subsample` count, min and max
+/// start from the first index's value. Returns nullopt when a counted frame has no score, no
+/// frame counts, or low > high. pool_score() is this on 0..frames-1.
+std::optional<double> pool_score_range(const ScoreTable& table, const std::string& name, PoolMethod method,
+                                       unsigned low, unsigned high, unsigned subsample);
+
 }  // namespace vmafx

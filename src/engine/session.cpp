@@ -1,0 +1,191 @@
+#include "engine/session.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+#include <oneapi/tbb/info.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
+#include "engine/extraction.hpp"
+
+namespace vmafx {
+
+namespace {
+
+/// One pushed frame pair waiting for (or done with) its extraction.
+struct Slot {
+    FrameInput input;
+    std::shared_ptr<Picture> ref, dist;
+    std::array<std::shared_ptr<Picture>, kMaxHistory> prev_ref, prev_dist;
+    FrameScores scores;
+};
+
+}  // namespace
+
+struct Session::Impl {
+    SessionConfig config;
+    std::vector<Model> models;
+    std::vector<FeatureInstance> instances;
+    std::optional<FrameExtractors> extractors;
+    std::optional<PictureHistory> ref_history, dist_history;
+    VideoFormat format;
+    std::vector<unsigned> order;  ///< indices in push order
+    std::set<unsigned> seen;
+    bool flushed = false;
+    ScoreTable table;
+    // Workers (threads > 0): the frames in flight, oldest first; each worker writes only its
+    // own slot, and the slots are stored into the table in push order after a wait.
+    std::optional<tbb::task_arena> arena;
+    tbb::task_group group;
+    std::deque<std::unique_ptr<Slot>> in_flight;
+
+    static void run(const FrameExtractors& ex, Slot& s) {
+        s.input.ref = s.ref.get();
+        s.input.dist = s.dist.get();
+        for (unsigned k = 0; k < kMaxHistory; ++k) {
+            s.input.prev_ref[k] = s.prev_ref[k].get();
+            s.input.prev_dist[k] = s.prev_dist[k].get();
+        }
+        ex.extract(s.input, s.scores);
+    }
+
+    void store(Slot& s) {
+        for (const auto& [name, value] : s.scores) table.set(name, s.input.index, value);
+    }
+
+    /// Waits for every frame in flight and stores them in push order; rethrows a worker's error
+    /// (after dropping every slot, so that the session stays usable).
+    void drain() {
+        if (!arena || in_flight.empty()) return;
+        std::exception_ptr error;
+        try {
+            arena->execute([&] { group.wait(); });
+        } catch (...) {
+            error = std::current_exception();
+        }
+        if (!error)
+            for (auto& s : in_flight) store(*s);
+        in_flight.clear();
+        if (error) std::rethrow_exception(error);
+    }
+};
+
+Session::Session(const SessionConfig& config) : impl_(std::make_unique<Impl>()) {
+    if (config.threads > kMaxThreads)
+        throw UsageError(fmt::format("{} threads asked for: at most {}", config.threads, kMaxThreads));
+    impl_->config = config;
+    impl_->config.subsample = std::max(1u, config.subsample);
+    // No slot reserved for the caller: the workers extract while the caller is away reading the
+    // next frames (it joins only to wait). At most the hardware threads but one (the caller's):
+    // oneTBB has no more workers than that unless a global_control raises the limit, which a
+    // library must not do to its host program (and it warns on stderr when asked for more).
+    if (config.threads) {
+        const int hw = tbb::info::default_concurrency();
+        if (hw <= 1)
+            impl_->arena.emplace(1, 1);
+        else
+            impl_->arena.emplace(std::min(static_cast<int>(config.threads), hw - 1), 0);
+    }
+}
+
+Session::~Session() {
+    try {
+        impl_->drain();
+    } catch (...) {
+        // A worker's error after the caller stopped asking: nothing to report it to.
+    }
+}
+
+void Session::add_model(const Model& model) {
+    if (!impl_->order.empty()) throw UsageError("models must be added before the first frame");
+    std::vector<FeatureInstance> instances = impl_->instances;
+    for (const auto& req : model.required_features()) add_instance(instances, *req.metric, req.options);
+    impl_->instances = std::move(instances);
+    impl_->models.push_back(model);
+}
+
+void Session::add_feature(const MetricDescriptor& metric, const OptionValues& options) {
+    if (!impl_->order.empty()) throw UsageError("features must be added before the first frame");
+    add_instance(impl_->instances, metric, options);
+}
+
+void Session::push(unsigned index, std::shared_ptr<Picture> ref, std::shared_ptr<Picture> dist) {
+    Impl& m = *impl_;
+    if (m.flushed) throw UsageError("frames pushed after the flush");
+    if (!ref || !dist) throw UsageError("a frame needs both a reference and a distorted picture");
+    if (!(ref->format == dist->format))
+        throw UsageError(fmt::format("frame {}: reference is {}x{} {}-bit {} but distorted is {}x{} {}-bit {}", index,
+                                     ref->format.width, ref->format.height, ref->format.bit_depth,
+                                     subsampling_name(ref->format.subsampling), dist->format.width,
+                                     dist->format.height, dist->format.bit_depth,
+                                     subsampling_name(dist->format.subsampling)));
+    if (m.order.empty()) {
+        m.extractors.emplace(m.instances, ref->format, m.config.subsample);  // throws for a format it cannot score
+        const Needs needs = needs_of(m.instances);
+        m.ref_history.emplace(needs.history.refs);
+        m.dist_history.emplace(needs.history.dists);
+        m.format = ref->format;
+    } else if (!(ref->format == m.format)) {
+        throw UsageError(fmt::format("frame {}: {}x{} {}-bit {} pictures after {}x{} {}-bit {} ones", index,
+                                     ref->format.width, ref->format.height, ref->format.bit_depth,
+                                     subsampling_name(ref->format.subsampling), m.format.width, m.format.height,
+                                     m.format.bit_depth, subsampling_name(m.format.subsampling)));
+    }
+    if (!m.seen.insert(index).second) throw UsageError(fmt::format("frame {} was given twice", index));
+    m.order.push_back(index);
+    auto slot = std::make_unique<Slot>();
+    slot->input.index = index;
+    slot->ref = std::move(ref);
+    slot->dist = std::move(dist);
+    m.ref_history->pass(slot->prev_ref, slot->ref);
+    m.dist_history->pass(slot->prev_dist, slot->dist);
+    if (!m.arena) {
+        Impl::run(*m.extractors, *slot);
+        m.store(*slot);
+        return;
+    }
+    Slot* s = slot.get();
+    const FrameExtractors* ex = &*m.extractors;
+    m.in_flight.push_back(std::move(slot));
+    m.arena->execute([&] { m.group.run([ex, s] { Impl::run(*ex, *s); }); });
+    if (m.in_flight.size() >= 2 * static_cast<std::size_t>(m.config.threads)) m.drain();
+}
+
+void Session::flush() {
+    Impl& m = *impl_;
+    if (m.flushed) throw UsageError("the session was flushed already");
+    m.drain();
+    m.flushed = true;
+    m.ref_history.reset();
+    m.dist_history.reset();
+    if (m.extractors) m.extractors->flush(m.table);
+    std::vector<unsigned> indices;
+    for (const unsigned i : m.seen)
+        if (i % m.config.subsample == 0) indices.push_back(i);
+    std::vector<const Model*> models;
+    for (const auto& model : m.models) models.push_back(&model);
+    predict_frames(models, m.table, indices);
+}
+
+bool Session::flushed() const { return impl_->flushed; }
+PlaneSet Session::planes() const { return needs_of(impl_->instances).planes; }
+unsigned Session::frames_pushed() const { return static_cast<unsigned>(impl_->order.size()); }
+const VideoFormat& Session::format() const { return impl_->format; }
+ScoreTable& Session::scores() { return impl_->table; }
+const ScoreTable& Session::scores() const { return impl_->table; }
+
+RunResult Session::result(double fps) const {
+    RunResult r;
+    r.scores = impl_->table;
+    r.frames = impl_->seen.empty() ? 0 : *impl_->seen.rbegin() + 1;
+    r.subsample = impl_->config.subsample;
+    r.format = impl_->format;
+    r.fps = fps;
+    return r;
+}
+
+}  // namespace vmafx
