@@ -590,7 +590,10 @@ int vmaf_write_output(VmafContext* vmaf, const char* output_path, VmafOutputForm
         const auto end = vmaf->session->flushed() ? vmaf->flushed_at : std::chrono::steady_clock::now();
         const double seconds = std::chrono::duration<double>(end - vmaf->first_read).count();
         const double fps = seconds > 0 ? vmaf->session->frames_pushed() / seconds : 0.0;
-        vmafx::write_output(vmaf->session->result(fps), output_path, f, vmafx::NumberFormat{});
+        // Upstream fopen()s the path, so "-" is a file of that name here, not standard output
+        // (which is the CLI's meaning of "-", OutputTarget's).
+        const std::string path = std::strcmp(output_path, "-") == 0 ? "./-" : output_path;
+        vmafx::write_output(vmaf->session->result(fps), path, f, vmafx::NumberFormat{});
         return 0;
     });
 }

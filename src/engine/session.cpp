@@ -163,11 +163,19 @@ void Session::flush() {
     m.ref_history.reset();
     m.dist_history.reset();
     if (m.extractors) m.extractors->flush(m.table);
-    std::vector<unsigned> indices;
-    for (const unsigned i : m.seen)
-        if (i % m.config.subsample == 0) indices.push_back(i);
     std::vector<const Model*> models;
     for (const auto& model : m.models) models.push_back(&model);
+    // Frames pushed with gaps between their indices may lack a temporal feature (motion2 of
+    // the frame before a gap): as upstream, which predicts when a score is asked for, such a
+    // frame is left without a model score (asking for it is then an error), and the flush
+    // itself succeeds.
+    std::vector<unsigned> indices;
+    for (const unsigned i : m.seen) {
+        if (i % m.config.subsample != 0) continue;
+        bool complete = true;
+        for (const Model* model : models) complete = complete && model->has_inputs(m.table, i);
+        if (complete) indices.push_back(i);
+    }
     predict_frames(models, m.table, indices);
 }
 

@@ -707,6 +707,18 @@ void check_finite(double score, bool finite_inputs, const std::string& label, co
 
 }  // namespace
 
+bool Model::has_inputs(const ScoreTable& table, unsigned index) const {
+    const auto reads = [&](const Regressor& r) {
+        for (const ModelFeature& f : r.features)
+            if (!f.error.empty() || !table.get(f.key, index)) return false;
+        return true;
+    };
+    if (!reads(impl_->main)) return false;
+    for (const Regressor& member : impl_->members)
+        if (!reads(member)) return false;
+    return true;
+}
+
 double Model::predict_score(ScoreTable& table, unsigned index) const {
     const Regressor& r = impl_->main;
     bool finite_inputs = true;

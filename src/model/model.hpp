@@ -104,6 +104,11 @@ public:
     /// Scores frame `index`: predict_score() then predict_collection().
     void predict(ScoreTable& table, unsigned index) const;
 
+    /// Whether `table` holds a value of every feature the model (and each member of a
+    /// collection) reads at frame `index`, so that predict() finds its inputs. False also when
+    /// no extractor provides one of the features.
+    bool has_inputs(const ScoreTable& table, unsigned index) const;
+
     /// Writes the score of frame `index` under name() (upstream predict.c
     /// vmaf_predict_score_at_index): reads each feature's value at `index` under
     /// Options(extractor, options).feature_name(feature), normalizes it, evaluates the

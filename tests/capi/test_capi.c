@@ -301,6 +301,15 @@ static int errors_mode(const char *model_json) {
         CHECK(file_size(path) > 100);
         unlink(path);
     }
+    {
+        /* "-" is a file of that name, as upstream's fopen makes it, not standard output. */
+        char cwd[4096];
+        CHECK(getcwd(cwd, sizeof(cwd)) != NULL && chdir(dir) == 0);
+        CHECK(vmaf_write_output(vmaf, "-", VMAF_OUTPUT_FORMAT_CSV) == 0);
+        CHECK(file_size("-") > 10);
+        unlink("-");
+        CHECK(chdir(cwd) == 0);
+    }
     CHECK(vmaf_close(vmaf) == 0);
 
     /* preallocated pictures, luma-only pictures, threads and subsampling */
@@ -342,6 +351,26 @@ static int errors_mode(const char *model_json) {
     CHECK(vmaf_write_output(vmaf, path, VMAF_OUTPUT_FORMAT_JSON) == -EINVAL && file_size(path) < 0);
     unlink(path);
     rmdir(dir);
+    CHECK(vmaf_close(vmaf) == 0);
+
+    /* Indices with a gap (0, 1, 3): the flush succeeds and the frames whose features are all
+       there (0 and 1) have scores, as upstream 3.2.0 (checked with the same calls against it:
+       frames 2 and 3, which lack motion2, are -EINVAL there too). */
+    CHECK(vmaf_init(&vmaf, cfg) == 0);
+    CHECK(vmaf_use_features_from_model(vmaf, model) == 0);
+    {
+        const unsigned gap[3] = {0, 1, 3};
+        for (unsigned i = 0; i < 3; i++) {
+            CHECK(alloc_pair(&r, &q, VMAF_PIX_FMT_YUV420P, 8, 64, 36, i) == 0);
+            CHECK(vmaf_read_pictures(vmaf, &r, &q, gap[i]) == 0);
+        }
+        CHECK(vmaf_read_pictures(vmaf, NULL, NULL, 0) == 0);
+        double g = -1.0;
+        CHECK(vmaf_score_at_index(vmaf, model, &g, 0) == 0 && g >= 0.0 && g <= 100.0);
+        CHECK(vmaf_score_at_index(vmaf, model, &g, 1) == 0 && g >= 0.0 && g <= 100.0);
+        CHECK(vmaf_score_at_index(vmaf, model, &g, 2) == -EINVAL);
+        CHECK(vmaf_score_at_index(vmaf, model, &g, 3) == -EINVAL);
+    }
     CHECK(vmaf_close(vmaf) == 0);
 
     vmaf_model_destroy(model);
