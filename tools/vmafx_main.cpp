@@ -261,7 +261,7 @@ int run_job(CliJob& job) {
     // When the output file goes to standard output, the score summary goes to standard error.
     std::FILE* const summary = job.target && job.target->writes_to_standard_output() ? stderr : stdout;
     if (!job.quiet && isatty(STDERR_FILENO)) {
-        job.cfg.progress = [start = std::chrono::steady_clock::now()](unsigned n) {
+        job.cfg.progress = [start = std::chrono::steady_clock::now()](unsigned n, unsigned) {
             const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             std::fprintf(stderr, "\r%u frame%s %.2f FPS\033[K", n, n == 1 ? " " : "s", s > 0 ? n / s : 0.0);
             std::fflush(stderr);

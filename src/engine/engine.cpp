@@ -158,6 +158,18 @@ public:
     /// Pairs read so far.
     unsigned count() const { return count_; }
 
+    /// Pairs the run is expected to read, for progress display: `limit` capped by what each
+    /// reader expects after its skip; 0 when unknown.
+    unsigned expected() const {
+        std::uint64_t n = limit_;
+        const auto cap = [&n](const VideoReader& r, unsigned skipped) {
+            if (const auto e = r.expected_frames()) n = std::min<std::uint64_t>(n, *e > skipped ? *e - skipped : 0);
+        };
+        cap(ref_, config_.frame_skip_ref);
+        cap(dist_, config_.frame_skip_dist);
+        return n == UINT_MAX ? 0u : static_cast<unsigned>(n);
+    }
+
     /// After the last pair: unless --frame_cnt asked for a common prefix, throws when one video
     /// ended before the other, naming both counts (a stream that is longer is read to its end
     /// to count its frames); throws when there was no pair at all.
@@ -238,6 +250,7 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     std::vector<Token> ring(in_flight);
     PictureHistory ref_history(needs.history.refs), dist_history(needs.history.dists);
     unsigned next = 0;
+    const unsigned expected = config.progress ? pairs.expected() : 0;
     tbb::parallel_pipeline(
         in_flight,
         tbb::make_filter<void, Token*>(tbb::filter_mode::serial_in_order,
@@ -259,7 +272,7 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                            ref_history.pass(t.prev_ref, t.ref);
                                            dist_history.pass(t.prev_dist, t.dist);
                                            ++next;
-                                           if (config.progress) config.progress(next);
+                                           if (config.progress) config.progress(next, expected);
                                            return &t;
                                        }) &
             tbb::make_filter<Token*, Token*>(tbb::filter_mode::parallel,
@@ -362,6 +375,7 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     trace::phase("GPU scorer created");
     const PlaneSet planes = scorer.planes();
     unsigned next = 0;
+    const unsigned expected = config.progress ? pairs.expected() : 0;
     // Seconds each serial stage spent (VMAFX_TIMINGS only: which one bounds the throughput).
     double read_seconds = 0, submit_seconds = 0;
     tbb::parallel_pipeline(
@@ -392,7 +406,7 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                 scorer.submit(i, *refs[i % kRing], *dists[i % kRing]);
                 submit_seconds += trace::seconds_since(t0);
                 if (i == 0) trace::phase("first frame submitted");
-                if (config.progress) config.progress(i + 1);
+                if (config.progress) config.progress(i + 1, expected);
             }));
     trace::phase(fmt::format("read stage busy {:.1f} ms, submit stage busy {:.1f} ms", 1e3 * read_seconds,
                              1e3 * submit_seconds));

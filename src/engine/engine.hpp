@@ -48,8 +48,10 @@ struct RunConfig {
     unsigned subsample = 1;        ///< score every N-th frame (temporal extractors see all)
     bool no_prediction = false;
     Backend backend = Backend::kCpu;
-    /// Called from the reading thread after each frame pair is read (frames read so far).
-    std::function<void(unsigned)> progress;
+    /// Called from the reading thread after each frame pair is read: frame pairs read so far,
+    /// and how many the run is expected to read (after the skips and --frame_cnt; from the
+    /// readers' expected_frames()), 0 when unknown (a stream).
+    std::function<void(unsigned done, unsigned total)> progress;
     /// With Backend::kCuda: a defect planted in every twin that declares it (the parity gate's
     /// tests only; never set in normal runs).
     PlantedDefect planted_defect = PlantedDefect::kNone;
