@@ -68,6 +68,20 @@ protected:
         return r;
     }
 
+    /// Runs the shell command `inner` on a pseudo-terminal (util-linux's `script`, its log in the
+    /// temporary folder); returns what the terminal showed (standard output and error) as `out`.
+    CliResult run_on_terminal(const std::string& inner) const {
+        const fs::path shown = dir_ / "terminal.txt", log = dir_ / "script.log";
+        const std::string cmd = "script -q -e -c '" + inner + "' " + log.string() + " <" + (dir_ / "which.txt").string() +
+                                " >" + shown.string() + " 2>&1";
+        const int status = std::system(cmd.c_str());
+        CliResult r;
+        r.signaled = WIFSIGNALED(status);
+        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        r.out = read_file(shown);
+        return r;
+    }
+
     /// Runs `args` with standard output on descriptor `out` (standard error into a file);
     /// returns the exit status and standard error.
     CliResult run_with_stdout(const std::string& args, int out) const {
@@ -323,6 +337,35 @@ TEST_F(CliTest, UnwritableOutputFails) {
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.err.find("out.xml"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("No such file or directory"), std::string::npos) << r.err;
+}
+
+// On a terminal (a pseudo-terminal from util-linux's `script`), a run draws a progress bar:
+// frames done of the frames expected (from the file sizes, after --frame_skip_*/--frame_cnt),
+// rate and time; -q, or standard error not a terminal, draws none.
+TEST_F(CliTest, ProgressBarOnATerminalOnly) {
+    if (std::system(("command -v script >" + (dir_ / "which.txt").string() + " 2>&1").c_str()) != 0)
+        GTEST_SKIP() << "util-linux's script (a pseudo-terminal) is not installed";
+    const auto ref = write_yuv("ref.yuv", 64, 48, 7, 1), dist = write_yuv("dist.yuv", 64, 48, 9, 2);
+    const std::string args = "-r " + ref.string() + " -d " + dist.string() + kRaw + " --frame_skip_dist 2";
+    const auto on_terminal = [&](const std::string& extra) {
+        const std::string inner = std::string(VMAFX_CLI) + " " + args + extra;
+        return run_on_terminal(inner);
+    };
+    const CliResult shown = on_terminal("");
+    EXPECT_EQ(shown.exit_code, 0) << shown.out;
+    // Every line drawn starts with a carriage return; the last shows all 7 of 7.
+    EXPECT_NE(shown.out.find("\r["), std::string::npos) << shown.out;
+    EXPECT_NE(shown.out.find("]  7/7 frames  100%"), std::string::npos) << shown.out;
+    EXPECT_NE(shown.out.find("vmaf_v0.6.1: "), std::string::npos) << shown.out;
+    const CliResult limited = on_terminal(" --frame_cnt 4");
+    EXPECT_NE(limited.out.find("]  4/4 frames  100%"), std::string::npos) << limited.out;
+    EXPECT_EQ(limited.out.find("/7 frames"), std::string::npos) << limited.out;
+    const CliResult quiet = on_terminal(" -q");
+    EXPECT_EQ(quiet.exit_code, 0) << quiet.out;
+    EXPECT_EQ(quiet.out.find("frames"), std::string::npos) << quiet.out;
+    const CliResult piped = run(args);
+    EXPECT_EQ(piped.exit_code, 0) << piped.err;
+    EXPECT_EQ(piped.err, "");
 }
 
 TEST_F(CliTest, VersionAndHelp) {

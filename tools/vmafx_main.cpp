@@ -27,13 +27,17 @@
 #include "gpu/twin.hpp"
 #include "io/video_reader.hpp"
 #include "output/output_target.hpp"
+#include "output/progress.hpp"
 #include "output/writers.hpp"
 
 namespace {
 
-/// Whether a progress line is on the terminal without its newline (an error message then starts
-/// on a line of its own).
-bool progress_line_open = false;
+/// The progress bar of a run on a terminal (none with -q or when standard error is not one).
+std::optional<vmafx::ProgressBar> progress_bar;
+
+/// "\n" while a progress line is on the terminal without its newline (an error message then
+/// starts on a line of its own), else "".
+const char* after_progress() { return progress_bar && progress_bar->open() ? "\n" : ""; }
 
 constexpr int kExitError = 1;  ///< files, model files, decoding, output, internal errors
 constexpr int kExitUsage = 2;  ///< anything wrong with the command line itself
@@ -117,7 +121,7 @@ void add_flags(CLI::App& app, CliArgs& a) {
     app.add_option("--nflx_ctc", a.nflx_ctc, "Netflix common test conditions: adds their models and features "
                                              "(v1.0, as libvmaf)");
     app.add_flag("-n,--no_prediction", a.cfg.no_prediction, "extract features only, no model");
-    app.add_flag("-q,--quiet", a.quiet, "no progress line");
+    app.add_flag("-q,--quiet", a.quiet, "no progress bar");
     app.add_flag("-v,--version", a.version, "print the version and exit");
 }
 
@@ -261,16 +265,12 @@ int run_job(CliJob& job) {
     // When the output file goes to standard output, the score summary goes to standard error.
     std::FILE* const summary = job.target && job.target->writes_to_standard_output() ? stderr : stdout;
     if (!job.quiet && isatty(STDERR_FILENO)) {
-        job.cfg.progress = [start = std::chrono::steady_clock::now()](unsigned n, unsigned) {
-            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            std::fprintf(stderr, "\r%u frame%s %.2f FPS\033[K", n, n == 1 ? " " : "s", s > 0 ? n / s : 0.0);
-            std::fflush(stderr);
-            progress_line_open = true;
-        };
+        progress_bar.emplace(stderr);
+        job.cfg.progress = [](unsigned done, unsigned total) { progress_bar->update(done, total); };
     }
     const RunResult result = run(job.cfg);
-    if (progress_line_open) std::fprintf(stderr, "\n");
-    progress_line_open = false;
+    if (progress_bar) progress_bar->finish(true);
+    progress_bar.reset();
     for (const auto& w : result.warnings) std::fprintf(stderr, "vmafx: warning: %s\n", w.c_str());
     if (job.target) job.target->write(render_output(result, job.format, job.numbers));
     if (!job.quiet && result.backend == Backend::kCuda) print_backends(result);
@@ -328,12 +328,12 @@ int main(int argc, char** argv) {
         return run_cli(argc, argv);
     } catch (const vmafx::UsageError& e) {
         std::fprintf(stderr, "%svmafx: error: %s\nRun with --help for more information.\n",
-                     progress_line_open ? "\n" : "", e.what());
+                     after_progress(), e.what());
         return kExitUsage;
     } catch (const vmafx::Error& e) {
-        std::fprintf(stderr, "%svmafx: error: %s\n", progress_line_open ? "\n" : "", e.what());
+        std::fprintf(stderr, "%svmafx: error: %s\n", after_progress(), e.what());
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%svmafx: internal error: %s\n", progress_line_open ? "\n" : "", e.what());
+        std::fprintf(stderr, "%svmafx: internal error: %s\n", after_progress(), e.what());
     }
     return kExitError;
 }
