@@ -230,7 +230,9 @@ int vmaf_cuda_import_state(VmafContext* vmaf, VmafCudaState* cu_state) {
     }
     return guarded("vmaf_cuda_import_state", [&] {
         auto binding = std::make_shared<Binding>(*cu_state);
-        vmaf->session->use_gpu();  // throws once pictures were read
+        // As upstream, a context configured with a gpumask runs no CUDA extractor (every
+        // metric on the CPU; device pictures are then downloaded).
+        vmaf->session->use_gpu(vmaf->cfg.gpumask == 0);  // throws once pictures were read
         vmaf->cuda = std::move(binding);
         return 0;
     });

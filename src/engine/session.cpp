@@ -46,13 +46,22 @@ struct Session::Impl {
     // GPU (use_gpu()): the twins' scorer, and the memory of the last kSlots frames submitted to
     // it (declared first: released after the scorer, which waits for its streams).
     static constexpr unsigned kSlots = 4;
-    bool gpu = false;
+    bool gpu = false;        ///< use_gpu() called
+    bool gpu_twins = false;  ///< its argument: the twins run on the GPU
     std::deque<std::pair<std::shared_ptr<const void>, std::shared_ptr<const void>>> held;
 #ifdef VMAFX_HAVE_CUDA
     std::unique_ptr<GpuScorer> scorer;
 #endif
     bool cpu_metrics = true;                ///< whether frames go to the CPU extractors
     PlaneSet cpu_planes = PlaneSet::kLuma;  ///< the planes they read
+
+    bool on_gpu() const {
+#ifdef VMAFX_HAVE_CUDA
+        return scorer != nullptr;
+#else
+        return false;
+#endif
+    }
 
     void hold(std::shared_ptr<const void> a, std::shared_ptr<const void> b) {
         held.emplace_back(std::move(a), std::move(b));
@@ -65,7 +74,7 @@ struct Session::Impl {
         if (order.empty()) {
             std::vector<FeatureInstance> cpu = instances;
 #ifdef VMAFX_HAVE_CUDA
-            if (gpu) {
+            if (gpu && gpu_twins) {
                 BackendSplit split = split_by_twin(instances);
                 cpu = std::move(split.cpu);
                 if (!split.gpu.empty())
@@ -85,7 +94,7 @@ struct Session::Impl {
                                          format.width, format.height, format.bit_depth,
                                          subsampling_name(format.subsampling)));
         }
-        if (gpu && index != order.size())
+        if (on_gpu() && index != order.size())
             throw UsageError(fmt::format("frame {} read after {} frames: with the GPU, frames must be read in order "
                                          "(0, 1, 2, ...)",
                                          index, order.size()));
@@ -183,11 +192,13 @@ void Session::add_feature(const MetricDescriptor& metric, const OptionValues& op
     add_instance(impl_->instances, metric, options);
 }
 
-void Session::use_gpu() {
+void Session::use_gpu(bool twins) {
     if (!impl_->order.empty()) throw UsageError("the GPU must be chosen before the first frame");
 #ifdef VMAFX_HAVE_CUDA
     impl_->gpu = true;
+    impl_->gpu_twins = twins;
 #else
+    (void)twins;
     throw Error("this vmafx was built without the CUDA backend");
 #endif
 }

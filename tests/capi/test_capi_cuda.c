@@ -10,8 +10,10 @@
  *       picture beside a host one; each returns a negative errno and the program goes on.
  *   vmafx_capi_cuda_test run MODE REF DIST W H FMT BPC THREADS NAMES
  *       scores raw planar videos as test_capi.c's run mode (models vmaf_v0.6.1 as vmaf and the
- *       vmaf_b_v0.6.3 collection as vmaf_b, features psnr and float_ssim) and prints the same
- *       lines ("frame", "pooled", "model", "collection"). MODE cpu: no CUDA state; host: an
+ *       vmaf_b_v0.6.3 collection as vmaf_b, features psnr and float_ssim, which have CUDA twins,
+ *       and ciede, which has none: it runs on the CPU and reads all three planes, downloaded
+ *       from device pictures) and prints the same lines ("frame", "pooled", "model",
+ *       "collection"). MODE cpu: no CUDA state; host: an
  *       imported state and host pictures; device: an imported state and DEVICE preallocated
  *       pictures filled with cudaMemcpy2D from the frames read. tests/capi/check_capi_cuda.py
  *       compares every value with the CLI's (--backend cuda and the CPU).
@@ -129,6 +131,29 @@ static int errors_mode(void) {
     CHECK(psnr_y > 28.1308 && psnr_y < 28.1309);
     CHECK(vmaf_close(vmaf) == 0);
 
+    /* A gpumask: no CUDA extractor, as upstream; device pictures are downloaded, same psnr. */
+    {
+        VmafContext *masked = NULL;
+        VmafConfiguration mcfg = {.log_level = VMAF_LOG_LEVEL_NONE, .gpumask = 1};
+        CHECK(vmaf_init(&masked, mcfg) == 0);
+        CHECK(vmaf_cuda_import_state(masked, state) == 0);
+        CHECK(vmaf_cuda_preallocate_pictures(masked, pc) == 0);
+        CHECK(vmaf_use_feature(masked, "psnr", NULL) == 0);
+        CHECK(vmaf_cuda_fetch_preallocated_picture(masked, &ref) == 0);
+        CHECK(vmaf_cuda_fetch_preallocated_picture(masked, &dist) == 0);
+        for (int p = 0; p < 3; p++) {
+            CHECK(cudaMemset2D(ref.data[p], (size_t)ref.stride[p], 100, ref.w[p], ref.h[p]) == cudaSuccess);
+            CHECK(cudaMemset2D(dist.data[p], (size_t)dist.stride[p], p ? 100 : 90, dist.w[p], dist.h[p]) ==
+                  cudaSuccess);
+        }
+        CHECK(vmaf_read_pictures(masked, &ref, &dist, 0) == 0);
+        CHECK(vmaf_read_pictures(masked, NULL, NULL, 0) == 0);
+        double masked_y = 0;
+        CHECK(vmaf_feature_score_at_index(masked, "psnr_y", &masked_y, 0) == 0);
+        CHECK(masked_y == psnr_y);
+        CHECK(vmaf_close(masked) == 0);
+    }
+
     /* Importing after a read on the CPU. */
     vmaf = context();
     CHECK(vmaf_use_feature(vmaf, "psnr", NULL) == 0);
@@ -191,7 +216,8 @@ static int run_mode(char **argv) {
         vmaf_model_load(&model, &mcfg, "vmaf_v0.6.1") ||
         vmaf_model_collection_load(&member, &coll, &bcfg, "vmaf_b_v0.6.3") ||
         vmaf_use_features_from_model(vmaf, model) || vmaf_use_features_from_model_collection(vmaf, coll) ||
-        vmaf_use_feature(vmaf, "psnr", NULL) || vmaf_use_feature(vmaf, "float_ssim", NULL)) {
+        vmaf_use_feature(vmaf, "psnr", NULL) || vmaf_use_feature(vmaf, "float_ssim", NULL) ||
+        vmaf_use_feature(vmaf, "ciede", NULL)) {
         fprintf(stderr, "set-up failed\n");
         return 1;
     }
