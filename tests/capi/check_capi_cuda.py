@@ -3,36 +3,19 @@
 no CUDA state (cpu), with an imported state and host pictures (host: the `--backend cuda` path)
 and with DEVICE preallocated pictures filled by cudaMemcpy2D (device), with the models and
 features of check_capi.py and ciede (no CUDA twin: on the CPU, from downloaded device pictures),
-and compares every per-frame value, every pooled value and the model and collection pools with `vmafx --backend cuda` and with the CPU CLI (the twins are exact,
-docs/parity.md; metrics without a twin run on the CPU in both).
+and compares every per-frame value, every pooled value and the model and collection pools with
+`vmafx --backend cuda` and with the CPU CLI (the twins are exact, docs/parity.md; metrics
+without a twin run on the CPU in both).
 
 usage: check_capi_cuda.py TEST_PROGRAM VMAFX
 Exit 77 (skipped) when the fixtures are absent or CUDA is unusable (the test program exits 77)."""
-import json, os, re, subprocess, sys, tempfile
+import json, os, subprocess, sys, tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FIXTURES = os.environ.get("VMAFX_FIXTURES", os.path.join(ROOT, ".fixtures"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_capi import FIXTURES, compare, fixture_format  # noqa: E402
+
 # (fixture, threads): 8-bit 4:2:0, 12-bit 4:4:4 with worker threads, 10-bit 4:2:2.
 CASES = [("path_576x324_420p8", 0), ("cups_960x540_444p12", 3), ("fallenleaf_1280x720_422p10", 0)]
-
-
-def fixture_format(name):
-    ini = dict(l.strip().split("=", 1) for l in open(os.path.join(FIXTURES, name, "fixture.ini")) if "=" in l)
-    m = re.match(r"yuv(420|422|444)p(\d*)", ini["pix_fmt"])
-    return int(ini["width"]), int(ini["height"]), m.group(1), int(m.group(2) or 8)
-
-
-def parse(out):
-    frame, pooled, models = {}, {}, {}
-    for line in out.splitlines():
-        f = line.split()
-        if f[0] == "frame":
-            frame[(f[1], int(f[2]))] = None if f[3] == "none" else float(f[3])
-        elif f[0] == "pooled":
-            pooled[(f[1], f[2])] = float(f[3])
-        else:
-            models[(f[0], f[2])] = [float(x) for x in f[3:]]
-    return frame, pooled, models
 
 
 def main():
@@ -76,32 +59,10 @@ def main():
                     failures += 1
                     print(f"{fixture} {mode}: exit {run.returncode}: {run.stderr.strip()}")
                     continue
-                frame, pooled, models = parse(run.stdout)
                 for backend in ("cuda", "cpu"):
                     case = f"{fixture} threads={threads}: C API {mode} against the CLI --backend {backend}"
-                    checked = 0
-                    for fr in cli[backend]["frames"]:
-                        for n, v in fr["metrics"].items():
-                            got = frame.get((n, fr["frameNum"]))
-                            checked += 1
-                            if got is None or float(v) != got:
-                                failures += 1
-                                print(f"{case}: frame {fr['frameNum']} {n}: CLI {v!r}, C API {got!r}")
-                    for n, methods in cli[backend]["pooled_metrics"].items():
-                        for m, v in methods.items():
-                            checked += 1
-                            if pooled.get((n, m)) != float(v):
-                                failures += 1
-                                print(f"{case}: pooled {n} {m}: CLI {v!r}, C API {pooled.get((n, m))!r}")
-                            if n == "vmaf" and models.get(("model", m)) != [float(v)]:
-                                failures += 1
-                                print(f"{case}: vmaf_score_pooled {m}: CLI {v!r}, C API {models.get(('model', m))!r}")
-                    for m in ("min", "max", "mean", "harmonic_mean"):
-                        want = [float(cli[backend]["pooled_metrics"][f"vmaf_b_{k}"][m])
-                                for k in ("bagging", "stddev", "ci_p95_lo", "ci_p95_hi")]
-                        if models.get(("collection", m)) != want:
-                            failures += 1
-                            print(f"{case}: collection {m}: CLI {want}, C API {models.get(('collection', m))}")
+                    bad, checked = compare(case, cli[backend], run.stdout)
+                    failures += bad
                     print(f"{case}: {checked} values compared", flush=True)
     print("FAILED" if failures else "all equal")
     return 1 if failures else 0

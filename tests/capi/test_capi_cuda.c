@@ -29,15 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        if (!(cond)) {                                                               \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                              \
-        }                                                                            \
-    } while (0)
+#include "capi_report.h"
 
 /* A CUDA state on the primary context, or exit 77 when CUDA is unusable here. */
 static VmafCudaState *state_or_skip(void) {
@@ -168,20 +160,6 @@ static int errors_mode(void) {
     return failures ? 1 : 0;
 }
 
-/* Reads one picture's planes from `f` into host picture `pic` (allocated here): 1, 0 at the
- * end of the file, -1 on a short frame. */
-static int read_raw(FILE *f, VmafPicture *pic, enum VmafPixelFormat fmt, unsigned bpc, unsigned w, unsigned h) {
-    if (vmaf_picture_alloc(pic, fmt, bpc, w, h)) return -1;
-    const size_t bytes = bpc > 8 ? 2 : 1;
-    for (int p = 0; p < 3; p++)
-        for (unsigned r = 0; r < pic->h[p]; r++)
-            if (fread((char *)pic->data[p] + r * pic->stride[p], bytes, pic->w[p], f) != pic->w[p]) {
-                vmaf_picture_unref(pic);
-                return (p == 0 && r == 0) ? 0 : -1;
-            }
-    return 1;
-}
-
 /* Replaces host picture `*pic` by a DEVICE picture of the context holding the same samples. */
 static int to_device(VmafContext *vmaf, VmafPicture *pic) {
     VmafPicture dev;
@@ -229,63 +207,9 @@ static int run_mode(char **argv) {
             return 1;
         }
     }
-    FILE *rf = fopen(ref_path, "rb"), *df = fopen(dist_path, "rb");
-    if (!rf || !df) {
-        fprintf(stderr, "cannot open the videos\n");
-        return 1;
-    }
-    unsigned frames = 0;
-    for (;;) {
-        VmafPicture r, d;
-        if (read_raw(rf, &r, fmt, bpc, w, h) <= 0) break;
-        if (read_raw(df, &d, fmt, bpc, w, h) <= 0) {
-            vmaf_picture_unref(&r);
-            break;
-        }
-        if (device && (to_device(vmaf, &r) || to_device(vmaf, &d))) {
-            fprintf(stderr, "filling a device picture failed\n");
-            return 1;
-        }
-        if (vmaf_read_pictures(vmaf, &r, &d, frames)) {
-            fprintf(stderr, "vmaf_read_pictures failed\n");
-            return 1;
-        }
-        frames++;
-    }
-    fclose(rf);
-    fclose(df);
-    if (!frames || vmaf_read_pictures(vmaf, NULL, NULL, 0)) {
-        fprintf(stderr, "no frames, or the flush failed\n");
-        return 1;
-    }
-    FILE *nf = fopen(names_path, "r");
-    if (!nf) return 1;
-    char name[256];
-    const char *methods[] = {"", "min", "max", "mean", "harmonic_mean"};
-    while (fscanf(nf, "%255s", name) == 1) {
-        for (unsigned i = 0; i < frames; i++) {
-            double s;
-            if (vmaf_feature_score_at_index(vmaf, name, &s, i) == 0)
-                printf("frame %s %u %.17g\n", name, i, s);
-            else
-                printf("frame %s %u none\n", name, i);
-        }
-        for (int m = VMAF_POOL_METHOD_MIN; m < VMAF_POOL_METHOD_NB; m++) {
-            double s;
-            if (vmaf_feature_score_pooled(vmaf, name, (enum VmafPoolingMethod)m, &s, 0, frames - 1) == 0)
-                printf("pooled %s %s %.17g\n", name, methods[m], s);
-        }
-    }
-    fclose(nf);
-    for (int m = VMAF_POOL_METHOD_MIN; m < VMAF_POOL_METHOD_NB; m++) {
-        double s;
-        VmafModelCollectionScore cs;
-        if (vmaf_score_pooled(vmaf, model, (enum VmafPoolingMethod)m, &s, 0, frames - 1) == 0)
-            printf("model vmaf %s %.17g\n", methods[m], s);
-        if (vmaf_score_pooled_model_collection(vmaf, coll, (enum VmafPoolingMethod)m, &cs, 0, frames - 1) == 0)
-            printf("collection vmaf_b %s %.17g %.17g %.17g %.17g\n", methods[m], cs.bootstrap.bagging_score,
-                   cs.bootstrap.stddev, cs.bootstrap.ci.p95.lo, cs.bootstrap.ci.p95.hi);
-    }
+    const unsigned frames = score_files(vmaf, ref_path, dist_path, fmt, bpc, w, h, device ? to_device : NULL);
+    if (!frames) return 1;
+    if (print_scores(vmaf, model, coll, names_path, frames)) return 1;
     vmaf_model_destroy(model);
     vmaf_model_destroy(member);
     vmaf_model_collection_destroy(coll);
