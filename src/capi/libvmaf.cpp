@@ -352,9 +352,7 @@ int vmaf_read_pictures(VmafContext* vmaf, VmafPicture* ref, VmafPicture* dist, u
     const vmafx::VideoFormat df = dr.device_owner ? dr.device_format : dr.picture->format;
     std::shared_ptr<vmafx::Picture> r = rr.picture, d = dr.picture;
     const vmafx::DevicePicture r_device = rr.device, d_device = dr.device;
-    auto owners = std::make_shared<std::array<std::shared_ptr<const void>, 2>>();
-    (*owners)[0] = rr.device_owner;
-    (*owners)[1] = dr.device_owner;
+    std::shared_ptr<const void> r_owner = rr.device_owner, d_owner = dr.device_owner;
     const unsigned ref_fmt = rr.pix_fmt, dist_fmt = dr.pix_fmt;
     const bool intact = raw(ref->pix_fmt) == ref_fmt && raw(dist->pix_fmt) == dist_fmt &&
                         ref->w[0] == static_cast<unsigned>(rf.width) && ref->h[0] == static_cast<unsigned>(rf.height) &&
@@ -389,6 +387,9 @@ int vmaf_read_pictures(VmafContext* vmaf, VmafPicture* ref, VmafPicture* dist, u
         CudaScope scope(vmaf->cuda.get());
         if (device) {
             vmaf->cuda->wait_for_producer();
+            auto owners = std::make_shared<std::array<std::shared_ptr<const void>, 2>>();
+            (*owners)[0] = std::move(r_owner);
+            (*owners)[1] = std::move(d_owner);
             vmaf->session->push_device(index, rf, r_device, d_device, std::move(owners));
         } else {
             vmaf->session->push(index, std::move(r), std::move(d));
