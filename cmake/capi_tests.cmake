@@ -24,3 +24,19 @@ add_test(NAME capi_install
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/capi/check_install.py ${CMAKE_BINARY_DIR}
                  ${CMAKE_SOURCE_DIR} ${CMAKE_COMMAND} ${_capi_sanitized})
 set_tests_properties(capi_vs_cli capi_install PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+# With the CUDA backend: libvmaf_cuda.h through C code (tests/capi/test_capi_cuda.c). Both tests
+# exit 77 (skipped) where CUDA is unusable (a build machine without a GPU); on a GPU machine
+# `scripts/device_check.sh capi` runs them from the bundle.
+# - capi_cuda_errors: the CUDA calls' error codes, and a device picture scored.
+# - capi_cuda_vs_cli: host pictures after vmaf_cuda_import_state and DEVICE preallocated
+#   pictures, every value against the CLI's --backend cuda and CPU runs, bit for bit.
+if(VMAFX_CUDA)
+  add_executable(vmafx_capi_cuda_test ${CMAKE_SOURCE_DIR}/tests/capi/test_capi_cuda.c)
+  target_link_libraries(vmafx_capi_cuda_test PRIVATE vmafx_libvmaf CUDA::cudart_static)
+  set_target_properties(vmafx_capi_cuda_test PROPERTIES LINKER_LANGUAGE CXX C_STANDARD 11)
+  add_test(NAME capi_cuda_errors COMMAND vmafx_capi_cuda_test errors)
+  add_test(NAME capi_cuda_vs_cli
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/capi/check_capi_cuda.py
+                   $<TARGET_FILE:vmafx_capi_cuda_test> $<TARGET_FILE:vmafx>)
+  set_tests_properties(capi_cuda_errors capi_cuda_vs_cli PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900)
+endif()

@@ -6,12 +6,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DVMAFX_CUDA=ON >/dev/null
-cmake --build build-device --target vmafx vmafx_tests vmafx-parity vmafx_bench
+cmake --build build-device --target vmafx vmafx_tests vmafx-parity vmafx_bench vmafx_libvmaf vmafx_capi_cuda_test
 rm -rf .devcarry
 mkdir -p .devcarry/bin .devcarry/lib .devcarry/shared
 # The benchmarks only with BENCH=1: with them and every fixture the carry passes the device
 # tool's 64 MiB (working tree included).
 cp build-device/vmafx build-device/vmafx_tests build-device/vmafx-parity .devcarry/bin/
+# The C API's CUDA test and the library it links (device_check.sh capi); packed with the programs.
+cp build-device/vmafx_capi_cuda_test .devcarry/bin/
+cp -L build-device/libvmaf.so.3 .devcarry/bin/
 [ "${BENCH:-0}" = 1 ] && cp build-device/vmafx_bench .devcarry/bin/
 strip .devcarry/bin/*  # the working tree and what it carries travel within 64 MiB
 # Packed too (device_check.sh unpacks them): stripped programs still take about 20 MB.

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|bench|cli|startup|ncu|upstream|metrics|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|capi|bench|cli|startup|ncu|upstream|metrics|all]
+# capi: the C API's CUDA calls (libvmaf_cuda.h): tests/capi/test_capi_cuda.c's error checks, then
+# tests/capi/check_capi_cuda.py (host and device pictures against the CLI, bit for bit).
 # golden: every golden command line with --backend cuda (upstream's CPU values from the GPU run;
 # metrics without a twin run on the CPU in the same run).
 # cli: the whole CLI, --backend cuda, on long .yuv files in memory (tmpfs, i.e. page cache)
@@ -21,7 +23,8 @@ cd "$(dirname "$0")/.."
 what=${1:-all}
 out=${OUT:-device-out}
 mkdir -p "$out"
-export LD_LIBRARY_PATH="$PWD/.devcarry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# .devcarry/bin holds libvmaf.so.3 (packed with the programs), for the C API's test.
+export LD_LIBRARY_PATH="$PWD/.devcarry/lib:$PWD/.devcarry/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export VMAFX_SHARED="$PWD/.devcarry/shared" VMAFX_FIXTURES=/tmp/vmafx-fixtures
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
 if [ ! -d "$VMAFX_FIXTURES" ]; then
@@ -41,6 +44,12 @@ fi
 if [ "$what" = golden ] || [ "$what" = all ]; then
   python3 .devcarry/shared/tools/golden_check.py --bin "$bin/vmafx" --fixtures "$VMAFX_FIXTURES" \
     --golden .devcarry/shared/golden --refusals --extra '--backend cuda' 2>&1 | tee "$out/golden.txt" | tail -30
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if [ "$what" = capi ] || [ "$what" = all ]; then
+  "$bin/vmafx_capi_cuda_test" errors 2>&1 | tee "$out/capi.txt"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  python3 tests/capi/check_capi_cuda.py "$bin/vmafx_capi_cuda_test" "$bin/vmafx" 2>&1 | tee -a "$out/capi.txt" | tail -30
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

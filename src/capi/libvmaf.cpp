@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <array>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -23,97 +24,9 @@
 #include "model/model.hpp"
 #include "output/writers.hpp"
 
-// The C API is the shared library's only interface: its declarations get default visibility,
-// everything else of vmafx is compiled hidden (CMakeLists.txt, cmake/libvmaf.map).
-#pragma GCC visibility push(default)
-#include "libvmaf/libvmaf.h"
-#pragma GCC visibility pop
+#include "capi/capi.hpp"
 
-namespace {
-
-/// The global log level (upstream's vmaf_set_log_level, set by vmaf_init).
-std::atomic<int> g_log_level{VMAF_LOG_LEVEL_ERROR};
-
-void log_error(const char* where, const char* what) {
-    if (g_log_level.load() >= VMAF_LOG_LEVEL_ERROR) std::fprintf(stderr, "libvmaf (vmafx): %s: %s\n", where, what);
-}
-
-/// Runs `fn` (returning 0 or a negative errno) and turns every exception into an error code:
-/// bad_alloc into -ENOMEM, anything else (vmafx::Error, UsageError, ...) into -EINVAL, logged.
-template <typename Fn>
-int guarded(const char* where, Fn&& fn) noexcept {
-    try {
-        return fn();
-    } catch (const std::bad_alloc&) {
-        log_error(where, "out of memory");
-        return -ENOMEM;
-    } catch (const std::exception& e) {
-        log_error(where, e.what());
-        return -EINVAL;
-    } catch (...) {
-        log_error(where, "unknown error");
-        return -EINVAL;
-    }
-}
-
-/// The value of an enum argument as the caller passed it, read as bytes: a C caller may pass any
-/// int (e.g. 99 for a VmafPixelFormat), which is undefined behaviour to load as the C++ enum.
-template <typename E>
-unsigned raw(const E& e) noexcept {
-    static_assert(sizeof(E) == sizeof(unsigned));
-    unsigned v;
-    std::memcpy(&v, &e, sizeof v);
-    return v;
-}
-
-/// Normalizes a value as upstream's dictionary does for numbers (and as `--feature` does).
-std::string normalized(const std::string& value) { return vmafx::normalize_option_value(value); }
-
-/// One of the three layouts the engine knows, or nullopt (400 is handled by its caller).
-std::optional<vmafx::Subsampling> subsampling_of(unsigned f) {
-    switch (f) {
-    case VMAF_PIX_FMT_YUV420P: return vmafx::Subsampling::k420;
-    case VMAF_PIX_FMT_YUV422P: return vmafx::Subsampling::k422;
-    case VMAF_PIX_FMT_YUV444P: return vmafx::Subsampling::k444;
-    case VMAF_PIX_FMT_YUV400P: return vmafx::Subsampling::k420;  // chroma allocated, never shown
-    default: return std::nullopt;
-    }
-}
-
-/// The widest picture side accepted (sizes are ints in the engine; 65536 is far beyond video).
-constexpr unsigned kMaxSide = 65536;
-
-}  // namespace
-
-/// A picture's buffer: the vmafx Picture (shared with the context once read) and the layout
-/// the caller asked for. Each VmafPicture holding a buffer owns one VmafRef.
-struct VmafRef {
-    std::shared_ptr<vmafx::Picture> picture;
-    unsigned pix_fmt = VMAF_PIX_FMT_UNKNOWN;  ///< a VmafPixelFormat
-};
-
-struct VmafFeatureDictionary {
-    vmafx::OptionValues entries;  ///< (key, value as given), in insertion order
-};
-
-struct VmafModel {
-    vmafx::ModelSpec spec;
-    std::optional<vmafx::Model> model;
-};
-
-struct VmafModelCollection {
-    vmafx::ModelSpec spec;
-    std::optional<vmafx::Model> model;
-};
-
-struct VmafContext {
-    VmafConfiguration cfg{};
-    std::optional<vmafx::Session> session;
-    std::optional<VmafPictureConfiguration> prealloc;
-    unsigned pix_fmt = VMAF_PIX_FMT_UNKNOWN;  ///< VmafPixelFormat of the first pictures read
-    std::chrono::steady_clock::time_point first_read, flushed_at;
-    unsigned subsample() const { return cfg.n_subsample > 1 ? cfg.n_subsample : 1; }
-};
+using namespace vmafx::capi;
 
 namespace {
 
@@ -191,14 +104,10 @@ int pooled(const VmafContext* vmaf, const std::string& name, unsigned method, do
 /// vmaf_picture_alloc with the pixel format as read by raw().
 int alloc_picture(VmafPicture* pic, unsigned fmt, unsigned bpc, unsigned w, unsigned h) {
     if (!pic) return -EINVAL;
-    const auto sub = subsampling_of(fmt);
-    if (!sub || bpc < 8 || bpc > 16 || w == 0 || h == 0 || w > kMaxSide || h > kMaxSide) return -EINVAL;
+    const auto format = format_of(fmt, bpc, w, h);
+    if (!format) return -EINVAL;
     return guarded("vmaf_picture_alloc", [&] {
-        vmafx::VideoFormat f;
-        f.width = static_cast<int>(w);
-        f.height = static_cast<int>(h);
-        f.bit_depth = static_cast<int>(bpc);
-        f.subsampling = *sub;
+        const vmafx::VideoFormat& f = *format;
         auto ref = std::make_unique<VmafRef>();
         ref->picture = std::make_shared<vmafx::Picture>(f);
         ref->pix_fmt = fmt;
@@ -422,6 +331,7 @@ int vmaf_read_pictures(VmafContext* vmaf, VmafPicture* ref, VmafPicture* dist, u
     }
     if (!ref) {
         return guarded("vmaf_read_pictures (flush)", [&] {
+            CudaScope scope(vmaf->cuda.get());
             vmaf->session->flush();
             vmaf->flushed_at = std::chrono::steady_clock::now();
             return 0;
@@ -434,17 +344,28 @@ int vmaf_read_pictures(VmafContext* vmaf, VmafPicture* ref, VmafPicture* dist, u
         return -EINVAL;
     }
     // The context takes both references, also when it refuses the pictures.
-    std::shared_ptr<vmafx::Picture> r = ref->ref->picture, d = dist->ref->picture;
-    const unsigned ref_fmt = ref->ref->pix_fmt, dist_fmt = dist->ref->pix_fmt;
+    const VmafRef& rr = *ref->ref;
+    const VmafRef& dr = *dist->ref;
+    const bool device = rr.device_owner != nullptr;
+    const bool same_kind = device == (dr.device_owner != nullptr);
+    const vmafx::VideoFormat rf = rr.device_owner ? rr.device_format : rr.picture->format;
+    const vmafx::VideoFormat df = dr.device_owner ? dr.device_format : dr.picture->format;
+    std::shared_ptr<vmafx::Picture> r = rr.picture, d = dr.picture;
+    const vmafx::DevicePicture r_device = rr.device, d_device = dr.device;
+    std::shared_ptr<const void> r_owner = rr.device_owner, d_owner = dr.device_owner;
+    const unsigned ref_fmt = rr.pix_fmt, dist_fmt = dr.pix_fmt;
     const bool intact = raw(ref->pix_fmt) == ref_fmt && raw(dist->pix_fmt) == dist_fmt &&
-                        ref->w[0] == static_cast<unsigned>(r->format.width) &&
-                        ref->h[0] == static_cast<unsigned>(r->format.height) &&
-                        dist->w[0] == static_cast<unsigned>(d->format.width) &&
-                        dist->h[0] == static_cast<unsigned>(d->format.height) &&
-                        ref->bpc == static_cast<unsigned>(r->format.bit_depth) &&
-                        dist->bpc == static_cast<unsigned>(d->format.bit_depth);
+                        ref->w[0] == static_cast<unsigned>(rf.width) && ref->h[0] == static_cast<unsigned>(rf.height) &&
+                        dist->w[0] == static_cast<unsigned>(df.width) &&
+                        dist->h[0] == static_cast<unsigned>(df.height) &&
+                        ref->bpc == static_cast<unsigned>(rf.bit_depth) &&
+                        dist->bpc == static_cast<unsigned>(df.bit_depth);
     vmaf_picture_unref(ref);
     vmaf_picture_unref(dist);
+    if (!same_kind) {
+        log_error("vmaf_read_pictures", "one picture is in device memory and the other is not");
+        return -EINVAL;
+    }
     if (!intact || ref_fmt != dist_fmt) {
         log_error("vmaf_read_pictures", "the two pictures differ in size, pixel format or bit depth");
         return -EINVAL;
@@ -453,13 +374,26 @@ int vmaf_read_pictures(VmafContext* vmaf, VmafPicture* ref, VmafPicture* dist, u
         log_error("vmaf_read_pictures", "the pictures' pixel format differs from the first ones'");
         return -EINVAL;
     }
+    if (device && !vmaf->cuda) {
+        log_error("vmaf_read_pictures", "device pictures need an imported CUDA state (vmaf_cuda_import_state)");
+        return -EINVAL;
+    }
     return guarded("vmaf_read_pictures", [&] {
         if (ref_fmt == VMAF_PIX_FMT_YUV400P && vmaf->session->planes() == vmafx::PlaneSet::kAll) {
             log_error("vmaf_read_pictures", "YUV400P pictures: a registered feature reads chroma");
             return -EINVAL;
         }
         if (vmaf->session->frames_pushed() == 0) vmaf->first_read = std::chrono::steady_clock::now();
-        vmaf->session->push(index, std::move(r), std::move(d));
+        CudaScope scope(vmaf->cuda.get());
+        if (device) {
+            vmaf->cuda->wait_for_producer();
+            auto owners = std::make_shared<std::array<std::shared_ptr<const void>, 2>>();
+            (*owners)[0] = std::move(r_owner);
+            (*owners)[1] = std::move(d_owner);
+            vmaf->session->push_device(index, rf, r_device, d_device, std::move(owners));
+        } else {
+            vmaf->session->push(index, std::move(r), std::move(d));
+        }
         vmaf->pix_fmt = ref_fmt;
         return 0;
     });
@@ -571,8 +505,14 @@ int vmaf_fetch_preallocated_picture(VmafContext* vmaf, VmafPicture* pic) {
 
 int vmaf_close(VmafContext* vmaf) {
     if (!vmaf) return -EINVAL;
-    delete vmaf;  // the session waits for its workers
-    return 0;
+    // The session waits for its workers and the GPU's streams (in the state's CUDA context);
+    // the state goes last, after its context was left.
+    const std::shared_ptr<CudaBinding> cuda = vmaf->cuda;
+    return guarded("vmaf_close", [&] {
+        CudaScope scope(cuda.get());
+        delete vmaf;
+        return 0;
+    });
 }
 
 int vmaf_write_output(VmafContext* vmaf, const char* output_path, VmafOutputFormat fmt) {

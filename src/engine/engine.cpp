@@ -340,11 +340,7 @@ public:
     }
     void release() override { held_.clear(); }
     void drain_into(ScoreTable& table) override {
-        const ScoreTable& gpu = scorer_.drain();
-        for (const std::string& name : gpu.names())
-            for (unsigned i = 0; i < gpu.frames(name); ++i)
-                if (const auto v = gpu.get(name, i)) table.set(name, i, *v);
-        for (const auto& [name, value] : gpu.aggregates()) table.set_aggregate(name, value);
+        merge_scores(scorer_.drain(), table);
     }
 
 private:
@@ -590,8 +586,9 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
 #ifdef VMAFX_HAVE_CUDA
         // Metrics without a twin run on the CPU in the same run (as upstream mixes its CUDA and
         // CPU extractors); the GPU pipeline alone when every metric has one.
-        std::vector<FeatureInstance> on_gpu, on_cpu;
-        for (const FeatureInstance& f : plan.instances) (find_twin(f.metric->name) ? on_gpu : on_cpu).push_back(f);
+        const BackendSplit split = split_by_twin(plan.instances);
+        const std::vector<FeatureInstance>& on_gpu = split.gpu;
+        const std::vector<FeatureInstance>& on_cpu = split.cpu;
         if (on_cpu.empty()) {
             run_gpu(config, on_gpu, pairs, result);
         } else if (on_gpu.empty()) {

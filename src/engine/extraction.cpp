@@ -1,5 +1,7 @@
 #include "engine/extraction.hpp"
 
+#include "gpu/twin.hpp"
+
 #include <algorithm>
 
 namespace vmafx {
@@ -49,6 +51,19 @@ void predict_frames(std::span<const Model* const> models, ScoreTable& table, std
         for (const Model* m : models) m->predict_score(table, i);
         for (const Model* m : models) m->predict_collection(table, i);
     }
+}
+
+BackendSplit split_by_twin(const std::vector<FeatureInstance>& instances) {
+    BackendSplit split;
+    for (const FeatureInstance& f : instances) (find_twin(f.metric->name) ? split.gpu : split.cpu).push_back(f);
+    return split;
+}
+
+void merge_scores(const ScoreTable& from, ScoreTable& into) {
+    for (const std::string& name : from.names())
+        for (unsigned i = 0; i < from.frames(name); ++i)
+            if (const auto v = from.get(name, i)) into.set(name, i, *v);
+    for (const auto& [name, value] : from.aggregates()) into.set_aggregate(name, value);
 }
 
 }  // namespace vmafx

@@ -76,4 +76,16 @@ private:
 /// Model::predict_collection). Throws Error when a feature value is missing.
 void predict_frames(std::span<const Model* const> models, ScoreTable& table, std::span<const unsigned> indices);
 
+/// A `--backend cuda` run's split of its metric instances: those with a CUDA twin
+/// (find_twin) go to the GPU, the others to the CPU, each list in the order given. Used by the
+/// CLI's engine and by a Session with an imported CUDA state, so that both run the same metrics
+/// on the same side.
+struct BackendSplit {
+    std::vector<FeatureInstance> gpu, cpu;
+};
+BackendSplit split_by_twin(const std::vector<FeatureInstance>& instances);
+
+/// Adds every per-frame score and aggregate of `from` (a GPU scorer's table) to `into`.
+void merge_scores(const ScoreTable& from, ScoreTable& into);
+
 }  // namespace vmafx

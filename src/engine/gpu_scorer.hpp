@@ -25,6 +25,12 @@ std::string gpu_unavailable_reason();
 /// Never throws: a failure is what gpu_unavailable_reason() returns.
 void gpu_prepare();
 
+/// Copies the planes `planes` names of a device picture of `to`'s format (pitch in bytes,
+/// samples as in Plane) into host picture `to` (cudaMemcpy2D: waits for the copy, and for the
+/// work before it on the legacy default stream). Throws Error when CUDA fails. CUDA backend only
+/// (declared always, defined with it).
+void download_picture(const DevicePicture& from, Picture& to, PlaneSet planes);
+
 /// Scores frames on the GPU with the twins of `features`.
 ///
 /// Frames are submitted in order (index 0, 1, ...). submit() uploads the planes the twins read

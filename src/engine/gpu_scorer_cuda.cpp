@@ -42,6 +42,18 @@ std::string gpu_unavailable_reason() {
     return prepared.get();
 }
 
+void download_picture(const DevicePicture& from, Picture& to, PlaneSet planes) {
+    const int count = planes == PlaneSet::kAll ? 3 : 1;
+    for (int p = 0; p < count; ++p) {
+        Plane& plane = to.planes[p];
+        const std::size_t row_bytes = static_cast<std::size_t>(plane.width()) * to.format.bytes_per_sample();
+        cuda::check(cudaMemcpy2D(plane.data(), static_cast<std::size_t>(plane.stride()), from.planes[p].data,
+                                 static_cast<std::size_t>(from.planes[p].pitch), row_bytes,
+                                 static_cast<std::size_t>(plane.height()), cudaMemcpyDeviceToHost),
+                    "downloading a device picture");
+    }
+}
+
 namespace {
 
 /// Device pictures of one video (reference or distorted): a ring of slots + history pictures,

@@ -11,6 +11,7 @@
 #include <oneapi/tbb/task_group.h>
 
 #include "engine/extraction.hpp"
+#include "engine/gpu_scorer.hpp"
 
 namespace vmafx {
 
@@ -42,6 +43,84 @@ struct Session::Impl {
     std::optional<tbb::task_arena> arena;
     tbb::task_group group;
     std::deque<std::unique_ptr<Slot>> in_flight;
+    // GPU (use_gpu()): the twins' scorer, and the memory of the last kSlots frames submitted to
+    // it (declared first: released after the scorer, which waits for its streams).
+    static constexpr unsigned kSlots = 4;
+    bool gpu = false;        ///< use_gpu() called
+    bool gpu_twins = false;  ///< its argument: the twins run on the GPU
+    std::deque<std::pair<std::shared_ptr<const void>, std::shared_ptr<const void>>> held;
+#ifdef VMAFX_HAVE_CUDA
+    std::unique_ptr<GpuScorer> scorer;
+#endif
+    bool cpu_metrics = true;                ///< whether frames go to the CPU extractors
+    PlaneSet cpu_planes = PlaneSet::kLuma;  ///< the planes they read
+
+    bool on_gpu() const {
+#ifdef VMAFX_HAVE_CUDA
+        return scorer != nullptr;
+#else
+        return false;
+#endif
+    }
+
+    void hold(std::shared_ptr<const void> a, std::shared_ptr<const void> b) {
+        held.emplace_back(std::move(a), std::move(b));
+        if (held.size() > kSlots) held.pop_front();
+    }
+
+    /// Checks frame `index` of format `f` against the earlier ones; the first frame fixes the
+    /// format and creates the extractors (and the GPU scorer).
+    void start(unsigned index, const VideoFormat& f) {
+        if (order.empty()) {
+            std::vector<FeatureInstance> cpu = instances;
+#ifdef VMAFX_HAVE_CUDA
+            if (gpu && gpu_twins) {
+                BackendSplit split = split_by_twin(instances);
+                cpu = std::move(split.cpu);
+                if (!split.gpu.empty())
+                    scorer = std::make_unique<GpuScorer>(split.gpu, f, kSlots, config.subsample);  // throws
+            }
+#endif
+            extractors.emplace(cpu, f, config.subsample);  // throws for a format it cannot score
+            const Needs needs = needs_of(cpu);
+            ref_history.emplace(needs.history.refs);
+            dist_history.emplace(needs.history.dists);
+            cpu_metrics = !gpu || !cpu.empty();
+            cpu_planes = needs.planes;
+            format = f;
+        } else if (!(f == format)) {
+            throw UsageError(fmt::format("frame {}: {}x{} {}-bit {} pictures after {}x{} {}-bit {} ones", index,
+                                         f.width, f.height, f.bit_depth, subsampling_name(f.subsampling),
+                                         format.width, format.height, format.bit_depth,
+                                         subsampling_name(format.subsampling)));
+        }
+        if (on_gpu() && index != order.size())
+            throw UsageError(fmt::format("frame {} read after {} frames: with the GPU, frames must be read in order "
+                                         "(0, 1, 2, ...)",
+                                         index, order.size()));
+        if (!seen.insert(index).second) throw UsageError(fmt::format("frame {} was given twice", index));
+        order.push_back(index);
+    }
+
+    /// Extracts frame `index` with the CPU extractors (on a worker when there are some).
+    void extract(unsigned index, std::shared_ptr<Picture> ref, std::shared_ptr<Picture> dist) {
+        auto slot = std::make_unique<Slot>();
+        slot->input.index = index;
+        slot->ref = std::move(ref);
+        slot->dist = std::move(dist);
+        ref_history->pass(slot->prev_ref, slot->ref);
+        dist_history->pass(slot->prev_dist, slot->dist);
+        if (!arena) {
+            run(*extractors, *slot);
+            store(*slot);
+            return;
+        }
+        Slot* s = slot.get();
+        const FrameExtractors* ex = &*extractors;
+        in_flight.push_back(std::move(slot));
+        arena->execute([&] { group.run([ex, s] { run(*ex, *s); }); });
+        if (in_flight.size() >= 2 * static_cast<std::size_t>(config.threads)) drain();
+    }
 
     static void run(const FrameExtractors& ex, Slot& s) {
         s.input.ref = s.ref.get();
@@ -113,6 +192,19 @@ void Session::add_feature(const MetricDescriptor& metric, const OptionValues& op
     add_instance(impl_->instances, metric, options);
 }
 
+void Session::use_gpu(bool twins) {
+    if (!impl_->order.empty()) throw UsageError("the GPU must be chosen before the first frame");
+#ifdef VMAFX_HAVE_CUDA
+    impl_->gpu = true;
+    impl_->gpu_twins = twins;
+#else
+    (void)twins;
+    throw Error("this vmafx was built without the CUDA backend");
+#endif
+}
+
+bool Session::uses_gpu() const { return impl_->gpu; }
+
 void Session::push(unsigned index, std::shared_ptr<Picture> ref, std::shared_ptr<Picture> dist) {
     Impl& m = *impl_;
     if (m.flushed) throw UsageError("frames pushed after the flush");
@@ -123,36 +215,37 @@ void Session::push(unsigned index, std::shared_ptr<Picture> ref, std::shared_ptr
                                      subsampling_name(ref->format.subsampling), dist->format.width,
                                      dist->format.height, dist->format.bit_depth,
                                      subsampling_name(dist->format.subsampling)));
-    if (m.order.empty()) {
-        m.extractors.emplace(m.instances, ref->format, m.config.subsample);  // throws for a format it cannot score
-        const Needs needs = needs_of(m.instances);
-        m.ref_history.emplace(needs.history.refs);
-        m.dist_history.emplace(needs.history.dists);
-        m.format = ref->format;
-    } else if (!(ref->format == m.format)) {
-        throw UsageError(fmt::format("frame {}: {}x{} {}-bit {} pictures after {}x{} {}-bit {} ones", index,
-                                     ref->format.width, ref->format.height, ref->format.bit_depth,
-                                     subsampling_name(ref->format.subsampling), m.format.width, m.format.height,
-                                     m.format.bit_depth, subsampling_name(m.format.subsampling)));
+    m.start(index, ref->format);
+#ifdef VMAFX_HAVE_CUDA
+    if (m.scorer) {
+        // Submitted first, so that the device works while the CPU metrics run.
+        m.scorer->submit(index, *ref, *dist);
+        m.hold(ref, dist);
     }
-    if (!m.seen.insert(index).second) throw UsageError(fmt::format("frame {} was given twice", index));
-    m.order.push_back(index);
-    auto slot = std::make_unique<Slot>();
-    slot->input.index = index;
-    slot->ref = std::move(ref);
-    slot->dist = std::move(dist);
-    m.ref_history->pass(slot->prev_ref, slot->ref);
-    m.dist_history->pass(slot->prev_dist, slot->dist);
-    if (!m.arena) {
-        Impl::run(*m.extractors, *slot);
-        m.store(*slot);
-        return;
+#endif
+    if (m.cpu_metrics) m.extract(index, std::move(ref), std::move(dist));
+}
+
+void Session::push_device(unsigned index, const VideoFormat& format, const DevicePicture& ref,
+                          const DevicePicture& dist, std::shared_ptr<const void> keep) {
+    Impl& m = *impl_;
+    if (!m.gpu) throw UsageError("device pictures need the GPU (Session::use_gpu)");
+    if (m.flushed) throw UsageError("frames pushed after the flush");
+#ifdef VMAFX_HAVE_CUDA
+    m.start(index, format);
+    if (m.scorer) {
+        m.scorer->submit_device(index, ref, dist);
+        m.hold(keep, nullptr);
     }
-    Slot* s = slot.get();
-    const FrameExtractors* ex = &*m.extractors;
-    m.in_flight.push_back(std::move(slot));
-    m.arena->execute([&] { m.group.run([ex, s] { Impl::run(*ex, *s); }); });
-    if (m.in_flight.size() >= 2 * static_cast<std::size_t>(m.config.threads)) m.drain();
+    if (m.cpu_metrics) {
+        auto r = std::make_shared<Picture>(format), d = std::make_shared<Picture>(format);
+        download_picture(ref, *r, m.cpu_planes);
+        download_picture(dist, *d, m.cpu_planes);
+        m.extract(index, std::move(r), std::move(d));
+    }
+#else
+    (void)index, (void)format, (void)ref, (void)dist, (void)keep;
+#endif
 }
 
 void Session::flush() {
@@ -163,6 +256,12 @@ void Session::flush() {
     m.ref_history.reset();
     m.dist_history.reset();
     if (m.extractors) m.extractors->flush(m.table);
+#ifdef VMAFX_HAVE_CUDA
+    if (m.scorer) {
+        merge_scores(m.scorer->drain(), m.table);
+        m.held.clear();
+    }
+#endif
     std::vector<const Model*> models;
     for (const auto& model : m.models) models.push_back(&model);
     // Frames pushed with gaps between their indices may lack a temporal feature (motion2 of

@@ -10,6 +10,7 @@
 #include "base/scores.hpp"
 #include "engine/engine.hpp"
 #include "feature/metric.hpp"
+#include "gpu/twin.hpp"
 #include "model/model.hpp"
 #include "picture/picture.hpp"
 
@@ -44,6 +45,26 @@ public:
     /// Registers metric `metric` with `options` (merged with an equal earlier instance).
     /// Throws UsageError once a frame was pushed or for a bad option.
     void add_feature(const MetricDescriptor& metric, const OptionValues& options);
+
+    /// Runs the registered metrics that have a CUDA twin on the GPU (a GpuScorer) and the others
+    /// on the CPU, split as the CLI's `--backend cuda` (split_by_twin), so that the values are
+    /// the CLI's with `--backend cuda` (the twins' equal the CPU's, docs/parity.md). Frames must
+    /// then be pushed with indices 0, 1, 2, ... in that order (when some metric has a twin). The GPU work of this and of every
+    /// later call runs in the CUDA context current on the calling thread (the primary context
+    /// of the current device when none is). `twins` false: every metric runs on the CPU, and
+    /// device pictures (push_device) are downloaded (upstream's context with a gpumask). Throws
+    /// UsageError once a frame was pushed; Error when this vmafx was built without the CUDA
+    /// backend.
+    void use_gpu(bool twins = true);
+    bool uses_gpu() const;
+
+    /// As push(), from pictures of `format` in device memory (pitch in bytes, samples as in
+    /// Plane; the three planes unless the format has none, written completely before this call).
+    /// The twins read them on the device; the CPU metrics, if any, read a host copy downloaded
+    /// here (only then). `keep` owns their memory and is held until the GPU no longer reads
+    /// them. Throws UsageError unless use_gpu() was called, and as push().
+    void push_device(unsigned index, const VideoFormat& format, const DevicePicture& ref, const DevicePicture& dist,
+                     std::shared_ptr<const void> keep);
 
     /// Hands in frame `index`'s reference and distorted pictures (all planes filled). The first
     /// push fixes the format and creates the extractors. Metrics with history see the pictures

@@ -25,6 +25,44 @@ def fixture_format(name):
     return int(ini["width"]), int(ini["height"]), m.group(1), int(m.group(2) or 8)
 
 
+def compare(case, cli, out):
+    """Compares a test program's printed values (capi_report.h's print_scores) with the CLI's
+    JSON `cli` (--precision max): every per-frame and pooled value, the model's and the
+    collection's pools. Prints each difference; returns (differences, values compared)."""
+    frame, pooled, models = {}, {}, {}
+    for line in out.splitlines():
+        f = line.split()
+        if f[0] == "frame":
+            frame[(f[1], int(f[2]))] = None if f[3] == "none" else float(f[3])
+        elif f[0] == "pooled":
+            pooled[(f[1], f[2])] = float(f[3])
+        else:
+            models[(f[0], f[2])] = [float(x) for x in f[3:]]
+    failures = checked = 0
+    for fr in cli["frames"]:
+        for n, v in fr["metrics"].items():
+            got = frame.get((n, fr["frameNum"]))
+            checked += 1
+            if got is None or float(v) != got:
+                failures += 1
+                print(f"{case}: frame {fr['frameNum']} {n}: CLI {v!r}, C API {got!r}")
+    for n, methods in cli["pooled_metrics"].items():
+        for m, v in methods.items():
+            checked += 1
+            if pooled.get((n, m)) != float(v):
+                failures += 1
+                print(f"{case}: pooled {n} {m}: CLI {v!r}, C API {pooled.get((n, m))!r}")
+            if n == "vmaf" and models.get(("model", m)) != [float(v)]:
+                failures += 1
+                print(f"{case}: vmaf_score_pooled {m}: CLI {v!r}, C API {models.get(('model', m))!r}")
+    for m in ("min", "max", "mean", "harmonic_mean"):
+        want = [float(cli["pooled_metrics"][f"vmaf_b_{k}"][m]) for k in ("bagging", "stddev", "ci_p95_lo", "ci_p95_hi")]
+        if models.get(("collection", m)) != want:
+            failures += 1
+            print(f"{case}: vmaf_score_pooled_model_collection {m}: CLI {want}, C API {models.get(('collection', m))}")
+    return failures, checked
+
+
 def normalized(text):
     """An output file without its fps (the one value that depends on the clock)."""
     text = re.sub(r'fps="[^"]*"', 'fps=""', text)
@@ -63,38 +101,9 @@ def main():
             os.mkdir(outdir)
             out = subprocess.run([test_program, "run", ref, dist, str(w), str(h), sub, str(bpc), str(threads),
                                   str(subsample), names_file, outdir], check=True, capture_output=True, text=True).stdout
-            frame, pooled, models = {}, {}, {}
-            for line in out.splitlines():
-                f = line.split()
-                if f[0] == "frame":
-                    frame[(f[1], int(f[2]))] = None if f[3] == "none" else float(f[3])
-                elif f[0] == "pooled":
-                    pooled[(f[1], f[2])] = float(f[3])
-                else:
-                    models[(f[0], f[2])] = [float(x) for x in f[3:]]
             case = f"{fixture} threads={threads} subsample={subsample}"
-            checked = 0
-            for fr in cli["frames"]:
-                for n, v in fr["metrics"].items():
-                    got = frame.get((n, fr["frameNum"]))
-                    checked += 1
-                    if got is None or float(v) != got:
-                        failures += 1
-                        print(f"{case}: frame {fr['frameNum']} {n}: CLI {v!r}, C API {got!r}")
-            for n, methods in cli["pooled_metrics"].items():
-                for m, v in methods.items():
-                    checked += 1
-                    if pooled.get((n, m)) != float(v):
-                        failures += 1
-                        print(f"{case}: pooled {n} {m}: CLI {v!r}, C API {pooled.get((n, m))!r}")
-                    if n == "vmaf" and models.get(("model", m)) != [float(v)]:
-                        failures += 1
-                        print(f"{case}: vmaf_score_pooled {m}: CLI {v!r}, C API {models.get(('model', m))!r}")
-            for m in ("min", "max", "mean", "harmonic_mean"):
-                want = [float(cli["pooled_metrics"][f"vmaf_b_{k}"][m]) for k in ("bagging", "stddev", "ci_p95_lo", "ci_p95_hi")]
-                if models.get(("collection", m)) != want:
-                    failures += 1
-                    print(f"{case}: vmaf_score_pooled_model_collection {m}: CLI {want}, C API {models.get(('collection', m))}")
+            bad, checked = compare(case, cli, out)
+            failures += bad
             for fmt in formats:
                 a = normalized(open(os.path.join(tmp, f"cli.{fmt}")).read())
                 b = normalized(open(os.path.join(outdir, f"out.{fmt}")).read())

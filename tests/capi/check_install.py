@@ -94,7 +94,18 @@ def main():
         if missing:
             print(f"libvmaf.so.3 lacks calls FFmpeg makes: {missing}")
             return 1
-        print(f"libvmaf.so.3 exports {len(exported)} functions, all vmaf_*")
+        # libvmaf_cuda.h and its four calls together (a CUDA build), or neither, as upstream: FFmpeg's
+        # configure enables its libvmaf_cuda filter when the header compiles and
+        # vmaf_cuda_state_init links.
+        cuda_calls = ["vmaf_cuda_state_init", "vmaf_cuda_import_state", "vmaf_cuda_preallocate_pictures",
+                      "vmaf_cuda_fetch_preallocated_picture"]
+        cuda_header = os.path.exists(os.path.join(prefix, "include/libvmaf/libvmaf_cuda.h"))
+        cuda_exported = [c for c in cuda_calls if c in exported]
+        if cuda_exported != (cuda_calls if cuda_header else []):
+            print(f"libvmaf_cuda.h {'installed' if cuda_header else 'absent'} but CUDA calls exported: {cuda_exported}")
+            return 1
+        print(f"libvmaf.so.3 exports {len(exported)} functions, all vmaf_*"
+              f"{' (with libvmaf_cuda.h)' if cuda_header else ''}")
 
         consumer = os.path.join(tmp, "consumer")
         os.mkdir(consumer)

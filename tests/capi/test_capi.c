@@ -24,15 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int failures = 0;
-
-#define CHECK(cond)                                                              \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-            failures++;                                                          \
-        }                                                                        \
-    } while (0)
+#include "capi_report.h"
 
 /* Fills a picture with a deterministic pattern (seed changes it), within its bit depth. */
 static void fill(VmafPicture *pic, unsigned seed) {
@@ -387,19 +379,6 @@ static int errors_mode(const char *model_json) {
     return 0;
 }
 
-/* Reads one raw planar frame into a new picture: 1 read, 0 at the end, -1 on error. */
-static int read_raw(FILE *f, VmafPicture *pic, enum VmafPixelFormat fmt, unsigned bpc, unsigned w, unsigned h) {
-    if (vmaf_picture_alloc(pic, fmt, bpc, w, h)) return -1;
-    const size_t bytes = bpc > 8 ? 2 : 1;
-    for (int p = 0; p < 3; p++)
-        for (unsigned r = 0; r < pic->h[p]; r++)
-            if (fread((char *)pic->data[p] + r * pic->stride[p], bytes, pic->w[p], f) != pic->w[p]) {
-                vmaf_picture_unref(pic);
-                return (p == 0 && r == 0) ? 0 : -1;
-            }
-    return 1;
-}
-
 static int run_mode(char **argv) {
     const char *ref_path = argv[0], *dist_path = argv[1];
     const unsigned w = (unsigned)atoi(argv[2]), h = (unsigned)atoi(argv[3]);
@@ -423,60 +402,9 @@ static int run_mode(char **argv) {
         fprintf(stderr, "set-up failed\n");
         return 1;
     }
-    FILE *rf = fopen(ref_path, "rb"), *df = fopen(dist_path, "rb");
-    if (!rf || !df) {
-        fprintf(stderr, "cannot open the videos\n");
-        return 1;
-    }
-    unsigned frames = 0;
-    for (;;) {
-        VmafPicture r, d;
-        const int a = read_raw(rf, &r, fmt, bpc, w, h);
-        if (a <= 0) break;
-        if (read_raw(df, &d, fmt, bpc, w, h) <= 0) {
-            vmaf_picture_unref(&r);
-            break;
-        }
-        if (vmaf_read_pictures(vmaf, &r, &d, frames)) {
-            fprintf(stderr, "vmaf_read_pictures failed\n");
-            return 1;
-        }
-        frames++;
-    }
-    fclose(rf);
-    fclose(df);
-    if (!frames || vmaf_read_pictures(vmaf, NULL, NULL, 0)) {
-        fprintf(stderr, "no frames, or the flush failed\n");
-        return 1;
-    }
-    FILE *nf = fopen(names_path, "r");
-    if (!nf) return 1;
-    char name[256];
-    const char *methods[] = {"", "min", "max", "mean", "harmonic_mean"};
-    while (fscanf(nf, "%255s", name) == 1) {
-        for (unsigned i = 0; i < frames; i++) {
-            double s;
-            if (vmaf_feature_score_at_index(vmaf, name, &s, i) == 0)
-                printf("frame %s %u %.17g\n", name, i, s);
-            else
-                printf("frame %s %u none\n", name, i);
-        }
-        for (int m = VMAF_POOL_METHOD_MIN; m < VMAF_POOL_METHOD_NB; m++) {
-            double s;
-            if (vmaf_feature_score_pooled(vmaf, name, (enum VmafPoolingMethod)m, &s, 0, frames - 1) == 0)
-                printf("pooled %s %s %.17g\n", name, methods[m], s);
-        }
-    }
-    fclose(nf);
-    for (int m = VMAF_POOL_METHOD_MIN; m < VMAF_POOL_METHOD_NB; m++) {
-        double s;
-        VmafModelCollectionScore cs;
-        if (vmaf_score_pooled(vmaf, model, (enum VmafPoolingMethod)m, &s, 0, frames - 1) == 0)
-            printf("model vmaf %s %.17g\n", methods[m], s);
-        if (vmaf_score_pooled_model_collection(vmaf, coll, (enum VmafPoolingMethod)m, &cs, 0, frames - 1) == 0)
-            printf("collection vmaf_b %s %.17g %.17g %.17g %.17g\n", methods[m], cs.bootstrap.bagging_score,
-                   cs.bootstrap.stddev, cs.bootstrap.ci.p95.lo, cs.bootstrap.ci.p95.hi);
-    }
+    const unsigned frames = score_files(vmaf, ref_path, dist_path, fmt, bpc, w, h, NULL);
+    if (!frames) return 1;
+    if (print_scores(vmaf, model, coll, names_path, frames)) return 1;
     const char *ext[] = {"", "xml", "json", "csv", "sub"};
     for (int f = VMAF_OUTPUT_FORMAT_XML; f <= VMAF_OUTPUT_FORMAT_SUB; f++) {
         char path[1024];
