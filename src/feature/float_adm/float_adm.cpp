@@ -21,7 +21,7 @@
 #include <fmt/format.h>
 
 #include "feature/adm/adm_csf.hpp"
-#include "feature/float_adm/rcp_estimate.hpp"
+#include "feature/float_adm/float_adm_kernels.hpp"
 
 namespace vmafx {
 
@@ -36,7 +36,6 @@ constexpr double kBorderFactor = 0.1;  // upstream ADM_BORDER_FACTOR
 // are taken in double and rounded once (to the float stored, or to the float sum).
 constexpr double kOneBy30 = 0.0333333351;
 constexpr double kOneBy15 = 0.0666666701;
-constexpr double kPi = 3.14159265358979323846;
 constexpr int kScales = 4;
 
 constexpr float kLo[4] = {0.482962913144690f, 0.836516303737469f, 0.224143868041857f, -0.129409522550921f};
@@ -45,14 +44,6 @@ constexpr float kHi[4] = {-0.129409522550921f, -0.224143868041857f, 0.8365163037
 struct Bands {
     Image a, h, v, d;
 };
-
-// Upstream rcp_s: the SSE reciprocal estimate (the golden machines' table: rcp_estimate.hpp)
-// refined by one Newton step.
-float rcp(float x) {
-    const float xi = rcp_estimate(x);
-    return xi + xi * (1.0f - x * xi);
-}
-float divs(float n, float d) { return n * rcp(d); }
 
 // Upstream dwt2_src_indices_filt_s: source indices 2i-1 .. 2i+2 of output i, mirrored
 // repeating the edge (-1 -> 1, n -> n-1, n+1 -> n-2).
@@ -164,54 +155,21 @@ Region score_region(int w, int h) {
     return r;
 }
 
-// Upstream adm_decouple_s: restored (r) and additive (a) detail bands.
+// Upstream adm_decouple_s: restored (r) and additive (a) detail bands, a row at a time
+// (decouple_pixel of float_adm_kernels.hpp, on lanes: simd_decouple_row()).
 void decouple(const Bands& ref, const Bands& dis, double gain_limit, Bands& r, Bands& a) {
     const int w = ref.h.width;
     const int h = ref.h.height;
     r.h = Image(w, h), r.v = Image(w, h), r.d = Image(w, h);
     a.h = Image(w, h), a.v = Image(w, h), a.d = Image(w, h);
-    const float cos_1deg_sq = static_cast<float>(std::cos(1.0 * kPi / 180.0) * std::cos(1.0 * kPi / 180.0));
-    const float eps = 1e-30f;
     const Region g = extended_region(w, h);
-    const auto clamp01 = [](float k) { return k < 0.0f ? 0.0f : (k > 1.0f ? 1.0f : k); };
-    // MIN / MAX of upstream (x < y ? x : y, x > y ? x : y) in double, stored as float.
-    const auto limit = [gain_limit](float rst, float t) -> float {
-        if (rst > 0.0) {
-            const double x = rst * gain_limit;
-            rst = static_cast<float>(x < t ? x : static_cast<double>(t));
-        }
-        if (rst < 0.0) {
-            const double x = rst * gain_limit;
-            rst = static_cast<float>(x > t ? x : static_cast<double>(t));
-        }
-        return rst;
-    };
+    const DecoupleRowFn row = simd_decouple_row();
+    const int j = g.left;
     for (int i = g.top; i < g.bottom; ++i) {
-        for (int j = g.left; j < g.right; ++j) {
-            const float oh = ref.h.row(i)[j], ov = ref.v.row(i)[j], od = ref.d.row(i)[j];
-            const float th = dis.h.row(i)[j], tv = dis.v.row(i)[j], td = dis.d.row(i)[j];
-            const float kh = clamp01(divs(th, oh + eps));
-            const float kv = clamp01(divs(tv, ov + eps));
-            const float kd = clamp01(divs(td, od + eps));
-            float rst_h = kh * oh;
-            float rst_v = kv * ov;
-            float rst_d = kd * od;
-            const float ot_dp = oh * th + ov * tv;
-            const float o_mag_sq = oh * oh + ov * ov;
-            const float t_mag_sq = th * th + tv * tv;
-            const bool angle_flag = (ot_dp >= 0.0f) && (ot_dp * ot_dp >= cos_1deg_sq * o_mag_sq * t_mag_sq);
-            if (angle_flag) {
-                rst_h = limit(rst_h, th);
-                rst_v = limit(rst_v, tv);
-                rst_d = limit(rst_d, td);
-            }
-            r.h.row(i)[j] = rst_h;
-            r.v.row(i)[j] = rst_v;
-            r.d.row(i)[j] = rst_d;
-            a.h.row(i)[j] = th - rst_h;
-            a.v.row(i)[j] = tv - rst_v;
-            a.d.row(i)[j] = td - rst_d;
-        }
+        const DecoupleRow rows{ref.h.row(i) + j, ref.v.row(i) + j, ref.d.row(i) + j, dis.h.row(i) + j,
+                               dis.v.row(i) + j, dis.d.row(i) + j, r.h.row(i) + j,   r.v.row(i) + j,
+                               r.d.row(i) + j,   a.h.row(i) + j,   a.v.row(i) + j,   a.d.row(i) + j};
+        if (g.right > j) row(rows, g.right - j, gain_limit);
     }
 }
 
@@ -576,6 +534,23 @@ std::unique_ptr<FeatureExtractor> create_float_adm(const Options& options, const
 }  // namespace
 
 namespace float_adm {
+
+namespace {
+void decouple_reference(const DecoupleRow& r, int n, double gain_limit) {
+    for (int j = 0; j < n; ++j) decouple_pixel(r, j, gain_limit);
+}
+}  // namespace
+
+DecoupleRowFn reference_decouple_row() { return decouple_reference; }
+
+const std::int32_t* rcp_table_shifted() {
+    static const auto table = [] {
+        std::array<std::int32_t, 4096> t{};
+        for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<std::int32_t>(kRcpTable[i]) << 11;
+        return t;
+    }();
+    return table.data();
+}
 
 const MetricDescriptor descriptor{
     .name = "float_adm", .upstream_source = "libvmaf/src/feature/float_adm.c",
