@@ -1,6 +1,8 @@
 // SIMD kernels of CAMBI (cambi_kernels.hpp; Google Highway, one source for every target,
 // the best one the CPU supports picked at run time). The histogram row: the whole row's updates in one call (a
-// dispatch per pixel would cost more than it saves), each pixel's +-1 over its window's columns
+// dispatch per pixel would cost more than it saves), a vector of columns at a time finding which
+// pixels update which histogram rows (a vector with none costs no branch on the data), then each
+// such pixel's +-1 over its window's columns
 // a vector of 16-bit counts at a time, the last partial vector through a mask (its other lanes
 // stored back unchanged: the histograms' kHistogramSlack) or, for one or two counts, one at a
 // time. A masked pair of equal in-band levels leaving and entering at the same column cancels
@@ -43,23 +45,70 @@ HWY_INLINE void add_range(D d, std::uint16_t* h, int left, int right, V delta) {
 
 void HistogramRowKernel(const HistogramRow& r) {
     const D d;
+    const int n = static_cast<int>(hn::Lanes(d));
     const V plus = hn::Set(d, std::uint16_t{1});
     const V minus = hn::Set(d, std::uint16_t{0xffff});
     const int columns = std::max(r.pad, r.width);
-    const auto band_row = [&](const std::uint16_t* image, const std::uint16_t* mask, int j) -> std::uint16_t* {
-        if (!mask[j]) return nullptr;
-        const std::uint16_t row = static_cast<std::uint16_t>(image[j] - r.band_base);
-        if (row >= r.band_size) return nullptr;
-        return r.histograms + static_cast<std::size_t>(row) * static_cast<std::size_t>(r.width);
+    const int width = r.width, pad = r.pad;
+    const std::uint16_t base = static_cast<std::uint16_t>(r.band_base);
+    const std::uint16_t size = static_cast<std::uint16_t>(r.band_size);
+    const auto apply = [&](int j, unsigned row, V delta) {
+        std::uint16_t* h = r.histograms + static_cast<std::size_t>(row) * static_cast<std::size_t>(width);
+        add_range(d, h, std::max(j - pad, 0), std::min(j + pad + 1, width), delta);
     };
-    for (int j = 0; j < columns; ++j) {
-        std::uint16_t* out = r.leave_image ? band_row(r.leave_image, r.leave_mask, j) : nullptr;
-        std::uint16_t* in = r.enter_image ? band_row(r.enter_image, r.enter_mask, j) : nullptr;
-        if (out == in) continue;  // both none, or the same level leaving and entering
-        const int left = std::max(j - r.pad, 0);
-        const int right = std::min(j + r.pad + 1, r.width);
-        if (out) add_range(d, out, left, right, minus);
-        if (in) add_range(d, in, left, right, plus);
+    // The histogram row of each pixel of a vector of columns, `size` where it has none (unmasked,
+    // out of the band, or no such row); row < size as min(row, size - 1) == row (unsigned).
+    const V none = hn::Set(d, size);
+    const V last = hn::Set(d, static_cast<std::uint16_t>(size - 1));
+    const auto rows_at = [&](const std::uint16_t* image, const std::uint16_t* mask, int j) -> V {
+        if (!image) return none;
+        const V row = hn::Sub(hn::LoadU(d, image + j), hn::Set(d, base));
+        const auto valid = hn::And(hn::Ne(hn::LoadU(d, mask + j), hn::Zero(d)), hn::Eq(hn::Min(row, last), row));
+        return hn::IfThenElse(valid, row, none);
+    };
+    // Whole vectors of columns: those without an update (no pixel, or the same level leaving and
+    // entering) cost no branch on the data; the others' lanes are applied one by one.
+    int j = 0;
+    for (; j + n <= columns; j += n) {
+        const V out = rows_at(r.leave_image, r.leave_mask, j);
+        const V in = rows_at(r.enter_image, r.enter_mask, j);
+        const auto differ = hn::Ne(out, in);
+        const auto sub = hn::And(differ, hn::Ne(out, none));
+        const auto add = hn::And(differ, hn::Ne(in, none));
+        if (hn::AllFalse(d, hn::Or(sub, add))) continue;
+        HWY_ALIGN std::uint16_t out_rows[hn::MaxLanes(d)];
+        HWY_ALIGN std::uint16_t in_rows[hn::MaxLanes(d)];
+        hn::Store(out, d, out_rows);
+        hn::Store(in, d, in_rows);
+        std::uint8_t sub_bytes[8] = {}, add_bytes[8] = {};
+        hn::StoreMaskBits(d, sub, sub_bytes);
+        hn::StoreMaskBits(d, add, add_bytes);
+        std::uint64_t sub_bits = 0, add_bits = 0;
+        for (int k = 0; k < 8; ++k) {
+            sub_bits |= static_cast<std::uint64_t>(sub_bytes[k]) << (8 * k);
+            add_bits |= static_cast<std::uint64_t>(add_bytes[k]) << (8 * k);
+        }
+        for (; sub_bits; sub_bits &= sub_bits - 1) {
+            const int lane = hwy::Num0BitsBelowLS1Bit_Nonzero64(sub_bits);
+            apply(j + lane, out_rows[lane], minus);
+        }
+        for (; add_bits; add_bits &= add_bits - 1) {
+            const int lane = hwy::Num0BitsBelowLS1Bit_Nonzero64(add_bits);
+            apply(j + lane, in_rows[lane], plus);
+        }
+    }
+    // The rest a column at a time.
+    const auto row_of = [&](const std::uint16_t* image, const std::uint16_t* mask, int k) -> unsigned {
+        if (!image || !mask[k]) return size;
+        const std::uint16_t row = static_cast<std::uint16_t>(image[k] - base);
+        return row < size ? row : size;
+    };
+    for (; j < columns; ++j) {
+        const unsigned out = row_of(r.leave_image, r.leave_mask, j);
+        const unsigned in = row_of(r.enter_image, r.enter_mask, j);
+        if (out == in) continue;
+        if (out != size) apply(j, out, minus);
+        if (in != size) apply(j, in, plus);
     }
 }
 
