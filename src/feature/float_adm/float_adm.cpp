@@ -45,6 +45,40 @@ struct Bands {
     Image a, h, v, d;
 };
 
+// The images of a thread's frames, kept for its next frame instead of newly zero-filled ones:
+// every sample a frame reads is one it wrote first (the DWT writes its whole bands; decouple and
+// csf their extended region, and csf, cm and the scores read only inside it), so what an image
+// held before does not reach any score.
+class ImagePool {
+public:
+    Image take(int w, int h) {
+        for (std::size_t k = 0; k < free_.size(); ++k)
+            if (free_[k].width == w && free_[k].height == h) {
+                Image im = std::move(free_[k]);
+                free_[k] = std::move(free_.back());
+                free_.pop_back();
+                return im;
+            }
+        return Image(w, h);
+    }
+    void give(Image& im) {
+        if (!im.data.empty() && free_.size() < kMaxImages) free_.push_back(std::move(im));
+        im = Image();
+    }
+    void give(Bands& b) {
+        give(b.a), give(b.h), give(b.v), give(b.d);
+    }
+
+private:
+    static constexpr std::size_t kMaxImages = 96;  // several frame sizes' worth
+    std::vector<Image> free_;
+};
+
+ImagePool& pool() {
+    thread_local ImagePool p;
+    return p;
+}
+
 // Upstream dwt2_src_indices_filt_s: source indices 2i-1 .. 2i+2 of output i, mirrored
 // repeating the edge (-1 -> 1, n -> n-1, n+1 -> n-2).
 std::vector<std::array<int, 4>> dwt_indices(int n) {
@@ -81,11 +115,11 @@ Bands dwt2(const Image& src, bool lo_only) {
     const auto iy = dwt_indices(h);
     const auto ix = dwt_indices(w);
     Bands out;
-    out.a = Image(bw, bh);
+    out.a = pool().take(bw, bh);
     if (!lo_only) {
-        out.h = Image(bw, bh);
-        out.v = Image(bw, bh);
-        out.d = Image(bw, bh);
+        out.h = pool().take(bw, bh);
+        out.v = pool().take(bw, bh);
+        out.d = pool().take(bw, bh);
     }
     std::vector<float, floatimg::SampleAllocator> lo_row(static_cast<std::size_t>(w));
     std::vector<float, floatimg::SampleAllocator> hi_row(static_cast<std::size_t>(w));
@@ -160,8 +194,8 @@ Region score_region(int w, int h) {
 void decouple(const Bands& ref, const Bands& dis, double gain_limit, Bands& r, Bands& a) {
     const int w = ref.h.width;
     const int h = ref.h.height;
-    r.h = Image(w, h), r.v = Image(w, h), r.d = Image(w, h);
-    a.h = Image(w, h), a.v = Image(w, h), a.d = Image(w, h);
+    r.h = pool().take(w, h), r.v = pool().take(w, h), r.d = pool().take(w, h);
+    a.h = pool().take(w, h), a.v = pool().take(w, h), a.d = pool().take(w, h);
     const Region g = extended_region(w, h);
     const DecoupleRowFn row = simd_decouple_row();
     const int j = g.left;
@@ -186,8 +220,8 @@ Weighted csf(const Bands& src, const std::array<float, 2>& f) {
     Weighted out;
     const Region g = extended_region(w, h);
     for (int t = 0; t < 3; ++t) {
-        out.val[t] = Image(w, h);
-        out.flt[t] = Image(w, h);
+        out.val[t] = pool().take(w, h);
+        out.flt[t] = pool().take(w, h);
         for (int i = g.top; i < g.bottom; ++i)
             for (int j = g.left; j < g.right; ++j) {
                 const float v = rfactor[t] * in[t]->row(i)[j];
@@ -351,15 +385,19 @@ Scores compute_adm(const Image& ref, const Image& dis, const Settings& st) {
     const double numden_limit = 1e-10 * (ref.width * ref.height) / (1920.0 * 1080.0);
     Scores out;
     double num = 0, den = 0, aim_num = 0, aim_den = 0;
-    Image cur_ref = ref;
-    Image cur_dis = dis;
+    Image own_ref, own_dis;  // the previous level's band a, from the second level on
+    const Image* cur_ref = &ref;
+    const Image* cur_dis = &dis;
+    const auto give = [](Weighted&& w) {
+        for (int t = 0; t < 3; ++t) pool().give(w.val[t]), pool().give(w.flt[t]);
+    };
     for (int scale = 0; scale < kScales; ++scale) {
         float num_scale = 0.0f;
         float den_scale = 0.0f;
         float aim_num_scale = 0.0f;
         const bool skip = scale == 0 && st.skip_scale0;
-        Bands rb = dwt2(cur_ref, skip);
-        Bands db = dwt2(cur_dis, skip);
+        Bands rb = dwt2(*cur_ref, skip);
+        Bands db = dwt2(*cur_dis, skip);
         if (skip) {
             den_scale = 1e-10f;
         } else {
@@ -367,8 +405,18 @@ Scores compute_adm(const Image& ref, const Image& dis, const Settings& st) {
             Bands r, a;
             decouple(rb, db, st.enhn_gain_limit, r, a);
             den_scale = den_scale_of(rb, f, st.noise_weight, st.p_norm);
-            num_scale = cm(r, csf(a, f), f, st.noise_weight, st.bypass_cm, st.p_norm);
-            aim_num_scale = cm(a, csf(r, f), f, 0.0, st.bypass_cm, st.p_norm);
+            {
+                Weighted masker = csf(a, f);
+                num_scale = cm(r, masker, f, st.noise_weight, st.bypass_cm, st.p_norm);
+                give(std::move(masker));
+            }
+            {
+                Weighted masker = csf(r, f);
+                aim_num_scale = cm(a, masker, f, 0.0, st.bypass_cm, st.p_norm);
+                give(std::move(masker));
+            }
+            pool().give(r);
+            pool().give(a);
         }
         num += num_scale;
         den += den_scale;
@@ -378,9 +426,17 @@ Scores compute_adm(const Image& ref, const Image& dis, const Settings& st) {
         }
         out.scales[2 * scale] = num_scale;
         out.scales[2 * scale + 1] = den_scale;
-        cur_ref = std::move(rb.a);
-        cur_dis = std::move(db.a);
+        pool().give(own_ref);
+        pool().give(own_dis);
+        own_ref = std::move(rb.a);
+        own_dis = std::move(db.a);
+        cur_ref = &own_ref;
+        cur_dis = &own_dis;
+        pool().give(rb);
+        pool().give(db);
     }
+    pool().give(own_ref);
+    pool().give(own_dis);
     num = num < numden_limit ? 0 : num;
     den = den < numden_limit ? 0 : den;
     if (den == 0.0) {
