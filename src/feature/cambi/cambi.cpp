@@ -794,12 +794,6 @@ void decimate_reference(std::uint16_t* d, std::ptrdiff_t s, int width, int heigh
         for (int j = 0; j < width; ++j) d[i * s + j] = d[(2 * i) * s + 2 * j];
 }
 
-std::uint16_t mode3(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
-    if (a == b || a == c) return a;
-    if (b == c) return b;
-    const std::uint16_t ab = a < b ? a : b;
-    return ab < c ? ab : c;
-}
 
 // cambi.c filter_mode, a sample at a time.
 void mode_filter_reference(std::uint16_t* d, std::ptrdiff_t s, int width, int height, std::uint16_t* buf) {

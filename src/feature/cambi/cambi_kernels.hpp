@@ -46,6 +46,14 @@ using DecimateFn = void (*)(std::uint16_t* plane, std::ptrdiff_t stride, int wid
 /// equals c, else the smallest. width >= 2.
 using ModeFilterFn = void (*)(std::uint16_t* plane, std::ptrdiff_t stride, int width, int height,
                               std::uint16_t* rows);
+/// The 3-tap mode of the mode filter (a sample at a time; the kernels' reference and tails).
+inline std::uint16_t mode3(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
+    if (a == b || a == c) return a;
+    if (b == c) return b;
+    const std::uint16_t ab = a < b ? a : b;
+    return ab < c ? ab : c;
+}
+
 DecimateFn reference_decimate();
 DecimateFn simd_decimate();
 ModeFilterFn reference_mode_filter();

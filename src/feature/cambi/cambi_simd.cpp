@@ -132,17 +132,11 @@ void DecimateKernel(std::uint16_t* plane, std::ptrdiff_t stride, int width, int 
 }
 
 namespace {
-HWY_INLINE V mode3(D d, V a, V b, V c) {
+HWY_INLINE V mode3v(D d, V a, V b, V c) {
     (void)d;
     const auto a_dup = hn::Or(hn::Eq(a, b), hn::Eq(a, c));
     const V smallest = hn::Min(hn::Min(a, b), c);
     return hn::IfThenElse(a_dup, a, hn::IfThenElse(hn::Eq(b, c), b, smallest));
-}
-std::uint16_t mode3(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
-    if (a == b || a == c) return a;
-    if (b == c) return b;
-    const std::uint16_t ab = a < b ? a : b;
-    return ab < c ? ab : c;
 }
 }  // namespace
 
@@ -156,16 +150,16 @@ void ModeFilterKernel(std::uint16_t* plane, std::ptrdiff_t stride, int width, in
         out[0] = in[0];
         int j = 1;
         for (; j + n <= width - 1; j += n)
-            hn::StoreU(mode3(d, hn::LoadU(d, in + j - 1), hn::LoadU(d, in + j), hn::LoadU(d, in + j + 1)), d, out + j);
-        for (; j < width - 1; ++j) out[j] = mode3(in[j - 1], in[j], in[j + 1]);
+            hn::StoreU(mode3v(d, hn::LoadU(d, in + j - 1), hn::LoadU(d, in + j), hn::LoadU(d, in + j + 1)), d, out + j);
+        for (; j < width - 1; ++j) out[j] = cambi::mode3(in[j - 1], in[j], in[j + 1]);
         out[width - 1] = in[width - 1];
         if (i > 1) {
             std::uint16_t* o = plane + (i - 1) * stride;
             const std::uint16_t *r0 = rows, *r1 = rows + width, *r2 = rows + 2 * width;
             int k = 0;
             for (; k + n <= width; k += n)
-                hn::StoreU(mode3(d, hn::LoadU(d, r0 + k), hn::LoadU(d, r1 + k), hn::LoadU(d, r2 + k)), d, o + k);
-            for (; k < width; ++k) o[k] = mode3(r0[k], r1[k], r2[k]);
+                hn::StoreU(mode3v(d, hn::LoadU(d, r0 + k), hn::LoadU(d, r1 + k), hn::LoadU(d, r2 + k)), d, o + k);
+            for (; k < width; ++k) o[k] = cambi::mode3(r0[k], r1[k], r2[k]);
         }
         line = line + 1 == 3 ? 0 : line + 1;
     }
