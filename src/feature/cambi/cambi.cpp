@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -409,9 +410,25 @@ struct Contrast {
                 at(b.image, enter), at(b.mask, enter)});
     }
 
+    // Per level of the band (level - band_base), the steps d whose contrast counts there, as bits:
+    // value <= tvi[d] and value + d + 1 > vlt_luma, value = level + num_diffs (the test of each d
+    // depends only on the level; num_diffs <= 32).
+    std::vector<std::uint32_t> steps;
+
+    void prepare_steps() {
+        steps.assign(static_cast<std::size_t>(p.band_size), 0u);
+        for (int compact = 0; compact < p.band_size; ++compact) {
+            const int value = compact + p.band_base + p.num_diffs;
+            for (int d = 0; d < p.num_diffs; ++d)
+                if (value <= p.tvi[static_cast<std::size_t>(d)] && value + d + 1 > p.vlt_luma)
+                    steps[static_cast<std::size_t>(compact)] |= 1u << d;
+        }
+    }
+
+    // The contrast values of row r: per masked in-band pixel, the largest over its steps d of
+    // weight(d) p0 pm / (p0 + pm) (a maximum: the order of the steps does not matter).
     void row_values(int r) {
         const auto& rec = reciprocals();
-        const int nd = p.num_diffs;
         const std::uint16_t* img = &b.image[static_cast<std::size_t>(r) * b.stride];
         const std::uint16_t* msk = &b.mask[static_cast<std::size_t>(r) * b.stride];
         float* out = &b.c_values[static_cast<std::size_t>(r) * static_cast<std::size_t>(width)];
@@ -421,7 +438,6 @@ struct Contrast {
                 out[c] = 0.0f;
                 continue;
             }
-            const int value = img[c] + nd;
             const int compact = static_cast<int>(img[c]) - p.band_base;
             if (static_cast<unsigned>(compact) >= static_cast<unsigned>(p.band_size)) {
                 out[c] = 0.0f;
@@ -429,8 +445,8 @@ struct Contrast {
             }
             const int p0 = h[static_cast<std::size_t>(compact) * width + c];
             float best = 0.0f;
-            for (int d = 0; d < nd; ++d) {
-                if (!(value <= p.tvi[d] && value + d + 1 > p.vlt_luma)) continue;
+            for (std::uint32_t todo = steps[static_cast<std::size_t>(compact)]; todo != 0; todo &= todo - 1) {
+                const int d = std::countr_zero(todo);
                 const int up = compact + d + 1;
                 const int down = compact - d - 1;
                 const int p1 = h[static_cast<std::size_t>(up) * width + c];
@@ -446,6 +462,7 @@ struct Contrast {
     void run() {
         // (no fill of the c values: row_values writes every column of rows 0 .. height - 1)
         std::fill(b.histograms.begin(), b.histograms.begin() + static_cast<std::ptrdiff_t>(width) * p.band_size, 0);
+        prepare_steps();
         const cambi::HistogramRowFn kernel = cambi::simd_histogram_row();
         for (int i = 0; i < pad; ++i) slide(kernel, -1, i);
         for (int i = 0; i < pad + 1; ++i) {
@@ -534,7 +551,7 @@ double picture_score(const Plan& p, Buffers& b, int width, int height, int windo
             cambi::simd_decimate()(b.mask.data(), b.stride, sw, sh);
         }
         cambi::simd_mode_filter()(b.image.data(), b.stride, sw, sh, b.mode_rows.data());
-        Contrast{p, b, sw, sh, pad}.run();
+        Contrast{p, b, sw, sh, pad, {}}.run();
         if (heatmaps) heatmaps->write(scale, b.c_values.data(), sw, sh, frame);
         per_scale[scale] = spatial_pooling(b.c_values.data(), p.topk, sw, sh);
     }
