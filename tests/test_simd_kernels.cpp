@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -27,6 +28,8 @@
 
 #include "feature/adm/adm_kernels.hpp"
 #include "feature/adm/adm_math.hpp"
+#include "feature/cambi/cambi_kernels.hpp"
+#include "feature/float_adm/float_adm_kernels.hpp"
 #include "feature/float_vif/float_image.hpp"
 #include "feature/float_vif/float_image_kernels.hpp"
 #include "feature/motion/motion_kernels.hpp"
@@ -866,6 +869,185 @@ void check_speed_covariance() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// CAMBI (src/feature/cambi/cambi_simd.cpp against the reference kernels of cambi.cpp)
+
+/// The histogram row: random counts (wrapping near 0 and 65535 included), a leaving row and an
+/// entering one (a copy of the leaving row with a third of its samples and mask bits redrawn, so
+/// that equal levels meet), either of them absent, masks of 0 and 1, the band covering part of
+/// the samples' range (or most samples in the band), pads from 1 to past the width (the columns
+/// upstream visits past the width). Rows of exactly max(pad, width) samples; the histograms' slack must stay unchanged.
+void check_cambi_histogram_row() {
+    unsigned seed = 13000;
+    for (const int bits : kBitDepths)
+        for (const Content content : kContents)
+            for (const int width : widths_from(1))
+                for (const int pad_choice : {1, 2, 7, 16, 33, -1, -2}) {
+                    const int pad = pad_choice == -1 ? width : (pad_choice == -2 ? width + 5 : pad_choice);
+                    for (int mode = 0; mode < 3; ++mode) {  // both rows, leaving only, entering only
+                        std::mt19937 rng(seed++);
+                        const int columns = std::max(pad, width);
+                        TestPlane<uint16_t> leave(columns, 1, bits, content, rng, 0);
+                        TestPlane<uint16_t> enter = leave;
+                        std::vector<uint16_t> leave_mask(static_cast<std::size_t>(columns));
+                        std::vector<uint16_t> enter_mask(static_cast<std::size_t>(columns));
+                        const uint32_t max = (1u << bits) - 1;
+                        for (int j = 0; j < columns; ++j) {
+                            leave_mask[j] = static_cast<uint16_t>(rng() % 4 != 0);
+                            enter_mask[j] = leave_mask[j];
+                            if (rng() % 3 == 0) enter.row(0)[j] = static_cast<uint16_t>(rng() % (max + 1));
+                            if (rng() % 3 == 0) enter_mask[j] = static_cast<uint16_t>(rng() % 2);
+                        }
+                        // a band of up to 40 levels; in half the cases the samples mostly inside it
+                        const int band_base = static_cast<int>(rng() % (max / 2 + 1));
+                        const int band_size = 1 + static_cast<int>(rng() % std::min<uint32_t>(max + 1, 40));
+                        if (rng() % 2)
+                            for (TestPlane<uint16_t>* plane : {&leave, &enter})
+                                for (int j = 0; j < columns; ++j)
+                                    plane->row(0)[j] = static_cast<uint16_t>(
+                                        std::max(0, band_base - 2 + static_cast<int>(plane->row(0)[j] % (band_size + 4))));
+                        std::vector<uint16_t> want(static_cast<std::size_t>(band_size) * width +
+                                                   cambi::kHistogramSlack);
+                        for (auto& h : want)
+                            h = static_cast<uint16_t>(rng() % 5 == 0 ? (rng() % 2 ? 65535 - rng() % 40 : rng() % 40)
+                                                                     : rng());
+                        std::vector<uint16_t> have = want;
+                        const auto row = [&](std::vector<uint16_t>& h) {
+                            cambi::HistogramRow r{h.data(), width, pad, band_base, band_size, nullptr, nullptr,
+                                                  nullptr, nullptr};
+                            if (mode != 2) r.leave_image = leave.row(0), r.leave_mask = leave_mask.data();
+                            if (mode != 1) r.enter_image = enter.row(0), r.enter_mask = enter_mask.data();
+                            return r;
+                        };
+                        cambi::reference_histogram_row()(row(want));
+                        cambi::simd_histogram_row()(row(have));
+                        for (std::size_t i = 0; i < want.size(); ++i)
+                            ASSERT_EQ(have[i], want[i])
+                                << "level row " << i / width << ", column " << i % width << ", pad " << pad
+                                << ", mode " << mode << ": " << describe({bits, width, 1, content, seed - 1});
+                    }
+                }
+}
+
+/// Decimation in place: a plane of 2 * height - 1 rows of 2 * width - 1 samples (strides a
+/// little wider), ending where its last sample does.
+void check_cambi_decimate() {
+    unsigned seed = 14000;
+    for (const int bits : kBitDepths)
+        for (const Content content : kContents)
+            for (const int width : widths_from(1))
+                for (const int height : {1, 2, 3, 5}) {
+                    std::mt19937 rng(seed++);
+                    const int stride = 2 * width - 1 + static_cast<int>(rng() % 4);
+                    TestPlane<uint16_t> plane(stride, 2 * height - 1, bits, content, rng, 0);
+                    std::vector<uint16_t> want(plane.data.begin(),
+                                               plane.data.end() - (stride - (2 * width - 1)));
+                    std::vector<uint16_t> have = want;
+                    cambi::reference_decimate()(want.data(), stride, width, height);
+                    cambi::simd_decimate()(have.data(), stride, width, height);
+                    ASSERT_EQ(have, want) << describe({bits, width, height, content, seed - 1});
+                }
+}
+
+/// The mode filter in place on planes of odd and even heights (strides a little wider), the
+/// ring of rows compared too.
+void check_cambi_mode_filter() {
+    unsigned seed = 15000;
+    for (const int bits : kBitDepths)
+        for (const Content content : kContents)
+            for (const int width : widths_from(2))
+                for (const int height : {1, 2, 3, 4, 7}) {
+                    std::mt19937 rng(seed++);
+                    const int slack = static_cast<int>(rng() % 4);
+                    TestPlane<uint16_t> plane(width, height, bits, content, rng, slack);
+                    // few distinct levels as well, so that every branch of the mode is taken
+                    if (rng() % 2)
+                        for (auto& v : plane.data) v = static_cast<uint16_t>(v % 3);
+                    std::vector<uint16_t> want = plane.data, have = plane.data;
+                    std::vector<uint16_t> want_rows(3 * static_cast<std::size_t>(width)), have_rows(want_rows.size());
+                    cambi::reference_mode_filter()(want.data(), plane.stride, width, height, want_rows.data());
+                    cambi::simd_mode_filter()(have.data(), plane.stride, width, height, have_rows.data());
+                    ASSERT_EQ(have, want) << describe({bits, width, height, content, seed - 1});
+                    ASSERT_EQ(have_rows, want_rows) << describe({bits, width, height, content, seed - 1});
+                }
+}
+
+// ---------------------------------------------------------------------------------------------
+// float_adm's decouple row (src/feature/float_adm/float_adm_simd.cpp against decouple_pixel)
+
+/// Detail bands of a random plane at `bits`: the samples minus half the range, times a DWT-like
+/// gain, with a random fraction; the distorted bands a function of the reference's chosen per
+/// content so that every branch is taken: independent (uniform), scaled copies (ratios below 0,
+/// in [0, 1] and above 1, the angle test at its edge: extremes), near copies (the gain limit:
+/// smooth) and zeros and special floats (flat with spikes: +-0, subnormals, the rcpss ends,
+/// infinities, NaN). Each row is checked on its own: inputs allocated to the row's exact length,
+/// outputs between guard samples that must stay untouched. Gain limits: the default 100, 1, 1.5
+/// (floats: the lanes) and 1.1 (not a float: the reference a sample at a time). NaN outputs must
+/// be NaN in both (their payloads may come from either operand); every other output bit for bit.
+void check_float_adm_decouple() {
+    const float specials[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-40f, -1e-40f, 3e38f, -3e38f, 1.5e-38f, 2e-38f,
+                              std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                              std::numeric_limits<float>::quiet_NaN(), 5.9e-39f, 1.17549435e-38f, 1e38f, -9e37f};
+    unsigned seed = 12000;
+    for (const int bits : kBitDepths)
+        for (const Content content : kContents)
+            for (const int width : widths_from(1))
+                for (const double gain : {100.0, 1.0, 1.5, 1.1}) {
+                    std::mt19937 rng(seed++);
+                    const int height = 3;
+                    TestPlane<uint16_t> plane(width, height, bits, content, rng, 0);
+                    std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+                    const float half = static_cast<float>(1 << (bits - 1));
+                    for (int y = 0; y < height; ++y) {
+                        std::vector<float> o[3], t[3];
+                        for (int b = 0; b < 3; ++b) {
+                            o[b].resize(static_cast<std::size_t>(width));
+                            t[b].resize(static_cast<std::size_t>(width));
+                        }
+                        for (int x = 0; x < width; ++x)
+                            for (int b = 0; b < 3; ++b) {
+                                const float ov = (plane.row(y)[x] - half) * 0.73f + unit(rng);
+                                float tv = 0.0f;
+                                switch (content) {
+                                case Content::kUniform: tv = half * unit(rng); break;
+                                case Content::kExtremes: {
+                                    const float k[] = {0.0f, 0.5f, 1.0f, 1.5f, -1.0f, -0.25f, 1.0001f, 100.0f};
+                                    tv = ov * k[rng() % 8];
+                                    break;
+                                }
+                                case Content::kSmooth: tv = ov * (1.0f + 0.001f * unit(rng)) + 0.01f * unit(rng); break;
+                                case Content::kFlatWithSpikes:
+                                    tv = rng() % 3 == 0 ? specials[rng() % std::size(specials)] : ov * 0.9f;
+                                    o[b][x] = rng() % 3 == 0 ? specials[rng() % std::size(specials)] : ov;
+                                    t[b][x] = tv;
+                                    continue;
+                                }
+                                o[b][x] = ov;
+                                t[b][x] = tv;
+                            }
+                        constexpr float kGuard = 12345.678f;
+                        std::vector<float> want(6 * static_cast<std::size_t>(width + 2), kGuard);
+                        std::vector<float> have = want;
+                        const auto row_of = [&](std::vector<float>& out) {
+                            float* p[6];
+                            for (int k = 0; k < 6; ++k) p[k] = out.data() + static_cast<std::size_t>(k) * (width + 2) + 1;
+                            return float_adm::DecoupleRow{o[0].data(), o[1].data(), o[2].data(), t[0].data(),
+                                                          t[1].data(), t[2].data(), p[0], p[1], p[2], p[3], p[4], p[5]};
+                        };
+                        float_adm::reference_decouple_row()(row_of(want), width, gain);
+                        float_adm::simd_decouple_row()(row_of(have), width, gain);
+                        for (std::size_t i = 0; i < want.size(); ++i) {
+                            if (std::isnan(want[i]) && std::isnan(have[i])) continue;
+                            ASSERT_EQ(std::bit_cast<uint32_t>(have[i]), std::bit_cast<uint32_t>(want[i]))
+                                << "output " << i / (width + 2) << ", column " << static_cast<int>(i % (width + 2)) - 1
+                                << ", gain " << gain << ", row " << y << ": "
+                                << describe({bits, width, height, content, seed - 1}) << ": " << have[i] << " vs "
+                                << want[i];
+                        }
+                    }
+                }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The table of kernels.
 
 struct Kernel {
@@ -913,6 +1095,10 @@ const Kernel kKernels[] = {
     {"float_convolve_square", floatimg::simd_target, [] { check_float_convolve(floatimg::Product::kSquare); }},
     {"float_convolve_cross", floatimg::simd_target, [] { check_float_convolve(floatimg::Product::kCross); }},
     {"speed_covariance_sum", speed::simd_target, check_speed_covariance},
+    {"float_adm_decouple_row", float_adm::simd_target, check_float_adm_decouple},
+    {"cambi_histogram_row", cambi::simd_target, check_cambi_histogram_row},
+    {"cambi_decimate", cambi::simd_target, check_cambi_decimate},
+    {"cambi_mode_filter", cambi::simd_target, check_cambi_mode_filter},
 };
 
 // ---------------------------------------------------------------------------------------------

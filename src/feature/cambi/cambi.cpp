@@ -1,9 +1,11 @@
 // CAMBI, bit-exact to upstream libvmaf 3.2.0 (src/feature/cambi.c, cambi.h, luminance_tools.c,
 // and x86/cambi_avx2.c, which produced the golden values: its kernels give the C code's bits).
 #include "feature/cambi/cambi.hpp"
+#include "feature/cambi/cambi_kernels.hpp"
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -213,13 +215,31 @@ struct Buffers {
     std::vector<std::uint32_t> column_sums;
     std::ptrdiff_t stride = 0;
 
-    void prepare(const Plan& p) {
+    // Sizes the buffers for a picture of width x height. The image and mask planes are zero
+    // outside [0, width) x [0, height) (what upstream's reads past a scale's rows and columns may
+    // reach that this picture does not write); inside it preprocess and spatial_mask write every
+    // sample before it is read, as row_values does every c value a scale pools, so those are
+    // not cleared again for every picture.
+    void prepare(const Plan& p, int width, int height) {
         const std::size_t plane = static_cast<std::size_t>(p.alloc_w) * static_cast<std::size_t>(p.alloc_h);
         stride = p.alloc_w;
-        image.assign(plane, 0);
-        mask.assign(plane, 0);
-        c_values.assign(plane, 0.0f);
-        histograms.assign(static_cast<std::size_t>(p.alloc_w) * static_cast<std::size_t>(p.band_size), 0);
+        if (image.size() != plane) {
+            image.assign(plane, 0);
+            mask.assign(plane, 0);
+            c_values.assign(plane, 0.0f);
+        } else if (width != p.alloc_w || height != p.alloc_h) {
+            for (int i = 0; i < p.alloc_h; ++i) {
+                const std::size_t row = static_cast<std::size_t>(i) * static_cast<std::size_t>(p.alloc_w);
+                const std::size_t from = row + static_cast<std::size_t>(i < height ? width : 0);
+                std::fill(image.begin() + static_cast<std::ptrdiff_t>(from),
+                          image.begin() + static_cast<std::ptrdiff_t>(row + p.alloc_w), 0);
+                std::fill(mask.begin() + static_cast<std::ptrdiff_t>(from),
+                          mask.begin() + static_cast<std::ptrdiff_t>(row + p.alloc_w), 0);
+            }
+        }
+        histograms.assign(static_cast<std::size_t>(p.alloc_w) * static_cast<std::size_t>(p.band_size) +
+                              cambi::kHistogramSlack,
+                          0);
         mode_rows.assign(3 * static_cast<std::size_t>(p.alloc_w), 0);
         derivative.assign(static_cast<std::size_t>(kMaskFilter + 1) * static_cast<std::size_t>(p.alloc_w), 0);
         column_sums.assign(static_cast<std::size_t>(p.alloc_w), 0);
@@ -314,19 +334,24 @@ void spatial_mask(Buffers& b, int width, int height) {
     const std::uint32_t mask_index =
         static_cast<std::uint16_t>((kMaskFilter * kMaskFilter + 3 * (ceil_log2(shifted) - 11) - 1) >> 1);
     const int pad = kMaskFilter >> 1;
+    static_assert(kMaskFilter == 7, "the window sums below spell out 7 columns");
     const int ring = kMaskFilter + 1;
     const std::uint16_t* img = b.image.data();
     const std::ptrdiff_t s = b.stride;
     const auto derivative_row = [&](int r) -> std::uint8_t* {
         return &b.derivative[static_cast<std::size_t>(r % ring) * static_cast<std::size_t>(width)];
     };
+    // (the last column and the last row apart, in loops the compiler can vectorise)
     const auto compute_derivative = [&](int r) {
-        std::uint8_t* d = derivative_row(r);
-        for (int c = 0; c < width; ++c) {
-            const bool horizontal = c == width - 1 || img[r * s + c] == img[r * s + c + 1];
-            const bool vertical = r == height - 1 || img[r * s + c] == img[(r + 1) * s + c];
-            d[c] = horizontal && vertical;
+        std::uint8_t* __restrict d = derivative_row(r);
+        const std::uint16_t* __restrict here = img + r * s;
+        if (r == height - 1) {
+            for (int c = 0; c < width - 1; ++c) d[c] = here[c] == here[c + 1];
+        } else {
+            const std::uint16_t* __restrict below = img + (r + 1) * s;
+            for (int c = 0; c < width - 1; ++c) d[c] = (here[c] == here[c + 1]) & (here[c] == below[c]);
         }
+        d[width - 1] = r == height - 1 || here[width - 1] == img[(r + 1) * s + width - 1];
     };
     std::uint32_t* sums = b.column_sums.data();  // per column: the derivative over rows r-3..r+3
     std::fill(sums, sums + width, 0u);
@@ -347,50 +372,26 @@ void spatial_mask(Buffers& b, int width, int height) {
             const std::uint8_t* d = derivative_row(leave);
             for (int c = 0; c < width; ++c) sums[c] -= d[c];
         }
-        std::uint16_t* m = &b.mask[static_cast<std::size_t>(r) * s];
-        std::uint32_t window = 0;
-        for (int c = 0; c < pad && c < width; ++c) window += sums[c];
-        for (int c = 0; c < width; ++c) {
-            if (c + pad < width) window += sums[c + pad];
-            if (c - pad - 1 >= 0) window -= sums[c - pad - 1];
-            m[c] = window > mask_index;
-        }
+        // Each column's window: the column sums of [c - pad, c + pad] inside the picture (integer
+        // sums, the same in any order: whole windows in a loop the compiler can vectorise).
+        std::uint16_t* __restrict m = &b.mask[static_cast<std::size_t>(r) * s];
+        const std::uint32_t* __restrict cs = sums;
+        const auto clipped = [&](int c) {
+            std::uint32_t window = 0;
+            for (int k = std::max(c - pad, 0); k <= std::min(c + pad, width - 1); ++k) window += cs[k];
+            return window;
+        };
+        const int inner_end = width - pad;
+        for (int c = 0; c < std::min(pad, width); ++c) m[c] = clipped(c) > mask_index;
+        for (int c = pad; c < inner_end; ++c)
+            m[c] = cs[c - 3] + cs[c - 2] + cs[c - 1] + cs[c] + cs[c + 1] + cs[c + 2] + cs[c + 3] > mask_index;
+        for (int c = std::max(inner_end, pad); c < width; ++c) m[c] = clipped(c) > mask_index;
     }
 }
 
 // --- Scales: decimation and the mode filter ----------------------------------------------------
 
-// Keeps every other sample of every other row, in place (cambi.c decimate).
-void decimate(std::vector<std::uint16_t>& plane, std::ptrdiff_t s, int width, int height) {
-    std::uint16_t* d = plane.data();
-    for (int i = 0; i < height; ++i)
-        for (int j = 0; j < width; ++j) d[i * s + j] = d[(2 * i) * s + 2 * j];
-}
-
-std::uint16_t mode3(std::uint16_t a, std::uint16_t b, std::uint16_t c) {
-    if (a == b || a == c) return a;
-    if (b == c) return b;
-    const std::uint16_t ab = a < b ? a : b;
-    return ab < c ? ab : c;
-}
-
-// 3-tap mode horizontally then vertically, in place; the first and last rows keep their values
-// and the first and last columns skip the horizontal pass (cambi.c filter_mode).
-void filter_mode(Buffers& b, int width, int height) {
-    std::uint16_t* d = b.image.data();
-    std::uint16_t* buf = b.mode_rows.data();
-    const std::ptrdiff_t s = b.stride;
-    int line = 0;
-    for (int i = 0; i < height; ++i) {
-        std::uint16_t* out = &buf[line * width];
-        out[0] = d[i * s];
-        for (int j = 1; j < width - 1; ++j) out[j] = mode3(d[i * s + j - 1], d[i * s + j], d[i * s + j + 1]);
-        out[width - 1] = d[i * s + width - 1];
-        if (i > 1)
-            for (int j = 0; j < width; ++j) d[(i - 1) * s + j] = mode3(buf[j], buf[width + j], buf[2 * width + j]);
-        line = line + 1 == 3 ? 0 : line + 1;
-    }
-}
+// (decimation and the mode filter: cambi_kernels.hpp, simd_decimate() and simd_mode_filter())
 
 // --- Contrast values (cambi.c calculate_c_values, x86/cambi_avx2.c) ----------------------------
 
@@ -399,33 +400,35 @@ struct Contrast {
     Buffers& b;
     int width, height, pad;
 
-    // Adds `delta` to the histogram row of the level of pixel (r, c) over columns
-    // [max(c - pad, 0), min(c + pad + 1, width)), if it is masked and inside the band.
-    void update(int r, int c, int delta) {
-        const std::ptrdiff_t at = r * b.stride + c;
-        if (!b.mask[static_cast<std::size_t>(at)]) return;
-        const std::uint16_t v = b.image[static_cast<std::size_t>(at)];
-        const std::uint16_t row = static_cast<std::uint16_t>(v - p.band_base);
-        if (row >= p.band_size) return;
-        std::uint16_t* h = &b.histograms[static_cast<std::size_t>(row) * static_cast<std::size_t>(width)];
-        const int left = std::max(c - pad, 0);
-        const int right = std::min(c + pad + 1, width);
-        for (int k = left; k < right; ++k) h[k] = static_cast<std::uint16_t>(h[k] + delta);
+    // The histograms' update of a row: row `leave` leaving the window and row `enter` entering it
+    // (-1 for none), over upstream's columns (cambi_kernels.hpp: simd_histogram_row()).
+    void slide(cambi::HistogramRowFn kernel, int leave, int enter) {
+        const auto at = [&](const std::vector<std::uint16_t>& plane, int r) {
+            return r < 0 ? nullptr : &plane[static_cast<std::size_t>(r) * static_cast<std::size_t>(b.stride)];
+        };
+        kernel({b.histograms.data(), width, pad, p.band_base, p.band_size, at(b.image, leave), at(b.mask, leave),
+                at(b.image, enter), at(b.mask, enter)});
     }
 
-    // The columns of a row as upstream visits them: [0, pad), [pad, width - pad - 1) and
-    // [max(width - pad - 1, pad), width), so that columns past the width are visited (their
-    // pixels read from the earlier scales' data) when the window is wider than the scale.
-    template <typename F>
-    void columns(F&& f) {
-        for (int j = 0; j < pad; ++j) f(j);
-        for (int j = pad; j < width - pad - 1; ++j) f(j);
-        for (int j = std::max(width - pad - 1, static_cast<int>(pad)); j < width; ++j) f(j);
+    // Per level of the band (level - band_base), the steps d whose contrast counts there, as bits:
+    // value <= tvi[d] and value + d + 1 > vlt_luma, value = level + num_diffs (the test of each d
+    // depends only on the level; num_diffs <= 32).
+    std::vector<std::uint32_t> steps;
+
+    void prepare_steps() {
+        steps.assign(static_cast<std::size_t>(p.band_size), 0u);
+        for (int compact = 0; compact < p.band_size; ++compact) {
+            const int value = compact + p.band_base + p.num_diffs;
+            for (int d = 0; d < p.num_diffs; ++d)
+                if (value <= p.tvi[static_cast<std::size_t>(d)] && value + d + 1 > p.vlt_luma)
+                    steps[static_cast<std::size_t>(compact)] |= 1u << d;
+        }
     }
 
+    // The contrast values of row r: per masked in-band pixel, the largest over its steps d of
+    // weight(d) p0 pm / (p0 + pm) (a maximum: the order of the steps does not matter).
     void row_values(int r) {
         const auto& rec = reciprocals();
-        const int nd = p.num_diffs;
         const std::uint16_t* img = &b.image[static_cast<std::size_t>(r) * b.stride];
         const std::uint16_t* msk = &b.mask[static_cast<std::size_t>(r) * b.stride];
         float* out = &b.c_values[static_cast<std::size_t>(r) * static_cast<std::size_t>(width)];
@@ -435,7 +438,6 @@ struct Contrast {
                 out[c] = 0.0f;
                 continue;
             }
-            const int value = img[c] + nd;
             const int compact = static_cast<int>(img[c]) - p.band_base;
             if (static_cast<unsigned>(compact) >= static_cast<unsigned>(p.band_size)) {
                 out[c] = 0.0f;
@@ -443,8 +445,8 @@ struct Contrast {
             }
             const int p0 = h[static_cast<std::size_t>(compact) * width + c];
             float best = 0.0f;
-            for (int d = 0; d < nd; ++d) {
-                if (!(value <= p.tvi[d] && value + d + 1 > p.vlt_luma)) continue;
+            for (std::uint32_t todo = steps[static_cast<std::size_t>(compact)]; todo != 0; todo &= todo - 1) {
+                const int d = std::countr_zero(todo);
                 const int up = compact + d + 1;
                 const int down = compact - d - 1;
                 const int p1 = h[static_cast<std::size_t>(up) * width + c];
@@ -458,28 +460,21 @@ struct Contrast {
     }
 
     void run() {
-        std::fill(b.c_values.begin(), b.c_values.begin() + static_cast<std::ptrdiff_t>(width) * height, 0.0f);
+        // (no fill of the c values: row_values writes every column of rows 0 .. height - 1)
         std::fill(b.histograms.begin(), b.histograms.begin() + static_cast<std::ptrdiff_t>(width) * p.band_size, 0);
-        for (int i = 0; i < pad; ++i) columns([&](int j) { update(i, j, +1); });
+        prepare_steps();
+        const cambi::HistogramRowFn kernel = cambi::simd_histogram_row();
+        for (int i = 0; i < pad; ++i) slide(kernel, -1, i);
         for (int i = 0; i < pad + 1; ++i) {
-            if (i + pad < height) columns([&](int j) { update(i + pad, j, +1); });
+            if (i + pad < height) slide(kernel, -1, i + pad);
             row_values(i);
         }
         for (int i = pad + 1; i < height - pad; ++i) {
-            // Leaving and entering pixels of equal in-band level cancel (integer counts: the order
-            // of the updates is immaterial), so a masked pair of equal samples is skipped.
-            const std::size_t leaving = static_cast<std::size_t>(i - pad - 1) * static_cast<std::size_t>(b.stride);
-            const std::size_t entering = static_cast<std::size_t>(i + pad) * static_cast<std::size_t>(b.stride);
-            columns([&](int j) {
-                if (b.mask[leaving + j] && b.mask[entering + j] && b.image[leaving + j] == b.image[entering + j])
-                    return;
-                update(i - pad - 1, j, -1);
-                update(i + pad, j, +1);
-            });
+            slide(kernel, i - pad - 1, i + pad);
             row_values(i);
         }
         for (int i = height - pad; i < height; ++i) {
-            if (i - pad - 1 >= 0) columns([&](int j) { update(i - pad - 1, j, -1); });
+            if (i - pad - 1 >= 0) slide(kernel, i - pad - 1, -1);
             row_values(i);
         }
     }
@@ -552,11 +547,11 @@ double picture_score(const Plan& p, Buffers& b, int width, int height, int windo
         if (scale > 0 || p.speedup) {
             sw = (sw + 1) >> 1;
             sh = (sh + 1) >> 1;
-            decimate(b.image, b.stride, sw, sh);
-            decimate(b.mask, b.stride, sw, sh);
+            cambi::simd_decimate()(b.image.data(), b.stride, sw, sh);
+            cambi::simd_decimate()(b.mask.data(), b.stride, sw, sh);
         }
-        filter_mode(b, sw, sh);
-        Contrast{p, b, sw, sh, pad}.run();
+        cambi::simd_mode_filter()(b.image.data(), b.stride, sw, sh, b.mode_rows.data());
+        Contrast{p, b, sw, sh, pad, {}}.run();
         if (heatmaps) heatmaps->write(scale, b.c_values.data(), sw, sh, frame);
         per_scale[scale] = spatial_pooling(b.c_values.data(), p.topk, sw, sh);
     }
@@ -742,9 +737,9 @@ private:
                                     format_.width, format_.height));
         check_samples(luma, what);
         const Plan& p = plan_;
-        b.prepare(p);
         const int width = is_src ? p.src_w : p.enc_w;
         const int height = is_src ? p.src_h : p.enc_h;
+        b.prepare(p, width, height);
         preprocess(luma, format_.bit_depth, p, b, width, height);
         const Heatmaps* heatmaps = has_heatmaps_ && !is_src ? &heatmaps_ : nullptr;
         return picture_score(p, b, width, height, is_src ? p.src_window : p.window, heatmaps, frame);
@@ -757,6 +752,11 @@ private:
         const unsigned max = (1u << bits) - 1;
         for (int i = 0; i < luma.height(); ++i) {
             const std::uint16_t* row = luma.row<std::uint16_t>(i);
+            // the row's largest sample first (a loop the compiler vectorises), then, only for a
+            // row that has one above max, the first such sample
+            unsigned largest = 0;
+            for (int j = 0; j < luma.width(); ++j) largest = std::max<unsigned>(largest, row[j]);
+            if (largest <= max) continue;
             for (int j = 0; j < luma.width(); ++j)
                 if (row[j] > max)
                     throw Error(fmt::format("cambi: the {} picture has a sample of {} above the largest {}-bit value "
@@ -779,6 +779,62 @@ std::unique_ptr<FeatureExtractor> create_cambi(const Options& options, const Vid
 }  // namespace
 
 namespace cambi {
+
+namespace {
+// Adds `delta` to the histogram row of the level of pixel j of (image, mask), if it is masked
+// and in the band, over columns [max(j - pad, 0), min(j + pad + 1, width)).
+void update_reference(const HistogramRow& r, const std::uint16_t* image, const std::uint16_t* mask, int j,
+                      int delta) {
+    if (!mask[j]) return;
+    const std::uint16_t row = static_cast<std::uint16_t>(image[j] - r.band_base);
+    if (row >= r.band_size) return;
+    std::uint16_t* h = r.histograms + static_cast<std::size_t>(row) * static_cast<std::size_t>(r.width);
+    const int left = std::max(j - r.pad, 0);
+    const int right = std::min(j + r.pad + 1, r.width);
+    for (int k = left; k < right; ++k) h[k] = static_cast<std::uint16_t>(h[k] + delta);
+}
+
+// Upstream's three column loops: [0, pad), [pad, width - pad - 1), [max(width - pad - 1, pad),
+// width), each pixel's subtraction then addition.
+void histogram_row_reference(const HistogramRow& r) {
+    const auto column = [&](int j) {
+        if (r.leave_image) update_reference(r, r.leave_image, r.leave_mask, j, -1);
+        if (r.enter_image) update_reference(r, r.enter_image, r.enter_mask, j, +1);
+    };
+    for (int j = 0; j < r.pad; ++j) column(j);
+    for (int j = r.pad; j < r.width - r.pad - 1; ++j) column(j);
+    for (int j = std::max(r.width - r.pad - 1, r.pad); j < r.width; ++j) column(j);
+}
+}  // namespace
+
+HistogramRowFn reference_histogram_row() { return histogram_row_reference; }
+
+namespace {
+// cambi.c decimate, a sample at a time.
+void decimate_reference(std::uint16_t* d, std::ptrdiff_t s, int width, int height) {
+    for (int i = 0; i < height; ++i)
+        for (int j = 0; j < width; ++j) d[i * s + j] = d[(2 * i) * s + 2 * j];
+}
+
+
+// cambi.c filter_mode, a sample at a time.
+void mode_filter_reference(std::uint16_t* d, std::ptrdiff_t s, int width, int height, std::uint16_t* buf) {
+    int line = 0;
+    for (int i = 0; i < height; ++i) {
+        std::uint16_t* out = &buf[line * width];
+        out[0] = d[i * s];
+        for (int j = 1; j < width - 1; ++j) out[j] = mode3(d[i * s + j - 1], d[i * s + j], d[i * s + j + 1]);
+        out[width - 1] = d[i * s + width - 1];
+        if (i > 1)
+            for (int j = 0; j < width; ++j) d[(i - 1) * s + j] = mode3(buf[j], buf[width + j], buf[2 * width + j]);
+        line = line + 1 == 3 ? 0 : line + 1;
+    }
+}
+}  // namespace
+
+DecimateFn reference_decimate() { return decimate_reference; }
+ModeFilterFn reference_mode_filter() { return mode_filter_reference; }
+
 
 const MetricDescriptor descriptor{
     .name = "cambi", .upstream_source = "libvmaf/src/feature/cambi.c",

@@ -21,7 +21,7 @@
 #include <fmt/format.h>
 
 #include "feature/adm/adm_csf.hpp"
-#include "feature/float_adm/rcp_estimate.hpp"
+#include "feature/float_adm/float_adm_kernels.hpp"
 
 namespace vmafx {
 
@@ -36,7 +36,6 @@ constexpr double kBorderFactor = 0.1;  // upstream ADM_BORDER_FACTOR
 // are taken in double and rounded once (to the float stored, or to the float sum).
 constexpr double kOneBy30 = 0.0333333351;
 constexpr double kOneBy15 = 0.0666666701;
-constexpr double kPi = 3.14159265358979323846;
 constexpr int kScales = 4;
 
 constexpr float kLo[4] = {0.482962913144690f, 0.836516303737469f, 0.224143868041857f, -0.129409522550921f};
@@ -46,13 +45,39 @@ struct Bands {
     Image a, h, v, d;
 };
 
-// Upstream rcp_s: the SSE reciprocal estimate (the golden machines' table: rcp_estimate.hpp)
-// refined by one Newton step.
-float rcp(float x) {
-    const float xi = rcp_estimate(x);
-    return xi + xi * (1.0f - x * xi);
+// The images of a thread's frames, kept for its next frame instead of newly zero-filled ones:
+// every sample a frame reads is one it wrote first (the DWT writes its whole bands; decouple and
+// csf their extended region, and csf, cm and the scores read only inside it), so what an image
+// held before does not reach any score.
+class ImagePool {
+public:
+    Image take(int w, int h) {
+        for (std::size_t k = 0; k < free_.size(); ++k)
+            if (free_[k].width == w && free_[k].height == h) {
+                Image im = std::move(free_[k]);
+                free_[k] = std::move(free_.back());
+                free_.pop_back();
+                return im;
+            }
+        return Image(w, h);
+    }
+    void give(Image& im) {
+        if (!im.data.empty() && free_.size() < kMaxImages) free_.push_back(std::move(im));
+        im = Image();
+    }
+    void give(Bands& b) {
+        give(b.a), give(b.h), give(b.v), give(b.d);
+    }
+
+private:
+    static constexpr std::size_t kMaxImages = 96;  // several frame sizes' worth
+    std::vector<Image> free_;
+};
+
+ImagePool& pool() {
+    thread_local ImagePool p;
+    return p;
 }
-float divs(float n, float d) { return n * rcp(d); }
 
 // Upstream dwt2_src_indices_filt_s: source indices 2i-1 .. 2i+2 of output i, mirrored
 // repeating the edge (-1 -> 1, n -> n-1, n+1 -> n-2).
@@ -90,11 +115,11 @@ Bands dwt2(const Image& src, bool lo_only) {
     const auto iy = dwt_indices(h);
     const auto ix = dwt_indices(w);
     Bands out;
-    out.a = Image(bw, bh);
+    out.a = pool().take(bw, bh);
     if (!lo_only) {
-        out.h = Image(bw, bh);
-        out.v = Image(bw, bh);
-        out.d = Image(bw, bh);
+        out.h = pool().take(bw, bh);
+        out.v = pool().take(bw, bh);
+        out.d = pool().take(bw, bh);
     }
     std::vector<float, floatimg::SampleAllocator> lo_row(static_cast<std::size_t>(w));
     std::vector<float, floatimg::SampleAllocator> hi_row(static_cast<std::size_t>(w));
@@ -164,54 +189,21 @@ Region score_region(int w, int h) {
     return r;
 }
 
-// Upstream adm_decouple_s: restored (r) and additive (a) detail bands.
+// Upstream adm_decouple_s: restored (r) and additive (a) detail bands, a row at a time
+// (decouple_pixel of float_adm_kernels.hpp, on lanes: simd_decouple_row()).
 void decouple(const Bands& ref, const Bands& dis, double gain_limit, Bands& r, Bands& a) {
     const int w = ref.h.width;
     const int h = ref.h.height;
-    r.h = Image(w, h), r.v = Image(w, h), r.d = Image(w, h);
-    a.h = Image(w, h), a.v = Image(w, h), a.d = Image(w, h);
-    const float cos_1deg_sq = static_cast<float>(std::cos(1.0 * kPi / 180.0) * std::cos(1.0 * kPi / 180.0));
-    const float eps = 1e-30f;
+    r.h = pool().take(w, h), r.v = pool().take(w, h), r.d = pool().take(w, h);
+    a.h = pool().take(w, h), a.v = pool().take(w, h), a.d = pool().take(w, h);
     const Region g = extended_region(w, h);
-    const auto clamp01 = [](float k) { return k < 0.0f ? 0.0f : (k > 1.0f ? 1.0f : k); };
-    // MIN / MAX of upstream (x < y ? x : y, x > y ? x : y) in double, stored as float.
-    const auto limit = [gain_limit](float rst, float t) -> float {
-        if (rst > 0.0) {
-            const double x = rst * gain_limit;
-            rst = static_cast<float>(x < t ? x : static_cast<double>(t));
-        }
-        if (rst < 0.0) {
-            const double x = rst * gain_limit;
-            rst = static_cast<float>(x > t ? x : static_cast<double>(t));
-        }
-        return rst;
-    };
+    const DecoupleRowFn row = simd_decouple_row();
+    const int j = g.left;
     for (int i = g.top; i < g.bottom; ++i) {
-        for (int j = g.left; j < g.right; ++j) {
-            const float oh = ref.h.row(i)[j], ov = ref.v.row(i)[j], od = ref.d.row(i)[j];
-            const float th = dis.h.row(i)[j], tv = dis.v.row(i)[j], td = dis.d.row(i)[j];
-            const float kh = clamp01(divs(th, oh + eps));
-            const float kv = clamp01(divs(tv, ov + eps));
-            const float kd = clamp01(divs(td, od + eps));
-            float rst_h = kh * oh;
-            float rst_v = kv * ov;
-            float rst_d = kd * od;
-            const float ot_dp = oh * th + ov * tv;
-            const float o_mag_sq = oh * oh + ov * ov;
-            const float t_mag_sq = th * th + tv * tv;
-            const bool angle_flag = (ot_dp >= 0.0f) && (ot_dp * ot_dp >= cos_1deg_sq * o_mag_sq * t_mag_sq);
-            if (angle_flag) {
-                rst_h = limit(rst_h, th);
-                rst_v = limit(rst_v, tv);
-                rst_d = limit(rst_d, td);
-            }
-            r.h.row(i)[j] = rst_h;
-            r.v.row(i)[j] = rst_v;
-            r.d.row(i)[j] = rst_d;
-            a.h.row(i)[j] = th - rst_h;
-            a.v.row(i)[j] = tv - rst_v;
-            a.d.row(i)[j] = td - rst_d;
-        }
+        const DecoupleRow rows{ref.h.row(i) + j, ref.v.row(i) + j, ref.d.row(i) + j, dis.h.row(i) + j,
+                               dis.v.row(i) + j, dis.d.row(i) + j, r.h.row(i) + j,   r.v.row(i) + j,
+                               r.d.row(i) + j,   a.h.row(i) + j,   a.v.row(i) + j,   a.d.row(i) + j};
+        if (g.right > j) row(rows, g.right - j, gain_limit);
     }
 }
 
@@ -228,8 +220,8 @@ Weighted csf(const Bands& src, const std::array<float, 2>& f) {
     Weighted out;
     const Region g = extended_region(w, h);
     for (int t = 0; t < 3; ++t) {
-        out.val[t] = Image(w, h);
-        out.flt[t] = Image(w, h);
+        out.val[t] = pool().take(w, h);
+        out.flt[t] = pool().take(w, h);
         for (int i = g.top; i < g.bottom; ++i)
             for (int j = g.left; j < g.right; ++j) {
                 const float v = rfactor[t] * in[t]->row(i)[j];
@@ -361,10 +353,37 @@ float cm(const Bands& src, const Weighted& masker, const std::array<float, 2>& f
             inner[t] += power(v, p);
         }
     };
+    // The interior columns of a row as add() does them, a band at a time: the terms first (for
+    // p = 3 a loop the compiler can vectorise), then their sum in column order (upstream's order).
+    std::vector<float, floatimg::SampleAllocator> terms(static_cast<std::size_t>(w));
+    const auto add_interior = [&](int i) {
+        for (int t = 0; t < 3; ++t) {
+            const float* __restrict src = in[t]->row(i);
+            const float* __restrict th = thr.data();
+            float* __restrict term = terms.data();
+            const float rf = rfactor[t];
+            if (p == 3.0) {
+                for (int j = start_col; j < end_col; ++j) {
+                    float v = std::fabs(src[j] * rf) - th[j];
+                    v = v < 0.0f ? 0.0f : v;
+                    term[j] = v * v * v;
+                }
+            } else {
+                for (int j = start_col; j < end_col; ++j) {
+                    float v = std::fabs(src[j] * rf) - th[j];
+                    v = v < 0.0f ? 0.0f : v;
+                    term[j] = power(v, p);
+                }
+            }
+            float sum = inner[t];
+            for (int j = start_col; j < end_col; ++j) sum += term[j];
+            inner[t] = sum;
+        }
+    };
     const auto add_row = [&](int i) {
         if (bypass_cm == 0) thresholds(i);
         if (s.left <= 0) add(i, 0);
-        for (int j = start_col; j < end_col; ++j) add(i, j);
+        add_interior(i);
         if (s.right > w - 1) add(i, w - 1);
     };
     const auto close_row = [&] {
@@ -393,15 +412,19 @@ Scores compute_adm(const Image& ref, const Image& dis, const Settings& st) {
     const double numden_limit = 1e-10 * (ref.width * ref.height) / (1920.0 * 1080.0);
     Scores out;
     double num = 0, den = 0, aim_num = 0, aim_den = 0;
-    Image cur_ref = ref;
-    Image cur_dis = dis;
+    Image own_ref, own_dis;  // the previous level's band a, from the second level on
+    const Image* cur_ref = &ref;
+    const Image* cur_dis = &dis;
+    const auto give = [](Weighted&& w) {
+        for (int t = 0; t < 3; ++t) pool().give(w.val[t]), pool().give(w.flt[t]);
+    };
     for (int scale = 0; scale < kScales; ++scale) {
         float num_scale = 0.0f;
         float den_scale = 0.0f;
         float aim_num_scale = 0.0f;
         const bool skip = scale == 0 && st.skip_scale0;
-        Bands rb = dwt2(cur_ref, skip);
-        Bands db = dwt2(cur_dis, skip);
+        Bands rb = dwt2(*cur_ref, skip);
+        Bands db = dwt2(*cur_dis, skip);
         if (skip) {
             den_scale = 1e-10f;
         } else {
@@ -409,8 +432,18 @@ Scores compute_adm(const Image& ref, const Image& dis, const Settings& st) {
             Bands r, a;
             decouple(rb, db, st.enhn_gain_limit, r, a);
             den_scale = den_scale_of(rb, f, st.noise_weight, st.p_norm);
-            num_scale = cm(r, csf(a, f), f, st.noise_weight, st.bypass_cm, st.p_norm);
-            aim_num_scale = cm(a, csf(r, f), f, 0.0, st.bypass_cm, st.p_norm);
+            {
+                Weighted masker = csf(a, f);
+                num_scale = cm(r, masker, f, st.noise_weight, st.bypass_cm, st.p_norm);
+                give(std::move(masker));
+            }
+            {
+                Weighted masker = csf(r, f);
+                aim_num_scale = cm(a, masker, f, 0.0, st.bypass_cm, st.p_norm);
+                give(std::move(masker));
+            }
+            pool().give(r);
+            pool().give(a);
         }
         num += num_scale;
         den += den_scale;
@@ -420,9 +453,17 @@ Scores compute_adm(const Image& ref, const Image& dis, const Settings& st) {
         }
         out.scales[2 * scale] = num_scale;
         out.scales[2 * scale + 1] = den_scale;
-        cur_ref = std::move(rb.a);
-        cur_dis = std::move(db.a);
+        pool().give(own_ref);
+        pool().give(own_dis);
+        own_ref = std::move(rb.a);
+        own_dis = std::move(db.a);
+        cur_ref = &own_ref;
+        cur_dis = &own_dis;
+        pool().give(rb);
+        pool().give(db);
     }
+    pool().give(own_ref);
+    pool().give(own_dis);
     num = num < numden_limit ? 0 : num;
     den = den < numden_limit ? 0 : den;
     if (den == 0.0) {
@@ -576,6 +617,23 @@ std::unique_ptr<FeatureExtractor> create_float_adm(const Options& options, const
 }  // namespace
 
 namespace float_adm {
+
+namespace {
+void decouple_reference(const DecoupleRow& r, int n, double gain_limit) {
+    for (int j = 0; j < n; ++j) decouple_pixel(r, j, gain_limit);
+}
+}  // namespace
+
+DecoupleRowFn reference_decouple_row() { return decouple_reference; }
+
+const std::int32_t* rcp_table_shifted() {
+    static const auto table = [] {
+        std::array<std::int32_t, 4096> t{};
+        for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<std::int32_t>(kRcpTable[i]) << 11;
+        return t;
+    }();
+    return table.data();
+}
 
 const MetricDescriptor descriptor{
     .name = "float_adm", .upstream_source = "libvmaf/src/feature/float_adm.c",
