@@ -25,6 +25,7 @@
 #include "engine/engine.hpp"
 #include "engine/presets.hpp"
 #include "gpu/twin.hpp"
+#include "io/av_reader.hpp"
 #include "io/video_reader.hpp"
 #include "output/output_target.hpp"
 #include "output/writers.hpp"
@@ -72,8 +73,14 @@ void add_flags(CLI::App& app, CliArgs& a) {
     app.set_help_flag("--help", "print this help and exit");
     app.footer("Exit status: 0 success; 1 an error (files, model files, decoding, output); 2 a usage error "
                "(anything wrong with the command line itself).");
-    app.add_option("-r,--reference", a.ref, "reference video (.y4m, or raw .yuv with -w -h -p -b)");
-    app.add_option("-d,--distorted", a.dist, "distorted video (.y4m, or raw .yuv with -w -h -p -b)");
+    app.add_option("-r,--reference", a.ref, "reference video: .y4m, raw .yuv with -w -h -p -b, or any file "
+                                            "FFmpeg's libraries decode (.mp4, .mkv, ...); - for standard input");
+    app.add_option("-d,--distorted", a.dist, "distorted video: .y4m, raw .yuv with -w -h -p -b, or any file "
+                                             "FFmpeg's libraries decode (.mp4, .mkv, ...); - for standard input");
+    app.add_option("--scale-dist", a.cfg.scale_dist,
+                   "scale a distorted video of another size to the reference's with libswscale, as ffmpeg "
+                   "-vf scale=W:H:flags=ALGO does: bicubic, bilinear, lanczos, spline, neighbor, area, gauss, "
+                   "sinc, fast_bilinear, bicublin (+accurate_rnd, ... may follow)");
     app.add_option("-w,--width", a.width, "width of raw .yuv input, in luma samples")
         ->check(whole_number(1, kMaxVideoSide));
     app.add_option("-h,--height", a.height, "height of raw .yuv input, in luma samples")
@@ -268,6 +275,10 @@ int run_job(CliJob& job) {
             progress_line_open = true;
         };
     }
+    job.cfg.notice = [](const std::string& n) {
+        std::fprintf(stderr, "%svmafx: note: %s\n", progress_line_open ? "\n" : "", n.c_str());
+        progress_line_open = false;
+    };
     const RunResult result = run(job.cfg);
     if (progress_line_open) std::fprintf(stderr, "\n");
     progress_line_open = false;
@@ -291,6 +302,9 @@ int run_cli(int argc, char** argv) {
     }
     if (args.version) {
         std::printf("vmafx %s (scores of libvmaf 3.2.0)\n", VMAFX_VERSION);
+        const std::string libav = vmafx::libav_versions();
+        std::printf("compressed input: %s\n",
+                    libav.empty() ? "not built (reads .y4m and raw YUV only)" : ("FFmpeg's " + libav).c_str());
         // Which metrics --backend cuda computes on the GPU; the others run on the CPU.
         std::string twins;
         for (const vmafx::TwinDescriptor* t : vmafx::twin_registry()) twins += std::string(twins.empty() ? "" : " ") + t->metric;

@@ -27,6 +27,7 @@
 #include "engine/gpu_scorer.hpp"
 #include "engine/pooling.hpp"
 #include "feature/registry.hpp"
+#include "io/av_reader.hpp"
 #include "io/video_reader.hpp"
 
 namespace vmafx {
@@ -500,6 +501,7 @@ RunPlan plan_run(const RunConfig& config) {
         }
     }
     for (const auto& f : config.features) add_instance(plan.instances, metric_named(f.name), f.options);
+    if (!config.scale_dist.empty()) check_scale_flags(config.scale_dist);
     return plan;
 }
 
@@ -509,6 +511,7 @@ struct Inputs {
     std::unique_ptr<VideoReader> ref, dist;
     std::optional<FrameCount> ref_count, dist_count;
     unsigned limit = UINT_MAX;
+    std::vector<std::string> notices;  ///< the readers' (VideoReader::notices())
 };
 
 /// Opens both videos: two streams at once (opening a pipe waits for its writer, and one
@@ -518,8 +521,9 @@ void open_inputs(const RunConfig& config, Inputs& in) {
     // Standard input closed: a file opened now would take descriptor 0 and be read as "-".
     if ((config.reference_path == "-" || config.distorted_path == "-") && ::fcntl(STDIN_FILENO, F_GETFD) < 0)
         throw Error(fmt::format("standard input: cannot read: {}", std::strerror(errno)));
-    const auto open_ref = [&] { in.ref = open_video(config.reference_path, config.raw_format); };
-    const auto open_dist = [&] { in.dist = open_video(config.distorted_path, config.raw_format); };
+    // Codec threads of decoded videos: --threads (0: one per core, libavcodec's choice).
+    const auto open_ref = [&] { in.ref = open_video(config.reference_path, config.raw_format, config.threads); };
+    const auto open_dist = [&] { in.dist = open_video(config.distorted_path, config.raw_format, config.threads); };
     const bool ref_stream = !stream_identity_of(config.reference_path).empty();
     const bool dist_stream = !stream_identity_of(config.distorted_path).empty();
     if (ref_stream && dist_stream) {
@@ -532,6 +536,18 @@ void open_inputs(const RunConfig& config, Inputs& in) {
         open_dist();
     }
     const VideoFormat format = in.ref->format();
+    const VideoFormat& dist_format = in.dist->format();
+    if (dist_format.width != format.width || dist_format.height != format.height) {
+        if (config.scale_dist.empty())
+            throw Error(fmt::format("reference \"{}\" is {}x{} but distorted \"{}\" is {}x{}: the sizes must match, "
+                                    "or add --scale-dist bicubic (or another libswscale algorithm) to scale the "
+                                    "distorted video to the reference's size",
+                                    in.ref->path(), format.width, format.height, in.dist->path(), dist_format.width,
+                                    dist_format.height));
+        in.dist = scale_video(std::move(in.dist), format.width, format.height, config.scale_dist);
+    }
+    for (const VideoReader* r : {in.ref.get(), in.dist.get()})
+        for (std::string& n : r->notices()) in.notices.push_back(std::move(n));
     if (!(in.dist->format() == format))
         throw Error(fmt::format("reference \"{}\" is {} but distorted \"{}\" is {}: they must match",
                                 in.ref->path(), describe(format), in.dist->path(), describe(in.dist->format())));
@@ -671,6 +687,12 @@ RunResult run(const RunConfig& config) {
     trace::phase("inputs opened and counted");
 
     RunResult result;
+    for (const std::string& n : in.notices) {
+        if (config.notice)
+            config.notice(n);
+        else
+            result.warnings.push_back(n);
+    }
     result.format = in.ref->format();
     result.subsample = std::max(1u, config.subsample);
     const auto t0 = std::chrono::steady_clock::now();
