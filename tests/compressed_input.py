@@ -21,6 +21,8 @@ frame's and every pooled value, bit for bit), VMAF and PSNR (so that chroma coun
              the scores of `ffmpeg -vf scale=W:H:flags=...` to .yuv scored
   options    --frame_skip_dist, --frame_cnt, --subsample on compressed input: as on the .yuv
   pipe       a Matroska file on standard input (-d -): as from the file
+  align      --align pts on a distorted video that lost a frame (timestamps kept): the scores of
+             the raw pairs without that frame, and a warning counting it; raw input refused
   errors     lengths, sizes, a truncated MP4, a text file, an audio-only file, an MP4 index at
              its end on a pipe, a bad --scale-dist: exit status 1 (2 for the option), the files
              and the problem named, no output file written
@@ -327,6 +329,31 @@ def main():
             if p.returncode not in (0, 1) or "Sanitizer" in p.stderr or "internal error" in p.stderr:
                 raise AssertionError(f"corrupt mp4: exit status {p.returncode}: {p.stderr!r}")
 
+        def align_pts():
+            # The distorted video lost frame 2 (timestamps kept): by position the lengths differ;
+            # by time, reference frame 2 is dropped and the rest pair as they should.
+            ref, dist = P("ref_ffv1_yuv420p.mkv"), P("dist_dropped.mkv")
+            if not os.path.exists(ref):
+                encode_pair("yuv420p", ["-c:v", "ffv1"], "mkv", "ffv1_yuv420p")
+            s.ffmpeg(*s.raw_input("dist_yuv420p.yuv", "yuv420p"), "-vf", "select='not(eq(n\\,2))'",
+                     "-fps_mode", "passthrough", "-c:v", "ffv1", dist)
+            fails(["-r", ref, "-d", dist], [f'"{ref}" has 5 frames', f'"{dist}" has 4'])
+            frame = W * H * 3 // 2
+            for v in ("ref", "dist"):
+                with open(P(f"{v}_yuv420p.yuv"), "rb") as f:
+                    data = f.read()
+                with open(P(f"{v}_without2.yuv"), "wb") as f:
+                    f.write(data[: 2 * frame] + data[3 * frame:])
+            got, err = s.score(ref, dist, extra=["--align", "pts"])
+            want, _ = s.score(P("ref_without2.yuv"), P("dist_without2.yuv"), raw=(W, H, "420", 8))
+            s.same(got, want, "align pts")
+            if "--align pts: 1 frame of reference" not in err or "0 of distorted" not in err:
+                raise AssertionError(f"align pts: no warning counting the dropped frame: {err!r}")
+            fails(["-r", P("ref_yuv420p.yuv"), "-d", P("dist_yuv420p.yuv"), "-w", str(W), "-h", str(H), "-p", "420",
+                   "-b", "8", "--align", "pts"], ["--align pts", "ref_yuv420p.yuv", "no timestamps"])
+
+        if s.has("ffv1"):
+            cases.append(("--align pts", align_pts))
         cases.append(("errors", errors))
 
         for name, fn in cases:

@@ -60,7 +60,7 @@ CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
 
 /// The command line as given: CLI11 fills these, then to_job() checks and converts them.
 struct CliArgs {
-    std::string ref, dist, pix_fmt, output, precision, backend = "cpu";
+    std::string ref, dist, pix_fmt, output, precision, backend = "cpu", align = "frames";
     unsigned width = 0, height = 0, bit_depth = 0, cpumask = 0;
     std::vector<std::string> model_args, feature_args, aom_ctc, nflx_ctc;
     vmafx::RunConfig cfg;  ///< the plain numbers and flags go straight here
@@ -77,6 +77,10 @@ void add_flags(CLI::App& app, CliArgs& a) {
                                             "FFmpeg's libraries decode (.mp4, .mkv, ...); - for standard input");
     app.add_option("-d,--distorted", a.dist, "distorted video: .y4m, raw .yuv with -w -h -p -b, or any file "
                                              "FFmpeg's libraries decode (.mp4, .mkv, ...); - for standard input");
+    app.add_option("--align", a.align, "how frames are paired: frames (by position, the default) or pts (by "
+                                       "presentation time, within half a frame; frames without a partner are "
+                                       "dropped with a warning; decoded video only)")
+        ->check(CLI::IsMember({"frames", "pts"}));
     app.add_option("--scale-dist", a.cfg.scale_dist,
                    "scale a distorted video of another size to the reference's with libswscale, as ffmpeg "
                    "-vf scale=W:H:flags=ALGO does: bicubic, bilinear, lanczos, spline, neighbor, area, gauss, "
@@ -214,6 +218,7 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
     if (a.xml + a.json + a.csv + a.sub > 1) throw UsageError("choose one of --xml, --json, --csv, --sub");
     job.format = a.json ? OutputFormat::kJson : a.csv ? OutputFormat::kCsv : a.sub ? OutputFormat::kSub : OutputFormat::kXml;
     job.cfg.backend = a.backend == "cuda" ? Backend::kCuda : Backend::kCpu;
+    job.cfg.align_pts = a.align == "pts";
     job.cfg.reference_path = a.ref;
     job.cfg.distorted_path = a.dist;
     const ModelAndFeatureArgs given = models_and_features_in_order(a, app);

@@ -44,6 +44,12 @@ struct RunConfig {
     /// `-vf scale=W:H:flags=FLAGS` does (io/av_reader.hpp, scale_video). Without it, different
     /// sizes are an error.
     std::string scale_dist;
+    /// Pair frames by presentation time (the CLI's --align pts) instead of by position: frames
+    /// whose timestamps (seconds from each video's start) differ by less than half the shorter
+    /// frame interval are a pair, and a frame without such a partner is dropped (a warning
+    /// counts them). Both videos must have timestamps (decoded video; not raw or y4m). The
+    /// lengths then need not agree.
+    bool align_pts = false;
     std::vector<ModelSpec> models;          ///< empty with no_prediction
     std::vector<FeatureSpec> features;
     unsigned threads = 0;          ///< 1..kMaxThreads; 0: all cores (at most kMaxThreads)

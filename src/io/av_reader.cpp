@@ -378,6 +378,7 @@ public:
                 fail(path(), frame_name(next_) + ": " + e.what());
             }
         }
+        note_timestamp();
         av_frame_unref(frame_.get());
         ++next_;
         return true;
@@ -388,6 +389,7 @@ public:
             if (!next_frame())
                 fail(path(), "cannot skip " + std::to_string(n) + " frames from " + frame_name(next_ - i) +
                                  ": the video has " + std::to_string(next_) + " frames");
+            note_timestamp();
             av_frame_unref(frame_.get());
             ++next_;
         }
@@ -396,8 +398,30 @@ public:
     std::optional<FrameCount> frame_count() const override { return std::nullopt; }
     std::optional<unsigned> expected_frames() const override { return expected_; }
     std::vector<std::string> notices() const override { return notices_; }
+    std::optional<double> timestamp() const override { return timestamp_; }
+    std::optional<double> frame_interval() const override {
+        const AVStream* st = container_->streams[stream_];
+        AVRational rate = st->avg_frame_rate;
+        if (rate.num <= 0 || rate.den <= 0) rate = st->r_frame_rate;
+        if (rate.num <= 0 || rate.den <= 0) return std::nullopt;
+        return av_q2d(av_inv_q(rate));
+    }
 
 private:
+    /// Sets timestamp_ from frame_: its best-effort timestamp less the stream's start time (the
+    /// first frame's when the stream states none); a frame without one is one interval after
+    /// the previous frame.
+    void note_timestamp() {
+        const AVStream* st = container_->streams[stream_];
+        const std::int64_t ts = frame_->best_effort_timestamp;
+        if (ts == AV_NOPTS_VALUE) {
+            if (timestamp_) timestamp_ = *timestamp_ + frame_interval().value_or(0.0);
+            return;
+        }
+        if (!start_) start_ = st->start_time != AV_NOPTS_VALUE ? st->start_time : ts;
+        timestamp_ = static_cast<double>(ts - *start_) * av_q2d(st->time_base);
+    }
+
     /// Makes frame_ the next decoded frame (frame next_); false at the end.
     bool next_frame() {
         if (have_frame_) {
@@ -463,6 +487,8 @@ private:
     std::vector<std::string> notices_;
     Converter converter_;
     unsigned next_ = 0;
+    std::optional<std::int64_t> start_;  ///< the stream's start, in its time base
+    std::optional<double> timestamp_;    ///< of the frame last read or skipped (timestamp())
 };
 
 /// Frames the container expects of stream `st`: its frame count, else its duration (or the
@@ -540,6 +566,8 @@ public:
     std::optional<FrameCount> frame_count() const override { return inner_->frame_count(); }
     std::optional<unsigned> expected_frames() const override { return inner_->expected_frames(); }
     std::vector<std::string> notices() const override { return inner_->notices(); }
+    std::optional<double> timestamp() const override { return inner_->timestamp(); }
+    std::optional<double> frame_interval() const override { return inner_->frame_interval(); }
 
 private:
     std::unique_ptr<VideoReader> inner_;

@@ -99,6 +99,15 @@ public:
         return std::nullopt;
     }
 
+    /// Presentation time, in seconds from the video's start, of the frame the last read() or
+    /// skip() went past; std::nullopt before the first and for video without timestamps (raw
+    /// and y4m: their frames are paired by position only). Decoded video: the frame's
+    /// timestamp (libavcodec's best effort) less its stream's start time.
+    virtual std::optional<double> timestamp() const { return std::nullopt; }
+    /// Nominal seconds between frames (1 / the stream's average frame rate), std::nullopt when
+    /// the video has no timestamps or no known rate.
+    virtual std::optional<double> frame_interval() const { return std::nullopt; }
+
     /// What the reader did to the video that its user should know, one line each, naming the
     /// video (a decoded pixel format converted to another, see av_reader.hpp); empty for raw
     /// and y4m input. Known once the reader is open.
