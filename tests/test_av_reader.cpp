@@ -15,6 +15,7 @@
 #include "base/error.hpp"
 #include "io/av_reader.hpp"
 #include "io/video_reader.hpp"
+#include "picture_checks.hpp"
 #include "test_support.hpp"
 
 namespace vmafx {
@@ -22,29 +23,8 @@ namespace {
 
 using test::error_of;
 using test::expect_error;
-
-VideoFormat make_format(int width, int height, Subsampling s, int bit_depth) {
-    VideoFormat f;
-    f.width = width;
-    f.height = height;
-    f.subsampling = s;
-    f.bit_depth = bit_depth;
-    return f;
-}
-
-void expect_same_samples(const Picture& a, const Picture& b, const std::string& what) {
-    ASSERT_EQ(a.format, b.format) << what;
-    for (int p = 0; p < 3; ++p) {
-        const Plane& pa = a.planes[p];
-        const Plane& pb = b.planes[p];
-        ASSERT_EQ(pa.width(), pb.width()) << what;
-        ASSERT_EQ(pa.height(), pb.height()) << what;
-        const std::size_t row_bytes = static_cast<std::size_t>(pa.width()) * pa.bytes_per_sample();
-        for (int y = 0; y < pa.height(); ++y)
-            ASSERT_EQ(std::memcmp(pa.row<std::uint8_t>(y), pb.row<std::uint8_t>(y), row_bytes), 0)
-                << what << ": plane " << p << " row " << y << " differs";
-    }
-}
+using test::expect_same_samples;
+using test::make_format;
 
 /// ffmpeg's name of `f`'s raw layout ("yuv420p", "yuv444p12le").
 std::string pix_fmt(const VideoFormat& f) {

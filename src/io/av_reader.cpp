@@ -325,34 +325,79 @@ struct StreamSource {
 
 constexpr int kAvioBuffer = 64 * 1024;
 
+/// A video stream being decoded: the stream source and I/O context (streams only), the
+/// container, the decoder and the send/receive loop between them. Members are declared so that
+/// the decoder and the container go before the I/O they read through.
+struct Decoding {
+    std::string name;                      ///< the video's name, for messages
+    std::unique_ptr<StreamSource> source;  ///< a stream's bytes; null for a file
+    AvioPtr avio;                          ///< a stream's I/O context; null for a file
+    FormatPtr container;
+    CodecPtr decoder;
+    PacketPtr packet;
+    int stream = -1;
+    bool pipe_hint = false;  ///< a stream in MP4/MOV: say why it may fail to read
+    bool flushed = false, ended = false;
+
+    /// Decodes the next frame into `frame` (frame `index`, for messages); false at the end.
+    /// Throws naming the video and the frame on a read or decoding error.
+    bool next(AVFrame* frame, unsigned index) {
+        if (ended) return false;
+        for (;;) {
+            const int r = avcodec_receive_frame(decoder.get(), frame);
+            if (r == 0) return true;
+            if (r == AVERROR_EOF || (r == AVERROR(EAGAIN) && flushed)) {
+                ended = true;
+                return false;
+            }
+            if (r != AVERROR(EAGAIN)) fail(name, frame_name(index) + ": cannot decode: " + av_problem(r));
+            feed(index);
+        }
+    }
+
+private:
+    /// Sends the next packet of the video stream to the decoder, or the end when the container
+    /// has no more (also a file cut short: the frames before the cut are the video's).
+    void feed(unsigned index) {
+        for (;;) {
+            const int r = av_read_frame(container.get(), packet.get());
+            if (r < 0) {
+                if (r != AVERROR_EOF && source && !source->error.empty())
+                    fail(name, frame_name(index) + ": " + source->error);
+                if (r != AVERROR_EOF && !(container->pb && avio_feof(container->pb)))
+                    fail(name, frame_name(index) + ": cannot read: " + av_problem(r) +
+                                   (pipe_hint ? " (an MP4 or MOV file whose index follows its samples cannot be read "
+                                                "from a pipe: give its path, or write it with ffmpeg -movflags "
+                                                "+faststart)"
+                                              : ""));
+                avcodec_send_packet(decoder.get(), nullptr);
+                flushed = true;
+                return;
+            }
+            const bool ours = packet->stream_index == stream;
+            int sent = 0;
+            if (ours) sent = avcodec_send_packet(decoder.get(), packet.get());
+            av_packet_unref(packet.get());
+            if (sent < 0 && sent != AVERROR(EAGAIN))
+                fail(name, frame_name(index) + ": cannot decode: " + av_problem(sent));
+            if (ours) return;
+        }
+    }
+};
+
 /// A decoded video (see open_av_video).
 class AvReader final : public VideoReader {
 public:
-    AvReader(std::string name, std::string identity, std::unique_ptr<StreamSource> source, AvioPtr avio,
-             FormatPtr container, CodecPtr decoder, int stream, FramePtr first, const Layout& layout,
+    AvReader(Decoding decoding, std::string identity, FramePtr first, const Layout& layout,
              std::optional<unsigned> expected, std::vector<std::string> notices)
-        : VideoReader(std::move(name), layout.format, std::move(identity)),
-          source_(std::move(source)),
-          avio_(std::move(avio)),
-          container_(std::move(container)),
-          decoder_(std::move(decoder)),
-          stream_(stream),
-          packet_(av_packet_alloc()),
+        : VideoReader(decoding.name, layout.format, std::move(identity)),
+          decoding_(std::move(decoding)),
           frame_(std::move(first)),
           have_frame_(true),
           layout_(layout),
           layout_format_(frame_->format),
           expected_(expected),
-          notices_(std::move(notices)) {
-        if (!packet_) throw std::bad_alloc();
-    }
-
-    ~AvReader() override {
-        // The container (and its reads) go before the stream source they read from.
-        decoder_.reset();
-        container_.reset();
-        avio_.reset();
-    }
+          notices_(std::move(notices)) {}
 
     bool read(Picture& pic, PlaneSet which) override {
         if (!next_frame()) return false;
@@ -400,7 +445,7 @@ public:
     std::vector<std::string> notices() const override { return notices_; }
     std::optional<double> timestamp() const override { return timestamp_; }
     std::optional<double> frame_interval() const override {
-        const AVStream* st = container_->streams[stream_];
+        const AVStream* st = decoding_.container->streams[decoding_.stream];
         AVRational rate = st->avg_frame_rate;
         if (rate.num <= 0 || rate.den <= 0) rate = st->r_frame_rate;
         if (rate.num <= 0 || rate.den <= 0) return std::nullopt;
@@ -412,7 +457,7 @@ private:
     /// first frame's when the stream states none); a frame without one is one interval after
     /// the previous frame.
     void note_timestamp() {
-        const AVStream* st = container_->streams[stream_];
+        const AVStream* st = decoding_.container->streams[decoding_.stream];
         const std::int64_t ts = frame_->best_effort_timestamp;
         if (ts == AV_NOPTS_VALUE) {
             if (timestamp_) timestamp_ = *timestamp_ + frame_interval().value_or(0.0);
@@ -428,59 +473,12 @@ private:
             have_frame_ = false;
             return true;
         }
-        if (ended_) return false;
-        for (;;) {
-            const int r = avcodec_receive_frame(decoder_.get(), frame_.get());
-            if (r == 0) return true;
-            if (r == AVERROR_EOF) {
-                ended_ = true;
-                return false;
-            }
-            if (r != AVERROR(EAGAIN)) fail(path(), frame_name(next_) + ": cannot decode: " + av_problem(r));
-            if (flushed_) {  // drained, yet no end: should not happen
-                ended_ = true;
-                return false;
-            }
-            feed();
-        }
+        return decoding_.next(frame_.get(), next_);
     }
 
-    /// Sends the next packet of the video stream to the decoder, or the end when the container
-    /// has no more.
-    void feed() {
-        for (;;) {
-            const int r = av_read_frame(container_.get(), packet_.get());
-            if (r < 0) {
-                if (r != AVERROR_EOF && !source_error().empty())
-                    fail(path(), frame_name(next_) + ": " + source_error());
-                if (r != AVERROR_EOF && !(container_->pb && avio_feof(container_->pb)))
-                    fail(path(), frame_name(next_) + ": cannot read: " + av_problem(r));
-                // The end (also a file cut short: the frames before the cut are the video's).
-                avcodec_send_packet(decoder_.get(), nullptr);
-                flushed_ = true;
-                return;
-            }
-            const bool ours = packet_->stream_index == stream_;
-            int sent = 0;
-            if (ours) sent = avcodec_send_packet(decoder_.get(), packet_.get());
-            av_packet_unref(packet_.get());
-            if (sent < 0 && sent != AVERROR(EAGAIN))
-                fail(path(), frame_name(next_) + ": cannot decode: " + av_problem(sent));
-            if (ours) return;
-        }
-    }
-
-    std::string source_error() const { return source_ ? source_->error : std::string(); }
-
-    std::unique_ptr<StreamSource> source_;
-    AvioPtr avio_;
-    FormatPtr container_;
-    CodecPtr decoder_;
-    int stream_;
-    PacketPtr packet_;
+    Decoding decoding_;
     FramePtr frame_;
     bool have_frame_;  ///< frame_ holds frame next_, decoded but not yet read
-    bool ended_ = false, flushed_ = false;
     Layout layout_;           ///< of pixel format layout_format_
     int layout_format_ = -1;
     std::optional<unsigned> expected_;
@@ -608,54 +606,52 @@ bool is_certain_container(const std::uint8_t* head, std::size_t size) {
 std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     install_log_callback();
     last_log_line.clear();
-    const std::string& name = input.name;
+    Decoding d;  // owns everything from here on, also when a check below throws
+    d.name = input.name;
+    const std::string& name = d.name;
     AVFormatContext* raw_container = avformat_alloc_context();
     if (!raw_container) throw std::bad_alloc();
-    std::unique_ptr<StreamSource> source;
-    AvioPtr avio;
-    if (!input.read) {
-        // nothing: libavformat opens the path
-    } else {
-        source = std::make_unique<StreamSource>();
-        source->read = std::move(input.read);
+    if (input.read) {
+        // A stream: read in order through an I/O context of ours (no seeking).
+        d.source = std::make_unique<StreamSource>();
+        d.source->read = std::move(input.read);
         auto* buffer = static_cast<unsigned char*>(av_malloc(kAvioBuffer));
-        if (!buffer) {
-            avformat_free_context(raw_container);
-            throw std::bad_alloc();
-        }
-        avio.reset(avio_alloc_context(buffer, kAvioBuffer, 0, source.get(), &StreamSource::read_packet, nullptr,
-                                      nullptr));
-        if (!avio) {
+        if (buffer)
+            d.avio.reset(avio_alloc_context(buffer, kAvioBuffer, 0, d.source.get(), &StreamSource::read_packet,
+                                            nullptr, nullptr));
+        if (!d.avio) {
             av_free(buffer);
             avformat_free_context(raw_container);
             throw std::bad_alloc();
         }
-        raw_container->pb = avio.get();
+        raw_container->pb = d.avio.get();
         raw_container->flags |= AVFMT_FLAG_CUSTOM_IO;
     }
     // On failure avformat_open_input frees the context (not a custom AVIOContext).
     const int opened = avformat_open_input(&raw_container, input.read ? "" : input.path.c_str(), nullptr, nullptr);
     if (opened < 0) {
-        if (source && !source->error.empty()) fail(name, source->error);
+        if (d.source && !d.source->error.empty()) fail(name, d.source->error);
         not_a_video(name, av_problem(opened));
     }
-    FormatPtr container(raw_container);
+    d.container.reset(raw_container);
+    AVFormatContext* container = raw_container;
     const std::string demuxer = container->iformat->name;
+    d.pipe_hint = d.source && demuxer.starts_with("mov");
     if (std::find(kAnyBytesDemuxers.begin(), kAnyBytesDemuxers.end(), demuxer) != kAnyBytesDemuxers.end())
         not_a_video(name, "only its name suggests the " + demuxer + " format of text art");
-    if (const int r = avformat_find_stream_info(container.get(), nullptr); r < 0) {
-        if (source && !source->error.empty()) fail(name, source->error);
-        fail(name, std::string(container->iformat->long_name ? container->iformat->long_name : container->iformat->name) +
+    if (const int r = avformat_find_stream_info(container, nullptr); r < 0) {
+        if (d.source && !d.source->error.empty()) fail(name, d.source->error);
+        fail(name, std::string(container->iformat->long_name ? container->iformat->long_name : demuxer) +
                        ": cannot read its streams: " + av_problem(r));
     }
     const AVCodec* codec = nullptr;
-    const int stream = av_find_best_stream(container.get(), AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
-    if (stream == AVERROR_STREAM_NOT_FOUND)
+    d.stream = av_find_best_stream(container, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (d.stream == AVERROR_STREAM_NOT_FOUND)
         fail(name, "no video stream (a " + demuxer + " file with " +
-                       (container->nb_streams ? "streams of " + stream_types(container.get()) : std::string("no streams")) +
+                       (container->nb_streams ? "streams of " + stream_types(container) : std::string("no streams")) +
                        ")");
-    AVStream* st = stream >= 0 ? container->streams[stream] : nullptr;
-    if (stream == AVERROR_DECODER_NOT_FOUND || (st && !codec)) {
+    AVStream* st = d.stream >= 0 ? container->streams[d.stream] : nullptr;
+    if (d.stream == AVERROR_DECODER_NOT_FOUND || (st && !codec)) {
         // av_find_best_stream names no stream then: the first video stream's codec.
         std::string codec_name = "its codec";
         for (unsigned i = 0; i < container->nb_streams; ++i)
@@ -665,58 +661,25 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
             }
         fail(name, "FFmpeg's libavcodec has no decoder for " + codec_name);
     }
-    if (stream < 0) fail(name, "cannot find a video stream: " + av_problem(stream));
+    if (d.stream < 0) fail(name, "cannot find a video stream: " + av_problem(d.stream));
     for (unsigned i = 0; i < container->nb_streams; ++i)
-        if (static_cast<int>(i) != stream) container->streams[i]->discard = AVDISCARD_ALL;
+        if (static_cast<int>(i) != d.stream) container->streams[i]->discard = AVDISCARD_ALL;
 
-    CodecPtr decoder(avcodec_alloc_context3(codec));
-    if (!decoder) throw std::bad_alloc();
-    if (const int r = avcodec_parameters_to_context(decoder.get(), st->codecpar); r < 0)
+    d.decoder.reset(avcodec_alloc_context3(codec));
+    d.packet.reset(av_packet_alloc());
+    if (!d.decoder || !d.packet) throw std::bad_alloc();
+    AVCodecContext* decoder = d.decoder.get();
+    if (const int r = avcodec_parameters_to_context(decoder, st->codecpar); r < 0)
         fail(name, "cannot set up the " + std::string(codec->name) + " decoder: " + av_problem(r));
     decoder->pkt_timebase = st->time_base;
     decoder->thread_count = static_cast<int>(std::min(input.threads, 64u));  // 0: libavcodec picks (the cores)
     decoder->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
-    if (const int r = avcodec_open2(decoder.get(), codec, nullptr); r < 0)
+    if (const int r = avcodec_open2(decoder, codec, nullptr); r < 0)
         fail(name, "cannot open the " + std::string(codec->name) + " decoder: " + av_problem(r));
 
-    auto reader_source = std::move(source);
     // The first frame gives the format: decoded now, kept for the first read().
-    PacketPtr packet(av_packet_alloc());
-    if (!packet) throw std::bad_alloc();
     FramePtr first = new_frame();
-    bool got = false, flushed = false;
-    while (!got) {
-        const int r = avcodec_receive_frame(decoder.get(), first.get());
-        if (r == 0) {
-            got = true;
-            break;
-        }
-        if (r == AVERROR_EOF || (r == AVERROR(EAGAIN) && flushed)) break;
-        if (r != AVERROR(EAGAIN)) fail(name, "frame 0: cannot decode: " + av_problem(r));
-        for (;;) {
-            const int rr = av_read_frame(container.get(), packet.get());
-            if (rr < 0) {
-                if (reader_source && !reader_source->error.empty()) fail(name, reader_source->error);
-                if (rr != AVERROR_EOF && !(container->pb && avio_feof(container->pb)))
-                    fail(name, "frame 0: cannot read: " + av_problem(rr) +
-                                   (reader_source && demuxer.starts_with("mov")
-                                        ? " (an MP4 or MOV file whose index follows its samples cannot be read from a "
-                                          "pipe: give its path, or write it with ffmpeg -movflags +faststart)"
-                                        : ""));
-                avcodec_send_packet(decoder.get(), nullptr);
-                flushed = true;
-                break;
-            }
-            const bool ours = packet->stream_index == stream;
-            int sent = 0;
-            if (ours) sent = avcodec_send_packet(decoder.get(), packet.get());
-            av_packet_unref(packet.get());
-            if (sent < 0 && sent != AVERROR(EAGAIN)) fail(name, "frame 0: cannot decode: " + av_problem(sent));
-            if (ours) break;
-        }
-    }
-    if (!got) fail(name, "the " + std::string(codec->name) + " video stream has no frame that decodes");
-
+    if (!d.next(first.get(), 0)) fail(name, "the " + std::string(codec->name) + " video stream has no frame that decodes");
     const AVPixelFormat fmt = static_cast<AVPixelFormat>(first->format);
     Layout layout = layout_of(fmt);
     layout.format.width = first->width;
@@ -724,16 +687,14 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     validate_video_format(layout.format, name);
     std::vector<std::string> notices;
     if (!layout.direct) {
-        const std::string target = pix_fmt_name(av_format_of(layout.format));
         if (av_format_of(layout.format) == AV_PIX_FMT_NONE)
             fail(name, "no libswscale format to convert " + pix_fmt_name(fmt) + " to");
         notices.push_back(name + ": decoded as " + pix_fmt_name(fmt) + ", which vmafx does not score: converted to " +
-                          target + " with libswscale");
+                          pix_fmt_name(av_format_of(layout.format)) + " with libswscale");
     }
-    const std::optional<unsigned> expected = expected_of(container.get(), st);
-    return std::make_unique<AvReader>(name, input.stream_identity, std::move(reader_source), std::move(avio),
-                                      std::move(container), std::move(decoder), stream, std::move(first), layout,
-                                      expected, std::move(notices));
+    const std::optional<unsigned> expected = expected_of(container, st);
+    return std::make_unique<AvReader>(std::move(d), input.stream_identity, std::move(first), layout, expected,
+                                      std::move(notices));
 }
 
 void check_scale_flags(const std::string& flags) { parse_sws_flags(flags); }

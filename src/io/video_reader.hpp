@@ -1,4 +1,5 @@
-// Readers of the two video file formats vmafx takes: raw planar YUV (.yuv) and YUV4MPEG2 (.y4m).
+// Readers of the two video file formats vmafx reads itself: raw planar YUV (.yuv) and YUV4MPEG2
+// (.y4m); open_video() hands anything else to the decoding reader (av_reader.hpp).
 //
 // Behaviour follows upstream libvmaf 3.2.0's tools/yuv_input.c and tools/y4m_input.c (the readers
 // of the `vmaf` tool) where it reads files, with these deliberate differences, each documented
@@ -41,7 +42,9 @@ struct FrameCount {
 /// A source of frames of one video, read in order from its first frame: a regular file
 /// (positioned reads, the frame count known before reading) or a stream (a pipe, FIFO,
 /// terminal, socket or standard input: read once, in order, with memory bounded by one frame
-/// and a 64 KiB look-ahead, the frame count known only at its end).
+/// and a 64 KiB look-ahead, the frame count known only at its end); or a compressed video
+/// decoded by FFmpeg's libraries (av_reader.hpp: a file or a stream, its frame count known
+/// only at its end).
 ///
 /// Frames are numbered from 0 in error messages (as upstream numbers frames in its output).
 /// After a read() or skip() has thrown, the reader is in an unspecified position and should
