@@ -5,7 +5,9 @@
 # machine, scripts/device_check.sh runs the GPU tests, the parity gate and the benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DVMAFX_CUDA=ON >/dev/null
+# Without FFmpeg's libraries (VMAFX_LIBAV=OFF): the GPU machine lacks them and the carry's 64 MiB
+# could not hold them with their codec libraries; the bundle reads .y4m and raw YUV.
+cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DVMAFX_CUDA=ON -DVMAFX_LIBAV=OFF >/dev/null
 cmake --build build-device --target vmafx vmafx_tests vmafx-parity vmafx_bench vmafx_libvmaf vmafx_capi_cuda_test
 rm -rf .devcarry
 mkdir -p .devcarry/bin .devcarry/lib .devcarry/shared

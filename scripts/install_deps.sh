@@ -4,6 +4,9 @@ set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3 xz-utils
           libsvm-dev nlohmann-json3-dev libcli11-dev libfmt-dev libtbb-dev libhwy-dev
           libgtest-dev libgmock-dev libbenchmark-dev
+          # Compressed input (src/io/av_reader.cpp): FFmpeg's libraries; the ffmpeg command makes
+          # the encodes of tests/compressed_input.py and scripts/bench_decode.sh.
+          libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg
           # scripts/fuzz.sh: clang-14 with libFuzzer and the ASan/UBSan runtimes (libclang-rt-14-dev,
           # only recommended by clang, so named here), llvm-symbolizer for readable stacks (llvm-14).
           # GCC's own sanitizer runtimes (VMAFX_SANITIZE) come with g++ (libasan8, libubsan1).

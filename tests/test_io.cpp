@@ -17,6 +17,7 @@
 
 #include "base/error.hpp"
 #include "io/video_reader.hpp"
+#include "picture_checks.hpp"
 #include "test_support.hpp"
 
 namespace vmafx {
@@ -25,32 +26,10 @@ namespace {
 namespace fs = std::filesystem;
 using test::error_of;
 using test::expect_error;
+using test::expect_same_samples;
+using test::make_format;
 using test::random_pictures;
 using test::raw_bytes;
-
-VideoFormat make_format(int width, int height, Subsampling s, int bit_depth) {
-    VideoFormat f;
-    f.width = width;
-    f.height = height;
-    f.subsampling = s;
-    f.bit_depth = bit_depth;
-    return f;
-}
-
-/// Checks that `a` and `b` have the same format and the same samples in every plane.
-void expect_same_samples(const Picture& a, const Picture& b, const std::string& what) {
-    ASSERT_EQ(a.format, b.format) << what;
-    for (int p = 0; p < 3; ++p) {
-        const Plane& pa = a.planes[p];
-        const Plane& pb = b.planes[p];
-        ASSERT_EQ(pa.width(), pb.width()) << what;
-        ASSERT_EQ(pa.height(), pb.height()) << what;
-        const std::size_t row_bytes = static_cast<std::size_t>(pa.width()) * pa.bytes_per_sample();
-        for (int y = 0; y < pa.height(); ++y)
-            ASSERT_EQ(std::memcmp(pa.row<std::uint8_t>(y), pb.row<std::uint8_t>(y), row_bytes), 0)
-                << what << ": plane " << p << " row " << y << " differs";
-    }
-}
 
 /// Base of the Io suites: a fresh temporary directory per test.
 using IoTempDir = test::TempDirTest;

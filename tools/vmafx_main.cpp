@@ -25,6 +25,7 @@
 #include "engine/engine.hpp"
 #include "engine/presets.hpp"
 #include "gpu/twin.hpp"
+#include "io/av_reader.hpp"
 #include "io/video_reader.hpp"
 #include "output/output_target.hpp"
 #include "output/progress.hpp"
@@ -63,7 +64,7 @@ CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
 
 /// The command line as given: CLI11 fills these, then to_job() checks and converts them.
 struct CliArgs {
-    std::string ref, dist, pix_fmt, output, precision, backend = "cpu";
+    std::string ref, dist, pix_fmt, output, precision, backend = "cpu", align = "frames";
     unsigned width = 0, height = 0, bit_depth = 0, cpumask = 0;
     std::vector<std::string> model_args, feature_args, aom_ctc, nflx_ctc;
     vmafx::RunConfig cfg;  ///< the plain numbers and flags go straight here
@@ -76,8 +77,18 @@ void add_flags(CLI::App& app, CliArgs& a) {
     app.set_help_flag("--help", "print this help and exit");
     app.footer("Exit status: 0 success; 1 an error (files, model files, decoding, output); 2 a usage error "
                "(anything wrong with the command line itself).");
-    app.add_option("-r,--reference", a.ref, "reference video (.y4m, or raw .yuv with -w -h -p -b)");
-    app.add_option("-d,--distorted", a.dist, "distorted video (.y4m, or raw .yuv with -w -h -p -b)");
+    app.add_option("-r,--reference", a.ref, "reference video: .y4m, raw .yuv with -w -h -p -b, or any file "
+                                            "FFmpeg's libraries decode (.mp4, .mkv, ...); - for standard input");
+    app.add_option("-d,--distorted", a.dist, "distorted video: .y4m, raw .yuv with -w -h -p -b, or any file "
+                                             "FFmpeg's libraries decode (.mp4, .mkv, ...); - for standard input");
+    app.add_option("--align", a.align, "how frames are paired: frames (by position, the default) or pts (by "
+                                       "presentation time, within half a frame; frames without a partner are "
+                                       "dropped with a warning; decoded video only)")
+        ->check(CLI::IsMember({"frames", "pts"}));
+    app.add_option("--scale-dist", a.cfg.scale_dist,
+                   "scale a distorted video of another size to the reference's with libswscale, as ffmpeg "
+                   "-vf scale=W:H:flags=ALGO does: bicubic, bilinear, lanczos, spline, neighbor, area, gauss, "
+                   "sinc, fast_bilinear, bicublin (+accurate_rnd, ... may follow)");
     app.add_option("-w,--width", a.width, "width of raw .yuv input, in luma samples")
         ->check(whole_number(1, kMaxVideoSide));
     app.add_option("-h,--height", a.height, "height of raw .yuv input, in luma samples")
@@ -211,6 +222,7 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
     if (a.xml + a.json + a.csv + a.sub > 1) throw UsageError("choose one of --xml, --json, --csv, --sub");
     job.format = a.json ? OutputFormat::kJson : a.csv ? OutputFormat::kCsv : a.sub ? OutputFormat::kSub : OutputFormat::kXml;
     job.cfg.backend = a.backend == "cuda" ? Backend::kCuda : Backend::kCpu;
+    job.cfg.align_pts = a.align == "pts";
     job.cfg.reference_path = a.ref;
     job.cfg.distorted_path = a.dist;
     const ModelAndFeatureArgs given = models_and_features_in_order(a, app);
@@ -268,6 +280,10 @@ int run_job(CliJob& job) {
         progress_bar.emplace(stderr);
         job.cfg.progress = [](unsigned done, unsigned total) { progress_bar->update(done, total); };
     }
+    job.cfg.notice = [](const std::string& n) {
+        std::fprintf(stderr, "%svmafx: note: %s\n", progress_line_open ? "\n" : "", n.c_str());
+        progress_line_open = false;
+    };
     const RunResult result = run(job.cfg);
     if (progress_bar) progress_bar->finish(true);
     progress_bar.reset();
@@ -291,6 +307,9 @@ int run_cli(int argc, char** argv) {
     }
     if (args.version) {
         std::printf("vmafx %s (scores of libvmaf 3.2.0)\n", VMAFX_VERSION);
+        const std::string libav = vmafx::libav_versions();
+        std::printf("compressed input: %s\n",
+                    libav.empty() ? "not built (reads .y4m and raw YUV only)" : ("FFmpeg's " + libav).c_str());
         // Which metrics --backend cuda computes on the GPU; the others run on the CPU.
         std::string twins;
         for (const vmafx::TwinDescriptor* t : vmafx::twin_registry()) twins += std::string(twins.empty() ? "" : " ") + t->metric;

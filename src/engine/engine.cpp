@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -27,6 +28,7 @@
 #include "engine/gpu_scorer.hpp"
 #include "engine/pooling.hpp"
 #include "feature/registry.hpp"
+#include "io/av_reader.hpp"
 #include "io/video_reader.hpp"
 
 namespace vmafx {
@@ -142,6 +144,7 @@ public:
     /// run has no more pairs: `limit` reached, or one video or both ended.
     bool next(Picture& ref, Picture& dist, PlaneSet which) {
         if (exhausted()) return false;
+        if (config_.align_pts) return next_by_time(ref, dist, which);
         bool ref_ok = false, dist_ok = false;
         concurrently(
             threads_, [&] { ref_ok = ref_.read(ref, which); }, [&] { dist_ok = dist_.read(dist, which); });
@@ -170,10 +173,24 @@ public:
         return n == UINT_MAX ? 0u : static_cast<unsigned>(n);
     }
 
-    /// After the last pair: unless --frame_cnt asked for a common prefix, throws when one video
-    /// ended before the other, naming both counts (a stream that is longer is read to its end
-    /// to count its frames); throws when there was no pair at all.
+    /// With --align pts: a warning counting the frames dropped for want of a partner, or empty.
+    std::string alignment_warning() const {
+        if (!config_.align_pts || (dropped_ref_ == 0 && dropped_dist_ == 0)) return {};
+        return fmt::format("--align pts: {} frame{} of reference \"{}\" and {} of distorted \"{}\" had no frame "
+                           "of the other within {:.3f} ms and were not scored ({} pairs scored)",
+                           dropped_ref_, dropped_ref_ == 1 ? "" : "s", ref_.path(), dropped_dist_, dist_.path(),
+                           tolerance_ * 1e3, count_);
+    }
+
+    /// After the last pair: unless --frame_cnt asked for a common prefix (or --align pts pairs
+    /// by time), throws when one video ended before the other, naming both counts (a stream
+    /// that is longer is read to its end to count its frames); throws when there was no pair
+    /// at all.
     void finish() {
+        if (config_.align_pts) {
+            if (count_ == 0) throw no_frames(ref_.path(), dist_.path());
+            return;
+        }
         if (config_.frame_count || (!ref_longer_ && !dist_longer_)) {
             if (count_ == 0) throw no_frames(ref_.path(), dist_.path());
             return;
@@ -193,10 +210,65 @@ public:
     }
 
 private:
+    /// next() with --align pts: reads on from whichever video is behind, dropping its frame,
+    /// until the two frames in hand are within tolerance_ of each other; at either video's end
+    /// the other's remaining frames are dropped (read to its end to count them, unless the
+    /// limit was reached).
+    bool next_by_time(Picture& ref, Picture& dist, PlaneSet which) {
+        if (tolerance_ < 0) {
+            const auto interval = [](const VideoReader& r) {
+                if (!r.frame_interval())
+                    throw Error(fmt::format("--align pts: \"{}\" has no timestamps or frame rate (raw and y4m video "
+                                            "is paired by position only)",
+                                            r.path()));
+                return *r.frame_interval();
+            };
+            tolerance_ = std::min(interval(ref_), interval(dist_)) / 2;
+        }
+        bool need_ref = true, need_dist = true;
+        bool ref_ok = true, dist_ok = true;
+        for (;;) {
+            if (need_ref && need_dist) {
+                concurrently(
+                    threads_, [&] { ref_ok = ref_.read(ref, which); }, [&] { dist_ok = dist_.read(dist, which); });
+            } else if (need_ref) {
+                ref_ok = ref_.read(ref, which);
+            } else if (need_dist) {
+                dist_ok = dist_.read(dist, which);
+            }
+            need_ref = need_dist = false;
+            if (!ref_ok || !dist_ok) {
+                ended_ = true;
+                // The other video's frame in hand and the rest of it have no partner.
+                VideoReader& other = ref_ok ? ref_ : dist_;
+                unsigned& dropped = ref_ok ? dropped_ref_ : dropped_dist_;
+                if (ref_ok || dist_ok) {
+                    Picture scratch;
+                    for (++dropped; other.read(scratch, PlaneSet::kLuma);) ++dropped;
+                }
+                return false;
+            }
+            const double tr = ref_.timestamp().value_or(0.0), td = dist_.timestamp().value_or(0.0);
+            if (std::abs(tr - td) < tolerance_) {
+                ++count_;
+                return true;
+            }
+            if (tr < td) {
+                ++dropped_ref_;
+                need_ref = true;
+            } else {
+                ++dropped_dist_;
+                need_dist = true;
+            }
+        }
+    }
+
     const RunConfig& config_;
     VideoReader& ref_;
     VideoReader& dist_;
     unsigned limit_;
+    double tolerance_ = -1;                      ///< --align pts: seconds (set at the first pair)
+    unsigned dropped_ref_ = 0, dropped_dist_ = 0;  ///< --align pts: frames without a partner
     bool threads_;
     unsigned count_ = 0;
     bool ended_ = false;
@@ -496,6 +568,7 @@ RunPlan plan_run(const RunConfig& config) {
         }
     }
     for (const auto& f : config.features) add_instance(plan.instances, metric_named(f.name), f.options);
+    if (!config.scale_dist.empty()) check_scale_flags(config.scale_dist);
     return plan;
 }
 
@@ -505,6 +578,7 @@ struct Inputs {
     std::unique_ptr<VideoReader> ref, dist;
     std::optional<FrameCount> ref_count, dist_count;
     unsigned limit = UINT_MAX;
+    std::vector<std::string> notices;  ///< the readers' (VideoReader::notices())
 };
 
 /// Opens both videos: two streams at once (opening a pipe waits for its writer, and one
@@ -514,8 +588,9 @@ void open_inputs(const RunConfig& config, Inputs& in) {
     // Standard input closed: a file opened now would take descriptor 0 and be read as "-".
     if ((config.reference_path == "-" || config.distorted_path == "-") && ::fcntl(STDIN_FILENO, F_GETFD) < 0)
         throw Error(fmt::format("standard input: cannot read: {}", std::strerror(errno)));
-    const auto open_ref = [&] { in.ref = open_video(config.reference_path, config.raw_format); };
-    const auto open_dist = [&] { in.dist = open_video(config.distorted_path, config.raw_format); };
+    // Codec threads of decoded videos: --threads (0: one per core, libavcodec's choice).
+    const auto open_ref = [&] { in.ref = open_video(config.reference_path, config.raw_format, config.threads); };
+    const auto open_dist = [&] { in.dist = open_video(config.distorted_path, config.raw_format, config.threads); };
     const bool ref_stream = !stream_identity_of(config.reference_path).empty();
     const bool dist_stream = !stream_identity_of(config.distorted_path).empty();
     if (ref_stream && dist_stream) {
@@ -528,6 +603,23 @@ void open_inputs(const RunConfig& config, Inputs& in) {
         open_dist();
     }
     const VideoFormat format = in.ref->format();
+    const VideoFormat& dist_format = in.dist->format();
+    if (dist_format.width != format.width || dist_format.height != format.height) {
+        if (config.scale_dist.empty())
+            throw Error(fmt::format("reference \"{}\" is {}x{} but distorted \"{}\" is {}x{}: the sizes must match, "
+                                    "or add --scale-dist bicubic (or another libswscale algorithm) to scale the "
+                                    "distorted video to the reference's size",
+                                    in.ref->path(), format.width, format.height, in.dist->path(), dist_format.width,
+                                    dist_format.height));
+        in.dist = scale_video(std::move(in.dist), format.width, format.height, config.scale_dist);
+    }
+    for (const VideoReader* r : {in.ref.get(), in.dist.get()}) {
+        for (std::string& n : r->notices()) in.notices.push_back(std::move(n));
+        if (config.align_pts && !r->frame_interval())
+            throw Error(fmt::format("--align pts: \"{}\" has no timestamps or frame rate (raw and y4m video is "
+                                    "paired by position only)",
+                                    r->path()));
+    }
     if (!(in.dist->format() == format))
         throw Error(fmt::format("reference \"{}\" is {} but distorted \"{}\" is {}: they must match",
                                 in.ref->path(), describe(format), in.dist->path(), describe(in.dist->format())));
@@ -551,7 +643,7 @@ void count_and_skip(const RunConfig& config, Inputs& in) {
         if (config.frame_skip_dist > dc.whole) in.dist->skip(config.frame_skip_dist);  // throws
         const unsigned ref_frames = frames_after(rc, config.frame_skip_ref);
         const unsigned dist_frames = frames_after(dc, config.frame_skip_dist);
-        if (config.frame_count == 0) {
+        if (config.frame_count == 0 && !config.align_pts) {
             // Every frame is to be scored: a damaged one is an error, whatever the other video.
             check_damage(rc, config.frame_skip_ref, ref_frames);
             check_damage(dc, config.frame_skip_dist, dist_frames);
@@ -606,6 +698,7 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
     } else {
         run_cpu(config, plan.instances, pairs, result);
     }
+    if (std::string w = pairs.alignment_warning(); !w.empty()) result.warnings.push_back(std::move(w));
     // A stream beside a damaged file: a damaged frame the run reached has thrown already.
     warn_damage(in.ref_count, config.frame_skip_ref, result.frames, result.warnings);
     warn_damage(in.dist_count, config.frame_skip_dist, result.frames, result.warnings);
@@ -668,6 +761,12 @@ RunResult run(const RunConfig& config) {
     trace::phase("inputs opened and counted");
 
     RunResult result;
+    for (const std::string& n : in.notices) {
+        if (config.notice)
+            config.notice(n);
+        else
+            result.warnings.push_back(n);
+    }
     result.format = in.ref->format();
     result.subsample = std::max(1u, config.subsample);
     const auto t0 = std::chrono::steady_clock::now();

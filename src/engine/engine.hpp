@@ -39,6 +39,17 @@ struct RunConfig {
     std::string reference_path;
     std::string distorted_path;
     std::optional<VideoFormat> raw_format;  ///< required for raw .yuv input
+    /// Empty, or libswscale's flags (e.g. "bicubic", "lanczos"): a distorted video of another
+    /// size than the reference is scaled to the reference's size as FFmpeg's
+    /// `-vf scale=W:H:flags=FLAGS` does (io/av_reader.hpp, scale_video). Without it, different
+    /// sizes are an error.
+    std::string scale_dist;
+    /// Pair frames by presentation time (the CLI's --align pts) instead of by position: frames
+    /// whose timestamps (seconds from each video's start) differ by less than half the shorter
+    /// frame interval are a pair, and a frame without such a partner is dropped (a warning
+    /// counts them). Both videos must have timestamps (decoded video; not raw or y4m). The
+    /// lengths then need not agree.
+    bool align_pts = false;
     std::vector<ModelSpec> models;          ///< empty with no_prediction
     std::vector<FeatureSpec> features;
     unsigned threads = 0;          ///< 1..kMaxThreads; 0: all cores (at most kMaxThreads)
@@ -52,6 +63,10 @@ struct RunConfig {
     /// and how many the run is expected to read (after the skips and --frame_cnt; from the
     /// readers' expected_frames()), 0 when unknown (a stream).
     std::function<void(unsigned done, unsigned total)> progress;
+    /// Called once per notice of the readers (VideoReader::notices(): a decoded pixel format
+    /// converted to another, naming the video), after both videos are open and before
+    /// scoring. When empty, the notices go to RunResult::warnings instead.
+    std::function<void(const std::string& notice)> notice;
     /// With Backend::kCuda: a defect planted in every twin that declares it (the parity gate's
     /// tests only; never set in normal runs).
     PlantedDefect planted_defect = PlantedDefect::kNone;
@@ -113,8 +128,9 @@ struct RunResult {
 /// (with frame_count) is a warning in RunResult::warnings.
 ///
 /// Throws UsageError for threads above kMaxThreads, an unknown feature, a feature option it
-/// does not have or a bad value, an unknown built-in model. Throws Error naming the file and
-/// the problem: unreadable input, mismatched reference and distorted formats, different frame
+/// does not have or a bad value, an unknown built-in model, scale_dist flags libswscale does
+/// not know. Throws Error naming the file and the problem: unreadable input, mismatched
+/// reference and distorted formats (sizes: unless scale_dist is set), different frame
 /// counts (unless frame_count is set: then the common prefix, up to frame_count, is scored),
 /// zero frames, a damaged frame that is scored, a bad model file, both videos standard input or
 /// the same stream.

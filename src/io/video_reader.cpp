@@ -8,6 +8,7 @@
 #include <bit>
 #include <cerrno>
 #include <charconv>
+#include <cctype>
 #include <climits>
 #include <cstdint>
 #include <cstdio>  // snprintf
@@ -24,6 +25,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "base/error.hpp"
+#include "io/av_reader.hpp"
 
 namespace vmafx {
 
@@ -42,6 +44,8 @@ constexpr std::size_t kMaxPieces = 16;
 constexpr std::size_t kScanStep = 4096;
 
 constexpr std::string_view kY4mMagic = "YUV4MPEG2";
+/// Bytes of a regular file's start that is_certain_container() sees when -w/-h/-p/-b are given.
+constexpr std::size_t kProbeBytes = 4096;
 
 /// The name messages give standard input ("-").
 constexpr const char* kStandardInput = "standard input";
@@ -590,7 +594,8 @@ std::string stream_identity_of(const std::string& path) {
     return status == 0 ? identity_of(st) : std::string();
 }
 
-std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw) {
+std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw,
+                                        unsigned decode_threads) {
     const bool standard_input = path == "-";
     const std::string name = standard_input ? kStandardInput : path;
     int descriptor = -1;
@@ -637,7 +642,34 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
                         (head[kY4mMagic.size()] == ' ' || head[kY4mMagic.size()] == '\n');
 
     if (!is_y4m) {
-        if (!raw) fail(name, "raw YUV needs -w, -h, -p and -b");
+        // Decoded by FFmpeg's libraries: anything without -w/-h/-p/-b, and a regular file that
+        // is certainly a container (a raw .yuv cannot pass for one by chance).
+        // A .yuv file is raw YUV by its name (libavformat would only guess raw video by it too).
+        std::string extension = path.size() > 4 ? path.substr(path.size() - 4) : std::string();
+        std::transform(extension.begin(), extension.end(), extension.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (!raw && extension == ".yuv") fail(name, "raw YUV needs -w, -h, -p and -b");
+        bool decode = !raw;
+        if (raw && regular) {
+            // Peeked through a reader of its own: the raw reader then reads the file as it is
+            // when each frame is read (a file that shrinks after opening is still noticed).
+            ByteReader probe(file, size, start, name);
+            const std::string_view first = probe.peek(kProbeBytes, 0);
+            decode = is_certain_container(reinterpret_cast<const std::uint8_t*>(first.data()), first.size());
+        }
+        if (decode) {
+            AvInput input;
+            input.name = name;
+            input.threads = decode_threads;
+            input.stream_identity = identity;
+            if (regular && !standard_input) {
+                input.path = path;
+            } else {
+                auto shared = std::make_shared<ByteReader>(std::move(bytes));
+                input.read = [shared](std::uint8_t* dst, std::size_t n) { return shared->read(dst, n, 0); };
+            }
+            return open_av_video(std::move(input));
+        }
         validate_video_format(*raw, name);
         std::optional<FrameCount> count;
         if (regular) {

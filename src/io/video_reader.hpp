@@ -1,4 +1,5 @@
-// Readers of the two video file formats vmafx takes: raw planar YUV (.yuv) and YUV4MPEG2 (.y4m).
+// Readers of the two video file formats vmafx reads itself: raw planar YUV (.yuv) and YUV4MPEG2
+// (.y4m); open_video() hands anything else to the decoding reader (av_reader.hpp).
 //
 // Behaviour follows upstream libvmaf 3.2.0's tools/yuv_input.c and tools/y4m_input.c (the readers
 // of the `vmaf` tool) where it reads files, with these deliberate differences, each documented
@@ -11,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "picture/picture.hpp"
 
@@ -40,7 +42,9 @@ struct FrameCount {
 /// A source of frames of one video, read in order from its first frame: a regular file
 /// (positioned reads, the frame count known before reading) or a stream (a pipe, FIFO,
 /// terminal, socket or standard input: read once, in order, with memory bounded by one frame
-/// and a 64 KiB look-ahead, the frame count known only at its end).
+/// and a 64 KiB look-ahead, the frame count known only at its end); or a compressed video
+/// decoded by FFmpeg's libraries (av_reader.hpp: a file or a stream, its frame count known
+/// only at its end).
 ///
 /// Frames are numbered from 0 in error messages (as upstream numbers frames in its output).
 /// After a read() or skip() has thrown, the reader is in an unspecified position and should
@@ -98,6 +102,20 @@ public:
         return std::nullopt;
     }
 
+    /// Presentation time, in seconds from the video's start, of the frame the last read() or
+    /// skip() went past; std::nullopt before the first and for video without timestamps (raw
+    /// and y4m: their frames are paired by position only). Decoded video: the frame's
+    /// timestamp (libavcodec's best effort) less its stream's start time.
+    virtual std::optional<double> timestamp() const { return std::nullopt; }
+    /// Nominal seconds between frames (1 / the stream's average frame rate), std::nullopt when
+    /// the video has no timestamps or no known rate.
+    virtual std::optional<double> frame_interval() const { return std::nullopt; }
+
+    /// What the reader did to the video that its user should know, one line each, naming the
+    /// video (a decoded pixel format converted to another, see av_reader.hpp); empty for raw
+    /// and y4m input. Known once the reader is open.
+    virtual std::vector<std::string> notices() const { return {}; }
+
 protected:
     VideoReader(std::string path, const VideoFormat& format, std::string stream_identity)
         : path_(std::move(path)), format_(format), stream_identity_(std::move(stream_identity)) {}
@@ -132,16 +150,25 @@ std::string stream_identity_of(const std::string& path);
 /// parameters (ignored), "\n" or "\r\n" (within 64 KiB), then the three planes as in a raw
 /// file.
 ///
-/// Raw planar YUV (anything else) needs `raw`: planes Y, Cb, Cr one after the other with no
-/// padding, 8-bit samples as bytes, 9..16-bit ones as 16-bit little-endian words. A raw file
-/// whose size is not a whole number of frames is opened: its last, partial frame is the damaged
-/// tail FrameCount reports.
+/// Raw planar YUV (anything else when `raw` is given) has planes Y, Cb, Cr one after the other
+/// with no padding, 8-bit samples as bytes, 9..16-bit ones as 16-bit little-endian words. A raw
+/// file whose size is not a whole number of frames is opened: its last, partial frame is the
+/// damaged tail FrameCount reports.
+///
+/// Compressed video (any container and codec FFmpeg's libraries decode; see av_reader.hpp):
+/// anything that is not y4m when `raw` is not given, a file or a stream, probed by libavformat;
+/// and, when `raw` is given, a regular file whose first 4 KiB are certainly a container
+/// (is_certain_container: MP4, Matroska, ...), so that a raw reference can be scored against a
+/// compressed distorted video. Decoded with `decode_threads` codec threads (0: one per core).
 ///
 /// Throws vmafx::Error "<path>: <problem>" on: a missing or unreadable file (with the system's
-/// reason), a directory, an empty file or stream, a y4m file with no frame, a raw video without
-/// `raw` ("<path>: raw YUV needs -w, -h, -p and -b"), a malformed y4m header (naming the
+/// reason), a directory, an empty file or stream, a y4m file with no frame, data that is
+/// neither y4m nor a video FFmpeg's libraries decode when `raw` is not given ("<path>: raw YUV
+/// needs -w, -h, -p and -b; FFmpeg's libraries do not read it as a video either: <why>"; also
+/// in a build without those libraries), a malformed y4m header (naming the
 /// field), an unsupported y4m colour space, a bit depth outside 8..16, a zero or absurd
 /// width/height (see validate_video_format), more than 2^32 - 1 frames in a raw file.
-std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw);
+std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw,
+                                        unsigned decode_threads = 0);
 
 }  // namespace vmafx

@@ -1,0 +1,721 @@
+// Decoding through FFmpeg's libraries (Debian's FFmpeg 5.1: libavformat demuxes, libavcodec
+// decodes, libswscale converts and scales); see av_reader.hpp and docs/input.md.
+#include "io/av_reader.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avutil.h>
+#include <libavutil/error.h>
+#include <libavutil/frame.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/log.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+}
+
+#include "base/error.hpp"
+
+namespace vmafx {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& name, const std::string& problem) { throw Error(name + ": " + problem); }
+
+constexpr bool kBigEndian = std::endian::native == std::endian::big;
+
+std::string frame_name(unsigned index) { return "frame " + std::to_string(index); }
+
+/// libav's message for an error code ("Invalid data found when processing input").
+std::string av_error(int code) {
+    char text[AV_ERROR_MAX_STRING_SIZE] = {};
+    av_strerror(code, text, sizeof text);
+    return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// libav's log: nothing is printed (vmafx reports errors itself); the last error-level line
+// logged on a thread is kept, so that an error message can say what the demuxer or decoder
+// complained of ("moov atom not found"). Frame threads' lines are lost: the error code remains.
+
+thread_local std::string last_log_line;
+
+void log_callback(void* avcl, int level, const char* fmt, va_list args) {
+    if (level > AV_LOG_ERROR) return;
+    char line[512];
+    int print_prefix = 0;  // libav's prefix holds an address: the component's name instead
+    av_log_format_line2(avcl, level, fmt, args, line, sizeof line, &print_prefix);
+    std::string text(line);
+    const AVClass* cls = avcl ? *static_cast<AVClass* const*>(avcl) : nullptr;
+    if (cls && cls->item_name) text = std::string(cls->item_name(avcl)) + ": " + text;
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+    if (!text.empty()) last_log_line = std::move(text);
+}
+
+void install_log_callback() {
+    static std::once_flag once;
+    std::call_once(once, [] { av_log_set_callback(log_callback); });
+}
+
+/// `code`'s message, with the last line libav logged on this thread when there is one.
+std::string av_problem(int code) {
+    std::string text = av_error(code);
+    if (!last_log_line.empty()) text += " (" + last_log_line + ")";
+    last_log_line.clear();
+    return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Owners of libav's objects.
+
+struct FormatCloser {
+    void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
+};
+struct CodecFreer {
+    void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
+};
+struct FrameFreer {
+    void operator()(AVFrame* f) const { av_frame_free(&f); }
+};
+struct PacketFreer {
+    void operator()(AVPacket* p) const { av_packet_free(&p); }
+};
+struct SwsFreer {
+    void operator()(SwsContext* s) const { sws_freeContext(s); }
+};
+struct AvioFreer {
+    void operator()(AVIOContext* io) const {
+        av_freep(&io->buffer);
+        avio_context_free(&io);
+    }
+};
+using FormatPtr = std::unique_ptr<AVFormatContext, FormatCloser>;
+using CodecPtr = std::unique_ptr<AVCodecContext, CodecFreer>;
+using FramePtr = std::unique_ptr<AVFrame, FrameFreer>;
+using PacketPtr = std::unique_ptr<AVPacket, PacketFreer>;
+using SwsPtr = std::unique_ptr<SwsContext, SwsFreer>;
+using AvioPtr = std::unique_ptr<AVIOContext, AvioFreer>;
+
+FramePtr new_frame() {
+    FramePtr f(av_frame_alloc());
+    if (!f) throw std::bad_alloc();
+    return f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pixel formats.
+
+/// How a pixel format's samples land in a Picture.
+struct Layout {
+    VideoFormat format;       ///< subsampling and bit depth (the size is the frame's)
+    bool direct = false;      ///< the planes are a Picture's samples as they are (no libswscale)
+    bool big_endian = false;  ///< direct, 16-bit words in big-endian order
+};
+
+/// The libav pixel format of vmafx's format `f` (planar YUV, native 16-bit words above 8
+/// bits), AV_PIX_FMT_NONE when libav has none (11, 13 and 15 bits).
+AVPixelFormat av_format_of(const VideoFormat& f) {
+    std::string name = std::string("yuv") + subsampling_name(f.subsampling) + "p";
+    if (f.bit_depth > 8) name += std::to_string(f.bit_depth) + (kBigEndian ? "be" : "le");
+    return av_get_pix_fmt(name.c_str());
+}
+
+/// Where `fmt`'s samples go: the format itself where vmafx reads it, else the nearest planar
+/// YUV format libswscale converts it to.
+Layout layout_of(AVPixelFormat fmt) {
+    Layout out;
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(fmt);
+    if (!d) return out;
+    const int depth = d->comp[0].depth;
+    const bool rgb = d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BAYER);
+    // Planar YUV with three planes of plain samples (1 byte at 8 bits, a 2-byte word above),
+    // chroma at 4:2:0, 4:2:2 or 4:4:4: read as it is. (yuvj* are the same samples.)
+    if (!rgb && !(d->flags & (AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_FLOAT |
+                              AV_PIX_FMT_FLAG_ALPHA)) &&
+        d->nb_components == 3 && depth >= 8 && depth <= 16) {
+        bool plain = true;
+        for (int c = 0; c < 3; ++c) {
+            const AVComponentDescriptor& comp = d->comp[c];
+            plain = plain && comp.plane == c && comp.step == (depth > 8 ? 2 : 1) && comp.offset == 0 &&
+                    comp.shift == 0 && comp.depth == depth;
+        }
+        const int cw = d->log2_chroma_w, ch = d->log2_chroma_h;
+        if (plain && ((cw == 1 && ch == 1) || (cw == 1 && ch == 0) || (cw == 0 && ch == 0))) {
+            out.direct = true;
+            out.big_endian = depth > 8 && (d->flags & AV_PIX_FMT_FLAG_BE);
+            out.format.bit_depth = depth;
+            out.format.subsampling = cw == 0 ? Subsampling::k444 : ch == 1 ? Subsampling::k420 : Subsampling::k422;
+            return out;
+        }
+    }
+    // The nearest: RGB (and palettes, Bayer) to 4:4:4; grey to 4:2:0 (the chroma planes then
+    // hold the neutral value); other YUV to the smallest of 4:2:0, 4:2:2, 4:4:4 that keeps
+    // every chroma sample (4:1:1 to 4:2:2, 4:1:0 to 4:2:0, 4:4:0 to 4:4:4); bit depth up to
+    // one libswscale writes (8, 9, 10, 12, 14, 16), at most 16.
+    if (rgb) {
+        out.format.subsampling = Subsampling::k444;
+    } else if (d->nb_components < 3) {
+        out.format.subsampling = Subsampling::k420;
+    } else if (d->log2_chroma_w == 0) {
+        out.format.subsampling = Subsampling::k444;
+    } else {
+        out.format.subsampling = d->log2_chroma_h > 0 ? Subsampling::k420 : Subsampling::k422;
+    }
+    const int want = std::clamp(depth, 8, 16);
+    out.format.bit_depth = 16;
+    for (const int b : {16, 14, 12, 10, 9, 8})
+        if (b >= want) out.format.bit_depth = b;
+    return out;
+}
+
+std::string pix_fmt_name(AVPixelFormat fmt) {
+    const char* n = av_get_pix_fmt_name(fmt);
+    return n ? n : "unknown pixel format " + std::to_string(static_cast<int>(fmt));
+}
+
+/// Copies plane rows from `src` (libav's planes and line sizes) into `pic`'s planes `which`;
+/// 16-bit words are byte-swapped when `swap`.
+void copy_into_picture(const std::uint8_t* const src[3], const int linesize[3], Picture& pic, PlaneSet which,
+                       bool swap) {
+    const int bps = pic.format.bytes_per_sample();
+    for (int p = 0; p < (which == PlaneSet::kAll ? 3 : 1); ++p) {
+        Plane& plane = pic.planes[p];
+        const std::size_t row_bytes = static_cast<std::size_t>(plane.width()) * bps;
+        for (int y = 0; y < plane.height(); ++y) {
+            const std::uint8_t* from = src[p] + static_cast<std::ptrdiff_t>(y) * linesize[p];
+            std::uint8_t* to = plane.row<std::uint8_t>(y);
+            if (!swap) {
+                std::memcpy(to, from, row_bytes);
+            } else {
+                for (std::size_t i = 0; i < row_bytes; i += 2) {
+                    to[i] = from[i + 1];
+                    to[i + 1] = from[i];
+                }
+            }
+        }
+    }
+}
+
+/// Makes `pic` a picture of `format` (re-allocated only when it is not one already).
+void shape(Picture& pic, const VideoFormat& format) {
+    if (pic.format != format || pic.planes[0].width() != format.width || pic.planes[0].height() != format.height)
+        pic = Picture(format);
+}
+
+/// libswscale's flags for `text` (its sws_flags option, e.g. "bicubic+accurate_rnd"), parsed as
+/// FFmpeg's scale filter parses its flags option. Throws UsageError when they do not parse.
+int parse_sws_flags(const std::string& text) {
+    const AVClass* cls = sws_get_class();
+    const AVOption* o = av_opt_find(&cls, "sws_flags", nullptr, 0, AV_OPT_SEARCH_FAKE_OBJ);
+    int flags = 0;
+    if (text.empty() || !o || av_opt_eval_flags(&cls, o, text.c_str(), &flags) < 0 ||
+        !(flags & (SWS_FAST_BILINEAR | SWS_BILINEAR | SWS_BICUBIC | SWS_X | SWS_POINT | SWS_AREA | SWS_BICUBLIN |
+                   SWS_GAUSS | SWS_SINC | SWS_LANCZOS | SWS_SPLINE)))
+        throw UsageError("--scale-dist \"" + text +
+                         "\": not a libswscale algorithm (bicubic, bilinear, fast_bilinear, lanczos, spline, neighbor, "
+                         "area, gauss, sinc, bicublin, experimental; flags such as accurate_rnd may follow after +)");
+    return flags;
+}
+
+/// A libswscale context from `src` to `dst` (format and size) set up as FFmpeg 5.1's scale
+/// filter sets up its own (libavfilter/vf_scale.c, config_props): the flags, both scaler
+/// parameters at their defaults, MPEG-2 chroma siting (vertical position 128/256) on the side
+/// that is 8-bit 4:2:0 (yuv420p exactly), the source's range when the frame states one
+/// (`src_full_range`: 1 full, 0 limited, -1 not stated), one slice.
+SwsPtr make_scaler(int src_w, int src_h, AVPixelFormat src_fmt, int dst_w, int dst_h, AVPixelFormat dst_fmt,
+                   int flags, int src_full_range) {
+    SwsPtr s(sws_alloc_context());
+    if (!s) throw std::bad_alloc();
+    SwsContext* c = s.get();
+    av_opt_set_int(c, "srcw", src_w, 0);
+    av_opt_set_int(c, "srch", src_h, 0);
+    av_opt_set_int(c, "src_format", src_fmt, 0);
+    av_opt_set_int(c, "dstw", dst_w, 0);
+    av_opt_set_int(c, "dsth", dst_h, 0);
+    av_opt_set_int(c, "dst_format", dst_fmt, 0);
+    av_opt_set_int(c, "sws_flags", flags, 0);
+    av_opt_set_double(c, "param0", SWS_PARAM_DEFAULT, 0);
+    av_opt_set_double(c, "param1", SWS_PARAM_DEFAULT, 0);
+    av_opt_set_int(c, "threads", 1, 0);
+    if (src_full_range >= 0) av_opt_set_int(c, "src_range", src_full_range, 0);
+    av_opt_set_int(c, "src_h_chr_pos", -513, 0);
+    av_opt_set_int(c, "src_v_chr_pos", src_fmt == AV_PIX_FMT_YUV420P ? 128 : -513, 0);
+    av_opt_set_int(c, "dst_h_chr_pos", -513, 0);
+    av_opt_set_int(c, "dst_v_chr_pos", dst_fmt == AV_PIX_FMT_YUV420P ? 128 : -513, 0);
+    if (const int r = sws_init_context(c, nullptr, nullptr); r < 0)
+        throw Error("libswscale cannot convert " + pix_fmt_name(src_fmt) + " " + std::to_string(src_w) + "x" +
+                    std::to_string(src_h) + " to " + pix_fmt_name(dst_fmt) + " " + std::to_string(dst_w) + "x" +
+                    std::to_string(dst_h) + ": " + av_error(r));
+    return s;
+}
+
+/// A frame of `fmt` and size with its own (padded, aligned) buffers.
+FramePtr frame_with_buffer(AVPixelFormat fmt, int w, int h) {
+    FramePtr f = new_frame();
+    f->format = fmt;
+    f->width = w;
+    f->height = h;
+    if (const int r = av_frame_get_buffer(f.get(), 0); r < 0) throw Error("cannot allocate a frame: " + av_error(r));
+    return f;
+}
+
+/// `frame` (any pixel format, the size of `format`) into `pic` as `format`'s samples through
+/// `scaler` (libswscale, cached by the caller in `scaler`/`scaler_key` for the frame's format
+/// and size) and a buffer frame `scratch`.
+struct Converter {
+    SwsPtr scaler;
+    std::array<int, 4> key{-1, -1, -1, -1};  ///< source width, height, format, range
+    FramePtr out;
+
+    void convert(const AVFrame* frame, const VideoFormat& format, Picture& pic, PlaneSet which) {
+        const AVPixelFormat dst = av_format_of(format);
+        const int range = frame->color_range == AVCOL_RANGE_JPEG ? 1 : frame->color_range == AVCOL_RANGE_MPEG ? 0 : -1;
+        const std::array<int, 4> k{frame->width, frame->height, frame->format, range};
+        if (!scaler || k != key) {
+            scaler = make_scaler(frame->width, frame->height, static_cast<AVPixelFormat>(frame->format), format.width,
+                                 format.height, dst, SWS_BICUBIC, range);
+            key = k;
+        }
+        if (!out) out = frame_with_buffer(dst, format.width, format.height);
+        if (const int r = sws_scale_frame(scaler.get(), out.get(), frame); r < 0)
+            throw Error("libswscale failed: " + av_error(r));
+        shape(pic, format);
+        const std::uint8_t* planes[3] = {out->data[0], out->data[1], out->data[2]};
+        copy_into_picture(planes, out->linesize, pic, which, false);
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Containers probed with certainty (is_certain_container).
+
+constexpr std::array<std::string_view, 8> kSignedContainers = {
+    "mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm", "ivf", "avi", "flv", "ogg", "mxf", "nut"};
+
+// ---------------------------------------------------------------------------------------------
+// A stream's bytes for libavformat (a custom AVIOContext).
+
+struct StreamSource {
+    std::function<std::size_t(std::uint8_t*, std::size_t)> read;
+    std::string error;  ///< the message of a read error (exceptions do not cross libav's C code)
+
+    static int read_packet(void* opaque, std::uint8_t* buf, int size) {
+        auto* self = static_cast<StreamSource*>(opaque);
+        try {
+            const std::size_t got = self->read(buf, static_cast<std::size_t>(size));
+            return got == 0 ? AVERROR_EOF : static_cast<int>(got);
+        } catch (const std::exception& e) {
+            self->error = e.what();
+            return AVERROR(EIO);
+        }
+    }
+};
+
+constexpr int kAvioBuffer = 64 * 1024;
+
+/// A video stream being decoded: the stream source and I/O context (streams only), the
+/// container, the decoder and the send/receive loop between them. Members are declared so that
+/// the decoder and the container go before the I/O they read through.
+struct Decoding {
+    std::string name;                      ///< the video's name, for messages
+    std::unique_ptr<StreamSource> source;  ///< a stream's bytes; null for a file
+    AvioPtr avio;                          ///< a stream's I/O context; null for a file
+    FormatPtr container;
+    CodecPtr decoder;
+    PacketPtr packet;
+    int stream = -1;
+    bool pipe_hint = false;  ///< a stream in MP4/MOV: say why it may fail to read
+    bool flushed = false, ended = false;
+
+    /// Decodes the next frame into `frame` (frame `index`, for messages); false at the end.
+    /// Throws naming the video and the frame on a read or decoding error.
+    bool next(AVFrame* frame, unsigned index) {
+        if (ended) return false;
+        for (;;) {
+            const int r = avcodec_receive_frame(decoder.get(), frame);
+            if (r == 0) return true;
+            if (r == AVERROR_EOF || (r == AVERROR(EAGAIN) && flushed)) {
+                ended = true;
+                return false;
+            }
+            if (r != AVERROR(EAGAIN)) fail(name, frame_name(index) + ": cannot decode: " + av_problem(r));
+            feed(index);
+        }
+    }
+
+private:
+    /// Sends the next packet of the video stream to the decoder, or the end when the container
+    /// has no more (also a file cut short: the frames before the cut are the video's).
+    void feed(unsigned index) {
+        for (;;) {
+            const int r = av_read_frame(container.get(), packet.get());
+            if (r < 0) {
+                if (r != AVERROR_EOF && source && !source->error.empty())
+                    fail(name, frame_name(index) + ": " + source->error);
+                if (r != AVERROR_EOF && !(container->pb && avio_feof(container->pb)))
+                    fail(name, frame_name(index) + ": cannot read: " + av_problem(r) +
+                                   (pipe_hint ? " (an MP4 or MOV file whose index follows its samples cannot be read "
+                                                "from a pipe: give its path, or write it with ffmpeg -movflags "
+                                                "+faststart)"
+                                              : ""));
+                avcodec_send_packet(decoder.get(), nullptr);
+                flushed = true;
+                return;
+            }
+            const bool ours = packet->stream_index == stream;
+            int sent = 0;
+            if (ours) sent = avcodec_send_packet(decoder.get(), packet.get());
+            av_packet_unref(packet.get());
+            if (sent < 0 && sent != AVERROR(EAGAIN))
+                fail(name, frame_name(index) + ": cannot decode: " + av_problem(sent));
+            if (ours) return;
+        }
+    }
+};
+
+/// A decoded video (see open_av_video).
+class AvReader final : public VideoReader {
+public:
+    AvReader(Decoding decoding, std::string identity, FramePtr first, const Layout& layout,
+             std::optional<unsigned> expected, std::vector<std::string> notices)
+        : VideoReader(decoding.name, layout.format, std::move(identity)),
+          decoding_(std::move(decoding)),
+          frame_(std::move(first)),
+          have_frame_(true),
+          layout_(layout),
+          layout_format_(frame_->format),
+          expected_(expected),
+          notices_(std::move(notices)) {}
+
+    bool read(Picture& pic, PlaneSet which) override {
+        if (!next_frame()) return false;
+        const AVFrame* f = frame_.get();
+        if (f->width != format().width || f->height != format().height)
+            fail(path(), frame_name(next_) + " is " + std::to_string(f->width) + "x" + std::to_string(f->height) +
+                             " but the video starts at " + std::to_string(format().width) + "x" +
+                             std::to_string(format().height) + " (vmafx scores videos of one size)");
+        if (f->format != layout_format_) {
+            layout_ = layout_of(static_cast<AVPixelFormat>(f->format));
+            layout_format_ = f->format;
+        }
+        if (layout_.direct && layout_.format.bit_depth == format().bit_depth &&
+            layout_.format.subsampling == format().subsampling) {
+            // The decoder's own samples (yuvj* too: the same samples, no range conversion).
+            shape(pic, format());
+            const std::uint8_t* planes[3] = {f->data[0], f->data[1], f->data[2]};
+            copy_into_picture(planes, f->linesize, pic, which, layout_.big_endian != kBigEndian);
+        } else {
+            try {
+                converter_.convert(f, format(), pic, which);
+            } catch (const Error& e) {
+                fail(path(), frame_name(next_) + ": " + e.what());
+            }
+        }
+        note_timestamp();
+        av_frame_unref(frame_.get());
+        ++next_;
+        return true;
+    }
+
+    void skip(unsigned n) override {
+        for (unsigned i = 0; i < n; ++i) {
+            if (!next_frame())
+                fail(path(), "cannot skip " + std::to_string(n) + " frames from " + frame_name(next_ - i) +
+                                 ": the video has " + std::to_string(next_) + " frames");
+            note_timestamp();
+            av_frame_unref(frame_.get());
+            ++next_;
+        }
+    }
+
+    std::optional<FrameCount> frame_count() const override { return std::nullopt; }
+    std::optional<unsigned> expected_frames() const override { return expected_; }
+    std::vector<std::string> notices() const override { return notices_; }
+    std::optional<double> timestamp() const override { return timestamp_; }
+    std::optional<double> frame_interval() const override {
+        const AVStream* st = decoding_.container->streams[decoding_.stream];
+        AVRational rate = st->avg_frame_rate;
+        if (rate.num <= 0 || rate.den <= 0) rate = st->r_frame_rate;
+        if (rate.num <= 0 || rate.den <= 0) return std::nullopt;
+        return av_q2d(av_inv_q(rate));
+    }
+
+private:
+    /// Sets timestamp_ from frame_: its best-effort timestamp less the stream's start time (the
+    /// first frame's when the stream states none); a frame without one is one interval after
+    /// the previous frame.
+    void note_timestamp() {
+        const AVStream* st = decoding_.container->streams[decoding_.stream];
+        const std::int64_t ts = frame_->best_effort_timestamp;
+        if (ts == AV_NOPTS_VALUE) {
+            if (timestamp_) timestamp_ = *timestamp_ + frame_interval().value_or(0.0);
+            return;
+        }
+        if (!start_) start_ = st->start_time != AV_NOPTS_VALUE ? st->start_time : ts;
+        timestamp_ = static_cast<double>(ts - *start_) * av_q2d(st->time_base);
+    }
+
+    /// Makes frame_ the next decoded frame (frame next_); false at the end.
+    bool next_frame() {
+        if (have_frame_) {
+            have_frame_ = false;
+            return true;
+        }
+        return decoding_.next(frame_.get(), next_);
+    }
+
+    Decoding decoding_;
+    FramePtr frame_;
+    bool have_frame_;  ///< frame_ holds frame next_, decoded but not yet read
+    Layout layout_;           ///< of pixel format layout_format_
+    int layout_format_ = -1;
+    std::optional<unsigned> expected_;
+    std::vector<std::string> notices_;
+    Converter converter_;
+    unsigned next_ = 0;
+    std::optional<std::int64_t> start_;  ///< the stream's start, in its time base
+    std::optional<double> timestamp_;    ///< of the frame last read or skipped (timestamp())
+};
+
+/// Frames the container expects of stream `st`: its frame count, else its duration (or the
+/// container's) times its frame rate.
+std::optional<unsigned> expected_of(const AVFormatContext* c, const AVStream* st) {
+    if (st->nb_frames > 0 && st->nb_frames <= std::numeric_limits<unsigned>::max())
+        return static_cast<unsigned>(st->nb_frames);
+    AVRational rate = st->avg_frame_rate;
+    if (rate.num <= 0 || rate.den <= 0) rate = st->r_frame_rate;
+    if (rate.num <= 0 || rate.den <= 0) return std::nullopt;
+    double seconds = -1;
+    if (st->duration != AV_NOPTS_VALUE && st->duration > 0)
+        seconds = static_cast<double>(st->duration) * av_q2d(st->time_base);
+    else if (c->duration != AV_NOPTS_VALUE && c->duration > 0)
+        seconds = static_cast<double>(c->duration) / AV_TIME_BASE;
+    if (seconds <= 0) return std::nullopt;
+    const double frames = std::round(seconds * av_q2d(rate));
+    if (!(frames >= 1 && frames <= std::numeric_limits<unsigned>::max())) return std::nullopt;
+    return static_cast<unsigned>(frames);
+}
+
+/// The media types of `c`'s streams, for the message of a file without video ("audio, subtitle").
+std::string stream_types(const AVFormatContext* c) {
+    std::string out;
+    for (unsigned i = 0; i < c->nb_streams; ++i) {
+        const char* t = av_get_media_type_string(c->streams[i]->codecpar->codec_type);
+        const std::string type = t ? t : "unknown";
+        if (out.find(type) == std::string::npos) out += (out.empty() ? "" : ", ") + type;
+    }
+    return out;
+}
+
+/// The error of data that libavformat does not take for a video: it may be raw YUV.
+[[noreturn]] void not_a_video(const std::string& name, const std::string& why) {
+    fail(name, "FFmpeg's libraries do not read it as a video (" + why + "); if it is raw YUV, give -w, -h, -p and -b");
+}
+
+/// Demuxers that take any bytes for text art (by the file's extension alone): random data named
+/// .bin would otherwise become a "video" of garbage.
+constexpr std::array<std::string_view, 5> kAnyBytesDemuxers = {"bin", "xbin", "adf", "idf", "tty"};
+
+// ---------------------------------------------------------------------------------------------
+// --scale-dist.
+
+class ScaledReader final : public VideoReader {
+public:
+    ScaledReader(std::unique_ptr<VideoReader> inner, const VideoFormat& format, int flags)
+        : VideoReader(inner->path(), format, inner->stream_identity()),
+          inner_(std::move(inner)),
+          av_in_(av_format_of(inner_->format())),
+          av_out_(av_format_of(format)),
+          scaler_(make_scaler(inner_->format().width, inner_->format().height, av_in_, format.width, format.height,
+                              av_out_, flags, -1)),
+          in_(frame_with_buffer(av_in_, inner_->format().width, inner_->format().height)),
+          out_(frame_with_buffer(av_out_, format.width, format.height)) {}
+
+    bool read(Picture& pic, PlaneSet which) override {
+        if (!inner_->read(source_, PlaneSet::kAll)) return false;
+        const int bps = source_.format.bytes_per_sample();
+        for (int p = 0; p < 3; ++p) {
+            const Plane& plane = source_.planes[p];
+            for (int y = 0; y < plane.height(); ++y)
+                std::memcpy(in_->data[p] + static_cast<std::ptrdiff_t>(y) * in_->linesize[p], plane.row<std::uint8_t>(y),
+                            static_cast<std::size_t>(plane.width()) * bps);
+        }
+        if (const int r = sws_scale_frame(scaler_.get(), out_.get(), in_.get()); r < 0)
+            fail(path(), "frame " + std::to_string(scaled_) + ": libswscale failed: " + av_error(r));
+        shape(pic, format());
+        const std::uint8_t* planes[3] = {out_->data[0], out_->data[1], out_->data[2]};
+        copy_into_picture(planes, out_->linesize, pic, which, false);
+        ++scaled_;
+        return true;
+    }
+    void skip(unsigned n) override { inner_->skip(n); }
+    std::optional<FrameCount> frame_count() const override { return inner_->frame_count(); }
+    std::optional<unsigned> expected_frames() const override { return inner_->expected_frames(); }
+    std::vector<std::string> notices() const override { return inner_->notices(); }
+    std::optional<double> timestamp() const override { return inner_->timestamp(); }
+    std::optional<double> frame_interval() const override { return inner_->frame_interval(); }
+
+private:
+    std::unique_ptr<VideoReader> inner_;
+    AVPixelFormat av_in_, av_out_;
+    SwsPtr scaler_;
+    FramePtr in_, out_;
+    Picture source_;
+    unsigned scaled_ = 0;
+};
+
+}  // namespace
+
+std::string libav_versions() {
+    const auto v = [](const char* name, unsigned version) {
+        return std::string(name) + " " + std::to_string(AV_VERSION_MAJOR(version)) + "." +
+               std::to_string(AV_VERSION_MINOR(version)) + "." + std::to_string(AV_VERSION_MICRO(version));
+    };
+    return v("libavformat", avformat_version()) + ", " + v("libavcodec", avcodec_version()) + ", " +
+           v("libswscale", swscale_version());
+}
+
+bool is_certain_container(const std::uint8_t* head, std::size_t size) {
+    if (size == 0) return false;
+    install_log_callback();
+    std::vector<std::uint8_t> padded(head, head + size);
+    padded.resize(size + AVPROBE_PADDING_SIZE, 0);
+    AVProbeData probe{};
+    probe.filename = "";
+    probe.buf = padded.data();
+    probe.buf_size = static_cast<int>(std::min<std::size_t>(size, 1 << 20));
+    int score = 0;
+    const AVInputFormat* f = av_probe_input_format3(&probe, 1, &score);
+    if (!f || score < AVPROBE_SCORE_MAX) return false;
+    return std::find(kSignedContainers.begin(), kSignedContainers.end(), std::string_view(f->name)) !=
+           kSignedContainers.end();
+}
+
+std::unique_ptr<VideoReader> open_av_video(AvInput input) {
+    install_log_callback();
+    last_log_line.clear();
+    Decoding d;  // owns everything from here on, also when a check below throws
+    d.name = input.name;
+    const std::string& name = d.name;
+    AVFormatContext* raw_container = avformat_alloc_context();
+    if (!raw_container) throw std::bad_alloc();
+    if (input.read) {
+        // A stream: read in order through an I/O context of ours (no seeking).
+        d.source = std::make_unique<StreamSource>();
+        d.source->read = std::move(input.read);
+        auto* buffer = static_cast<unsigned char*>(av_malloc(kAvioBuffer));
+        if (buffer)
+            d.avio.reset(avio_alloc_context(buffer, kAvioBuffer, 0, d.source.get(), &StreamSource::read_packet,
+                                            nullptr, nullptr));
+        if (!d.avio) {
+            av_free(buffer);
+            avformat_free_context(raw_container);
+            throw std::bad_alloc();
+        }
+        raw_container->pb = d.avio.get();
+        raw_container->flags |= AVFMT_FLAG_CUSTOM_IO;
+    }
+    // On failure avformat_open_input frees the context (not a custom AVIOContext).
+    const int opened = avformat_open_input(&raw_container, input.read ? "" : input.path.c_str(), nullptr, nullptr);
+    if (opened < 0) {
+        if (d.source && !d.source->error.empty()) fail(name, d.source->error);
+        not_a_video(name, av_problem(opened));
+    }
+    d.container.reset(raw_container);
+    AVFormatContext* container = raw_container;
+    const std::string demuxer = container->iformat->name;
+    d.pipe_hint = d.source && demuxer.starts_with("mov");
+    if (std::find(kAnyBytesDemuxers.begin(), kAnyBytesDemuxers.end(), demuxer) != kAnyBytesDemuxers.end())
+        not_a_video(name, "only its name suggests the " + demuxer + " format of text art");
+    if (const int r = avformat_find_stream_info(container, nullptr); r < 0) {
+        if (d.source && !d.source->error.empty()) fail(name, d.source->error);
+        fail(name, std::string(container->iformat->long_name ? container->iformat->long_name : demuxer) +
+                       ": cannot read its streams: " + av_problem(r));
+    }
+    const AVCodec* codec = nullptr;
+    d.stream = av_find_best_stream(container, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (d.stream == AVERROR_STREAM_NOT_FOUND)
+        fail(name, "no video stream (a " + demuxer + " file with " +
+                       (container->nb_streams ? "streams of " + stream_types(container) : std::string("no streams")) +
+                       ")");
+    AVStream* st = d.stream >= 0 ? container->streams[d.stream] : nullptr;
+    if (d.stream == AVERROR_DECODER_NOT_FOUND || (st && !codec)) {
+        // av_find_best_stream names no stream then: the first video stream's codec.
+        std::string codec_name = "its codec";
+        for (unsigned i = 0; i < container->nb_streams; ++i)
+            if (container->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) {
+                codec_name = avcodec_get_name(container->streams[i]->codecpar->codec_id);
+                break;
+            }
+        fail(name, "FFmpeg's libavcodec has no decoder for " + codec_name);
+    }
+    if (d.stream < 0) fail(name, "cannot find a video stream: " + av_problem(d.stream));
+    for (unsigned i = 0; i < container->nb_streams; ++i)
+        if (static_cast<int>(i) != d.stream) container->streams[i]->discard = AVDISCARD_ALL;
+
+    d.decoder.reset(avcodec_alloc_context3(codec));
+    d.packet.reset(av_packet_alloc());
+    if (!d.decoder || !d.packet) throw std::bad_alloc();
+    AVCodecContext* decoder = d.decoder.get();
+    if (const int r = avcodec_parameters_to_context(decoder, st->codecpar); r < 0)
+        fail(name, "cannot set up the " + std::string(codec->name) + " decoder: " + av_problem(r));
+    decoder->pkt_timebase = st->time_base;
+    decoder->thread_count = static_cast<int>(std::min(input.threads, 64u));  // 0: libavcodec picks (the cores)
+    decoder->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    if (const int r = avcodec_open2(decoder, codec, nullptr); r < 0)
+        fail(name, "cannot open the " + std::string(codec->name) + " decoder: " + av_problem(r));
+
+    // The first frame gives the format: decoded now, kept for the first read().
+    FramePtr first = new_frame();
+    if (!d.next(first.get(), 0)) fail(name, "the " + std::string(codec->name) + " video stream has no frame that decodes");
+    const AVPixelFormat fmt = static_cast<AVPixelFormat>(first->format);
+    Layout layout = layout_of(fmt);
+    layout.format.width = first->width;
+    layout.format.height = first->height;
+    validate_video_format(layout.format, name);
+    std::vector<std::string> notices;
+    if (!layout.direct) {
+        if (av_format_of(layout.format) == AV_PIX_FMT_NONE)
+            fail(name, "no libswscale format to convert " + pix_fmt_name(fmt) + " to");
+        notices.push_back(name + ": decoded as " + pix_fmt_name(fmt) + ", which vmafx does not score: converted to " +
+                          pix_fmt_name(av_format_of(layout.format)) + " with libswscale");
+    }
+    const std::optional<unsigned> expected = expected_of(container, st);
+    return std::make_unique<AvReader>(std::move(d), input.stream_identity, std::move(first), layout, expected,
+                                      std::move(notices));
+}
+
+void check_scale_flags(const std::string& flags) { parse_sws_flags(flags); }
+
+std::unique_ptr<VideoReader> scale_video(std::unique_ptr<VideoReader> inner, int width, int height,
+                                         const std::string& flags) {
+    const int sws_flags = parse_sws_flags(flags);
+    VideoFormat format = inner->format();
+    if (format.width == width && format.height == height) return inner;
+    format.width = width;
+    format.height = height;
+    validate_video_format(format, inner->path());
+    if (av_format_of(format) == AV_PIX_FMT_NONE)
+        fail(inner->path(), "--scale-dist: libswscale has no " + std::to_string(format.bit_depth) + "-bit format");
+    try {
+        return std::make_unique<ScaledReader>(std::move(inner), format, sws_flags);
+    } catch (const UsageError&) {
+        throw;
+    } catch (const Error& e) {
+        throw Error(std::string("--scale-dist: ") + e.what());
+    }
+}
+
+}  // namespace vmafx

@@ -1,0 +1,86 @@
+// Compressed video through FFmpeg's libraries (libavformat, libavcodec, libswscale): the reader
+// open_video() picks for anything that is neither y4m nor raw YUV, and the scaler of
+// --scale-dist. Built from src/io/av_reader.cpp where the libraries are found (CMake option
+// VMAFX_LIBAV), else from src/io/av_reader_none.cpp, whose functions say the libraries are
+// absent; the C API library (libvmaf.so) always takes the latter, since it reads no files.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "io/video_reader.hpp"
+
+namespace vmafx {
+
+/// The versions of the FFmpeg libraries this vmafx decodes with ("libavformat 59.27.100,
+/// libavcodec 59.37.100, libswscale 6.7.100"), or empty when it was built without them.
+std::string libav_versions();
+
+/// Whether `head` (the first bytes of a file, any length) is certainly a container that
+/// libavformat demuxes: its probe gives the highest score to one of the containers with a
+/// signature of their own (MP4/QuickTime, Matroska/WebM, IVF, AVI, FLV, Ogg, MXF, NUT). Used
+/// where -w/-h/-p/-b are given, so that a raw .yuv is never mistaken for one by chance (a
+/// flat picture can look like an MPEG-TS to a prober). False without the libraries.
+bool is_certain_container(const std::uint8_t* head, std::size_t size);
+
+/// Where a decoded video's bytes come from: its name in messages, and for a stream (a pipe,
+/// FIFO or standard input) the bytes in order; regular files are opened by path.
+struct AvInput {
+    /// The name messages give the video ("standard input" for "-").
+    std::string name;
+    /// A regular file: its path. Empty for a stream.
+    std::string path;
+    /// A stream: reads up to `n` bytes into `dst` and returns how many, fewer only at its end
+    /// (0: the end); throws vmafx::Error on a read error. The bytes open_video() already peeked
+    /// at come first.
+    std::function<std::size_t(std::uint8_t* dst, std::size_t n)> read;
+    /// A stream's identity (VideoReader::stream_identity()), empty for a regular file.
+    std::string stream_identity;
+    /// Decoding threads of the codec (frame threads where it has them): 0 for as many as
+    /// there are cores.
+    unsigned threads = 0;
+};
+
+/// Opens a video for decoding: the container probed by libavformat, its first video stream
+/// decoded by the decoder libavcodec picks for its codec (as the ffmpeg command does), with
+/// frame threads. Frames come in presentation order, as libavcodec outputs them (edit lists,
+/// variable frame rates and the decoder's reordering as FFmpeg applies them); the first frame
+/// is decoded now and gives format().
+///
+/// Pictures: the decoded samples themselves where vmafx reads the decoder's pixel format
+/// (planar YUV 4:2:0, 4:2:2 or 4:4:4 at 8 to 16 bits, little- or big-endian, the full-range
+/// yuvj* forms included: samples unchanged, as the raw reader would put them), else converted
+/// by libswscale to the nearest such format (as `ffmpeg -pix_fmt` would, flags bicubic), which
+/// notices() says. See docs/input.md.
+///
+/// frame_count() is std::nullopt (a decoded video's length is known at its end); and
+/// expected_frames() is the container's estimate (the stream's frame count, else its
+/// duration times its frame rate) for progress display.
+///
+/// Throws vmafx::Error "<name>: <problem>" when the data is no container libavformat knows
+/// (the message then also says that raw YUV needs -w, -h, -p and -b), holds no video stream
+/// (e.g. audio only), its codec has no decoder, the decoder fails on the first frame or there
+/// is none, or the size is out of range (validate_video_format). read() and skip() throw naming
+/// the video and the frame on a read or decoding error or a frame whose size changes. Without
+/// the FFmpeg libraries: "<name>: raw YUV needs -w, -h, -p and -b (this vmafx was built without
+/// FFmpeg's libraries: it reads .y4m and raw YUV only)".
+std::unique_ptr<VideoReader> open_av_video(AvInput input);
+
+/// Scales every picture of `inner` to `width` x `height` with libswscale, as FFmpeg's scale
+/// filter does with `-vf scale=W:H:flags=FLAGS` (same flags and parameters, MPEG-2 chroma
+/// siting for 8-bit 4:2:0, one slice): `flags` is libswscale's sws_flags text, e.g. "bicubic",
+/// "lanczos", "bilinear+accurate_rnd". The bit depth and subsampling stay. Everything else
+/// (frame counts, skips, errors) is `inner`'s.
+/// Throws vmafx::UsageError on flags libswscale does not know, vmafx::Error when the size is
+/// out of range or the libraries are absent.
+std::unique_ptr<VideoReader> scale_video(std::unique_ptr<VideoReader> inner, int width, int height,
+                                         const std::string& flags);
+
+/// Checks `flags` for scale_video() (libswscale's sws_flags text) without a video: throws
+/// vmafx::UsageError when libswscale does not know them or the libraries are absent.
+void check_scale_flags(const std::string& flags);
+
+}  // namespace vmafx
