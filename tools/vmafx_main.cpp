@@ -281,8 +281,8 @@ int run_job(CliJob& job) {
         job.cfg.progress = [](unsigned done, unsigned total) { progress_bar->update(done, total); };
     }
     job.cfg.notice = [](const std::string& n) {
-        std::fprintf(stderr, "%svmafx: note: %s\n", progress_line_open ? "\n" : "", n.c_str());
-        progress_line_open = false;
+        // A bar on screen is redrawn on the next line (its lines start with a carriage return).
+        std::fprintf(stderr, "%svmafx: note: %s\n", after_progress(), n.c_str());
     };
     const RunResult result = run(job.cfg);
     if (progress_bar) progress_bar->finish(true);
