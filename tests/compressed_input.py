@@ -291,6 +291,8 @@ def main():
                      half)
             fails(["-r", ref, "-d", half], [ref, f"{W}x{H}", half, f"{W // 2}x{H // 2}", "--scale-dist"])
             fails(["-r", ref, "-d", half, "--scale-dist", "nonsense"], ["--scale-dist", "nonsense"], status=2)
+            fails(["-r", ref, "-d", half, "--scale-dist", "bicubic+lanczos"], ["--scale-dist", "one of them"],
+                  status=2)
             mp4 = P("whole.mp4")
             s.ffmpeg(*s.raw_input("dist_yuv420p.yuv", "yuv420p"), "-c:v", "libx264" if s.has("libx264") else "mpeg4",
                      mp4)
@@ -329,6 +331,39 @@ def main():
             if p.returncode not in (0, 1) or "Sanitizer" in p.stderr or "internal error" in p.stderr:
                 raise AssertionError(f"corrupt mp4: exit status {p.returncode}: {p.stderr!r}")
 
+        def damaged_tail():
+            # A fragmented MP4 cut inside a fragment: the packet cut short does not decode. vmafx
+            # skips it as the ffmpeg program does, so it has ffmpeg's frames (-fps_mode
+            # passthrough: no frame duplicated), says so, and --frame_cnt scores them.
+            if not s.has("libx264"):
+                return
+            ref = P("ref_ffv1_yuv420p.mkv")
+            if not os.path.exists(ref):
+                encode_pair("yuv420p", ["-c:v", "ffv1"], "mkv", "ffv1_yuv420p")
+            frag = P("frag.mp4")
+            s.ffmpeg(*s.raw_input("dist_yuv420p.yuv", "yuv420p"), "-c:v", "libx264", "-g", "2", "-movflags",
+                     "frag_keyframe+empty_moov", frag)
+            with open(frag, "rb") as f:
+                data = f.read()
+            frame = W * H * 3 // 2
+            tried = []
+            for percent in (60, 70, 80, 90):
+                cut, yuv = P(f"cut{percent}.mp4"), P(f"cut{percent}.yuv")
+                with open(cut, "wb") as f:
+                    f.write(data[: len(data) * percent // 100])
+                s.ffmpeg("-i", cut, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", yuv)
+                n = os.path.getsize(yuv) // frame
+                tried.append(n)
+                if not 0 < n < 5:
+                    continue
+                fails(["-r", ref, "-d", cut], [f'"{ref}" has 5 frames', f'"{cut}" has {n}', "could not be decoded",
+                                              "skipped"])
+                got, _ = s.score(ref, cut, ["--frame_cnt", str(n)])
+                want, _ = s.score(ref, yuv, ["--frame_cnt", str(n)], raw=(W, H, "420", 8))
+                s.same(got, want, f"{cut}, its first {n} frames")
+                return
+            raise AssertionError(f"no cut left between 1 and 4 decodable frames (ffmpeg decoded {tried})")
+
         def align_pts():
             # The distorted video lost frame 2 (timestamps kept): by position the lengths differ;
             # by time, reference frame 2 is dropped and the rest pair as they should.
@@ -351,10 +386,19 @@ def main():
                 raise AssertionError(f"align pts: no warning counting the dropped frame: {err!r}")
             fails(["-r", P("ref_yuv420p.yuv"), "-d", P("dist_yuv420p.yuv"), "-w", str(W), "-h", str(H), "-p", "420",
                    "-b", "8", "--align", "pts"], ["--align pts", "ref_yuv420p.yuv", "no timestamps"])
+            # A raw H.264 stream has no timestamps: its frames are spaced by its frame rate from 0
+            # (as the ffmpeg program spaces them), so by time they pair as by position.
+            if s.has("libx264"):
+                bare = P("dist.h264")
+                s.ffmpeg(*s.raw_input("dist_yuv420p.yuv", "yuv420p"), "-c:v", "libx264", "-f", "h264", bare)
+                by_time, _ = s.score(ref, bare, extra=["--align", "pts"])
+                by_position, _ = s.score(ref, bare)
+                s.same(by_time, by_position, "align pts, raw H.264")
 
         if s.has("ffv1"):
             cases.append(("--align pts", align_pts))
         cases.append(("errors", errors))
+        cases.append(("a damaged tail skipped as ffmpeg skips it", damaged_tail))
 
         for name, fn in cases:
             if args.only and not re.search(args.only, name):

@@ -119,9 +119,9 @@ void concurrently(bool threads, const std::function<void()>& a, const std::funct
 /// The error of videos whose lengths differ (after the skips) without --frame_cnt.
 Error length_mismatch(const RunConfig& config, const std::string& ref, std::uint64_t ref_frames,
                       const std::string& dist, std::uint64_t dist_frames) {
-    return Error(fmt::format("reference \"{}\" has {} frames but distorted \"{}\" has {}{}; use --frame_cnt N "
+    return Error(fmt::format("reference \"{}\" has {} frame{} but distorted \"{}\" has {}{}; use --frame_cnt N "
                              "to score the first N frames of both",
-                             ref, ref_frames, dist, dist_frames,
+                             ref, ref_frames, ref_frames == 1 ? "" : "s", dist, dist_frames,
                              config.frame_skip_ref || config.frame_skip_dist ? " (after skipping)" : ""));
 }
 
@@ -177,9 +177,9 @@ public:
     std::string alignment_warning() const {
         if (!config_.align_pts || (dropped_ref_ == 0 && dropped_dist_ == 0)) return {};
         return fmt::format("--align pts: {} frame{} of reference \"{}\" and {} of distorted \"{}\" had no frame "
-                           "of the other within {:.3f} ms and were not scored ({} pairs scored)",
+                           "of the other within {:.3f} ms and were not scored ({} pair{} scored)",
                            dropped_ref_, dropped_ref_ == 1 ? "" : "s", ref_.path(), dropped_dist_, dist_.path(),
-                           tolerance_ * 1e3, count_);
+                           tolerance_ * 1e3, count_, count_ == 1 ? "" : "s");
     }
 
     /// After the last pair: unless --frame_cnt asked for a common prefix (or --align pts pairs
@@ -770,7 +770,24 @@ RunResult run(const RunConfig& config) {
     result.format = in.ref->format();
     result.subsample = std::max(1u, config.subsample);
     const auto t0 = std::chrono::steady_clock::now();
-    execute(config, plan, in, result);
+    // Packets a decoder skipped: warnings of the run, or part of the error they may explain
+    // (a video cut short has fewer frames than the other).
+    const auto reading_warnings = [&in] {
+        std::vector<std::string> all;
+        for (const VideoReader* r : {in.ref.get(), in.dist.get()})
+            for (std::string& w : r->reading_warnings()) all.push_back(std::move(w));
+        return all;
+    };
+    try {
+        execute(config, plan, in, result);
+    } catch (const Error& e) {
+        const std::vector<std::string> warnings = reading_warnings();
+        if (warnings.empty()) throw;
+        std::string message = e.what();
+        for (const std::string& w : warnings) message += "; " + w;
+        throw Error(message);
+    }
+    for (std::string& w : reading_warnings()) result.warnings.push_back(std::move(w));
     trace::phase("frames scored");
     predict(plan, result);
     trace::phase("models predicted");

@@ -220,13 +220,16 @@ void shape(Picture& pic, const VideoFormat& format) {
 int parse_sws_flags(const std::string& text) {
     const AVClass* cls = sws_get_class();
     const AVOption* o = av_opt_find(&cls, "sws_flags", nullptr, 0, AV_OPT_SEARCH_FAKE_OBJ);
+    constexpr int kAlgorithms = SWS_FAST_BILINEAR | SWS_BILINEAR | SWS_BICUBIC | SWS_X | SWS_POINT | SWS_AREA |
+                                SWS_BICUBLIN | SWS_GAUSS | SWS_SINC | SWS_LANCZOS | SWS_SPLINE;
     int flags = 0;
+    // Exactly one algorithm: libswscale refuses two ("bicubic+lanczos") only when the scaler is
+    // set up, after the files were opened.
     if (text.empty() || !o || av_opt_eval_flags(&cls, o, text.c_str(), &flags) < 0 ||
-        !(flags & (SWS_FAST_BILINEAR | SWS_BILINEAR | SWS_BICUBIC | SWS_X | SWS_POINT | SWS_AREA | SWS_BICUBLIN |
-                   SWS_GAUSS | SWS_SINC | SWS_LANCZOS | SWS_SPLINE)))
+        std::popcount(static_cast<unsigned>(flags & kAlgorithms)) != 1)
         throw UsageError("--scale-dist \"" + text +
                          "\": not a libswscale algorithm (bicubic, bilinear, fast_bilinear, lanczos, spline, neighbor, "
-                         "area, gauss, sinc, bicublin, experimental; flags such as accurate_rnd may follow after +)");
+                         "area, gauss, sinc, bicublin, experimental: one of them; flags such as accurate_rnd may follow after +)");
     return flags;
 }
 
@@ -338,11 +341,18 @@ struct Decoding {
     int stream = -1;
     bool pipe_hint = false;  ///< a stream in MP4/MOV: say why it may fail to read
     bool flushed = false, ended = false;
+    /// Packets or frames libavcodec refused so far, and the first one's reason: skipped, as the
+    /// ffmpeg program skips them (it logs "Error while decoding stream" and goes on), so that
+    /// the frames are those `ffmpeg -i FILE -f rawvideo` writes.
+    unsigned errors = 0;
+    std::string first_error;
 
     /// Decodes the next frame into `frame` (frame `index`, for messages); false at the end.
-    /// Throws naming the video and the frame on a read or decoding error.
+    /// Throws naming the video and the frame on a read error, or when the decoder refuses
+    /// kMaxErrorsInARow packets or frames in a row (nothing decodes any more).
     bool next(AVFrame* frame, unsigned index) {
         if (ended) return false;
+        unsigned in_a_row = 0;
         for (;;) {
             const int r = avcodec_receive_frame(decoder.get(), frame);
             if (r == 0) return true;
@@ -350,15 +360,38 @@ struct Decoding {
                 ended = true;
                 return false;
             }
-            if (r != AVERROR(EAGAIN)) fail(name, frame_name(index) + ": cannot decode: " + av_problem(r));
-            feed(index);
+            if (r != AVERROR(EAGAIN)) {
+                skipped(index, r, in_a_row);
+                continue;
+            }
+            feed(index, in_a_row);
         }
     }
 
+    /// The warning about what was skipped, or "" when nothing was.
+    std::string skipped_warning() const {
+        if (errors == 0) return {};
+        const bool one = errors == 1;
+        return "\"" + name + "\": " + std::to_string(errors) + (one ? " packet or frame" : " packets or frames") +
+               " could not be decoded and " + (one ? "was" : "were") +
+               " skipped, as the ffmpeg program skips them (the first: " + first_error + ")";
+    }
+
 private:
+    static constexpr unsigned kMaxErrorsInARow = 1000;
+
+    /// Counts a packet or frame the decoder refused with `r` while frame `index` was wanted.
+    void skipped(unsigned index, int r, unsigned& in_a_row) {
+        const std::string what = frame_name(index) + ": cannot decode: " + av_problem(r);
+        if (errors++ == 0) first_error = what;
+        if (++in_a_row >= kMaxErrorsInARow)
+            fail(name, what + " (and the " + std::to_string(kMaxErrorsInARow - 1) + " packets or frames before it)");
+    }
+
     /// Sends the next packet of the video stream to the decoder, or the end when the container
-    /// has no more (also a file cut short: the frames before the cut are the video's).
-    void feed(unsigned index) {
+    /// has no more (also a file cut short: the frames before the cut are the video's). A packet
+    /// the decoder refuses is skipped (see `errors`).
+    void feed(unsigned index, unsigned& in_a_row) {
         for (;;) {
             const int r = av_read_frame(container.get(), packet.get());
             if (r < 0) {
@@ -378,8 +411,7 @@ private:
             int sent = 0;
             if (ours) sent = avcodec_send_packet(decoder.get(), packet.get());
             av_packet_unref(packet.get());
-            if (sent < 0 && sent != AVERROR(EAGAIN))
-                fail(name, frame_name(index) + ": cannot decode: " + av_problem(sent));
+            if (sent < 0 && sent != AVERROR(EAGAIN) && sent != AVERROR_EOF) skipped(index, sent, in_a_row);
             if (ours) return;
         }
     }
@@ -443,6 +475,11 @@ public:
     std::optional<FrameCount> frame_count() const override { return std::nullopt; }
     std::optional<unsigned> expected_frames() const override { return expected_; }
     std::vector<std::string> notices() const override { return notices_; }
+    std::vector<std::string> reading_warnings() const override {
+        std::string w = decoding_.skipped_warning();
+        if (w.empty()) return {};
+        return {std::move(w)};
+    }
     std::optional<double> timestamp() const override { return timestamp_; }
     std::optional<double> frame_interval() const override {
         const AVStream* st = decoding_.container->streams[decoding_.stream];
@@ -455,12 +492,14 @@ public:
 private:
     /// Sets timestamp_ from frame_: its best-effort timestamp less the stream's start time (the
     /// first frame's when the stream states none); a frame without one is one interval after
-    /// the previous frame.
+    /// the previous frame, or at 0 when it is the first (a raw H.264 or HEVC stream has no
+    /// timestamps at all: its frames are then spaced by its frame rate, as the ffmpeg program
+    /// spaces them).
     void note_timestamp() {
         const AVStream* st = decoding_.container->streams[decoding_.stream];
         const std::int64_t ts = frame_->best_effort_timestamp;
         if (ts == AV_NOPTS_VALUE) {
-            if (timestamp_) timestamp_ = *timestamp_ + frame_interval().value_or(0.0);
+            timestamp_ = timestamp_ ? *timestamp_ + frame_interval().value_or(0.0) : 0.0;
             return;
         }
         if (!start_) start_ = st->start_time != AV_NOPTS_VALUE ? st->start_time : ts;
@@ -564,6 +603,7 @@ public:
     std::optional<FrameCount> frame_count() const override { return inner_->frame_count(); }
     std::optional<unsigned> expected_frames() const override { return inner_->expected_frames(); }
     std::vector<std::string> notices() const override { return inner_->notices(); }
+    std::vector<std::string> reading_warnings() const override { return inner_->reading_warnings(); }
     std::optional<double> timestamp() const override { return inner_->timestamp(); }
     std::optional<double> frame_interval() const override { return inner_->frame_interval(); }
 

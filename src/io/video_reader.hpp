@@ -116,6 +116,12 @@ public:
     /// and y4m input. Known once the reader is open.
     virtual std::vector<std::string> notices() const { return {}; }
 
+    /// What went wrong while reading without stopping it, one line each, naming the video
+    /// (packets a decoder refused and that were skipped, as the ffmpeg program skips them; see
+    /// av_reader.hpp); empty for raw and y4m input, whose damage is an error. Complete once
+    /// read() returned false or the caller stopped reading.
+    virtual std::vector<std::string> reading_warnings() const { return {}; }
+
 protected:
     VideoReader(std::string path, const VideoFormat& format, std::string stream_identity)
         : path_(std::move(path)), format_(format), stream_identity_(std::move(stream_identity)) {}
