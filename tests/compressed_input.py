@@ -331,6 +331,23 @@ def main():
             if p.returncode not in (0, 1) or "Sanitizer" in p.stderr or "internal error" in p.stderr:
                 raise AssertionError(f"corrupt mp4: exit status {p.returncode}: {p.stderr!r}")
 
+        def stream_choice():
+            # Two video streams, the smaller first, both marked default: vmafx takes the one the
+            # ffmpeg program maps (the largest; without the marks, the default one), so it scores as
+            # that stream alone.
+            ref = P("ref_ffv1_yuv420p.mkv")
+            if not os.path.exists(ref):
+                encode_pair("yuv420p", ["-c:v", "ffv1"], "mkv", "ffv1_yuv420p")
+            full, small, both = P("full_stream.mkv"), P("small_stream.mkv"), P("two_streams.mkv")
+            s.ffmpeg(*s.raw_input("dist_yuv420p.yuv", "yuv420p"), "-c:v", "ffv1", full)
+            s.ffmpeg(*s.raw_input("dist_yuv420p.yuv", "yuv420p"), "-vf", f"scale={W // 2}:{H // 2}", "-c:v", "ffv1",
+                     small)
+            s.ffmpeg("-i", small, "-i", full, "-map", "0:v", "-map", "1:v", "-c", "copy", "-disposition:v:0", "default",
+                     "-disposition:v:1", "default", both)
+            got, _ = s.score(ref, both)
+            want, _ = s.score(ref, full)
+            s.same(got, want, "two video streams")
+
         def damaged_tail():
             # A fragmented MP4 cut inside a fragment: the packet cut short does not decode. vmafx
             # skips it as the ffmpeg program does, so it has ffmpeg's frames (-fps_mode
@@ -399,6 +416,8 @@ def main():
             cases.append(("--align pts", align_pts))
         cases.append(("errors", errors))
         cases.append(("a damaged tail skipped as ffmpeg skips it", damaged_tail))
+        if s.has("ffv1"):
+            cases.append(("of two video streams, the one ffmpeg maps", stream_choice))
 
         for name, fn in cases:
             if args.only and not re.search(args.only, name):

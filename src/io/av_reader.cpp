@@ -417,6 +417,28 @@ private:
     }
 };
 
+/// The video stream the ffmpeg program (5.1, fftools/ffmpeg_opt.c) maps when it is given no
+/// -map: the largest area, with a stream that has new packets and then the default one ahead
+/// (its score's weights), an attached picture (cover art) last; the first of equal ones.
+/// AVERROR_STREAM_NOT_FOUND when the container has no video stream.
+int ffmpeg_video_stream(const AVFormatContext* container) {
+    int best = AVERROR_STREAM_NOT_FOUND;
+    long long best_score = 0;
+    for (unsigned i = 0; i < container->nb_streams; ++i) {
+        const AVStream* st = container->streams[i];
+        if (st->codecpar->codec_type != AVMEDIA_TYPE_VIDEO) continue;
+        long long score = static_cast<long long>(st->codecpar->width) * st->codecpar->height +
+                          100000000LL * !!(st->event_flags & AVSTREAM_EVENT_FLAG_NEW_PACKETS) +
+                          5000000LL * !!(st->disposition & AV_DISPOSITION_DEFAULT);
+        if (st->disposition & AV_DISPOSITION_ATTACHED_PIC) score = 1;
+        if (best < 0 || score > best_score) {
+            best_score = score;
+            best = static_cast<int>(i);
+        }
+    }
+    return best;
+}
+
 /// A decoded video (see open_av_video).
 class AvReader final : public VideoReader {
 public:
@@ -685,7 +707,11 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
                        ": cannot read its streams: " + av_problem(r));
     }
     const AVCodec* codec = nullptr;
-    d.stream = av_find_best_stream(container, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    d.stream = ffmpeg_video_stream(container);
+    if (d.stream >= 0) {
+        codec = avcodec_find_decoder(container->streams[d.stream]->codecpar->codec_id);
+        if (!codec) d.stream = AVERROR_DECODER_NOT_FOUND;
+    }
     if (d.stream == AVERROR_STREAM_NOT_FOUND)
         fail(name, "no video stream (a " + demuxer + " file with " +
                        (container->nb_streams ? "streams of " + stream_types(container) : std::string("no streams")) +
