@@ -331,6 +331,17 @@ def main():
             if p.returncode not in (0, 1) or "Sanitizer" in p.stderr or "internal error" in p.stderr:
                 raise AssertionError(f"corrupt mp4: exit status {p.returncode}: {p.stderr!r}")
 
+        def raw_beside_ts():
+            # A raw reference (-w -h -p -b) beside an MPEG-TS distorted video: the .ts is decoded
+            # (its name and a certain probe), not read as raw bytes, and scores as ffmpeg decodes it.
+            ts, yuv = P("dist.ts"), P("dist_from_ts.yuv")
+            s.ffmpeg(*s.raw_input("dist_yuv420p.yuv", "yuv420p"), "-c:v", "mpeg2video", "-q:v", "4", ts)
+            s.ffmpeg("-i", ts, "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt", "yuv420p", yuv)
+            raw = (W, H, "420", 8)
+            got, _ = s.score(P("ref_yuv420p.yuv"), ts, raw=raw)
+            want, _ = s.score(P("ref_yuv420p.yuv"), yuv, raw=raw)
+            s.same(got, want, "raw reference, MPEG-TS distorted")
+
         def stream_choice():
             # Two video streams, the smaller first, both marked default: vmafx takes the one the
             # ffmpeg program maps (the largest; without the marks, the default one), so it scores as
@@ -418,6 +429,8 @@ def main():
         cases.append(("a damaged tail skipped as ffmpeg skips it", damaged_tail))
         if s.has("ffv1"):
             cases.append(("of two video streams, the one ffmpeg maps", stream_choice))
+        if s.has("mpeg2video"):
+            cases.append(("a raw reference beside an MPEG-TS", raw_beside_ts))
 
         for name, fn in cases:
             if args.only and not re.search(args.only, name):

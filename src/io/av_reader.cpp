@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -649,7 +650,7 @@ std::string libav_versions() {
            v("libswscale", swscale_version());
 }
 
-bool is_certain_container(const std::uint8_t* head, std::size_t size) {
+bool is_certain_container(const std::uint8_t* head, std::size_t size, std::string_view name) {
     if (size == 0) return false;
     install_log_callback();
     std::vector<std::uint8_t> padded(head, head + size);
@@ -661,6 +662,14 @@ bool is_certain_container(const std::uint8_t* head, std::size_t size) {
     int score = 0;
     const AVInputFormat* f = av_probe_input_format3(&probe, 1, &score);
     if (!f || score < AVPROBE_SCORE_MAX) return false;
+    if (std::string_view(f->name) == "mpegts") {
+        const auto ends_with = [name](std::string_view suffix) {
+            return name.size() >= suffix.size() &&
+                   std::equal(suffix.rbegin(), suffix.rend(), name.rbegin(),
+                              [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
+        };
+        return ends_with(".ts") || ends_with(".m2ts") || ends_with(".mts") || ends_with(".m2t");
+    }
     return std::find(kSignedContainers.begin(), kSignedContainers.end(), std::string_view(f->name)) !=
            kSignedContainers.end();
 }

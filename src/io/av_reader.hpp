@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "io/video_reader.hpp"
 
@@ -19,12 +20,13 @@ namespace vmafx {
 /// libavcodec 59.37.100, libswscale 6.7.100"), or empty when it was built without them.
 std::string libav_versions();
 
-/// Whether `head` (the first bytes of a file, any length) is certainly a container that
-/// libavformat demuxes: its probe gives the highest score to one of the containers with a
-/// signature of their own (MP4/QuickTime, Matroska/WebM, IVF, AVI, FLV, Ogg, MXF, NUT). Used
-/// where -w/-h/-p/-b are given, so that a raw .yuv is never mistaken for one by chance (a
-/// flat picture can look like an MPEG-TS to a prober). False without the libraries.
-bool is_certain_container(const std::uint8_t* head, std::size_t size);
+/// Whether `head` (the first bytes of the file `name`, any length) is certainly a container
+/// that libavformat demuxes: its probe gives the highest score to one of the containers with a
+/// signature of their own (MP4/QuickTime, Matroska/WebM, IVF, AVI, FLV, Ogg, MXF, NUT), or to
+/// MPEG-TS when `name` also ends in .ts, .m2ts, .mts or .m2t (any case). Used where -w/-h/-p/-b
+/// are given, so that a raw .yuv is never mistaken for one by chance (a flat picture can look
+/// like an MPEG-TS to a prober: hence the name's say for it). False without the libraries.
+bool is_certain_container(const std::uint8_t* head, std::size_t size, std::string_view name);
 
 /// Where a decoded video's bytes come from: its name in messages, and for a stream (a pipe,
 /// FIFO or standard input) the bytes in order; regular files are opened by path.

@@ -655,7 +655,7 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
             // when each frame is read (a file that shrinks after opening is still noticed).
             ByteReader probe(file, size, start, name);
             const std::string_view first = probe.peek(kProbeBytes, 0);
-            decode = is_certain_container(reinterpret_cast<const std::uint8_t*>(first.data()), first.size());
+            decode = is_certain_container(reinterpret_cast<const std::uint8_t*>(first.data()), first.size(), path);
         }
         if (decode) {
             AvInput input;
