@@ -219,6 +219,7 @@ void shape(Picture& pic, const VideoFormat& format) {
 /// libswscale's flags for `text` (its sws_flags option, e.g. "bicubic+accurate_rnd"), parsed as
 /// FFmpeg's scale filter parses its flags option. Throws UsageError when they do not parse.
 int parse_sws_flags(const std::string& text) {
+    install_log_callback();  // libav's own complaints about the text go to our message, not stderr
     const AVClass* cls = sws_get_class();
     const AVOption* o = av_opt_find(&cls, "sws_flags", nullptr, 0, AV_OPT_SEARCH_FAKE_OBJ);
     constexpr int kAlgorithms = SWS_FAST_BILINEAR | SWS_BILINEAR | SWS_BICUBIC | SWS_X | SWS_POINT | SWS_AREA |
@@ -227,10 +228,12 @@ int parse_sws_flags(const std::string& text) {
     // Exactly one algorithm: libswscale refuses two ("bicubic+lanczos") only when the scaler is
     // set up, after the files were opened.
     if (text.empty() || !o || av_opt_eval_flags(&cls, o, text.c_str(), &flags) < 0 ||
-        std::popcount(static_cast<unsigned>(flags & kAlgorithms)) != 1)
+        std::popcount(static_cast<unsigned>(flags & kAlgorithms)) != 1) {
+        last_log_line.clear();  // libav's complaint is said better below
         throw UsageError("--scale-dist \"" + text +
                          "\": not a libswscale algorithm (bicubic, bilinear, fast_bilinear, lanczos, spline, neighbor, "
                          "area, gauss, sinc, bicublin, experimental: one of them; flags such as accurate_rnd may follow after +)");
+    }
     return flags;
 }
 
