@@ -366,7 +366,7 @@ int vmaf_read_pictures(VmafContext* vmaf, VmafPicture* ref, VmafPicture* dist, u
         log_error("vmaf_read_pictures", "one picture is in device memory and the other is not");
         return -EINVAL;
     }
-    if (!intact || ref_fmt != dist_fmt) {
+    if (!intact || ref_fmt != dist_fmt || !(rf == df)) {
         log_error("vmaf_read_pictures", "the two pictures differ in size, pixel format or bit depth");
         return -EINVAL;
     }

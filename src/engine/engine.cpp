@@ -782,7 +782,7 @@ RunResult run(const RunConfig& config) {
         execute(config, plan, in, result);
     } catch (const Error& e) {
         const std::vector<std::string> warnings = reading_warnings();
-        if (warnings.empty()) throw;
+        if (warnings.empty() || dynamic_cast<const UsageError*>(&e)) throw;
         std::string message = e.what();
         for (const std::string& w : warnings) message += "; " + w;
         throw Error(message);

@@ -399,8 +399,12 @@ private:
         for (;;) {
             const int r = av_read_frame(container.get(), packet.get());
             if (r < 0) {
-                if (r != AVERROR_EOF && source && !source->error.empty())
-                    fail(name, frame_name(index) + ": " + source->error);
+                // A failed read of the stream or file also sets the I/O context's end flag, and
+                // most demuxers then say AVERROR_EOF: the I/O context's own error tells them apart
+                // from a clean end (a file cut short ends cleanly).
+                if (source && !source->error.empty()) fail(name, frame_name(index) + ": " + source->error);
+                if (container->pb && container->pb->error < 0 && container->pb->error != AVERROR_EOF)
+                    fail(name, frame_name(index) + ": cannot read: " + av_problem(container->pb->error));
                 if (r != AVERROR_EOF && !(container->pb && avio_feof(container->pb)))
                     fail(name, frame_name(index) + ": cannot read: " + av_problem(r) +
                                    (pipe_hint ? " (an MP4 or MOV file whose index follows its samples cannot be read "
@@ -702,7 +706,13 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
         raw_container->flags |= AVFMT_FLAG_CUSTOM_IO;
     }
     // On failure avformat_open_input frees the context (not a custom AVIOContext).
-    const int opened = avformat_open_input(&raw_container, input.read ? "" : input.path.c_str(), nullptr, nullptr);
+    // A file by the "file:" protocol: a name with a colon ("2024-01-01T12:00.mp4") is not taken
+    // for another protocol, and a playlist inside it (HLS, concat) may open files only.
+    const std::string url = input.read ? std::string() : "file:" + input.path;
+    AVDictionary* options = nullptr;
+    if (!input.read) av_dict_set(&options, "protocol_whitelist", "file", 0);
+    const int opened = avformat_open_input(&raw_container, url.c_str(), nullptr, &options);
+    av_dict_free(&options);
     if (opened < 0) {
         if (d.source && !d.source->error.empty()) fail(name, d.source->error);
         not_a_video(name, av_problem(opened));

@@ -101,6 +101,21 @@ static int errors_mode(void) {
     CHECK(vmaf_cuda_fetch_preallocated_picture(vmaf, &ref) == 0);
     CHECK(vmaf_picture_alloc(&host, VMAF_PIX_FMT_YUV420P, 8, 64, 36) == 0);
     CHECK(vmaf_read_pictures(vmaf, &ref, &host, 0) == -EINVAL);
+    /* Device pictures of two sizes (the distorted one from another context's 32x18 pool): refused,
+     * not read with the reference's size. */
+    {
+        VmafContext *other = context();
+        VmafCudaPictureConfiguration small = pc;
+        small.pic_params.w = 32;
+        small.pic_params.h = 18;
+        VmafPicture smaller;
+        CHECK(vmaf_cuda_import_state(other, state) == 0);
+        CHECK(vmaf_cuda_preallocate_pictures(other, small) == 0);
+        CHECK(vmaf_cuda_fetch_preallocated_picture(vmaf, &ref) == 0);
+        CHECK(vmaf_cuda_fetch_preallocated_picture(other, &smaller) == 0);
+        CHECK(vmaf_read_pictures(vmaf, &ref, &smaller, 0) == -EINVAL);
+        CHECK(vmaf_close(other) == 0);
+    }
     /* Out of order: frame 1 first. */
     CHECK(vmaf_cuda_fetch_preallocated_picture(vmaf, &ref) == 0);
     CHECK(vmaf_cuda_fetch_preallocated_picture(vmaf, &dist) == 0);
