@@ -114,5 +114,20 @@ TEST(FloatAdmValues, OracleNativeCsfPNormSkipAimScale) {
     EXPECT_EQ(t.get("adm_den" + s, 1), 4735.393325805664);
 }
 
+// A thread keeps its images between frames and runs (ImagePool): what an image held before,
+// from another size or another clip, never reaches a score, also after the pool has let old
+// images go for new ones.
+TEST(FloatAdmValues, ReusedImagesChangeNoScore) {
+    const Options options = adm_options();
+    const test::Clip a = test::synthetic_clip({99, 67, 8, Subsampling::k420}, 3, 11);
+    const test::Clip b = test::synthetic_clip({130, 41, 10, Subsampling::k420}, 3, 12);
+    const ScoreTable first = test::run_cpu(descriptor, options, a);
+    for (int round = 0; round < 12; ++round) test::run_cpu(descriptor, options, round % 2 ? a : b);
+    const ScoreTable again = test::run_cpu(descriptor, options, a);
+    ASSERT_FALSE(first.names().empty());
+    for (const std::string& name : first.names())
+        for (unsigned i = 0; i < 3; ++i) EXPECT_EQ(first.get(name, i), again.get(name, i)) << name << " frame " << i;
+}
+
 }  // namespace
 }  // namespace vmafx
