@@ -14,6 +14,9 @@
 //  3. horizontal pass (a warp's lanes are the tile's 32 rows, each runs along kRun outputs of its
 //     row): the filtered means and products, the variances, and the per-sample VIF terms
 //     (2048 * log2 from a packed copy of the CPU's table in shared memory);
+//     the filter sums the CPU keeps in uint64 (the products' horizontal pass, and their vertical
+//     pass except at 8 bits and scale 0) are summed here as doubles, exactly: integers below
+//     2^49, so no fused multiply-add rounds (exact_double, floor_low32);
 //  4. the terms are integers: added per thread, per warp (__reduce_add_sync and shuffles), per
 //     block, and into the slot's four 64-bit sums of the scale with one atomicAdd each. Integer
 //     sums are exact in any order, so they equal the CPU's.
@@ -27,7 +30,9 @@
 //                     (height - 1 + k reads height - 2 - k);
 //  kRoundingConstant: the horizontal pass of ref*ref rounds with 2^14 instead of 2^15
 //                     (filter_products, from horizontal_run).
-// No kContraction: the device's one floating-point a*b+c is sv = s2 - g * s12 (double), and a
+// No kContraction: the device's one floating-point a*b+c that can round is sv = s2 - g * s12
+// (double; the filter sums' explicit fused multiply-adds act on integers below 2^49 and round
+// nothing), and a
 // fused multiply-add there moves sv by at most half an ulp of g * s12 (2^-23 below 2^31) before
 // sv is truncated to an integer, so it changes a term only where an integer lies between the two
 // roundings, and even then by one unit of sv, which the log2 table (16 significant bits) and the
@@ -228,6 +233,34 @@ static_assert(offsetof(Tile, log2) % 16 == 0 && sizeof(Tile::log2) % 16 == 0);
 /// The smaller of two ints.
 __device__ __forceinline__ int min_of(int a, int b) { return a < b ? a : b; }
 
+// Exact integer sums on the double-precision pipe. The 64-bit sums of the filters (taps below
+// 2^16 times values below 2^32: below 2^48) are integers below 2^53, so a double holds each
+// term and every partial sum exactly and a fused multiply-add of them rounds nothing: the sums
+// equal the CPU's uint64 sums in any order. On the device an IMAD.WIDE and 64-bit adds, or two
+// 32-bit halves, cost two to three integer instructions a tap where one DFMA does, and the DFMAs
+// run on the FP64 pipe beside the integer ones.
+
+/// 2^52: doubles in [2^52, 2^53) are the integers, one apart, with the integer's bits in the low
+/// word of the double's bits.
+constexpr double kTwo52 = 4503599627370496.0;
+
+/// v as a double, exactly: the double with bits 2^52's | v is 2^52 + v (a double add instead of a
+/// conversion instruction, which runs at a quarter of the rate).
+__device__ __forceinline__ double exact_double(std::uint32_t v) {
+    return __dadd_rn(__hiloint2double(0x43300000, static_cast<int>(v)), -kTwo52);
+}
+
+/// floor(sum * unit) modulo 2^32 for a double `sum` holding an integer in [0, 2^52) and `unit` a
+/// power of two with sum * unit below 2^52: the one rounding (down) of 2^52 + sum * unit lands on
+/// 2^52 + floor(sum * unit), whose low word is the result. With sum = acc + round and unit =
+/// 2^-shift it is the CPU's (uint32_t)((acc + round) >> shift).
+__device__ __forceinline__ std::uint32_t floor_low32(double sum, double unit) {
+    return static_cast<std::uint32_t>(__double2loint(__fma_rd(sum, unit, kTwo52)));
+}
+
+/// 2^-shift as a double (shift in 0..32).
+__device__ __forceinline__ double unit_of(int shift) { return __hiloint2double((1023 - shift) << 20, 0); }
+
 /// Sample (row, column) of a picture of Sample words with rows `pitch` bytes apart.
 template <typename Sample>
 __device__ __forceinline__ std::uint32_t load_sample(const unsigned char* picture, std::ptrdiff_t pitch, int row,
@@ -256,7 +289,9 @@ __device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, i
                                                std::uint32_t& dis_max) {
     using G = ScaleGeometry<S, Sample>;
     constexpr int kChunkRows = G::kChunkRows;
-    using SquareAcc = std::conditional_t<S == 0 && sizeof(Sample) == 1, std::uint32_t, std::uint64_t>;
+    // The CPU's products sums: uint32 at 8 bits and scale 0, else uint64 (here doubles, exact).
+    using SquareAcc = std::conditional_t<S == 0 && sizeof(Sample) == 1, std::uint32_t, double>;
+    constexpr bool kWide = std::is_same_v<SquareAcc, double>;
     const int height = a.height;
     std::uint32_t mu1[kChunkRows] = {}, mu2[kChunkRows] = {};
     SquareAcc xx[kChunkRows] = {}, yy[kChunkRows] = {}, xy[kChunkRows] = {};
@@ -271,6 +306,12 @@ __device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, i
         ref_max = rv > ref_max ? rv : ref_max;
         dis_max = dv > dis_max ? dv : dis_max;
         const std::uint32_t rr = rv * rv, dd = dv * dv, rd = rv * dv;
+        [[maybe_unused]] double rr_d = 0, dd_d = 0, rd_d = 0;
+        if constexpr (kWide) {
+            rr_d = exact_double(rr);
+            dd_d = exact_double(dd);
+            rd_d = exact_double(rd);
+        }
 #pragma unroll
         for (int i = 0; i < kChunkRows; ++i) {
             const int k = m - i;  // tap of input row m in output row i
@@ -278,9 +319,16 @@ __device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, i
             const std::uint32_t c = tap<S>(k);
             mu1[i] += c * rv;
             mu2[i] += c * dv;
-            xx[i] += static_cast<SquareAcc>(c) * rr;
-            yy[i] += static_cast<SquareAcc>(c) * dd;
-            xy[i] += static_cast<SquareAcc>(c) * rd;
+            if constexpr (kWide) {
+                const double cd = static_cast<double>(tap<S>(k));
+                xx[i] = __fma_rn(cd, rr_d, xx[i]);
+                yy[i] = __fma_rn(cd, dd_d, yy[i]);
+                xy[i] = __fma_rn(cd, rd_d, xy[i]);
+            } else {
+                xx[i] += c * rr;
+                yy[i] += c * dd;
+                xy[i] += c * rd;
+            }
         }
         if constexpr (G::kDecimates) {
 #pragma unroll
@@ -296,15 +344,24 @@ __device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, i
     if (a.statistics) {
         const int square_shift = vif::vertical_square_shift(S, a.bit_depth);
         const std::uint32_t mean_round = vif::rounding(mean_shift);
-        const SquareAcc square_round = vif::rounding(square_shift);
+        const std::uint32_t square_round = vif::rounding(square_shift);
+        [[maybe_unused]] const double square_unit = unit_of(square_shift);
 #pragma unroll
         for (int i = 0; i < kChunkRows; ++i) {
             const int at = (first_row + i) * kPitch + column;
             tile.mu1[at] = static_cast<std::uint16_t>((mu1[i] + mean_round) >> mean_shift);
             tile.mu2[at] = static_cast<std::uint16_t>((mu2[i] + mean_round) >> mean_shift);
-            tile.xx[at] = static_cast<std::uint32_t>((xx[i] + square_round) >> square_shift);
-            tile.yy[at] = static_cast<std::uint32_t>((yy[i] + square_round) >> square_shift);
-            tile.xy[at] = static_cast<std::uint32_t>((xy[i] + square_round) >> square_shift);
+            if constexpr (kWide) {
+                // Below 2^48 plus the rounding: exact; (sum + round) >> shift as floor_low32.
+                const double r = static_cast<double>(square_round);
+                tile.xx[at] = floor_low32(__dadd_rn(xx[i], r), square_unit);
+                tile.yy[at] = floor_low32(__dadd_rn(yy[i], r), square_unit);
+                tile.xy[at] = floor_low32(__dadd_rn(xy[i], r), square_unit);
+            } else {
+                tile.xx[at] = (xx[i] + square_round) >> square_shift;
+                tile.yy[at] = (yy[i] + square_round) >> square_shift;
+                tile.xy[at] = (xy[i] + square_round) >> square_shift;
+            }
         }
     }
     if constexpr (G::kDecimates) {
@@ -338,32 +395,25 @@ __device__ __forceinline__ void filter_means(const std::uint32_t* row, std::uint
 }
 
 /// out[j] = filtered_product(sum_k c_k * row[j + k], round) for j < kRun: horizontally
-/// filtered products, the CPU's 64-bit sum (acc + round) >> 16 truncated to 32 bits, formed in
-/// 32-bit halves: with row[m] = H_m * 2^16 + L_m, acc = 2^16 * SH + SL where SH = sum c_k H and
-/// SL = sum c_k L are below 2^32 (the taps sum to 2^16), so (acc + round) >> 16 = SH +
-/// ((SL + round) >> 16) exactly (round <= 2^15: SL + round < 2^32). Symmetric taps share a
-/// multiply, as in filter_means.
+/// filtered products, the CPU's 64-bit sum (acc + round) >> 16 truncated to 32 bits, formed as
+/// an exact double sum (below 2^48 + 2^15: every tap below 2^16, every value below 2^32; see
+/// exact_double) started at `round`, then floor_low32.
 template <int S>
 __device__ __forceinline__ void filter_products(const std::uint32_t* row, std::uint32_t round,
                                                 std::uint32_t (&out)[kRun]) {
     constexpr int kLast = kWidth<S> - 1;
-    std::uint32_t lo[kRun + kLast], hi[kRun + kLast];
+    double w[kRun + kLast];
 #pragma unroll
-    for (int m = 0; m < kRun + kLast; ++m) {
-        const std::uint32_t v = row[m];
-        lo[m] = v & 0xffffu;
-        hi[m] = v >> 16;
-    }
+    for (int m = 0; m < kRun + kLast; ++m) w[m] = exact_double(row[m]);
+    const double start = static_cast<double>(round);
+    constexpr double kUnit = 1.0 / 65536.0;
+    static_assert(vif::kHorizontalShift == 16);
 #pragma unroll
     for (int j = 0; j < kRun; ++j) {
-        std::uint32_t sum_lo = tap<S>(kLast / 2) * lo[j + kLast / 2];
-        std::uint32_t sum_hi = tap<S>(kLast / 2) * hi[j + kLast / 2];
+        double acc = start;
 #pragma unroll
-        for (int k = 0; k < kLast / 2; ++k) {
-            sum_lo += tap<S>(k) * (lo[j + k] + lo[j + kLast - k]);
-            sum_hi += tap<S>(k) * (hi[j + k] + hi[j + kLast - k]);
-        }
-        out[j] = sum_hi + ((sum_lo + round) >> vif::kHorizontalShift);
+        for (int k = 0; k <= kLast; ++k) acc = __fma_rn(static_cast<double>(tap<S>(k)), w[j + k], acc);
+        out[j] = floor_low32(acc, kUnit);
     }
 }
 
@@ -686,7 +736,8 @@ const TwinDescriptor twin{
     make_twin<VifTwin>,
     {exact_bound,
      "bound 0 at every format: every per-sample term is an integer formed by the CPU's own code (vif_math.hpp: "
-     "the same integer filters, rounding shifts and 32-bit wraps at every bit depth 8..16 and size; the same "
+     "the same integer filters, rounding shifts and 32-bit wraps at every bit depth 8..16 and size, the CPU's "
+     "uint64 filter sums formed as doubles that hold every partial sum exactly (integers below 2^49); the same "
      "IEEE doubles g = s12 / (s1 + eps), sv = s2 - g * s12 and g * g * s1, built without contraction "
      "(--fmad=false) and with correctly rounded division, so each is the CPU's double; 2048 * log2 from a packed "
      "copy of the CPU's table checked entry by entry at creation); the terms are summed exactly in integers "
