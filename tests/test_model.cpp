@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/extraction.hpp"
 #include "model/builtin_models.hpp"
 #include "model/model.hpp"
 #include "model/svm_model.hpp"
@@ -644,6 +645,76 @@ TEST(ModelPredict, GoldenFixturesBitExact) {
     }
     EXPECT_GT(fixtures, 0u);
     std::printf("[          ] %u scores of %u fixtures compared\n", compared, fixtures);
+}
+
+// predict_frames on several threads: the same values, bit for bit, and the same order of names
+// as each frame predicted in turn with Model::predict; a missing feature value throws the error
+// of the first frame that lacks it, in the order of the indices, and writes nothing.
+TEST(PredictFrames, ThreadsGiveTheSequentialTable) {
+    REQUIRE_INTEGER_FEATURES();
+    const std::vector<Model> models{Model(parse_model_spec("version=vmaf_v0.6.1:name=vmaf")),
+                                    Model(parse_model_spec("version=vmaf_b_v0.6.3:name=vmaf_b"))};
+    std::vector<const Model*> pointers;
+    for (const Model& m : models) pointers.push_back(&m);
+    constexpr unsigned kFrames = 301;
+    ScoreTable features;
+    std::uint32_t state = 12345;
+    const auto next = [&state] {
+        state = state * 1664525u + 1013904223u;
+        return static_cast<double>(state >> 8) / static_cast<double>(1u << 24);
+    };
+    for (unsigned i = 0; i < kFrames; ++i)
+        for (const Model& m : models)
+            for (const FeatureRequest& r : m.required_features())
+                for (const FeatureName& f : r.metric->features) {
+                    const std::string key = table_key(r, f.name);
+                    const bool motion = key.find("motion") != std::string::npos;
+                    features.set(key, i, motion ? 20.0 * next() : 0.5 + 0.5 * next());
+                }
+    std::vector<unsigned> indices;
+    for (unsigned i = 0; i < kFrames; i += 2) indices.push_back(i);  // as --subsample 2
+
+    ScoreTable sequential = features;
+    for (const unsigned i : indices) {
+        for (const Model& m : models) m.predict_score(sequential, i);
+        for (const Model& m : models) m.predict_collection(sequential, i);
+    }
+    for (const unsigned threads : {1u, 3u, 8u}) {
+        SCOPED_TRACE(fmt::format("{} threads", threads));
+        ScoreTable parallel = features;
+        predict_frames(pointers, parallel, indices, threads);
+        ASSERT_EQ(parallel.names(), sequential.names());
+        unsigned compared = 0;
+        for (const std::string& name : sequential.names())
+            for (unsigned i = 0; i < kFrames; ++i) {
+                const std::optional<double> want = sequential.get(name, i), got = parallel.get(name, i);
+                ASSERT_EQ(want.has_value(), got.has_value()) << name << " frame " << i;
+                if (!want) continue;
+                EXPECT_EQ(fmt::format("{:.17g}", *got), fmt::format("{:.17g}", *want)) << name << " frame " << i;
+                ++compared;
+            }
+        std::size_t outputs = 0;
+        for (const Model& m : models) outputs += m.output_names().size();
+        EXPECT_GT(outputs, 20u);  // vmaf, then vmaf_b, its members and its 4 statistics
+        EXPECT_EQ(compared, static_cast<unsigned>(kFrames * features.names().size() + indices.size() * outputs));
+    }
+
+    // Frames 70 and 250 lack adm2: the error names frame 70 whatever the threads.
+    ScoreTable gaps;
+    const std::string adm2 = table_key(models[0].required_features().at(0), "VMAF_integer_feature_adm2_score");
+    for (const std::string& name : features.names())
+        for (unsigned i = 0; i < kFrames; ++i)
+            if (!(name == adm2 && (i == 70 || i == 250))) gaps.set(name, i, *features.get(name, i));
+    for (const unsigned threads : {1u, 8u}) {
+        ScoreTable t = gaps;
+        try {
+            predict_frames(pointers, t, indices, threads);
+            ADD_FAILURE() << "no error with " << threads << " threads";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("frame 70"), std::string::npos) << e.what();
+        }
+        EXPECT_FALSE(t.get("vmaf", 0).has_value());
+    }
 }
 
 }  // namespace

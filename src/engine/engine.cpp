@@ -706,14 +706,14 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
 
 /// Every model's per-frame scores (as upstream's tool: every model's own score first, then the
 /// bootstrap collections'), on the scored frames.
-void predict(const RunPlan& plan, RunResult& result) {
+void predict(const RunConfig& config, const RunPlan& plan, RunResult& result) {
     std::vector<unsigned> indices;
     // A 64-bit count: next + subsample cannot wrap around to below frames.
     for (std::uint64_t next = 0; next < result.frames; next += result.subsample)
         indices.push_back(static_cast<unsigned>(next));
     std::vector<const Model*> models;
     for (const auto& m : plan.models) models.push_back(m.get());
-    predict_frames(models, result.scores, indices);
+    predict_frames(models, result.scores, indices, thread_count(config));
 }
 
 /// Each model's pooled score for the summary line.
@@ -789,7 +789,7 @@ RunResult run(const RunConfig& config) {
     }
     for (std::string& w : reading_warnings()) result.warnings.push_back(std::move(w));
     trace::phase("frames scored");
-    predict(plan, result);
+    predict(config, plan, result);
     trace::phase("models predicted");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     result.fps = seconds > 0 ? result.frames / seconds : 0.0;

@@ -3,6 +3,15 @@
 #include "gpu/twin.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
 
 namespace vmafx {
 
@@ -46,10 +55,52 @@ void FrameExtractors::flush(ScoreTable& table) const {
     for (const auto& e : extractors_) e->flush(table);
 }
 
-void predict_frames(std::span<const Model* const> models, ScoreTable& table, std::span<const unsigned> indices) {
-    for (const unsigned i : indices) {
-        for (const Model* m : models) m->predict_score(table, i);
-        for (const Model* m : models) m->predict_collection(table, i);
+void predict_frames(std::span<const Model* const> models, ScoreTable& table, std::span<const unsigned> indices,
+                    unsigned threads) {
+    // Each frame's values are computed from the feature values alone (Model::score_at,
+    // collection_at: const), so frames are predicted in parallel into `values`, then written in
+    // frame order, each frame's as upstream's tool writes them. The first frame of `indices`
+    // that fails (in their order) is the error thrown, as a sequential run would throw it.
+    const std::size_t n_models = models.size();
+    std::vector<std::vector<std::string>> names(n_models);
+    std::size_t per_frame = 0;
+    for (std::size_t m = 0; m < n_models; ++m) {
+        names[m] = models[m]->output_names();
+        per_frame += names[m].size();
+    }
+    std::vector<double> values(indices.size() * per_frame);
+    std::mutex failure_mutex;  // guards failure and the stores to failed_at
+    std::atomic<std::size_t> failed_at = indices.size();
+    std::exception_ptr failure;
+    const auto predict_range = [&](const tbb::blocked_range<std::size_t>& range) {
+        for (std::size_t f = range.begin(); f != range.end(); ++f) {
+            if (f > failed_at.load(std::memory_order_relaxed)) return;  // an earlier frame failed
+            try {
+                double* v = values.data() + f * per_frame;
+                for (const Model* m : models) *v++ = m->score_at(table, indices[f]);
+                for (const Model* m : models)
+                    for (const double c : m->collection_at(table, indices[f])) *v++ = c;
+            } catch (...) {
+                const std::lock_guard lock(failure_mutex);
+                if (f < failed_at.load(std::memory_order_relaxed)) {
+                    failed_at.store(f, std::memory_order_relaxed);
+                    failure = std::current_exception();
+                }
+                return;
+            }
+        }
+    };
+    constexpr std::size_t kFramesPerTask = 32;
+    tbb::task_arena arena(static_cast<int>(std::max(1u, threads)));
+    arena.execute([&] {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, indices.size(), kFramesPerTask), predict_range);
+    });
+    if (failure) std::rethrow_exception(failure);
+    for (std::size_t f = 0; f < indices.size(); ++f) {
+        const double* v = values.data() + f * per_frame;
+        for (std::size_t m = 0; m < n_models; ++m) table.set(names[m][0], indices[f], *v++);
+        for (std::size_t m = 0; m < n_models; ++m)
+            for (std::size_t k = 1; k < names[m].size(); ++k) table.set(names[m][k], indices[f], *v++);
     }
 }
 

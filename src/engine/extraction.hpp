@@ -72,9 +72,13 @@ private:
 };
 
 /// Every model's score at each of `indices` (in the order given), as upstream's tool writes
-/// them: all models' own scores at a frame, then the bootstrap collections' (Model::predict_score,
-/// Model::predict_collection). Throws Error when a feature value is missing.
-void predict_frames(std::span<const Model* const> models, ScoreTable& table, std::span<const unsigned> indices);
+/// them: all models' own scores at a frame, then the bootstrap collections' (Model::score_at,
+/// Model::collection_at). The frames are predicted on up to `threads` threads (oneTBB; 0 counts
+/// as 1), then written in order; the values do not depend on `threads`. Throws Error when a
+/// feature value is missing: the error of the first such frame in `indices`' order, with
+/// nothing written.
+void predict_frames(std::span<const Model* const> models, ScoreTable& table, std::span<const unsigned> indices,
+                    unsigned threads);
 
 /// A `--backend cuda` run's split of its metric instances: those with a CUDA twin
 /// (find_twin) go to the GPU, the others to the CPU, each list in the order given. Used by the

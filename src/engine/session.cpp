@@ -275,7 +275,7 @@ void Session::flush() {
         for (const Model* model : models) complete = complete && model->has_inputs(m.table, i);
         if (complete) indices.push_back(i);
     }
-    predict_frames(models, m.table, indices);
+    predict_frames(models, m.table, indices, m.config.threads);
 }
 
 bool Session::flushed() const { return impl_->flushed; }

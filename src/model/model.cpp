@@ -719,29 +719,36 @@ bool Model::has_inputs(const ScoreTable& table, unsigned index) const {
     return true;
 }
 
-double Model::predict_score(ScoreTable& table, unsigned index) const {
+double Model::score_at(const ScoreTable& features, unsigned index) const {
     const Regressor& r = impl_->main;
     bool finite_inputs = true;
-    const double score = r.final_score(r.raw_score(table, index, finite_inputs));
+    const double score = r.final_score(r.raw_score(features, index, finite_inputs));
     check_finite(score, finite_inputs, impl_->label, impl_->name, index);
+    return score;
+}
+
+double Model::predict_score(ScoreTable& table, unsigned index) const {
+    const double score = score_at(table, index);
     table.set(impl_->name, index, score);
     return score;
 }
 
-void Model::predict_collection(ScoreTable& table, unsigned index) const {
+std::vector<double> Model::collection_at(const ScoreTable& features, unsigned index) const {
     const std::vector<Regressor>& members = impl_->members;
-    if (members.empty()) return;
+    if (members.empty()) return {};
     const std::size_t n = members.size();
 
     // Statistics are taken over the untransformed, unclipped member scores; each member's
     // own score is written transformed and clipped.
+    std::vector<double> out;
+    out.reserve(n + 4);
     std::vector<double> raw(n);
     bool finite_inputs = true;
     for (std::size_t i = 0; i < n; ++i) {
-        raw[i] = members[i].raw_score(table, index, finite_inputs);
+        raw[i] = members[i].raw_score(features, index, finite_inputs);
         const double score = members[i].final_score(raw[i]);
         check_finite(score, finite_inputs, impl_->label, members[i].name, index);
-        table.set(members[i].name, index, score);
+        out.push_back(score);
     }
 
     double sum = 0.;
@@ -773,7 +780,15 @@ void Model::predict_collection(ScoreTable& table, unsigned index) const {
                                                     {"_ci_p95_lo", first.final_score(lo)},
                                                     {"_ci_p95_hi", first.final_score(hi)}};
     for (const auto& [suffix, value] : stats) check_finite(value, finite_inputs, impl_->label, impl_->name + suffix, index);
-    for (const auto& [suffix, value] : stats) table.set(impl_->name + suffix, index, value);
+    for (const auto& [suffix, value] : stats) out.push_back(value);
+    return out;
+}
+
+void Model::predict_collection(ScoreTable& table, unsigned index) const {
+    const std::vector<double> values = collection_at(table, index);
+    if (values.empty()) return;
+    const std::vector<std::string> names = output_names();  // name(), then the collection's, in order
+    for (std::size_t k = 0; k < values.size(); ++k) table.set(names[k + 1], index, values[k]);
 }
 
 }  // namespace vmafx

@@ -131,6 +131,16 @@ public:
     /// finite although the feature values were. NaN member scores sort last.
     void predict_collection(ScoreTable& table, unsigned index) const;
 
+    /// predict_score() without the write: frame `index`'s score from the feature values in
+    /// `features`. Const and safe to call from several threads at once (libsvm's svm_predict
+    /// keeps its scratch per call). Throws Error as predict_score().
+    double score_at(const ScoreTable& features, unsigned index) const;
+    /// predict_collection() without the writes: the values it writes at frame `index`, in the
+    /// order of output_names() after name() (NAME_0001.., NAME_bagging, NAME_stddev,
+    /// NAME_ci_p95_lo, NAME_ci_p95_hi); empty for a single model. Thread-safe and throwing as
+    /// score_at().
+    std::vector<double> collection_at(const ScoreTable& features, unsigned index) const;
+
 private:
     struct Impl;  // the loaded model_dicts (model.cpp)
     std::shared_ptr<const Impl> impl_;
