@@ -17,6 +17,11 @@ std::optional<double> ScoreTable::get(const std::string& name, unsigned index) c
     return it->second[index];
 }
 
+const std::vector<std::optional<double>>* ScoreTable::slots(const std::string& name) const {
+    auto it = scores_.find(name);
+    return it == scores_.end() ? nullptr : &it->second;
+}
+
 unsigned ScoreTable::frames(const std::string& name) const {
     auto it = scores_.find(name);
     return it == scores_.end() ? 0u : static_cast<unsigned>(it->second.size());

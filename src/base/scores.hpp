@@ -24,6 +24,10 @@ public:
     std::optional<double> get(const std::string& name, unsigned index) const;
     /// Names in order of first write.
     const std::vector<std::string>& names() const { return order_; }
+    /// The frame slots of `name` (index = frame; empty where not written), or nullptr when the
+    /// name is unknown: for readers that visit every frame of a name (the writers). Valid until
+    /// the next set().
+    const std::vector<std::optional<double>>* slots(const std::string& name) const;
     /// Number of frame slots of `name` (highest written index + 1; 0 if none).
     unsigned frames(const std::string& name) const;
     /// Highest frame slot count over all names.

@@ -35,15 +35,31 @@ int leading_zeros(double x) {
 constexpr PoolMethod kPools[] = {PoolMethod::kMin, PoolMethod::kMax, PoolMethod::kMean,
                                  PoolMethod::kHarmonicMean};
 
+/// One output of the run as the writers list it: its name in the output (feature_alias) and its
+/// frame slots, both looked up once per run instead of once per value.
+struct Column {
+    std::string name;   ///< the ScoreTable's name
+    std::string alias;  ///< upstream's output name
+    const std::vector<std::optional<double>>* slots;
+    std::optional<double> at(unsigned i) const { return i < slots->size() ? (*slots)[i] : std::nullopt; }
+};
+
+/// The run's outputs in the order of ScoreTable::names().
+std::vector<Column> columns_of(const RunResult& r) {
+    std::vector<Column> out;
+    for (const std::string& name : r.scores.names()) out.push_back({name, feature_alias(name), r.scores.slots(name)});
+    return out;
+}
+
 /// The frames that appear in the output: every subsample-th frame with at least one score.
-std::vector<unsigned> output_frames(const RunResult& r) {
+std::vector<unsigned> output_frames(const RunResult& r, const std::vector<Column>& columns) {
     std::vector<unsigned> out;
     const unsigned step = std::max(1u, r.subsample);
     // A 64-bit count: next + step cannot wrap around to below r.frames (--subsample 4294967295).
     for (std::uint64_t next = 0; next < r.frames; next += step) {
         const auto i = static_cast<unsigned>(next);
-        for (const auto& name : r.scores.names())
-            if (r.scores.get(name, i)) {
+        for (const Column& c : columns)
+            if (c.at(i)) {
                 out.push_back(i);
                 break;
             }
@@ -79,18 +95,18 @@ void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
         o << "  </backends>\n";
     }
     o << "  <frames>\n";
-    for (unsigned i : output_frames(r)) {
+    const std::vector<Column> columns = columns_of(r);
+    for (unsigned i : output_frames(r, columns)) {
         o << fmt::format("    <frame frameNum=\"{}\" ", i);
-        for (const auto& name : r.scores.names())
-            if (auto v = r.scores.get(name, i))
-                o << fmt::format("{}=\"{}\" ", feature_alias(name), format_printf(*v, nf));
+        for (const Column& c : columns)
+            if (auto v = c.at(i)) o << fmt::format("{}=\"{}\" ", c.alias, format_printf(*v, nf));
         o << "/>\n";
     }
     o << "  </frames>\n  <pooled_metrics>\n";
-    for (const auto& name : r.scores.names()) {
-        o << fmt::format("    <metric name=\"{}\" ", feature_alias(name));
+    for (const Column& c : columns) {
+        o << fmt::format("    <metric name=\"{}\" ", c.alias);
         for (PoolMethod m : kPools)
-            if (auto v = pool_score(r.scores, name, m, r.frames, r.subsample))
+            if (auto v = pool_score(r.scores, c.name, m, r.frames, r.subsample))
                 o << fmt::format("{}=\"{}\" ", pool_method_name(m), format_printf(*v, nf));
         o << "/>\n";
     }
@@ -112,28 +128,29 @@ void write_json(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
     }
     o << "  \"frames\": [";
     bool first_frame = true;
-    for (unsigned i : output_frames(r)) {
+    const std::vector<Column> columns = columns_of(r);
+    for (unsigned i : output_frames(r, columns)) {
         o << (first_frame ? "\n" : ",\n");
         first_frame = false;
         o << fmt::format("    {{\n      \"frameNum\": {},\n      \"metrics\": {{", i);
         bool first = true;
-        for (const auto& name : r.scores.names())
-            if (auto v = r.scores.get(name, i)) {
+        for (const Column& c : columns)
+            if (auto v = c.at(i)) {
                 o << (first ? "\n" : ",\n");
                 first = false;
-                o << fmt::format("        \"{}\": {}", feature_alias(name), format_number(*v, nf));
+                o << fmt::format("        \"{}\": {}", c.alias, format_number(*v, nf));
             }
         o << "\n      }\n    }";
     }
     o << "\n  ],\n  \"pooled_metrics\": {";
     bool first_metric = true;
-    for (const auto& name : r.scores.names()) {
+    for (const Column& c : columns) {
         o << (first_metric ? "\n" : ",\n");
         first_metric = false;
-        o << fmt::format("    \"{}\": {{", feature_alias(name));
+        o << fmt::format("    \"{}\": {{", c.alias);
         bool first = true;
         for (PoolMethod m : kPools)
-            if (auto v = pool_score(r.scores, name, m, r.frames, r.subsample)) {
+            if (auto v = pool_score(r.scores, c.name, m, r.frames, r.subsample)) {
                 o << (first ? "\n" : ",\n");
                 first = false;
                 o << fmt::format("      \"{}\": {}", pool_method_name(m), format_number(*v, nf));
@@ -152,21 +169,23 @@ void write_json(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
 
 void write_csv(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
     o << "Frame,";
-    for (const auto& name : r.scores.names()) o << feature_alias(name) << ",";
+    const std::vector<Column> columns = columns_of(r);
+    for (const Column& c : columns) o << c.alias << ",";
     o << "\n";
-    for (unsigned i : output_frames(r)) {
+    for (unsigned i : output_frames(r, columns)) {
         o << i << ",";
-        for (const auto& name : r.scores.names())
-            if (auto v = r.scores.get(name, i)) o << format_printf(*v, nf) << ",";
+        for (const Column& c : columns)
+            if (auto v = c.at(i)) o << format_printf(*v, nf) << ",";
         o << "\n";
     }
 }
 
 void write_sub(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
-    for (unsigned i : output_frames(r)) {
+    const std::vector<Column> columns = columns_of(r);
+    for (unsigned i : output_frames(r, columns)) {
         o << fmt::format("{{{}}}{{{}}}frame: {}|", i, i + 1, i);
-        for (const auto& name : r.scores.names())
-            if (auto v = r.scores.get(name, i)) o << fmt::format("{}: {}|", feature_alias(name), format_printf(*v, nf));
+        for (const Column& c : columns)
+            if (auto v = c.at(i)) o << fmt::format("{}: {}|", c.alias, format_printf(*v, nf));
         o << "\n";
     }
 }
