@@ -22,6 +22,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "base/trace.hpp"
 #include "engine/engine.hpp"
 #include "engine/presets.hpp"
 #include "gpu/twin.hpp"
@@ -289,8 +290,10 @@ int run_job(CliJob& job) {
     progress_bar.reset();
     for (const auto& w : result.warnings) std::fprintf(stderr, "vmafx: warning: %s\n", w.c_str());
     if (job.target) job.target->write(render_output(result, job.format, job.numbers));
+    vmafx::trace::phase("output written");
     if (!job.quiet && result.backend == Backend::kCuda) print_backends(result);
     if (!job.quiet || !job.target) print_summary(result, job.numbers, summary);
+    vmafx::trace::phase("summary printed");
     return 0;
 }
 
@@ -326,6 +329,7 @@ int run_cli(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    vmafx::trace::phase("main entered");  // VMAFX_TIMINGS: the clock's origin (the time before it: loading)
     // Standard output or error closed by the caller (">&-"): a file vmafx opens would take its
     // number and receive the score summary or messages. /dev/null holds the number instead.
     // (A closed standard input is left closed: "-" checks it and says so.)

@@ -11,7 +11,9 @@ namespace vmafx::trace {
 bool enabled();
 
 /// Prints "vmafx: timing: <ms> ms <what>": milliseconds since the first call in the process
-/// (engine::run makes that call first, "run started"). Nothing when !enabled().
+/// (the CLI makes it on entering main, "main entered"; else engine::run's "run started"), and
+/// before the first line the wall-clock time of that first call in microseconds since the Unix
+/// epoch. Nothing when !enabled(). Not thread-safe before its first call.
 void phase(const std::string& what);
 
 /// Seconds since `t` on the steady clock (for the busy times a stage adds up).
