@@ -28,11 +28,12 @@ test::Clip word_clip(const VideoFormat& format, unsigned count, std::uint32_t se
     return clip;
 }
 
-// Widths below 20 have no AVX-512 lane columns on the CPU; 20, 37 and 253 put lane/edge
-// boundaries and the kernel's 252-column tiles at various places.
+// Widths below 20 have no AVX-512 lane columns on the CPU; 20, 37, 121, 253 and 481 put the
+// lane/edge boundaries, the kernel's 120-column strips (121: one column into the second), its
+// 480-column blocks and its 16-row tiles (17, 19 rows) at various places.
 TEST(MotionCuda, SamplesAboveTheBitDepthAndSparseChanges) {
     VMAFX_REQUIRE_GPU();
-    const int sizes[][2] = {{3, 3}, {20, 3}, {37, 5}, {253, 11}, {853, 481}};
+    const int sizes[][2] = {{3, 3}, {20, 3}, {37, 5}, {121, 17}, {253, 11}, {481, 19}, {853, 481}};
     const OptionValues sets[] = {{}, {{"motion_five_frame_window", "true"}}};
     for (const auto& s : sizes)
         for (const int bits : {8, 10, 12, 16})

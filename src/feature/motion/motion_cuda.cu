@@ -1,12 +1,15 @@
 // CUDA twin of the integer MOTION metric (motion.cpp), bit-identical to it on every frame.
 //
 // Per scored frame, two kernels on the frame's stream:
-//  1. row_sums_kernel: a block blurs a tile of kTileRows rows x kTileColumns columns of the
-//     difference prev - cur (vertical pass in registers from coalesced loads, then the
-//     horizontal pass from a shared-memory row of the vertical results with a 2-column halo on
-//     each side), sums |blurred difference| over each of its rows (warp reductions) and adds
-//     these sums into the rows' uint32 sums with atomicAdd. All of it wraps modulo 2^32, so each
-//     row's sum equals the CPU's row_sad() whatever the order of the terms;
+//  1. row_sums_kernel: a warp blurs a strip of kStripColumns columns and kTileRows rows of the
+//     difference prev - cur. Each lane holds kLaneColumns adjacent columns (one vector load
+//     per plane and row) and streams the tile's input rows through once, keeping the last five
+//     rows of differences in registers for the vertical pass; the horizontal pass takes its
+//     2-column halo from the neighbouring lanes (shuffles; the strip's first and last lanes
+//     hold halo only). It sums |blurred difference| over each row (warp reductions, then the
+//     block's warps in shared memory) and adds the sums into the rows' uint32 sums with
+//     atomicAdd. All of it wraps modulo 2^32, so each row's sum equals the CPU's row_sad()
+//     whatever the order of the terms;
 //  2. total_kernel: adds the row sums in 64 bits into the frame's total (as the CPU does) and
 //     zeroes them for the slot's next frame.
 // The total is copied to the slot's pinned host word; finish() turns it into the sad score with
@@ -43,84 +46,141 @@ namespace {
 
 using motion::kRadius;
 
-/// Threads per block of row_sums_kernel: each runs the vertical pass of one column of the tile
-/// and its halo.
-constexpr int kBlockThreads = 256;
-/// Output columns of a tile (the other 2 * kRadius threads compute the halo).
-constexpr int kTileColumns = kBlockThreads - 2 * kRadius;
-/// Output rows of a tile.
-constexpr int kTileRows = 8;
-constexpr int kWarps = kBlockThreads / 32;
+/// Columns of the vertical pass per lane: one 32-bit (8-bit samples) or 64-bit (above) load.
+constexpr int kLaneColumns = 4;
+/// A warp's strip: 32 lanes of kLaneColumns columns, of which lanes 1..30 own the outputs and
+/// lanes 0 and 31 only give their neighbours the kRadius columns of halo.
+constexpr int kStripColumns = (32 - 2) * kLaneColumns;
+static_assert(kRadius <= kLaneColumns, "one neighbouring lane holds the whole halo");
+/// Warps (strips side by side) per block of row_sums_kernel, and its threads.
+constexpr int kWarps = 4;
+constexpr int kBlockThreads = 32 * kWarps;
+/// Output rows of a tile: a lane streams kTileRows + 2 * kRadius input rows through once.
+constexpr int kTileRows = 16;
 /// Threads of the single block of total_kernel (32 warps).
 constexpr int kTotalThreads = 1024;
 
-/// Sample (row, column) of a plane of Sample words with rows `pitch` bytes apart (32-bit pitch:
-/// one widening multiply per address).
+/// Row `row` of a plane, rows `pitch` bytes apart.
 template <typename Sample>
-__device__ inline Sample load_sample(const unsigned char* plane, int pitch, int row, int column) {
-    return __ldg(reinterpret_cast<const Sample*>(plane + static_cast<std::ptrdiff_t>(row) * pitch) + column);
+__device__ inline const Sample* row_of(const unsigned char* plane, int pitch, int row) {
+    return reinterpret_cast<const Sample*>(plane + static_cast<std::ptrdiff_t>(row) * pitch);
 }
 
-/// Adds one tile's row sums into `row_sums`. Grid: (column tiles, row tiles); block:
-/// kBlockThreads threads. `prev` and `cur`: width x height luma planes (Sample words, rows
-/// prev_pitch / cur_pitch bytes apart), width and height >= kRadius + 1. For each row of the
-/// block, row_sums[row] += sum over the tile's columns of |blur(prev - cur)| at (row, column),
-/// modulo 2^32. plant_mirror_shift / plant_half_rounding: the planted kMirrorShift /
-/// kRoundingConstant (false outside the parity gate's tests).
+/// The differences prev - cur of one row at the lane's kLaneColumns columns x .. x + 3: one
+/// aligned vector load per plane where `vector` (the four columns inside the row, planes and
+/// pitches aligned to the vector), else one load per column at its mirrored column (columns
+/// beyond the halo, which no output reads, read column 0).
+template <typename Sample>
+__device__ inline void load_differences(const unsigned char* prev, int prev_pitch, const unsigned char* cur,
+                                        int cur_pitch, int row, int x, int width, bool vector,
+                                        std::int32_t (&d)[kLaneColumns]) {
+    const Sample* p = row_of<Sample>(prev, prev_pitch, row);
+    const Sample* c = row_of<Sample>(cur, cur_pitch, row);
+    if (vector) {
+        if constexpr (sizeof(Sample) == 1) {
+            const std::uint32_t pv = __ldg(reinterpret_cast<const std::uint32_t*>(p + x));
+            const std::uint32_t cv = __ldg(reinterpret_cast<const std::uint32_t*>(c + x));
+#pragma unroll
+            for (int q = 0; q < kLaneColumns; ++q)
+                d[q] = motion::sample_difference<Sample>(static_cast<Sample>(pv >> (8 * q)),
+                                                         static_cast<Sample>(cv >> (8 * q)));
+        } else {
+            const uint2 pv = __ldg(reinterpret_cast<const uint2*>(p + x));
+            const uint2 cv = __ldg(reinterpret_cast<const uint2*>(c + x));
+            const std::uint32_t pw[2] = {pv.x, pv.y}, cw[2] = {cv.x, cv.y};
+#pragma unroll
+            for (int q = 0; q < kLaneColumns; ++q)
+                d[q] = motion::sample_difference<Sample>(static_cast<Sample>(pw[q / 2] >> (16 * (q % 2))),
+                                                         static_cast<Sample>(cw[q / 2] >> (16 * (q % 2))));
+        }
+        return;
+    }
+#pragma unroll
+    for (int q = 0; q < kLaneColumns; ++q) {
+        const int column = x + q < -kRadius || x + q >= width + kRadius ? 0 : motion::mirror(x + q, width);
+        d[q] = motion::sample_difference<Sample>(__ldg(p + column), __ldg(c + column));
+    }
+}
+
+/// Adds one tile's row sums into `row_sums`. Grid: (ceil(strips / kWarps), ceil(height /
+/// kTileRows)) with strips = ceil(width / kStripColumns); block: kBlockThreads threads, warp w of
+/// block (bx, by) the strip kWarps * bx + w. `prev` and `cur`: width x height luma planes (Sample
+/// words, rows prev_pitch / cur_pitch bytes apart), width and height >= kRadius + 1; `aligned`:
+/// both planes and pitches are multiples of kLaneColumns samples. Lane l of strip s holds the
+/// columns x = s * kStripColumns - kLaneColumns + kLaneColumns * l .. x + 3 (outside [0, width)
+/// the mirrored columns, as the CPU's horizontal pass reads them) and streams the tile's input
+/// rows row0 - kRadius .. row0 + kTileRows + kRadius - 1 (mirrored) through a window of five
+/// rows of differences in registers; each vertical result's horizontal neighbours come from the
+/// next lanes (shuffles). For each row of the tile, row_sums[row] += sum over the strip's output
+/// columns of |blur(prev - cur)|, modulo 2^32. plant_mirror_shift / plant_half_rounding: the
+/// planted kMirrorShift / kRoundingConstant (false outside the parity gate's tests).
 template <typename Sample>
 __global__ void __launch_bounds__(kBlockThreads)
     row_sums_kernel(const unsigned char* __restrict__ prev, int prev_pitch, const unsigned char* __restrict__ cur,
-                    int cur_pitch, int width, int height, int bit_depth, std::uint32_t* __restrict__ row_sums,
-                    bool plant_mirror_shift, bool plant_half_rounding) {
-    constexpr int kInputRows = kTileRows + 2 * kRadius;
-    __shared__ std::int32_t blurred[kTileRows][kBlockThreads];  // vertical pass, by tile row and thread
+                    int cur_pitch, int width, int height, int bit_depth, bool aligned,
+                    std::uint32_t* __restrict__ row_sums, bool plant_mirror_shift, bool plant_half_rounding) {
+    constexpr int kTaps = 2 * kRadius + 1;
     __shared__ std::uint32_t warp_sums[kTileRows][kWarps];
 
-    const int t = static_cast<int>(threadIdx.x);
-    // Column of this thread's vertical pass, -kRadius .. width + kRadius - 1 where needed;
-    // outside [0, width) it holds the mirrored column, as the CPU's horizontal pass reads it.
-    const int x = static_cast<int>(blockIdx.x) * kTileColumns - kRadius + t;
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int strip = static_cast<int>(blockIdx.x) * kWarps + warp;
+    const int x = strip * kStripColumns - kLaneColumns + kLaneColumns * lane;
     const int row0 = static_cast<int>(blockIdx.y) * kTileRows;
     const int rows = height - row0 < kTileRows ? height - row0 : kTileRows;
+    // Whether any output of this strip lies in the row (the warp's branches are uniform).
+    const bool strip_in_row = strip * kStripColumns < width;
+    const bool vector = aligned && x >= 0 && x + kLaneColumns <= width;
+    const bool owns_outputs = lane >= 1 && lane <= 30;
 
-    if (x < width + kRadius) {
-        const int column = motion::mirror(x, width);
-        std::int32_t d[kInputRows];  // differences of rows row0 - kRadius .. row0 + rows + kRadius - 1
+    std::int32_t window[kTaps][kLaneColumns] = {};  // differences of the last kTaps input rows
 #pragma unroll
-        for (int k = 0; k < kInputRows; ++k) {
-            d[k] = 0;
-            if (k < rows + 2 * kRadius) {
-                int r = motion::mirror(row0 - kRadius + k, height);
-                // Planted regression (parity-gate tests only): the top border mirror off by one.
-                if (plant_mirror_shift && row0 - kRadius + k < 0) r += 1;
-                d[k] = motion::sample_difference(load_sample<Sample>(prev, prev_pitch, r, column),
-                                                 load_sample<Sample>(cur, cur_pitch, r, column));
+    for (int m = 0; m < kTileRows + 2 * kRadius; ++m) {
+        // Input row row0 - kRadius + m; rows beyond row0 + rows + kRadius - 1 are read by no output.
+        if (!strip_in_row || m >= rows + 2 * kRadius) break;
+#pragma unroll
+        for (int k = 0; k + 1 < kTaps; ++k)
+#pragma unroll
+            for (int q = 0; q < kLaneColumns; ++q) window[k][q] = window[k + 1][q];
+        int r = motion::mirror(row0 - kRadius + m, height);
+        // Planted regression (parity-gate tests only): the top border mirror off by one.
+        if (plant_mirror_shift && row0 - kRadius + m < 0) r += 1;
+        load_differences<Sample>(prev, prev_pitch, cur, cur_pitch, r, x, width, vector, window[kTaps - 1]);
+        if (m < 2 * kRadius) continue;
+
+        // Output row i = m - 2 kRadius: vertical blur at the lane's columns, then horizontal.
+        const int i = m - 2 * kRadius;
+        std::int32_t v[kLaneColumns + 2 * kRadius];  // columns x - 2 .. x + 5
+#pragma unroll
+        for (int q = 0; q < kLaneColumns; ++q)
+            v[kRadius + q] = motion::vertical_blur<Sample>(window[0][q], window[1][q], window[2][q], window[3][q],
+                                                           window[4][q], bit_depth, plant_half_rounding);
+#pragma unroll
+        for (int k = 0; k < kRadius; ++k) {
+            v[k] = __shfl_up_sync(0xffffffffu, v[kLaneColumns + k], 1);
+            v[kRadius + kLaneColumns + k] = __shfl_down_sync(0xffffffffu, v[kRadius + k], 1);
+        }
+        std::uint32_t sum = 0;
+        if (owns_outputs) {
+            const int lane_end = motion::lane_columns_end(width);
+#pragma unroll
+            for (int q = 0; q < kLaneColumns; ++q) {
+                const int column = x + q;
+                if (column >= width) break;
+                const std::int32_t* y = v + q;
+                sum += motion::magnitude(column >= 2 && column < lane_end
+                                             ? motion::horizontal_blur_lane(y[0], y[1], y[2], y[3], y[4])
+                                             : motion::horizontal_blur_exact(y[0], y[1], y[2], y[3], y[4]));
             }
         }
-#pragma unroll
-        for (int i = 0; i < kTileRows; ++i)
-            blurred[i][t] = motion::vertical_blur<Sample>(d[i], d[i + 1], d[i + 2], d[i + 3], d[i + 4], bit_depth,
-                                                          plant_half_rounding);
+        sum = __reduce_add_sync(0xffffffffu, sum);  // modulo 2^32
+        if (lane == 0) warp_sums[i][warp] = sum;
     }
+    if (!strip_in_row && lane == 0)
+        for (int i = 0; i < kTileRows; ++i) warp_sums[i][warp] = 0;
     __syncthreads();
 
-    // Horizontal pass at column x by the threads that own an output column.
-    const bool outputs = t >= kRadius && t < kBlockThreads - kRadius && x < width;
-    const bool lane_column = x >= 2 && x < motion::lane_columns_end(width);
-    const int warp = t / 32;
-#pragma unroll
-    for (int i = 0; i < kTileRows; ++i) {
-        std::uint32_t term = 0;
-        if (outputs && i < rows) {
-            const std::int32_t* y = &blurred[i][t];
-            term = motion::magnitude(lane_column ? motion::horizontal_blur_lane(y[-2], y[-1], y[0], y[1], y[2])
-                                                 : motion::horizontal_blur_exact(y[-2], y[-1], y[0], y[1], y[2]));
-        }
-        const std::uint32_t warp_sum = __reduce_add_sync(0xffffffffu, term);  // modulo 2^32
-        if (t % 32 == 0) warp_sums[i][warp] = warp_sum;
-    }
-    __syncthreads();
-
+    const int t = static_cast<int>(threadIdx.x);
     if (t < rows) {
         std::uint32_t sum = 0;
 #pragma unroll
@@ -184,19 +244,27 @@ public:
         const bool mirror_shift = plant_ == PlantedDefect::kMirrorShift;
         const bool half_rounding = plant_ == PlantedDefect::kRoundingConstant;
         std::uint32_t* row_sums = row_sums_.get() + static_cast<std::size_t>(slot) * format_.height;
-        const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(format_.width), kTileColumns),
+        const std::size_t strips = cuda::blocks_for(static_cast<std::size_t>(format_.width), kStripColumns);
+        const dim3 grid(cuda::blocks_for(strips, kWarps),
                         cuda::blocks_for(static_cast<std::size_t>(format_.height), kTileRows));
         const auto* prev_data = static_cast<const unsigned char*>(prev.data);
         const auto* cur_data = static_cast<const unsigned char*>(cur.data);
         const int prev_pitch = checked_pitch(prev.pitch), cur_pitch = checked_pitch(cur.pitch);
+        // The lanes' vector loads need planes and pitches aligned to kLaneColumns samples.
+        const auto vector_aligned = [&](const unsigned char* data, int pitch) {
+            const std::size_t vector_bytes = kLaneColumns * format_.bytes_per_sample();
+            return reinterpret_cast<std::uintptr_t>(data) % vector_bytes == 0 &&
+                   static_cast<std::size_t>(pitch) % vector_bytes == 0;
+        };
+        const bool aligned = vector_aligned(prev_data, prev_pitch) && vector_aligned(cur_data, cur_pitch);
         if (format_.bit_depth == 8)
             row_sums_kernel<std::uint8_t><<<grid, kBlockThreads, 0, stream>>>(
-                prev_data, prev_pitch, cur_data, cur_pitch, format_.width, format_.height, 8, row_sums, mirror_shift,
-                half_rounding);
+                prev_data, prev_pitch, cur_data, cur_pitch, format_.width, format_.height, 8, aligned, row_sums,
+                mirror_shift, half_rounding);
         else
             row_sums_kernel<std::uint16_t><<<grid, kBlockThreads, 0, stream>>>(
                 prev_data, prev_pitch, cur_data, cur_pitch, format_.width, format_.height, format_.bit_depth,
-                row_sums, mirror_shift, half_rounding);
+                aligned, row_sums, mirror_shift, half_rounding);
         cuda::check_launch("motion row_sums_kernel");
         total_kernel<<<1, kTotalThreads, 0, stream>>>(row_sums, format_.height, totals_.get() + slot);
         cuda::check_launch("motion total_kernel");
