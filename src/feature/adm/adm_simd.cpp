@@ -45,9 +45,13 @@
 
 #include <hwy/highway.h>
 
+#include "feature/simd_sum-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace vmafx::adm::HWY_NAMESPACE {
 namespace {
+
+using vmafx::HWY_NAMESPACE::SumLanesWrapping;
 
 using std::int16_t;
 using std::int32_t;
@@ -452,7 +456,7 @@ uint64_t den0_row(const int16_t* x, int begin, int end) {
         const hn::Vec<DU32> sq_odd = hn::BitCast(du, hn::ShiftRight<32>(hn::BitCast(dq, sq)));
         sum = hn::Add(sum, hn::Add(hn::MulEven(sq, m), hn::MulEven(sq_odd, m_odd)));
     }
-    uint64_t inner = hn::GetLane(hn::SumOfLanes(dq, sum));
+    uint64_t inner = SumLanesWrapping(dq, sum);
     for (; j < end; ++j) inner += den0_cube(x[j]);
     return inner;
 }
@@ -555,7 +559,7 @@ int64_t cm0_row(const int16_t* x, const int32_t* thr, int begin, int end, int32_
         sum = hn::Add(sum, hn::Add(cube_even(m, round_sq, shift_sq, round_cube, shift_cube),
                                    cube_even(m_odd, round_sq, shift_sq, round_cube, shift_cube)));
     }
-    int64_t row_acc = hn::GetLane(hn::SumOfLanes(ds, sum));
+    int64_t row_acc = SumLanesWrapping(ds, sum);
     for (; j < end; ++j) row_acc += cm0_cube(x[j], wt, static_cast<uint32_t>(thr[j]), theta, rcub, scub);
     return row_acc;
 }
@@ -751,7 +755,7 @@ uint64_t den_row(const int32_t* x, int begin, int end, uint64_t round_sq, int sh
         const hn::Vec<DLU> prod = hn::Add(mul_low_u(sq, m), hn::ShiftLeft<32>(mul_low_u(hn::ShiftRight<32>(sq), m)));
         sum = hn::Add(sum, hn::ShiftRightSame(hn::Add(prod, rcub), static_cast<int>(cub_shift)));
     }
-    uint64_t inner = hn::GetLane(hn::SumOfLanes(du, sum));
+    uint64_t inner = SumLanesWrapping(du, sum);
     for (; j < end; ++j) inner += den_cube(x[j], round_sq, shift_sq, cub_round, cub_shift);
     return inner;
 }
@@ -828,7 +832,7 @@ int64_t cm_row(const int32_t* x, const int64_t* thr, int begin, int cut, int end
         sum = hn::Add(sum, cube(hn::Max(e, zero)));
     }
     for (; j < end; ++j) row_acc += cm_cube(cm_excess_scalar(x[j], wt, thr[j]), rcub, scub);
-    return row_acc + hn::GetLane(hn::SumOfLanes(d, sum));
+    return row_acc + SumLanesWrapping(d, sum);
 }
 
 #endif  // HWY_TARGET == HWY_SCALAR

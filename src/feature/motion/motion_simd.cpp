@@ -28,9 +28,13 @@
 
 #include <hwy/highway.h>
 
+#include "feature/simd_sum-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace vmafx::motion::HWY_NAMESPACE {
 namespace {
+
+using vmafx::HWY_NAMESPACE::SumLanesWrapping;
 
 namespace hn = hwy::HWY_NAMESPACE;
 using std::int32_t;
@@ -146,7 +150,7 @@ uint32_t row_sad(const int32_t* y, int width) {
         const VI32 sign = hn::ShiftRight<31>(blur);
         lanes_sum = hn::Add(lanes_sum, hn::BitCast(du, hn::Sub(hn::Xor(blur, sign), sign)));
     }
-    sum += hn::GetLane(hn::SumOfLanes(du, lanes_sum));
+    sum += SumLanesWrapping(du, lanes_sum);
     for (; j < lane_end; ++j) sum += magnitude(horizontal_blur_lane(y[j - 2], y[j - 1], y[j], y[j + 1], y[j + 2]));
     for (j = lane_end; j < width; ++j) sum += exact_at(y, j, width);
     return sum;

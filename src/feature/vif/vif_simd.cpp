@@ -99,8 +99,11 @@ inline void mirror_pad(std::int16_t* row, int width, int half) {
 
 #include <hwy/highway.h>
 
+#include "feature/simd_sum-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace vmafx::vif::HWY_NAMESPACE {
+using vmafx::HWY_NAMESPACE::SumLanesWrapping;
 #if HWY_TARGET == HWY_SCALAR
 // One lane per vector (the baseline target where GCC before 12.3 cannot build HWY_EMU128):
 // no pairs of words to multiply; this target runs the reference kernels.
@@ -563,9 +566,9 @@ void add_terms(const int32_t* sigma1_sq, const int32_t* sigma2_sq, const int32_t
         num_log = hn::Add(num_log, hn::Sub(tmp_shift, one_shift));
         num_table += table_sum(table, tmp_index) - table_sum(table, one_index);
     }
-    sums.num_log += hn::GetLane(hn::SumOfLanes(di, num_log)) + num_table;
-    sums.den_log += hn::GetLane(hn::SumOfLanes(di, den_log)) + den_table;
-    sums.num_non_log += hn::GetLane(hn::SumOfLanes(di, num_non_log));
+    sums.num_log += SumLanesWrapping(di, num_log) + num_table;
+    sums.den_log += SumLanesWrapping(di, den_log) + den_table;
+    sums.num_non_log += SumLanesWrapping(di, num_non_log);
     sums.den_non_log += den_non_log;
     if (full < width)
         vmafx::vif::add_vif_terms(sigma1_sq + full, sigma2_sq + full, sigma12 + full, width - full, gain_limit, sums);
