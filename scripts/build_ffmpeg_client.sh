@@ -125,9 +125,12 @@ fi
 t_make=$SECONDS
 echo "configure: ${t_configure} s, make -j$jobs: ${t_make} s ($(basename "$dsc"), libvmaf $(pkg-config --modversion libvmaf) in $prefix)" \
   | tee -a "$work/times.log"
-# The program must load PREFIX's library, not one installed elsewhere on the system.
-if ! ldd ./ffmpeg | grep -q "$libdir/libvmaf.so"; then
-  ldd ./ffmpeg >&2
+# The program must load PREFIX's library, not one installed elsewhere on the system. (ldd's
+# whole output first: `ldd | grep -q` fails under pipefail when grep stops reading early and
+# ldd dies of SIGPIPE.)
+libs=$(ldd ./ffmpeg)
+if ! grep -q "$libdir/libvmaf.so" <<<"$libs"; then
+  echo "$libs" >&2
   echo "error: $build/ffmpeg does not load $libdir/libvmaf.so" >&2
   exit 1
 fi
