@@ -27,7 +27,6 @@ install(FILES ${CMAKE_BINARY_DIR}/libvmaf.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}
 
 # The CMake package.
 set(VMAFX_CONFIG_CUDA ${VMAFX_CUDA})
-set(VMAFX_CONFIG_LIBAV ${VMAFX_HAVE_LIBAV})
 file(RELATIVE_PATH VMAFX_CMAKE_UP "/p/${CMAKE_INSTALL_LIBDIR}/cmake/vmafx" "/p")
 configure_file(${CMAKE_SOURCE_DIR}/cmake/vmafxConfig.cmake.in ${CMAKE_BINARY_DIR}/vmafxConfig.cmake @ONLY)
 include(CMakePackageConfigHelpers)

@@ -23,6 +23,8 @@ frame's and every pooled value, bit for bit), VMAF and PSNR (so that chroma coun
   pipe       a Matroska file on standard input (-d -): as from the file
   align      --align pts on a distorted video that lost a frame (timestamps kept): the scores of
              the raw pairs without that frame, and a warning counting it; raw input refused
+  loading    FFmpeg's libraries opened only by runs that need them (never for a raw .yuv pair);
+             unloadable libraries: compressed input fails naming them, raw .yuv still scores
   errors     lengths, sizes, a truncated MP4, a text file, an audio-only file, an MP4 index at
              its end on a pipe, a bad --scale-dist: exit status 1 (2 for the option), the files
              and the problem named, no output file written
@@ -266,9 +268,9 @@ def main():
         if s.has("ffv1"):
             cases.append(("--frame_skip_dist --frame_cnt --subsample, and a pipe", options))
 
-        def fails(cmd, parts, status=1, stdin=None):
+        def fails(cmd, parts, status=1, stdin=None, env=None):
             out = P("error_out.json")
-            p = run([vmafx, *cmd, "-q", "--json", "-o", out], check=False, stdin=stdin)
+            p = run([vmafx, *cmd, "-q", "--json", "-o", out], check=False, stdin=stdin, env=env)
             if p.returncode != status:
                 raise AssertionError(f"{cmd}: exit status {p.returncode}, expected {status}: {p.stderr!r}")
             for part in parts:
@@ -423,7 +425,47 @@ def main():
                 by_position, _ = s.score(ref, bare)
                 s.same(by_time, by_position, "align pts, raw H.264")
 
+        def loading():
+            # FFmpeg's libraries are opened when a run first needs them (src/io/shared_library.hpp):
+            # never for a raw .yuv pair, for a compressed video and for a raw file of another
+            # name (probed for a container). When one cannot be opened, compressed input fails
+            # naming the video and the library, a raw .yuv pair still scores and --version says so.
+            ref = P("ref_ffv1_yuv420p.mkv")
+            if not os.path.exists(ref):
+                encode_pair("yuv420p", ["-c:v", "ffv1"], "mkv", "ffv1_yuv420p")
+            raw = ["-w", str(W), "-h", str(H), "-p", "420", "-b", "8"]
+            yuv_pair = ["-r", P("ref_yuv420p.yuv"), "-d", P("dist_yuv420p.yuv"), *raw]
+            shutil.copyfile(P("dist_yuv420p.yuv"), P("dist_yuv420p.raw"))
+
+            def libraries(cmd, env=None):
+                """The sonames of FFmpeg's libraries a successful run loaded (LD_DEBUG=libs)."""
+                p = run([vmafx, *cmd, "-q", "-o", P("loading.xml")], env=dict(env or os.environ, LD_DEBUG="libs"))
+                return set(re.findall(r"\b(lib(?:avutil|avcodec|avformat|swscale)\.so\.\d+)", p.stderr))
+
+            if libraries(yuv_pair):
+                raise AssertionError("a raw .yuv pair opened FFmpeg's libraries")
+            probed = libraries(["-r", P("ref_yuv420p.yuv"), "-d", P("dist_yuv420p.raw"), *raw])
+            sonames = libraries(["-r", ref, "-d", ref])
+            if len(sonames) != 4 or probed != sonames:
+                raise AssertionError(f"libraries opened: {sonames} for a .mkv pair, {probed} for a .raw file")
+            # Every one of them replaced by a file that is no library.
+            bogus = P("bogus-libs")
+            os.makedirs(bogus, exist_ok=True)
+            for soname in sonames:
+                with open(os.path.join(bogus, soname), "wb") as f:
+                    f.write(b"x" * 256)
+            env = dict(os.environ, LD_LIBRARY_PATH=bogus)
+            avutil = next(n for n in sonames if n.startswith("libavutil"))
+            fails(["-r", ref, "-d", ref], [ref, "FFmpeg's libraries cannot be loaded", avutil], env=env)
+            fails(["-r", P("ref_yuv420p.yuv"), "-d", P("dist_yuv420p.raw"), *raw],
+                  [P("dist_yuv420p.raw"), "FFmpeg's libraries cannot be loaded"], env=env)
+            run([vmafx, *yuv_pair, "-q", "-o", P("loading.xml")], env=env)
+            version = run([vmafx, "--version"], env=env).stdout
+            if "compressed input: unavailable: FFmpeg's libraries cannot be loaded" not in version:
+                raise AssertionError(f"--version with the libraries unloadable: {version!r}")
+
         if s.has("ffv1"):
+            cases.append(("FFmpeg's libraries opened only when needed", loading))
             cases.append(("--align pts", align_pts))
         cases.append(("errors", errors))
         cases.append(("a damaged tail skipped as ffmpeg skips it", damaged_tail))

@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "base/error.hpp"
+#include "io/shared_library.hpp"
 #include "io/video_reader.hpp"
 #include "picture_checks.hpp"
 #include "test_support.hpp"
@@ -689,6 +690,22 @@ TEST(IoFixtures, Y4mMatchesYuv) {
         }
     }
     EXPECT_GT(checked, 0) << "no fixture found in " << fixtures;
+}
+
+// The run-time loader of optional libraries (FFmpeg's): opens by SONAME, binds symbols, and
+// names the library and the loader's reason when it cannot.
+using IoSharedLibrary = test::TempDirTest;
+
+TEST_F(IoSharedLibrary, OpensBindsAndNamesWhatFails) {
+    const SharedLibrary libc("libc.so.6");
+    using Strlen = std::size_t (*)(const char*);
+    EXPECT_EQ(reinterpret_cast<Strlen>(libc.symbol("strlen"))("vmafx"), 5u);
+    test::expect_error([&] { libc.symbol("vmafx_no_such_function"); },
+                       {"libc.so.6: no symbol vmafx_no_such_function"});
+    test::expect_error([] { SharedLibrary absent("libvmafx-absent.so.0"); },
+                       {"libvmafx-absent.so.0: ", "No such file"});
+    const std::string bogus = write("libbogus.so.1", std::string(256, 'x'));
+    test::expect_error([&] { SharedLibrary not_elf(bogus); }, {bogus + ": ", "ELF"});
 }
 
 }  // namespace

@@ -310,9 +310,14 @@ int run_cli(int argc, char** argv) {
     }
     if (args.version) {
         std::printf("vmafx %s (scores of libvmaf 3.2.0)\n", VMAFX_VERSION);
-        const std::string libav = vmafx::libav_versions();
-        std::printf("compressed input: %s\n",
-                    libav.empty() ? "not built (reads .y4m and raw YUV only)" : ("FFmpeg's " + libav).c_str());
+        std::string libav;
+        try {
+            libav = vmafx::libav_versions();
+            libav = libav.empty() ? "not built (reads .y4m and raw YUV only)" : "FFmpeg's " + libav;
+        } catch (const vmafx::Error& e) {
+            libav = std::string("unavailable: ") + e.what();
+        }
+        std::printf("compressed input: %s\n", libav.c_str());
         // Which metrics --backend cuda computes on the GPU; the others run on the CPU.
         std::string twins;
         for (const vmafx::TwinDescriptor* t : vmafx::twin_registry()) twins += std::string(twins.empty() ? "" : " ") + t->metric;

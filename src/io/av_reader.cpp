@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cctype>
 #include <cmath>
@@ -29,10 +30,121 @@ extern "C" {
 }
 
 #include "base/error.hpp"
+#include "io/shared_library.hpp"
 
 namespace vmafx {
 
 namespace {
+
+// ---------------------------------------------------------------------------------------------
+// FFmpeg's libraries, opened when a run first needs them (io/shared_library.hpp says why), by the
+// SONAMEs of the headers vmafx was built with: each function this file calls, from the library
+// that defines it.
+
+#define VMAFX_LIBAV_FUNCTIONS(X) \
+    X(avutil, av_dict_free) \
+    X(avutil, av_dict_set) \
+    X(avutil, av_frame_alloc) \
+    X(avutil, av_frame_free) \
+    X(avutil, av_frame_get_buffer) \
+    X(avutil, av_frame_unref) \
+    X(avutil, av_free) \
+    X(avutil, av_freep) \
+    X(avutil, av_get_media_type_string) \
+    X(avutil, av_get_pix_fmt) \
+    X(avutil, av_get_pix_fmt_name) \
+    X(avutil, av_log_format_line2) \
+    X(avutil, av_log_set_callback) \
+    X(avutil, av_malloc) \
+    X(avutil, av_opt_eval_flags) \
+    X(avutil, av_opt_find) \
+    X(avutil, av_opt_set_double) \
+    X(avutil, av_opt_set_int) \
+    X(avutil, av_pix_fmt_desc_get) \
+    X(avutil, av_strerror) \
+    X(swscale, sws_alloc_context) \
+    X(swscale, sws_freeContext) \
+    X(swscale, sws_get_class) \
+    X(swscale, sws_init_context) \
+    X(swscale, sws_scale_frame) \
+    X(swscale, swscale_version) \
+    X(avcodec, av_packet_alloc) \
+    X(avcodec, av_packet_free) \
+    X(avcodec, av_packet_unref) \
+    X(avcodec, avcodec_alloc_context3) \
+    X(avcodec, avcodec_find_decoder) \
+    X(avcodec, avcodec_free_context) \
+    X(avcodec, avcodec_get_name) \
+    X(avcodec, avcodec_open2) \
+    X(avcodec, avcodec_parameters_to_context) \
+    X(avcodec, avcodec_receive_frame) \
+    X(avcodec, avcodec_send_packet) \
+    X(avcodec, avcodec_version) \
+    X(avformat, av_probe_input_format3) \
+    X(avformat, av_read_frame) \
+    X(avformat, avformat_alloc_context) \
+    X(avformat, avformat_close_input) \
+    X(avformat, avformat_find_stream_info) \
+    X(avformat, avformat_free_context) \
+    X(avformat, avformat_open_input) \
+    X(avformat, avformat_version) \
+    X(avformat, avio_alloc_context) \
+    X(avformat, avio_context_free) \
+    X(avformat, avio_feof)
+
+/// The functions of VMAFX_LIBAV_FUNCTIONS, each with its own type.
+struct LibAv {
+#define VMAFX_LIBAV_POINTER(library, name) decltype(&::name) name = nullptr;
+    VMAFX_LIBAV_FUNCTIONS(VMAFX_LIBAV_POINTER)
+#undef VMAFX_LIBAV_POINTER
+};
+
+#define VMAFX_SONAME(library, major) "lib" #library ".so." AV_STRINGIFY(major)
+
+std::atomic<bool> libav_opened{false};
+
+/// The four libraries, open, and their functions bound.
+struct OpenLibAv {
+    SharedLibrary avutil{VMAFX_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR)};
+    SharedLibrary swscale{VMAFX_SONAME(swscale, LIBSWSCALE_VERSION_MAJOR)};
+    SharedLibrary avcodec{VMAFX_SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR)};
+    SharedLibrary avformat{VMAFX_SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR)};
+    LibAv functions;
+
+    OpenLibAv() {
+#define VMAFX_LIBAV_BIND(library, name) functions.name = reinterpret_cast<decltype(functions.name)>(library.symbol(#name));
+        VMAFX_LIBAV_FUNCTIONS(VMAFX_LIBAV_BIND)
+#undef VMAFX_LIBAV_BIND
+        libav_opened = true;
+    }
+};
+
+OpenLibAv open_libav() {
+    try {
+        return OpenLibAv();
+    } catch (const Error& e) {
+        throw Error(std::string("FFmpeg's libraries cannot be loaded: ") + e.what() +
+                    " (compressed input and --scale-dist need them; on Debian 12 the packages libavformat59, "
+                    "libavcodec59 and libswscale6)");
+    }
+}
+
+/// The libraries' functions, opened on the first call (thread-safe). Throws vmafx::Error
+/// "FFmpeg's libraries cannot be loaded: <soname>: <reason> (...)" when one cannot be opened;
+/// a later call tries again.
+const LibAv& lib() {
+    static const OpenLibAv open = open_libav();
+    return open.functions;
+}
+
+/// lib() for an entry point: a failure to load names `what` (the video, or --scale-dist).
+void load_for(const std::string& what) {
+    try {
+        lib();
+    } catch (const Error& e) {
+        throw Error(what + ": " + e.what());
+    }
+}
 
 [[noreturn]] void fail(const std::string& name, const std::string& problem) { throw Error(name + ": " + problem); }
 
@@ -43,7 +155,7 @@ std::string frame_name(unsigned index) { return "frame " + std::to_string(index)
 /// libav's message for an error code ("Invalid data found when processing input").
 std::string av_error(int code) {
     char text[AV_ERROR_MAX_STRING_SIZE] = {};
-    av_strerror(code, text, sizeof text);
+    lib().av_strerror(code, text, sizeof text);
     return text;
 }
 
@@ -58,7 +170,7 @@ void log_callback(void* avcl, int level, const char* fmt, va_list args) {
     if (level > AV_LOG_ERROR) return;
     char line[512];
     int print_prefix = 0;  // libav's prefix holds an address: the component's name instead
-    av_log_format_line2(avcl, level, fmt, args, line, sizeof line, &print_prefix);
+    lib().av_log_format_line2(avcl, level, fmt, args, line, sizeof line, &print_prefix);
     std::string text(line);
     const AVClass* cls = avcl ? *static_cast<AVClass* const*>(avcl) : nullptr;
     if (cls && cls->item_name) text = std::string(cls->item_name(avcl)) + ": " + text;
@@ -68,7 +180,7 @@ void log_callback(void* avcl, int level, const char* fmt, va_list args) {
 
 void install_log_callback() {
     static std::once_flag once;
-    std::call_once(once, [] { av_log_set_callback(log_callback); });
+    std::call_once(once, [] { lib().av_log_set_callback(log_callback); });
 }
 
 /// `code`'s message, with the last line libav logged on this thread when there is one.
@@ -83,24 +195,24 @@ std::string av_problem(int code) {
 // Owners of libav's objects.
 
 struct FormatCloser {
-    void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
+    void operator()(AVFormatContext* c) const { lib().avformat_close_input(&c); }
 };
 struct CodecFreer {
-    void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
+    void operator()(AVCodecContext* c) const { lib().avcodec_free_context(&c); }
 };
 struct FrameFreer {
-    void operator()(AVFrame* f) const { av_frame_free(&f); }
+    void operator()(AVFrame* f) const { lib().av_frame_free(&f); }
 };
 struct PacketFreer {
-    void operator()(AVPacket* p) const { av_packet_free(&p); }
+    void operator()(AVPacket* p) const { lib().av_packet_free(&p); }
 };
 struct SwsFreer {
-    void operator()(SwsContext* s) const { sws_freeContext(s); }
+    void operator()(SwsContext* s) const { lib().sws_freeContext(s); }
 };
 struct AvioFreer {
     void operator()(AVIOContext* io) const {
-        av_freep(&io->buffer);
-        avio_context_free(&io);
+        lib().av_freep(&io->buffer);
+        lib().avio_context_free(&io);
     }
 };
 using FormatPtr = std::unique_ptr<AVFormatContext, FormatCloser>;
@@ -111,7 +223,7 @@ using SwsPtr = std::unique_ptr<SwsContext, SwsFreer>;
 using AvioPtr = std::unique_ptr<AVIOContext, AvioFreer>;
 
 FramePtr new_frame() {
-    FramePtr f(av_frame_alloc());
+    FramePtr f(lib().av_frame_alloc());
     if (!f) throw std::bad_alloc();
     return f;
 }
@@ -131,14 +243,14 @@ struct Layout {
 AVPixelFormat av_format_of(const VideoFormat& f) {
     std::string name = std::string("yuv") + subsampling_name(f.subsampling) + "p";
     if (f.bit_depth > 8) name += std::to_string(f.bit_depth) + (kBigEndian ? "be" : "le");
-    return av_get_pix_fmt(name.c_str());
+    return lib().av_get_pix_fmt(name.c_str());
 }
 
 /// Where `fmt`'s samples go: the format itself where vmafx reads it, else the nearest planar
 /// YUV format libswscale converts it to.
 Layout layout_of(AVPixelFormat fmt) {
     Layout out;
-    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(fmt);
+    const AVPixFmtDescriptor* d = lib().av_pix_fmt_desc_get(fmt);
     if (!d) return out;
     const int depth = d->comp[0].depth;
     const bool rgb = d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BAYER);
@@ -183,7 +295,7 @@ Layout layout_of(AVPixelFormat fmt) {
 }
 
 std::string pix_fmt_name(AVPixelFormat fmt) {
-    const char* n = av_get_pix_fmt_name(fmt);
+    const char* n = lib().av_get_pix_fmt_name(fmt);
     return n ? n : "unknown pixel format " + std::to_string(static_cast<int>(fmt));
 }
 
@@ -220,14 +332,14 @@ void shape(Picture& pic, const VideoFormat& format) {
 /// FFmpeg's scale filter parses its flags option. Throws UsageError when they do not parse.
 int parse_sws_flags(const std::string& text) {
     install_log_callback();  // libav's own complaints about the text go to our message, not stderr
-    const AVClass* cls = sws_get_class();
-    const AVOption* o = av_opt_find(&cls, "sws_flags", nullptr, 0, AV_OPT_SEARCH_FAKE_OBJ);
+    const AVClass* cls = lib().sws_get_class();
+    const AVOption* o = lib().av_opt_find(&cls, "sws_flags", nullptr, 0, AV_OPT_SEARCH_FAKE_OBJ);
     constexpr int kAlgorithms = SWS_FAST_BILINEAR | SWS_BILINEAR | SWS_BICUBIC | SWS_X | SWS_POINT | SWS_AREA |
                                 SWS_BICUBLIN | SWS_GAUSS | SWS_SINC | SWS_LANCZOS | SWS_SPLINE;
     int flags = 0;
     // Exactly one algorithm: libswscale refuses two ("bicubic+lanczos") only when the scaler is
     // set up, after the files were opened.
-    if (text.empty() || !o || av_opt_eval_flags(&cls, o, text.c_str(), &flags) < 0 ||
+    if (text.empty() || !o || lib().av_opt_eval_flags(&cls, o, text.c_str(), &flags) < 0 ||
         std::popcount(static_cast<unsigned>(flags & kAlgorithms)) != 1) {
         last_log_line.clear();  // libav's complaint is said better below
         throw UsageError("--scale-dist \"" + text +
@@ -244,25 +356,25 @@ int parse_sws_flags(const std::string& text) {
 /// (`src_full_range`: 1 full, 0 limited, -1 not stated), one slice.
 SwsPtr make_scaler(int src_w, int src_h, AVPixelFormat src_fmt, int dst_w, int dst_h, AVPixelFormat dst_fmt,
                    int flags, int src_full_range) {
-    SwsPtr s(sws_alloc_context());
+    SwsPtr s(lib().sws_alloc_context());
     if (!s) throw std::bad_alloc();
     SwsContext* c = s.get();
-    av_opt_set_int(c, "srcw", src_w, 0);
-    av_opt_set_int(c, "srch", src_h, 0);
-    av_opt_set_int(c, "src_format", src_fmt, 0);
-    av_opt_set_int(c, "dstw", dst_w, 0);
-    av_opt_set_int(c, "dsth", dst_h, 0);
-    av_opt_set_int(c, "dst_format", dst_fmt, 0);
-    av_opt_set_int(c, "sws_flags", flags, 0);
-    av_opt_set_double(c, "param0", SWS_PARAM_DEFAULT, 0);
-    av_opt_set_double(c, "param1", SWS_PARAM_DEFAULT, 0);
-    av_opt_set_int(c, "threads", 1, 0);
-    if (src_full_range >= 0) av_opt_set_int(c, "src_range", src_full_range, 0);
-    av_opt_set_int(c, "src_h_chr_pos", -513, 0);
-    av_opt_set_int(c, "src_v_chr_pos", src_fmt == AV_PIX_FMT_YUV420P ? 128 : -513, 0);
-    av_opt_set_int(c, "dst_h_chr_pos", -513, 0);
-    av_opt_set_int(c, "dst_v_chr_pos", dst_fmt == AV_PIX_FMT_YUV420P ? 128 : -513, 0);
-    if (const int r = sws_init_context(c, nullptr, nullptr); r < 0)
+    lib().av_opt_set_int(c, "srcw", src_w, 0);
+    lib().av_opt_set_int(c, "srch", src_h, 0);
+    lib().av_opt_set_int(c, "src_format", src_fmt, 0);
+    lib().av_opt_set_int(c, "dstw", dst_w, 0);
+    lib().av_opt_set_int(c, "dsth", dst_h, 0);
+    lib().av_opt_set_int(c, "dst_format", dst_fmt, 0);
+    lib().av_opt_set_int(c, "sws_flags", flags, 0);
+    lib().av_opt_set_double(c, "param0", SWS_PARAM_DEFAULT, 0);
+    lib().av_opt_set_double(c, "param1", SWS_PARAM_DEFAULT, 0);
+    lib().av_opt_set_int(c, "threads", 1, 0);
+    if (src_full_range >= 0) lib().av_opt_set_int(c, "src_range", src_full_range, 0);
+    lib().av_opt_set_int(c, "src_h_chr_pos", -513, 0);
+    lib().av_opt_set_int(c, "src_v_chr_pos", src_fmt == AV_PIX_FMT_YUV420P ? 128 : -513, 0);
+    lib().av_opt_set_int(c, "dst_h_chr_pos", -513, 0);
+    lib().av_opt_set_int(c, "dst_v_chr_pos", dst_fmt == AV_PIX_FMT_YUV420P ? 128 : -513, 0);
+    if (const int r = lib().sws_init_context(c, nullptr, nullptr); r < 0)
         throw Error("libswscale cannot convert " + pix_fmt_name(src_fmt) + " " + std::to_string(src_w) + "x" +
                     std::to_string(src_h) + " to " + pix_fmt_name(dst_fmt) + " " + std::to_string(dst_w) + "x" +
                     std::to_string(dst_h) + ": " + av_error(r));
@@ -275,7 +387,7 @@ FramePtr frame_with_buffer(AVPixelFormat fmt, int w, int h) {
     f->format = fmt;
     f->width = w;
     f->height = h;
-    if (const int r = av_frame_get_buffer(f.get(), 0); r < 0) throw Error("cannot allocate a frame: " + av_error(r));
+    if (const int r = lib().av_frame_get_buffer(f.get(), 0); r < 0) throw Error("cannot allocate a frame: " + av_error(r));
     return f;
 }
 
@@ -297,7 +409,7 @@ struct Converter {
             key = k;
         }
         if (!out) out = frame_with_buffer(dst, format.width, format.height);
-        if (const int r = sws_scale_frame(scaler.get(), out.get(), frame); r < 0)
+        if (const int r = lib().sws_scale_frame(scaler.get(), out.get(), frame); r < 0)
             throw Error("libswscale failed: " + av_error(r));
         shape(pic, format);
         const std::uint8_t* planes[3] = {out->data[0], out->data[1], out->data[2]};
@@ -358,7 +470,7 @@ struct Decoding {
         if (ended) return false;
         unsigned in_a_row = 0;
         for (;;) {
-            const int r = avcodec_receive_frame(decoder.get(), frame);
+            const int r = lib().avcodec_receive_frame(decoder.get(), frame);
             if (r == 0) return true;
             if (r == AVERROR_EOF || (r == AVERROR(EAGAIN) && flushed)) {
                 ended = true;
@@ -397,7 +509,7 @@ private:
     /// the decoder refuses is skipped (see `errors`).
     void feed(unsigned index, unsigned& in_a_row) {
         for (;;) {
-            const int r = av_read_frame(container.get(), packet.get());
+            const int r = lib().av_read_frame(container.get(), packet.get());
             if (r < 0) {
                 // A failed read of the stream or file also sets the I/O context's end flag, and
                 // most demuxers then say AVERROR_EOF: the I/O context's own error tells them apart
@@ -405,20 +517,20 @@ private:
                 if (source && !source->error.empty()) fail(name, frame_name(index) + ": " + source->error);
                 if (container->pb && container->pb->error < 0 && container->pb->error != AVERROR_EOF)
                     fail(name, frame_name(index) + ": cannot read: " + av_problem(container->pb->error));
-                if (r != AVERROR_EOF && !(container->pb && avio_feof(container->pb)))
+                if (r != AVERROR_EOF && !(container->pb && lib().avio_feof(container->pb)))
                     fail(name, frame_name(index) + ": cannot read: " + av_problem(r) +
                                    (pipe_hint ? " (an MP4 or MOV file whose index follows its samples cannot be read "
                                                 "from a pipe: give its path, or write it with ffmpeg -movflags "
                                                 "+faststart)"
                                               : ""));
-                avcodec_send_packet(decoder.get(), nullptr);
+                lib().avcodec_send_packet(decoder.get(), nullptr);
                 flushed = true;
                 return;
             }
             const bool ours = packet->stream_index == stream;
             int sent = 0;
-            if (ours) sent = avcodec_send_packet(decoder.get(), packet.get());
-            av_packet_unref(packet.get());
+            if (ours) sent = lib().avcodec_send_packet(decoder.get(), packet.get());
+            lib().av_packet_unref(packet.get());
             if (sent < 0 && sent != AVERROR(EAGAIN) && sent != AVERROR_EOF) skipped(index, sent, in_a_row);
             if (ours) return;
         }
@@ -486,7 +598,7 @@ public:
             }
         }
         note_timestamp();
-        av_frame_unref(frame_.get());
+        lib().av_frame_unref(frame_.get());
         ++next_;
         return true;
     }
@@ -497,7 +609,7 @@ public:
                 fail(path(), "cannot skip " + std::to_string(n) + " frames from " + frame_name(next_ - i) +
                                  ": the video has " + std::to_string(next_) + " frames");
             note_timestamp();
-            av_frame_unref(frame_.get());
+            lib().av_frame_unref(frame_.get());
             ++next_;
         }
     }
@@ -581,7 +693,7 @@ std::optional<unsigned> expected_of(const AVFormatContext* c, const AVStream* st
 std::string stream_types(const AVFormatContext* c) {
     std::string out;
     for (unsigned i = 0; i < c->nb_streams; ++i) {
-        const char* t = av_get_media_type_string(c->streams[i]->codecpar->codec_type);
+        const char* t = lib().av_get_media_type_string(c->streams[i]->codecpar->codec_type);
         const std::string type = t ? t : "unknown";
         if (out.find(type) == std::string::npos) out += (out.empty() ? "" : ", ") + type;
     }
@@ -621,7 +733,7 @@ public:
                 std::memcpy(in_->data[p] + static_cast<std::ptrdiff_t>(y) * in_->linesize[p], plane.row<std::uint8_t>(y),
                             static_cast<std::size_t>(plane.width()) * bps);
         }
-        if (const int r = sws_scale_frame(scaler_.get(), out_.get(), in_.get()); r < 0)
+        if (const int r = lib().sws_scale_frame(scaler_.get(), out_.get(), in_.get()); r < 0)
             fail(path(), "frame " + std::to_string(scaled_) + ": libswscale failed: " + av_error(r));
         shape(pic, format());
         const std::uint8_t* planes[3] = {out_->data[0], out_->data[1], out_->data[2]};
@@ -653,12 +765,13 @@ std::string libav_versions() {
         return std::string(name) + " " + std::to_string(AV_VERSION_MAJOR(version)) + "." +
                std::to_string(AV_VERSION_MINOR(version)) + "." + std::to_string(AV_VERSION_MICRO(version));
     };
-    return v("libavformat", avformat_version()) + ", " + v("libavcodec", avcodec_version()) + ", " +
-           v("libswscale", swscale_version());
+    return v("libavformat", lib().avformat_version()) + ", " + v("libavcodec", lib().avcodec_version()) + ", " +
+           v("libswscale", lib().swscale_version());
 }
 
 bool is_certain_container(const std::uint8_t* head, std::size_t size, std::string_view name) {
     if (size == 0) return false;
+    load_for(std::string(name));
     install_log_callback();
     std::vector<std::uint8_t> padded(head, head + size);
     padded.resize(size + AVPROBE_PADDING_SIZE, 0);
@@ -667,7 +780,7 @@ bool is_certain_container(const std::uint8_t* head, std::size_t size, std::strin
     probe.buf = padded.data();
     probe.buf_size = static_cast<int>(std::min<std::size_t>(size, 1 << 20));
     int score = 0;
-    const AVInputFormat* f = av_probe_input_format3(&probe, 1, &score);
+    const AVInputFormat* f = lib().av_probe_input_format3(&probe, 1, &score);
     if (!f || score < AVPROBE_SCORE_MAX) return false;
     if (std::string_view(f->name) == "mpegts") {
         const auto ends_with = [name](std::string_view suffix) {
@@ -682,24 +795,25 @@ bool is_certain_container(const std::uint8_t* head, std::size_t size, std::strin
 }
 
 std::unique_ptr<VideoReader> open_av_video(AvInput input) {
+    load_for(input.name);
     install_log_callback();
     last_log_line.clear();
     Decoding d;  // owns everything from here on, also when a check below throws
     d.name = input.name;
     const std::string& name = d.name;
-    AVFormatContext* raw_container = avformat_alloc_context();
+    AVFormatContext* raw_container = lib().avformat_alloc_context();
     if (!raw_container) throw std::bad_alloc();
     if (input.read) {
         // A stream: read in order through an I/O context of ours (no seeking).
         d.source = std::make_unique<StreamSource>();
         d.source->read = std::move(input.read);
-        auto* buffer = static_cast<unsigned char*>(av_malloc(kAvioBuffer));
+        auto* buffer = static_cast<unsigned char*>(lib().av_malloc(kAvioBuffer));
         if (buffer)
-            d.avio.reset(avio_alloc_context(buffer, kAvioBuffer, 0, d.source.get(), &StreamSource::read_packet,
+            d.avio.reset(lib().avio_alloc_context(buffer, kAvioBuffer, 0, d.source.get(), &StreamSource::read_packet,
                                             nullptr, nullptr));
         if (!d.avio) {
-            av_free(buffer);
-            avformat_free_context(raw_container);
+            lib().av_free(buffer);
+            lib().avformat_free_context(raw_container);
             throw std::bad_alloc();
         }
         raw_container->pb = d.avio.get();
@@ -710,9 +824,9 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     // for another protocol, and a playlist inside it (HLS, concat) may open files only.
     const std::string url = input.read ? std::string() : "file:" + input.path;
     AVDictionary* options = nullptr;
-    if (!input.read) av_dict_set(&options, "protocol_whitelist", "file", 0);
-    const int opened = avformat_open_input(&raw_container, url.c_str(), nullptr, &options);
-    av_dict_free(&options);
+    if (!input.read) lib().av_dict_set(&options, "protocol_whitelist", "file", 0);
+    const int opened = lib().avformat_open_input(&raw_container, url.c_str(), nullptr, &options);
+    lib().av_dict_free(&options);
     if (opened < 0) {
         if (d.source && !d.source->error.empty()) fail(name, d.source->error);
         not_a_video(name, av_problem(opened));
@@ -723,7 +837,7 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     d.pipe_hint = d.source && demuxer.starts_with("mov");
     if (std::find(kAnyBytesDemuxers.begin(), kAnyBytesDemuxers.end(), demuxer) != kAnyBytesDemuxers.end())
         not_a_video(name, "only its name suggests the " + demuxer + " format of text art");
-    if (const int r = avformat_find_stream_info(container, nullptr); r < 0) {
+    if (const int r = lib().avformat_find_stream_info(container, nullptr); r < 0) {
         if (d.source && !d.source->error.empty()) fail(name, d.source->error);
         fail(name, std::string(container->iformat->long_name ? container->iformat->long_name : demuxer) +
                        ": cannot read its streams: " + av_problem(r));
@@ -731,7 +845,7 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     const AVCodec* codec = nullptr;
     d.stream = ffmpeg_video_stream(container);
     if (d.stream >= 0) {
-        codec = avcodec_find_decoder(container->streams[d.stream]->codecpar->codec_id);
+        codec = lib().avcodec_find_decoder(container->streams[d.stream]->codecpar->codec_id);
         if (!codec) d.stream = AVERROR_DECODER_NOT_FOUND;
     }
     if (d.stream == AVERROR_STREAM_NOT_FOUND)
@@ -744,7 +858,7 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
         std::string codec_name = "its codec";
         for (unsigned i = 0; i < container->nb_streams; ++i)
             if (container->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) {
-                codec_name = avcodec_get_name(container->streams[i]->codecpar->codec_id);
+                codec_name = lib().avcodec_get_name(container->streams[i]->codecpar->codec_id);
                 break;
             }
         fail(name, "FFmpeg's libavcodec has no decoder for " + codec_name);
@@ -753,16 +867,16 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     for (unsigned i = 0; i < container->nb_streams; ++i)
         if (static_cast<int>(i) != d.stream) container->streams[i]->discard = AVDISCARD_ALL;
 
-    d.decoder.reset(avcodec_alloc_context3(codec));
-    d.packet.reset(av_packet_alloc());
+    d.decoder.reset(lib().avcodec_alloc_context3(codec));
+    d.packet.reset(lib().av_packet_alloc());
     if (!d.decoder || !d.packet) throw std::bad_alloc();
     AVCodecContext* decoder = d.decoder.get();
-    if (const int r = avcodec_parameters_to_context(decoder, st->codecpar); r < 0)
+    if (const int r = lib().avcodec_parameters_to_context(decoder, st->codecpar); r < 0)
         fail(name, "cannot set up the " + std::string(codec->name) + " decoder: " + av_problem(r));
     decoder->pkt_timebase = st->time_base;
     decoder->thread_count = static_cast<int>(std::min(input.threads, 64u));  // 0: libavcodec picks (the cores)
     decoder->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
-    if (const int r = avcodec_open2(decoder, codec, nullptr); r < 0)
+    if (const int r = lib().avcodec_open2(decoder, codec, nullptr); r < 0)
         fail(name, "cannot open the " + std::string(codec->name) + " decoder: " + av_problem(r));
 
     // The first frame gives the format: decoded now, kept for the first read().
@@ -785,10 +899,16 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
                                       std::move(notices));
 }
 
-void check_scale_flags(const std::string& flags) { parse_sws_flags(flags); }
+void check_scale_flags(const std::string& flags) {
+    load_for("--scale-dist");
+    parse_sws_flags(flags);
+}
+
+bool libav_loaded() { return libav_opened; }
 
 std::unique_ptr<VideoReader> scale_video(std::unique_ptr<VideoReader> inner, int width, int height,
                                          const std::string& flags) {
+    load_for("--scale-dist");
     const int sws_flags = parse_sws_flags(flags);
     VideoFormat format = inner->format();
     if (format.width == width && format.height == height) return inner;

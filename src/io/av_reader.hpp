@@ -18,7 +18,17 @@ namespace vmafx {
 
 /// The versions of the FFmpeg libraries this vmafx decodes with ("libavformat 59.27.100,
 /// libavcodec 59.37.100, libswscale 6.7.100"), or empty when it was built without them.
+/// Throws vmafx::Error "FFmpeg's libraries cannot be loaded: <soname>: <reason> (...)" when
+/// they cannot be opened.
+///
+/// The libraries are opened (dlopen, by the SONAMEs of the headers vmafx was built with) when a
+/// run first needs them: by this function, is_certain_container(), open_av_video(),
+/// scale_video() and check_scale_flags(), each of which throws that Error (naming the video or
+/// --scale-dist) when they cannot be; runs on y4m and raw YUV named .yuv never open them.
 std::string libav_versions();
+
+/// Whether FFmpeg's libraries have been opened in this process (false without them).
+bool libav_loaded();
 
 /// Whether `head` (the first bytes of the file `name`, any length) is certainly a container
 /// that libavformat demuxes: its probe gives the highest score to one of the containers with a

@@ -650,7 +650,9 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
                        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         if (!raw && extension == ".yuv") fail(name, "raw YUV needs -w, -h, -p and -b");
         bool decode = !raw;
-        if (raw && regular) {
+        // With -w/-h/-p/-b a .yuv is raw by its name (as upstream reads it), unprobed: such a
+        // run never opens FFmpeg's libraries (io/shared_library.hpp says what that saves).
+        if (raw && regular && extension != ".yuv") {
             // Peeked through a reader of its own: the raw reader then reads the file as it is
             // when each frame is read (a file that shrinks after opening is still noticed).
             ByteReader probe(file, size, start, name);
