@@ -15,6 +15,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/vmafx-startup.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 results=$work/results.txt
 : >"$results"
+for bin in "$@"; do  # each program once, its messages shown: a failing one stops the benchmark here
+  # shellcheck disable=SC2086
+  "$bin" -r "$src/ref.yuv" -d "$src/dist.yuv" -w 576 -h 324 -p 420 -b 8 --frame_cnt 1 -q -o "$work/out.xml" \
+    ${EXTRA:-} >/dev/null || { echo "$bin failed (status $?)" >&2; exit 1; }
+done
 for round in $(seq "$rounds"); do
   for bin in "$@"; do
     start=$(date +%s%N)

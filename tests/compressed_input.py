@@ -23,8 +23,9 @@ frame's and every pooled value, bit for bit), VMAF and PSNR (so that chroma coun
   pipe       a Matroska file on standard input (-d -): as from the file
   align      --align pts on a distorted video that lost a frame (timestamps kept): the scores of
              the raw pairs without that frame, and a warning counting it; raw input refused
-  loading    FFmpeg's libraries opened only by runs that need them (never for a raw .yuv pair);
-             unloadable libraries: compressed input fails naming them, raw .yuv still scores
+  loading    FFmpeg's libraries opened only by runs that need them (never for a raw .yuv pair;
+             Matroska and MP4 misnamed .yuv still decoded); unloadable libraries: compressed
+             input fails naming them, raw .yuv still scores
   errors     lengths, sizes, a truncated MP4, a text file, an audio-only file, an MP4 index at
              its end on a pipe, a bad --scale-dist: exit status 1 (2 for the option), the files
              and the problem named, no output file written
@@ -448,6 +449,19 @@ def main():
             sonames = libraries(["-r", ref, "-d", ref])
             if len(sonames) != 4 or probed != sonames:
                 raise AssertionError(f"libraries opened: {sonames} for a .mkv pair, {probed} for a .raw file")
+            # Containers misnamed .yuv (Matroska; MP4 where this ffmpeg has an H.264 encoder) start
+            # as containers do: probed and decoded as under their own names, with -w -h -p -b.
+            misnamed = [(ref, "mkv")]
+            if s.has("libx264"):
+                mp4 = P("loading.mp4")
+                s.ffmpeg(*s.raw_input("dist_yuv420p.yuv", "yuv420p"), "-c:v", "libx264", mp4)
+                misnamed.append((mp4, "mp4"))
+            for video, kind in misnamed:
+                as_yuv = P(f"{kind}_misnamed.yuv")
+                shutil.copyfile(video, as_yuv)
+                got, _ = s.score(P("ref_yuv420p.yuv"), as_yuv, raw=(W, H, "420", 8))
+                want, _ = s.score(P("ref_yuv420p.yuv"), video, raw=(W, H, "420", 8))
+                s.same(got, want, f"{kind} named .yuv")
             # Every one of them replaced by a file that is no library.
             bogus = P("bogus-libs")
             os.makedirs(bogus, exist_ok=True)
@@ -459,6 +473,9 @@ def main():
             fails(["-r", ref, "-d", ref], [ref, "FFmpeg's libraries cannot be loaded", avutil], env=env)
             fails(["-r", P("ref_yuv420p.yuv"), "-d", P("dist_yuv420p.raw"), *raw],
                   [P("dist_yuv420p.raw"), "FFmpeg's libraries cannot be loaded"], env=env)
+            with open(P("dist_yuv420p.raw"), "rb") as stdin:
+                fails(["-r", P("ref_yuv420p.yuv"), "-d", "-", *raw],
+                      ["standard input: FFmpeg's libraries cannot be loaded"], env=env, stdin=stdin)
             run([vmafx, *yuv_pair, "-q", "-o", P("loading.xml")], env=env)
             version = run([vmafx, "--version"], env=env).stdout
             if "compressed input: unavailable: FFmpeg's libraries cannot be loaded" not in version:

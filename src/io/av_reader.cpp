@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <bit>
 #include <cctype>
 #include <cmath>
@@ -100,8 +99,10 @@ struct LibAv {
 };
 
 #define VMAFX_SONAME(library, major) "lib" #library ".so." AV_STRINGIFY(major)
-
-std::atomic<bool> libav_opened{false};
+/// The Debian packages that hold those libraries (a library's name and its major version).
+#define VMAFX_PACKAGES                                                                             \
+    "libavutil" AV_STRINGIFY(LIBAVUTIL_VERSION_MAJOR) ", libswscale" AV_STRINGIFY(LIBSWSCALE_VERSION_MAJOR) \
+    ", libavcodec" AV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR) " and libavformat" AV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR)
 
 /// The four libraries, open, and their functions bound.
 struct OpenLibAv {
@@ -115,7 +116,6 @@ struct OpenLibAv {
 #define VMAFX_LIBAV_BIND(library, name) functions.name = reinterpret_cast<decltype(functions.name)>(library.symbol(#name));
         VMAFX_LIBAV_FUNCTIONS(VMAFX_LIBAV_BIND)
 #undef VMAFX_LIBAV_BIND
-        libav_opened = true;
     }
 };
 
@@ -124,8 +124,7 @@ OpenLibAv open_libav() {
         return OpenLibAv();
     } catch (const Error& e) {
         throw Error(std::string("FFmpeg's libraries cannot be loaded: ") + e.what() +
-                    " (compressed input and --scale-dist need them; on Debian 12 the packages libavformat59, "
-                    "libavcodec59 and libswscale6)");
+                    " (compressed input and --scale-dist need them; Debian's packages " VMAFX_PACKAGES ")");
     }
 }
 
@@ -769,9 +768,10 @@ std::string libav_versions() {
            v("libswscale", lib().swscale_version());
 }
 
-bool is_certain_container(const std::uint8_t* head, std::size_t size, std::string_view name) {
+bool is_certain_container(const std::uint8_t* head, std::size_t size, std::string_view name,
+                          const std::string& display_name) {
     if (size == 0) return false;
-    load_for(std::string(name));
+    load_for(display_name);
     install_log_callback();
     std::vector<std::uint8_t> padded(head, head + size);
     padded.resize(size + AVPROBE_PADDING_SIZE, 0);
@@ -903,8 +903,6 @@ void check_scale_flags(const std::string& flags) {
     load_for("--scale-dist");
     parse_sws_flags(flags);
 }
-
-bool libav_loaded() { return libav_opened; }
 
 std::unique_ptr<VideoReader> scale_video(std::unique_ptr<VideoReader> inner, int width, int height,
                                          const std::string& flags) {

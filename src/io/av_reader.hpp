@@ -24,19 +24,20 @@ namespace vmafx {
 /// The libraries are opened (dlopen, by the SONAMEs of the headers vmafx was built with) when a
 /// run first needs them: by this function, is_certain_container(), open_av_video(),
 /// scale_video() and check_scale_flags(), each of which throws that Error (naming the video or
-/// --scale-dist) when they cannot be; runs on y4m and raw YUV named .yuv never open them.
+/// --scale-dist) when they cannot be. Runs on y4m, and on raw YUV named .yuv that does not
+/// start as a container does (video_reader.cpp, starts_as_container), never open them.
 std::string libav_versions();
-
-/// Whether FFmpeg's libraries have been opened in this process (false without them).
-bool libav_loaded();
 
 /// Whether `head` (the first bytes of the file `name`, any length) is certainly a container
 /// that libavformat demuxes: its probe gives the highest score to one of the containers with a
 /// signature of their own (MP4/QuickTime, Matroska/WebM, IVF, AVI, FLV, Ogg, MXF, NUT), or to
 /// MPEG-TS when `name` also ends in .ts, .m2ts, .mts or .m2t (any case). Used where -w/-h/-p/-b
 /// are given, so that a raw .yuv is never mistaken for one by chance (a flat picture can look
-/// like an MPEG-TS to a prober: hence the name's say for it). False without the libraries.
-bool is_certain_container(const std::uint8_t* head, std::size_t size, std::string_view name);
+/// like an MPEG-TS to a prober: hence the name's say for it). False in a build without the
+/// libraries; where they cannot be opened, throws the Error libav_versions() describes, naming
+/// the video as `display_name` ("standard input" for "-").
+bool is_certain_container(const std::uint8_t* head, std::size_t size, std::string_view name,
+                          const std::string& display_name);
 
 /// Where a decoded video's bytes come from: its name in messages, and for a stream (a pipe,
 /// FIFO or standard input) the bytes in order; regular files are opened by path.

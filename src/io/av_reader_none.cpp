@@ -12,9 +12,7 @@ constexpr const char* kAbsent = "this vmafx was built without FFmpeg's libraries
 
 std::string libav_versions() { return {}; }
 
-bool libav_loaded() { return false; }
-
-bool is_certain_container(const std::uint8_t*, std::size_t, std::string_view) { return false; }
+bool is_certain_container(const std::uint8_t*, std::size_t, std::string_view, const std::string&) { return false; }
 
 std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     throw Error(input.name + ": raw YUV needs -w, -h, -p and -b (" + kAbsent + ": it reads .y4m and raw YUV only)");

@@ -10,13 +10,15 @@ SharedLibrary::SharedLibrary(const std::string& soname) : soname_(soname) {
     // RTLD_LOCAL: the library's symbols serve only lookups through this handle.
     handle_ = ::dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle_) {
+        // The loader's reason names the file it tried ("libx.so.1: cannot open shared object
+        // file: ...", "/dir/libx.so.1: invalid ELF header"); otherwise the name goes first.
         const char* reason = ::dlerror();
-        throw Error(soname + ": " + (reason ? reason : "cannot be opened"));
+        const std::string text = reason ? reason : "cannot be opened";
+        throw Error(text.find(soname) != std::string::npos ? text : soname + ": " + text);
     }
 }
 
 void* SharedLibrary::symbol(const char* name) const {
-    ::dlerror();  // clears an earlier error, so that a null symbol can be told from a failure
     void* address = ::dlsym(handle_, name);
     if (!address) throw Error(soname_ + ": no symbol " + name);
     return address;

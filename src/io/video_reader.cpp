@@ -44,6 +44,36 @@ constexpr std::size_t kMaxPieces = 16;
 constexpr std::size_t kScanStep = 4096;
 
 constexpr std::string_view kY4mMagic = "YUV4MPEG2";
+
+/// Whether `head` (a file's first bytes) begins the way the containers is_certain_container()
+/// accepts begin when a program writes them: an MP4/QuickTime box structure from byte 0 with one
+/// of the box types libavformat's probe is certain of (ftyp, moov, mdat, pnot, udta) among its
+/// first boxes, or the signature at byte 0 of Matroska/WebM (EBML), AVI (RIFF), Ogg, IVF, FLV,
+/// NUT or MXF (a header partition pack). Decides only whether a file named .yuv is probed at
+/// all; the probe decides the rest.
+bool starts_as_container(std::string_view head) {
+    const auto at = [&](std::size_t offset, std::string_view bytes) {
+        return head.size() >= offset + bytes.size() && head.substr(offset, bytes.size()) == bytes;
+    };
+    using namespace std::string_view_literals;
+    if (at(0, "\x1a\x45\xdf\xa3"sv) || at(0, "RIFF") || at(0, "OggS") || at(0, "DKIF") || at(0, "FLV") ||
+        at(0, "nut/multimedia container") || at(0, "\x06\x0e\x2b\x34\x02\x05\x01\x01\x0d\x01\x02\x01\x01\x02"sv))
+        return true;
+    std::size_t offset = 0;
+    for (int box = 0; box < 8 && offset + 8 <= head.size(); ++box) {
+        const auto byte = [&](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(head[offset + i])); };
+        std::uint64_t box_size = byte(0) << 24 | byte(1) << 16 | byte(2) << 8 | byte(3);
+        if (box_size == 1 && offset + 16 <= head.size()) {  // a 64-bit size follows the type
+            box_size = 0;
+            for (std::size_t i = 8; i < 16; ++i) box_size = box_size << 8 | byte(i);
+        }
+        const std::string_view type = head.substr(offset + 4, 4);
+        if (type == "ftyp" || type == "moov" || type == "mdat" || type == "pnot" || type == "udta") return true;
+        if (box_size < 8 || box_size > head.size() - offset) break;  // not a box, or past what was read
+        offset += static_cast<std::size_t>(box_size);
+    }
+    return false;
+}
 /// Bytes of a regular file's start that is_certain_container() sees when -w/-h/-p/-b are given.
 constexpr std::size_t kProbeBytes = 4096;
 
@@ -644,20 +674,21 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
     if (!is_y4m) {
         // Decoded by FFmpeg's libraries: anything without -w/-h/-p/-b, and a regular file that
         // is certainly a container (a raw .yuv cannot pass for one by chance).
-        // A .yuv file is raw YUV by its name (libavformat would only guess raw video by it too).
         std::string extension = path.size() > 4 ? path.substr(path.size() - 4) : std::string();
         std::transform(extension.begin(), extension.end(), extension.begin(),
                        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         if (!raw && extension == ".yuv") fail(name, "raw YUV needs -w, -h, -p and -b");
         bool decode = !raw;
-        // With -w/-h/-p/-b a .yuv is raw by its name (as upstream reads it), unprobed: such a
-        // run never opens FFmpeg's libraries (io/shared_library.hpp says what that saves).
-        if (raw && regular && extension != ".yuv") {
+        if (raw && regular) {
             // Peeked through a reader of its own: the raw reader then reads the file as it is
             // when each frame is read (a file that shrinks after opening is still noticed).
             ByteReader probe(file, size, start, name);
             const std::string_view first = probe.peek(kProbeBytes, 0);
-            decode = is_certain_container(reinterpret_cast<const std::uint8_t*>(first.data()), first.size(), path);
+            // A .yuv goes to libavformat's probe only when it starts as a container does, so that
+            // a run on raw .yuv files never opens FFmpeg's libraries (io/shared_library.hpp).
+            if (extension != ".yuv" || starts_as_container(first))
+                decode = is_certain_container(reinterpret_cast<const std::uint8_t*>(first.data()), first.size(), path,
+                                              name);
         }
         if (decode) {
             AvInput input;

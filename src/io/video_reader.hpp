@@ -164,8 +164,10 @@ std::string stream_identity_of(const std::string& path);
 /// Compressed video (any container and codec FFmpeg's libraries decode; see av_reader.hpp):
 /// anything that is not y4m when `raw` is not given, a file or a stream, probed by libavformat;
 /// and, when `raw` is given, a regular file whose first 4 KiB are certainly a container
-/// (is_certain_container: MP4, Matroska, ...), so that a raw reference can be scored against a
-/// compressed distorted video. Decoded with `decode_threads` codec threads (0: one per core).
+/// (is_certain_container: MP4, Matroska, ...; a file named .yuv is probed only when it starts as
+/// a container does), so that a raw reference can be scored against a compressed distorted
+/// video. Decoded with `decode_threads` codec threads (0: one per core). FFmpeg's libraries are
+/// opened by the first video that needs them (av_reader.hpp).
 ///
 /// Throws vmafx::Error "<path>: <problem>" on: a missing or unreadable file (with the system's
 /// reason), a directory, an empty file or stream, a y4m file with no frame, data that is
@@ -173,7 +175,8 @@ std::string stream_identity_of(const std::string& path);
 /// needs -w, -h, -p and -b; FFmpeg's libraries do not read it as a video either: <why>"; also
 /// in a build without those libraries), a malformed y4m header (naming the
 /// field), an unsupported y4m colour space, a bit depth outside 8..16, a zero or absurd
-/// width/height (see validate_video_format), more than 2^32 - 1 frames in a raw file.
+/// width/height (see validate_video_format), more than 2^32 - 1 frames in a raw file; "<path>:
+/// FFmpeg's libraries cannot be loaded: ..." where a video needs them and they cannot be opened.
 std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw,
                                         unsigned decode_threads = 0);
 
