@@ -24,8 +24,6 @@ public:
     /// loaded). Throws vmafx::Error "<soname>: no symbol <name>" when it has none.
     void* symbol(const char* name) const;
 
-    const std::string& soname() const { return soname_; }
-
 private:
     std::string soname_;
     void* handle_ = nullptr;

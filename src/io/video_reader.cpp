@@ -61,7 +61,9 @@ bool starts_as_container(std::string_view head) {
         return true;
     std::size_t offset = 0;
     for (int box = 0; box < 8 && offset + 8 <= head.size(); ++box) {
-        const auto byte = [&](std::size_t i) { return static_cast<std::uint64_t>(static_cast<unsigned char>(head[offset + i])); };
+        const auto byte = [&](std::size_t i) {
+            return static_cast<std::uint64_t>(static_cast<unsigned char>(head[offset + i]));
+        };
         std::uint64_t box_size = byte(0) << 24 | byte(1) << 16 | byte(2) << 8 | byte(3);
         if (box_size == 1 && offset + 16 <= head.size()) {  // a 64-bit size follows the type
             box_size = 0;
@@ -74,6 +76,7 @@ bool starts_as_container(std::string_view head) {
     }
     return false;
 }
+
 /// Bytes of a regular file's start that is_certain_container() sees when -w/-h/-p/-b are given.
 constexpr std::size_t kProbeBytes = 4096;
 
