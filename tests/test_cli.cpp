@@ -444,6 +444,22 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         {pair + " --feature vif=nosuch=1", "nosuch"},
         {pair + " --feature adm=adm_enhn_gain_limit=0.5", "adm_enhn_gain_limit"},
         {pair + " --feature motion=motion_force_zero=maybe", "motion_force_zero"},
+        // Negative zero, which upstream's option parser refuses (it takes a zero only as "0...").
+        {pair + " --feature float_motion=motion_blend_factor=-0", "motion_blend_factor"},
+        {pair + " --feature float_motion=motion_blend_factor=-1e-50", "a zero must be written 0"},
+        {pair + " --feature adm=adm_csf_mode=-0", "adm_csf_mode"},
+        {pair + " -m version=vmaf_v0.6.1:motion.motion_blend_factor=-0.0", "motion_blend_factor"},
+        // A model's outputs may not take a name another output of the run has.
+        {pair + " -m version=vmaf_v0.6.1:name=psnr_y --feature psnr", "feature \"psnr\"'s output"},
+        {pair + " -m version=vmaf_v0.6.1:name=integer_adm2", "feature \"adm\"'s output"},
+        {pair + " -m version=vmaf_v0.6.1:name=VMAF_integer_feature_vif_scale0_score", "feature \"vif\"'s output"},
+        {pair + " -m version=vmaf_v0.6.1:name=motion3 --feature float_motion", "feature \"float_motion\"'s output"},
+        {pair + " -m version=vmaf_b_v0.6.3:name=b -m version=vmaf_v0.6.1:name=b_0001", "\"b_0001\""},
+        {pair + " -m version=vmaf_b_v0.6.3:name=b -m version=vmaf_v0.6.1:name=b_stddev", "\"b_stddev\""},
+        {pair + " -m version=vmaf_v0.6.1:name=b_ci_p95_lo -m version=vmaf_b_v0.6.3:name=b", "\"b_ci_p95_lo\""},
+        // -n loads the models all the same: unknown ones and repeated names are still errors.
+        {pair + " -n -m version=vmaf_v9", "vmaf_v9"},
+        {pair + " -n -m version=vmaf_v0.6.1 -m version=vmaf_v0.6.1neg", "unique"},
         // A usage error is found before any file is opened.
         {"-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw + " --threads 5000", "0..1024"},
         {"-r " + path("nope.yuv").string() + " -d " + path("nope.yuv").string() + kRaw + " --feature nosuch", "nosuch"},
@@ -455,6 +471,72 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
         EXPECT_NE(r.err.find(c.word), std::string::npos) << c.args << ": message lacks \"" << c.word << "\": " << r.err;
     }
+}
+
+// Upstream's -n skips prediction only: a model's features are extracted and written (the way
+// to dump them), from built-in models, model files and presets; no score, no summary line.
+TEST_F(CliTest, NoPredictionStillExtractsTheModelsFeatures) {
+    const std::string pair = pair_args();
+    const auto names_of = [&](const std::string& args) {
+        const CliResult r = run(pair + " " + args + " --json -q -o " + path("out.json").string());
+        EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+        EXPECT_EQ(r.out, "") << args;  // no "vmaf_v0.6.1: ..." summary
+        const auto j = nlohmann::ordered_json::parse(read_file(path("out.json")));  // keys in the file's order
+        std::vector<std::string> names;
+        EXPECT_EQ(j.at("frames").size(), 3u) << args;
+        for (const auto& [k, v] : j["frames"][1]["metrics"].items()) names.push_back(k);
+        return names;
+    };
+    const std::vector<std::string> v061 = {"integer_adm2", "integer_aim", "integer_adm3", "integer_adm_scale0",
+                                           "integer_adm_scale1", "integer_adm_scale2", "integer_adm_scale3",
+                                           "VMAF_integer_feature_motion_sad_score", "integer_vif_scale0",
+                                           "integer_vif_scale1", "integer_vif_scale2", "integer_vif_scale3",
+                                           "integer_motion2", "integer_motion3"};
+    EXPECT_EQ(names_of("-n -m version=vmaf_v0.6.1"), v061);
+    std::filesystem::copy_file(std::string(VMAFX_SOURCE_DIR) + "/models/vmaf_v0.6.1.json", path("model.json"));
+    EXPECT_EQ(names_of("-n -m path=" + path("model.json").string()), v061);
+    // Without -m nothing but the features asked for (no default model).
+    EXPECT_EQ(names_of("-n --feature psnr"), (std::vector<std::string>{"psnr_y", "psnr_cb", "psnr_cr"}));
+    // A collection: its members' features, no member scores.
+    const std::vector<std::string> b = names_of("-n -m version=vmaf_b_v0.6.3");
+    EXPECT_EQ(std::count(b.begin(), b.end(), "vmaf"), 0);
+    EXPECT_NE(std::find(b.begin(), b.end(), "integer_vif_scale3"), b.end());
+    // No model writes, so a model's name may equal a feature output (as upstream accepts it).
+    std::vector<std::string> psnr = v061;
+    psnr.insert(psnr.begin() + 12, {"psnr_y", "psnr_cb", "psnr_cr"});
+    EXPECT_EQ(names_of("-n -m version=vmaf_v0.6.1:name=psnr_y --feature psnr"), psnr);
+    // A preset's models too: --aom_ctc v1.0 adds vmaf_v0.6.1 and vmaf_v0.6.1neg (egl 1).
+    // (float_ms_ssim, one of its features, needs 176x176.)
+    const auto big_ref = write_yuv("big_ref.yuv", 176, 176, 3, 3), big_dist = write_yuv("big_dist.yuv", 176, 176, 3, 4);
+    const CliResult r = run("-r " + big_ref.string() + " -d " + big_dist.string() +
+                            " -w 176 -h 176 -p 420 -b 8 -n --aom_ctc v1.0 --csv -q -o " + path("ctc.csv").string());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string ctc = read_file(path("ctc.csv"));
+    const std::string ctc_header = ctc.substr(0, ctc.find('\n'));
+    EXPECT_NE(ctc_header.find(",integer_adm2_egl_1,"), std::string::npos) << ctc_header;
+    EXPECT_NE(ctc_header.find(",float_ms_ssim,"), std::string::npos) << ctc_header;
+    EXPECT_EQ(ctc_header.find(",vmaf,"), std::string::npos) << ctc_header;
+    EXPECT_EQ(ctc_header.find(",vmaf_neg,"), std::string::npos) << ctc_header;
+}
+
+// The CSV columns in upstream's order: outputs as its feature collector first writes them
+// (first frame's calls, then the second frame's: float_motion's motion3; then the flushes:
+// integer motion's motion2 and motion3); with one frame motion3 comes at float_motion's flush.
+TEST_F(CliTest, OutputOrderIsUpstreams) {
+    const auto header = [&](const std::string& args) {
+        const CliResult r = run(args + " -m version=vmaf_v0.6.1 --feature float_motion --csv -q -o " +
+                                path("out.csv").string());
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        const std::string csv = read_file(path("out.csv"));
+        return csv.substr(0, csv.find('\n'));
+    };
+    const std::string pair = pair_args();
+    const std::string start = "Frame,integer_adm2,integer_aim,integer_adm3,integer_adm_scale0,integer_adm_scale1,"
+                              "integer_adm_scale2,integer_adm_scale3,VMAF_integer_feature_motion_sad_score,"
+                              "integer_vif_scale0,integer_vif_scale1,integer_vif_scale2,integer_vif_scale3,";
+    EXPECT_EQ(header(pair), start + "motion2,motion,motion3,integer_motion2,integer_motion3,vmaf,");
+    EXPECT_EQ(header(pair + " --threads 3"), start + "motion2,motion,motion3,integer_motion2,integer_motion3,vmaf,");
+    EXPECT_EQ(header(pair + " --frame_cnt 1"), start + "motion2,motion,integer_motion2,integer_motion3,motion3,vmaf,");
 }
 
 TEST_F(CliTest, OtherErrorsExitWithOne) {

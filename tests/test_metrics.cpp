@@ -339,6 +339,10 @@ TEST_P(EveryMetric, RefusesOptionValuesOutsideTheirRanges) {
         // A maximum of DBL_MAX (psnr's min_sse) has no finite value above it.
         if (o.max + 1 > o.max) refused(o.name, text(o.max + 1), range);
         refused(o.name, "", "expected a number");
+        // Negative zero, as normalize_option_value leaves "-0.0" and "-1e-50": upstream's
+        // parser refuses it (opt.c takes a zero only when the text starts with '0').
+        refused(o.name, normalize_option_value("-0.0"), "a zero must be written 0 (upstream refuses -0)");
+        refused(o.name, normalize_option_value("-1e-50"), "a zero must be written 0 (upstream refuses -0)");
         EXPECT_NO_THROW((void)metric.parse_options({{o.name, text(o.min)}}));
         EXPECT_NO_THROW((void)metric.parse_options({{o.name, text(o.max)}}));
     }

@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -133,6 +134,31 @@ TEST_F(WriterTest, Xml) {
     EXPECT_NE(x.find("<metric name=\"vmaf\" min=\"90.000000\" max=\"92.000000\" mean=\"91.000000\" harmonic_mean="),
               std::string::npos) << x;
     EXPECT_NE(x.find("</VMAF>"), std::string::npos);
+}
+
+// The aggregates (psnr's apsnr_*) print as every other number does, as upstream's output.c
+// prints them: %.6f, %.16f below its small-value threshold, --precision N or max; not finite:
+// null in JSON, printf's text in XML.
+TEST_F(WriterTest, AggregatesInTheRunsNumberFormat) {
+    r_.scores.set_aggregate("apsnr_y", 30.378846123456);
+    r_.scores.set_aggregate("apsnr_cb", 0.00000001234);
+    r_.scores.set_aggregate("apsnr_cr", -std::numeric_limits<double>::infinity());
+    const std::string json = render_output(r_, OutputFormat::kJson, {});
+    EXPECT_NE(json.find("\"aggregate_metrics\": {\n    \"apsnr_y\": 30.378846,\n    \"apsnr_cb\": 0.0000000123400000,"
+                        "\n    \"apsnr_cr\": null\n  }"),
+              std::string::npos)
+        << json;
+    const std::string xml = render_output(r_, OutputFormat::kXml, {});
+    EXPECT_NE(xml.find("<aggregate_metrics apsnr_y=\"30.378846\" apsnr_cb=\"0.0000000123400000\" apsnr_cr=\"-inf\" />"),
+              std::string::npos)
+        << xml;
+    NumberFormat two;
+    two.digits = 2;
+    EXPECT_NE(render_output(r_, OutputFormat::kJson, two).find("\"apsnr_y\": 30.38,"), std::string::npos);
+    EXPECT_NE(render_output(r_, OutputFormat::kXml, two).find("apsnr_y=\"30.38\""), std::string::npos);
+    NumberFormat max;
+    max.max_precision = true;
+    EXPECT_NE(render_output(r_, OutputFormat::kJson, max).find("\"apsnr_y\": 30.378846123456,"), std::string::npos);
 }
 
 TEST_F(WriterTest, BackendsListedOnlyForGpuRuns) {

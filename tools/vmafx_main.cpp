@@ -227,17 +227,11 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
     job.cfg.reference_path = a.ref;
     job.cfg.distorted_path = a.dist;
     const ModelAndFeatureArgs given = models_and_features_in_order(a, app);
-    if (!job.cfg.no_prediction) {
-        std::vector<std::string> model_args = given.models;
-        if (model_args.empty()) model_args.push_back("version=vmaf_v0.6.1");
-        for (const auto& m : model_args) job.cfg.models.push_back(parse_model_spec(m));
-        const auto& models = job.cfg.models;
-        for (std::size_t i = 0; i < models.size(); ++i)
-            for (std::size_t j = 0; j < i; ++j)
-                if (models[i].name == models[j].name)
-                    throw UsageError(fmt::format("two models are named \"{}\": give each a unique :name=",
-                                                 models[i].name));
-    }
+    // Upstream's -n skips prediction only: the -m and preset models are still loaded and their
+    // features extracted and written; the default model is added only when predicting.
+    std::vector<std::string> model_args = given.models;
+    if (model_args.empty() && !job.cfg.no_prediction) model_args.push_back("version=vmaf_v0.6.1");
+    for (const auto& m : model_args) job.cfg.models.push_back(parse_model_spec(m));
     for (const auto& f : given.features) job.cfg.features.push_back(parse_feature_spec(f));
     if (!a.output.empty()) {
         job.target = OutputTarget::resolve(a.output);

@@ -43,6 +43,12 @@ double parse_value(const std::string& metric, const OptionSpec& spec, const std:
         v = std::strtod(text.c_str(), &end);
         if (end != text_end || errno || !std::isfinite(v)) throw fail("expected a finite number");
     }
+    // Upstream's set_option_int/_double (opt.c) take a zero only when the stored text starts
+    // with '0': it refuses "-0", which is what a negative zero ("-0.0", or "-1e-50", which
+    // rounds to -0 as a float) becomes once normalized with %g. Refused here too, so that no
+    // output name upstream cannot produce ("_mbf_-0") is ever written.
+    if (v == 0 && text[0] != '0')
+        throw fail("a zero must be written 0 (upstream refuses -0)");
     if (v < spec.min || v > spec.max) throw fail(fmt::format("out of range [{:g}, {:g}]", spec.min, spec.max));
     return v;
 }

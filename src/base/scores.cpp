@@ -1,6 +1,7 @@
 #include "base/scores.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace vmafx {
 
@@ -31,6 +32,14 @@ unsigned ScoreTable::max_frames() const {
     unsigned n = 0;
     for (const auto& [name, v] : scores_) n = std::max(n, static_cast<unsigned>(v.size()));
     return n;
+}
+
+void ScoreTable::reorder(std::vector<std::string> names) {
+    std::vector<std::string> sorted = names, current = order_;
+    std::sort(sorted.begin(), sorted.end());
+    std::sort(current.begin(), current.end());
+    if (sorted != current) throw std::invalid_argument("ScoreTable::reorder: not a permutation of the names");
+    order_ = std::move(names);
 }
 
 void ScoreTable::set_aggregate(const std::string& name, double value) {

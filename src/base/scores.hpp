@@ -22,8 +22,11 @@ public:
     /// Frame `index` of output `name`; nullopt when the name is unknown or that frame was not
     /// written.
     std::optional<double> get(const std::string& name, unsigned index) const;
-    /// Names in order of first write.
+    /// Names in order of first write, or as reorder() put them.
     const std::vector<std::string>& names() const { return order_; }
+    /// Puts the names in the order `names` gives; throws std::invalid_argument unless it holds
+    /// each name of names() exactly once.
+    void reorder(std::vector<std::string> names);
     /// The frame slots of `name` (index = frame; empty where not written), or nullptr when the
     /// name is unknown: for readers that visit every frame of a name (the writers). Valid until
     /// the next set().

@@ -11,6 +11,7 @@
 #include <exception>
 #include <functional>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -548,6 +549,39 @@ struct RunPlan {
     std::vector<FeatureInstance> instances;
 };
 
+/// Throws UsageError for two models of one name (upstream's CLI refuses them, -n or not) and,
+/// when the models predict, for a model that would write an output that another output of the
+/// run also has: its name (or a collection's member NAME_0001.. and NAME_bagging, _stddev,
+/// _ci_p95_lo, _ci_p95_hi) equal to another model's output, or to a feature output of
+/// `instances` (its full name or the name it is printed under). Upstream's feature collector
+/// keeps the first value written under a name, so such a model would lose its scores or hide
+/// the feature's; the message names both.
+void check_output_names(const std::vector<std::unique_ptr<Model>>& models,
+                        const std::vector<FeatureInstance>& instances, bool predicting) {
+    std::map<std::string, std::string> owner;  // output name -> what writes it, for the message
+    for (const FeatureInstance& f : instances)
+        for (const FeatureName& n : f.metric->features) {
+            const std::string full = f.options.feature_name(n.name);
+            const std::string what = fmt::format("feature \"{}\"'s output", f.metric->name);
+            owner.emplace(full, what);
+            owner.emplace(feature_alias(full), what);
+        }
+    for (std::size_t i = 0; i < models.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+            if (models[i]->name() == models[j]->name())
+                throw UsageError(fmt::format("two models are named \"{}\": give each a unique :name=", models[i]->name()));
+    if (!predicting) return;
+    for (const auto& m : models) {
+        for (const std::string& out : m->output_names()) {
+            const auto [it, fresh] = owner.emplace(out, fmt::format("model \"{}\"'s output", m->label()));
+            if (!fresh)
+                throw UsageError(fmt::format("model \"{}\" (name \"{}\") writes \"{}\", which is also {}: give the "
+                                             "model a unique :name=",
+                                             m->label(), m->name(), out, it->second));
+        }
+    }
+}
+
 /// Checks the configuration that needs no file, loads the models and lists the instances.
 RunPlan plan_run(const RunConfig& config) {
     if (config.threads > kMaxThreads)
@@ -560,14 +594,15 @@ RunPlan plan_run(const RunConfig& config) {
         throw UsageError(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream",
                                      config.reference_path, config.distorted_path));
     RunPlan plan;
-    if (!config.no_prediction) {
-        for (const auto& spec : config.models) {
-            plan.models.push_back(std::make_unique<Model>(spec));
-            for (const auto& req : plan.models.back()->required_features())
-                add_instance(plan.instances, *req.metric, req.options);
-        }
+    // With no_prediction too (upstream's -n skips prediction only): every model is loaded (an
+    // unknown one is an error) and its features are extracted and written.
+    for (const auto& spec : config.models) {
+        plan.models.push_back(std::make_unique<Model>(spec));
+        for (const auto& req : plan.models.back()->required_features())
+            add_instance(plan.instances, *req.metric, req.options);
     }
     for (const auto& f : config.features) add_instance(plan.instances, metric_named(f.name), f.options);
+    check_output_names(plan.models, plan.instances, !config.no_prediction);
     if (!config.scale_dist.empty()) check_scale_flags(config.scale_dist);
     return plan;
 }
@@ -698,6 +733,7 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
     } else {
         run_cpu(config, plan.instances, pairs, result);
     }
+    order_as_upstream(result.scores, plan.instances, result.frames, result.subsample);
     if (std::string w = pairs.alignment_warning(); !w.empty()) result.warnings.push_back(std::move(w));
     // A stream beside a damaged file: a damaged frame the run reached has thrown already.
     warn_damage(in.ref_count, config.frame_skip_ref, result.frames, result.warnings);
@@ -707,6 +743,7 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
 /// Every model's per-frame scores (as upstream's tool: every model's own score first, then the
 /// bootstrap collections'), on the scored frames.
 void predict(const RunConfig& config, const RunPlan& plan, RunResult& result) {
+    if (config.no_prediction) return;
     std::vector<unsigned> indices;
     // A 64-bit count: next + subsample cannot wrap around to below frames.
     for (std::uint64_t next = 0; next < result.frames; next += result.subsample)

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -53,6 +55,48 @@ void FrameExtractors::extract(const FrameInput& in, FrameScores& out) const {
 
 void FrameExtractors::flush(ScoreTable& table) const {
     for (const auto& e : extractors_) e->flush(table);
+}
+
+void order_as_upstream(ScoreTable& table, const std::vector<FeatureInstance>& instances, unsigned frames,
+                       unsigned subsample) {
+    struct When {
+        int phase;             // 0: first call, 1: second call, 2: flush
+        std::size_t instance;  // registration order
+    };
+    std::map<std::string, When> when;
+    subsample = std::max(1u, subsample);
+    for (std::size_t i = 0; i < instances.size(); ++i) {
+        const FeatureInstance& f = instances[i];
+        // The calls its extractor gets: every frame, or frames 0, subsample, 2 subsample, ...
+        const std::uint64_t calls = f.metric->sees_every_frame(f.options)
+                                        ? frames
+                                        : (static_cast<std::uint64_t>(frames) + subsample - 1) / subsample;
+        for (const FeatureName& n : f.metric->features) {
+            const FirstWrite w = f.metric->first_write ? f.metric->first_write(f.options, n.name) : FirstWrite::kFirstCall;
+            const int phase = w == FirstWrite::kFirstCall                 ? 0
+                              : w == FirstWrite::kSecondCall && calls >= 2 ? 1
+                                                                           : 2;
+            when.emplace(f.options.feature_name(n.name), When{phase, i});
+        }
+    }
+    // An output that is not a provided feature (float_ansnr's float_anpsnr, upstream's
+    // provided_features lists only float_ansnr) was written in the same call as the one before
+    // it: an extractor's outputs of one call are contiguous in the table.
+    std::vector<std::string> names = table.names();
+    std::vector<std::pair<When, std::size_t>> keys;  // (when, position in the table)
+    When last{0, 0};
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        if (const auto it = when.find(names[k]); it != when.end()) last = it->second;
+        keys.push_back({last, k});
+    }
+    std::vector<std::size_t> order(names.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return std::pair{keys[a].first.phase, keys[a].first.instance} < std::pair{keys[b].first.phase, keys[b].first.instance};
+    });
+    std::vector<std::string> sorted;
+    for (const std::size_t k : order) sorted.push_back(names[k]);
+    table.reorder(std::move(sorted));
 }
 
 void predict_frames(std::span<const Model* const> models, ScoreTable& table, std::span<const unsigned> indices,

@@ -71,6 +71,17 @@ private:
     unsigned subsample_;
 };
 
+/// Puts the outputs of `instances` in `table` (a run of `frames` frames read, every
+/// `subsample`-th scored) in the order upstream's single-threaded run writes them first:
+/// by when each is first written (FirstWrite: the extractors' first calls, their second
+/// calls, their flushes), then by instance in registration order, then in the order the
+/// instance wrote them. A name that is no provided feature of an instance (float_anpsnr)
+/// goes with the name before it in `table` (the same extractor's call).
+/// Upstream's order with several threads varies from run to run; this is its one-thread order,
+/// whatever the backend or thread count. Call after the flush and before the models predict.
+void order_as_upstream(ScoreTable& table, const std::vector<FeatureInstance>& instances, unsigned frames,
+                       unsigned subsample);
+
 /// Every model's score at each of `indices` (in the order given), as upstream's tool writes
 /// them: all models' own scores at a frame, then the bootstrap collections' (Model::score_at,
 /// Model::collection_at). The frames are predicted on up to `threads` threads (oneTBB; 0 counts

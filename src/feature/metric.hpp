@@ -76,6 +76,17 @@ struct FormatLimits {
     std::pair<int, int> smallest(Subsampling s) const;
 };
 
+/// When upstream's extractor first writes an output. Upstream's feature collector lists outputs
+/// in the order of their first write, and its writers keep that order; with one thread that is
+/// the extract call of the first frame (extractors in registration order), then the second
+/// frame's, ..., then the flushes in registration order (libvmaf.c vmaf_read_pictures,
+/// flush_context; feature_collector.c vmaf_feature_collector_append).
+enum class FirstWrite {
+    kFirstCall,   ///< in the extract call of the extractor's first frame (most outputs)
+    kSecondCall,  ///< in the call of its second frame; at its flush when it sees one frame only
+    kFlush,       ///< at its flush, after the last frame
+};
+
 /// One metric: everything the engine, the models, the GPU pipeline and the tests need to know
 /// of it, declared in the metric's folder and listed in feature/registry.cpp.
 struct MetricDescriptor {
@@ -95,6 +106,9 @@ struct MetricDescriptor {
     History (*history)(const Options& options) = nullptr;
     /// The formats it can score (checked by check_format before `create`).
     FormatLimits limits = {};
+    /// When upstream first writes provided feature `feature` (an entry of `features`) under
+    /// `options`; nullptr: every output in the first frame's extract call.
+    FirstWrite (*first_write)(const Options& options, const std::string& feature) = nullptr;
     /// Sees every frame whatever the subsampling, as a metric with history does (upstream's
     /// VMAF_FEATURE_EXTRACTOR_TEMPORAL without previous pictures: psnr, whose enable_apsnr
     /// sums every frame).

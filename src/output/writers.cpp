@@ -111,7 +111,7 @@ void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
         o << "/>\n";
     }
     o << "  </pooled_metrics>\n  <aggregate_metrics ";
-    for (const auto& [name, v] : r.scores.aggregates()) o << fmt::format("{}=\"{}\" ", name, fmt::sprintf("%.17g", v));
+    for (const auto& [name, v] : r.scores.aggregates()) o << fmt::format("{}=\"{}\" ", name, format_printf(v, nf));
     o << "/>\n</VMAF>\n";
 }
 
@@ -162,7 +162,7 @@ void write_json(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
     for (const auto& [name, v] : r.scores.aggregates()) {
         o << (first_aggregate ? "\n" : ",\n");
         first_aggregate = false;
-        o << fmt::format("    \"{}\": {}", name, std::isfinite(v) ? fmt::sprintf("%.17g", v) : "null");
+        o << fmt::format("    \"{}\": {}", name, format_number(v, nf));
     }
     o << "\n  }\n}\n";
 }

@@ -25,8 +25,8 @@ std::string format_number(double value, const NumberFormat& nf);
 
 /// The whole output file of `result` in `format`: per-frame scores (every `result.subsample`-th
 /// frame), pooled min/max/mean/harmonic_mean of every score, and the aggregate metrics (XML and
-/// JSON; always "%.17g" as upstream, non-finite ones null in JSON and as printf writes them in
-/// XML).
+/// JSON), every number as `nf` says (upstream's output.c prints the aggregates as it prints the
+/// scores); non-finite values are null in JSON and as printf writes them in XML, CSV and SUB.
 std::string render_output(const RunResult& result, OutputFormat format, const NumberFormat& nf);
 
 /// Writes render_output(result, format, nf) to `path` in one go, where and how

@@ -223,6 +223,13 @@ constexpr FeatureName kFeatures[] = {
     {kMotion3Feature, "motion3"},
 };
 
+// float_motion.c writes motion3 first in its second frame's call (frame 0's value, from frame
+// 1's score) or, with one frame, at its flush; with motion_force_zero every output at once.
+FirstWrite float_motion_first_write(const Options& options, const std::string& feature) {
+    return feature == kMotion3Feature && options.get("motion_force_zero") == 0 ? FirstWrite::kSecondCall
+                                                                                : FirstWrite::kFirstCall;
+}
+
 }  // namespace
 
 namespace float_motion {
@@ -231,7 +238,7 @@ const MetricDescriptor descriptor{
     .name = "float_motion", .upstream_source = "libvmaf/src/feature/float_motion.c",
     .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll, .history = float_motion_history,
     .limits = {3, 3, 8, 16, "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
-    .create = create_float_motion};
+    .first_write = float_motion_first_write, .create = create_float_motion};
 
 Settings::Settings(const Options& options)
     : motion_name(options.feature_name(kMotionFeature)),

@@ -162,6 +162,11 @@ std::unique_ptr<FeatureExtractor> create_motion(const Options& options, const Vi
 
 History motion_history(const Options& options) { return {Settings(options).first_scored_index(), 0}; }
 
+// integer_motion.c writes motion2 and motion3 of every frame at its flush, from the SAD scores.
+FirstWrite motion_first_write(const Options&, const std::string& feature) {
+    return feature == kMotion2Feature || feature == kMotion3Feature ? FirstWrite::kFlush : FirstWrite::kFirstCall;
+}
+
 }  // namespace
 
 namespace motion {
@@ -171,7 +176,7 @@ const MetricDescriptor descriptor{
     .options = kMotionOptions, .features = kMotionFeatures, .history = motion_history,
     .limits = {kRadius + 1, kRadius + 1, 8, 16,
                "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
-    .create = create_motion};
+    .first_write = motion_first_write, .create = create_motion};
 
 const RowKernels& reference_kernels() {
     static const RowKernels kernels{"reference", vertical_row<std::uint8_t>, vertical_row<std::uint16_t>, row_sad};
