@@ -221,6 +221,8 @@ static int errors_mode(const char *model_json) {
     CHECK(vmaf_score_at_index(vmaf, NULL, &s, 0) == -EINVAL);
     CHECK(vmaf_score_at_index(vmaf, model, NULL, 0) == -EINVAL);
     CHECK(vmaf_score_at_index(vmaf, model, &s, frames) == -EINVAL);
+    /* as upstream, a model is scored only when asked for: nothing under its name yet */
+    CHECK(vmaf_feature_score_at_index(vmaf, "vmaf", &s, 0) == -EINVAL);
     for (unsigned i = 0; i < frames; i++) {
         CHECK(vmaf_score_at_index(vmaf, model, &s, i) == 0 && s >= 0.0 && s <= 100.0);
         CHECK(vmaf_feature_score_at_index(vmaf, "vmaf", &t, i) == 0 && t == s);
@@ -236,7 +238,15 @@ static int errors_mode(const char *model_json) {
     memset(&cs, 0, sizeof(cs));
     CHECK(vmaf_score_at_index_model_collection(vmaf, NULL, &cs, 0) == -EINVAL);
     CHECK(vmaf_score_at_index_model_collection(vmaf, coll, NULL, 0) == -EINVAL);
+    CHECK(vmaf_feature_score_at_index(vmaf, "vmaf_b_bagging", &s, 1) == -EINVAL); /* not asked for yet */
     CHECK(vmaf_score_at_index_model_collection(vmaf, coll, &cs, 1) == 0);
+    CHECK(vmaf_feature_score_at_index(vmaf, "vmaf_b_bagging", &s, 1) == 0 && s == cs.bootstrap.bagging_score);
+    CHECK(vmaf_feature_score_at_index(vmaf, "vmaf_b_0001", &s, 1) == 0);
+    CHECK(vmaf_feature_score_at_index(vmaf, "vmaf_b", &s, 1) == -EINVAL); /* member 0: only vmaf_score_at_index */
+    {   /* as upstream: a second call for a frame finds its members' scores stored and fails */
+        VmafModelCollectionScore again;
+        CHECK(vmaf_score_at_index_model_collection(vmaf, coll, &again, 1) == -EINVAL);
+    }
     CHECK(cs.type == VMAF_MODEL_COLLECTION_SCORE_BOOTSTRAP);
     CHECK(cs.bootstrap.ci.p95.lo <= cs.bootstrap.bagging_score && cs.bootstrap.bagging_score <= cs.bootstrap.ci.p95.hi);
     CHECK(cs.bootstrap.stddev >= 0.0);
@@ -265,7 +275,8 @@ static int errors_mode(const char *model_json) {
     CHECK(vmaf_feature_score_pooled(vmaf, "psnr_y", (enum VmafPoolingMethod)77, &s, 0, frames - 1) == -EINVAL);
     CHECK(vmaf_feature_score_pooled(vmaf, "no_such_name", VMAF_POOL_METHOD_MEAN, &s, 0, 0) == -EINVAL);
     CHECK(vmaf_feature_score_pooled(vmaf, NULL, VMAF_POOL_METHOD_MEAN, &s, 0, 0) == -EINVAL);
-    CHECK(vmaf_score_pooled_model_collection(vmaf, coll, VMAF_POOL_METHOD_MEAN, &cs, 0, frames - 1) == 0);
+    CHECK(vmaf_score_pooled_model_collection(vmaf, coll, VMAF_POOL_METHOD_MEAN, &cs, 0, frames - 1) == -EINVAL);
+    CHECK(vmaf_score_pooled_model_collection(vmaf, coll, VMAF_POOL_METHOD_MEAN, &cs, 2, frames - 1) == 0);
     CHECK(cs.type == VMAF_MODEL_COLLECTION_SCORE_BOOTSTRAP && cs.bootstrap.bagging_score > 0);
     CHECK(vmaf_score_pooled_model_collection(vmaf, coll, VMAF_POOL_METHOD_MEAN, &cs, 3, 0) == -EINVAL);
     CHECK(vmaf_score_pooled_model_collection(vmaf, coll, VMAF_POOL_METHOD_UNKNOWN, &cs, 0, 0) == -EINVAL);
@@ -404,7 +415,7 @@ static int run_mode(char **argv) {
     }
     const unsigned frames = score_files(vmaf, ref_path, dist_path, fmt, bpc, w, h, NULL);
     if (!frames) return 1;
-    if (print_scores(vmaf, model, coll, names_path, frames)) return 1;
+    if (print_scores(vmaf, model, member, coll, names_path, frames)) return 1;
     const char *ext[] = {"", "xml", "json", "csv", "sub"};
     for (int f = VMAF_OUTPUT_FORMAT_XML; f <= VMAF_OUTPUT_FORMAT_SUB; f++) {
         char path[1024];
