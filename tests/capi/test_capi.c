@@ -315,6 +315,37 @@ static int errors_mode(const char *model_json) {
     }
     CHECK(vmaf_close(vmaf) == 0);
 
+    /* Indices out of order without threads, as upstream's CPU path (measured with upstream's
+     * libvmaf.so, master f85a8536, n_threads 0, vmaf_v0.6.1 on tiny_64x36_420p8 read 2, 1, 0:
+     * -EINVAL, -EINVAL, 0, then frame 0 scored and frames 1 and 2 -EINVAL; read 0, 2, 1: all 0):
+     * motion needs a previous picture at index 1 and above, and a refused frame is not kept. */
+    {
+        VmafConfiguration ocfg = {.log_level = VMAF_LOG_LEVEL_NONE, .n_threads = 0};
+        VmafPicture a, b;
+        double v;
+        CHECK(vmaf_init(&vmaf, ocfg) == 0 && vmaf_use_features_from_model(vmaf, model) == 0);
+        const unsigned order[] = {2, 1, 0};
+        const int want[] = {-EINVAL, -EINVAL, 0};
+        for (int k = 0; k < 3; k++) {
+            CHECK(alloc_pair(&a, &b, VMAF_PIX_FMT_YUV420P, 8, 64, 36, order[k]) == 0);
+            CHECK(vmaf_read_pictures(vmaf, &a, &b, order[k]) == want[k]);
+        }
+        CHECK(vmaf_read_pictures(vmaf, NULL, NULL, 0) == 0);
+        CHECK(vmaf_score_at_index(vmaf, model, &v, 0) == 0 && v >= 0.0 && v <= 100.0);
+        CHECK(vmaf_score_at_index(vmaf, model, &v, 1) == -EINVAL);
+        CHECK(vmaf_score_at_index(vmaf, model, &v, 2) == -EINVAL);
+        CHECK(vmaf_close(vmaf) == 0);
+        CHECK(vmaf_init(&vmaf, ocfg) == 0 && vmaf_use_features_from_model(vmaf, model) == 0);
+        const unsigned order2[] = {0, 2, 1};
+        for (int k = 0; k < 3; k++) {
+            CHECK(alloc_pair(&a, &b, VMAF_PIX_FMT_YUV420P, 8, 64, 36, order2[k]) == 0);
+            CHECK(vmaf_read_pictures(vmaf, &a, &b, order2[k]) == 0);
+        }
+        CHECK(vmaf_read_pictures(vmaf, NULL, NULL, 0) == 0);
+        CHECK(vmaf_score_at_index(vmaf, model, &v, 1) == 0);
+        CHECK(vmaf_close(vmaf) == 0);
+    }
+
     /* preallocated pictures, luma-only pictures, threads and subsampling */
     VmafConfiguration tcfg = {.log_level = VMAF_LOG_LEVEL_NONE, .n_threads = 2, .n_subsample = 2};
     CHECK(vmaf_init(&vmaf, tcfg) == 0);
