@@ -17,6 +17,12 @@ WORKDIR is the build script's folder (the program is WORKDIR/build/ffmpeg). Each
   path+sub   model='path=../shared/models/vmaf_v0.6.1neg.json:name=vmaf_neg' (the model read
              from its JSON file), subtitle log
 
+On path_576x324_420p8, the CASES below (two models of one name, a model named like a feature
+output, model_path= with enable_conf_interval=1 or beside a named model, feature=name=null) check
+the log's names in upstream's order, their values and the "VMAF score" lines against what FFmpeg
+printed and wrote on upstream's library (as upstream, a model's scores are stored only when the
+client asks for them, and a name keeps its first value).
+
 Bad options reach the library's error returns: an unknown model version, an unknown feature
 and a missing model file must each make FFmpeg stop with its own message for that call's error
 (exit status 1, no crash), as with upstream.
@@ -290,6 +296,125 @@ def check_run(ffmpeg, fx, golden, run, tmp):
     return c, secs
 
 
+# Filter set-ups whose outputs depend on when the library stores model scores (issue 23): as
+# upstream, a model is scored only when the client asks for it (FFmpeg: vmaf_score_pooled for
+# each `model=` entry, nothing for `model_path=`'s model or a collection), and a name keeps its
+# first value. Each case: label, filter options, log format, the log's names in the order upstream
+# writes them (FFmpeg 5.1 on upstream's library: VMAF_HEADER below), the golden name each "VMAF
+# score" line pools (mean), the golden name of each log name (itself unless listed), and the
+# "VMAF score" lines upstream printed. The names, their order and the printed lines were measured
+# on path_576x324_420p8 with FFmpeg 5.1.9 (this script's build) run on upstream's library
+# (master f85a8536, its release build) in place of vmafx's, e.g.
+#   LD_LIBRARY_PATH=UPSTREAM/build/src WORKDIR/build/ffmpeg -nostdin -hide_banner \
+#     -i path_576x324_420p8/dist.y4m -i path_576x324_420p8/ref.y4m \
+#     -lavfi "libvmaf=model='version=vmaf_v0.6.1|version=vmaf_v0.6.1neg':log_path=out.json:log_fmt=json" -f null -
+# (the options of each case in place of the model=... above); the per-frame and pooled values
+# upstream wrote are the golden run's (checked here against the golden file, as the runs above).
+CASES_FIXTURE = "path_576x324_420p8"
+VMAF_HEADER = ["integer_adm2", "integer_aim", "integer_adm3", "integer_adm_scale0", "integer_adm_scale1",
+               "integer_adm_scale2", "integer_adm_scale3", "VMAF_integer_feature_motion_sad_score",
+               "integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2", "integer_vif_scale3",
+               "integer_motion2", "integer_motion3"]
+NEG_HEADER = [n + "_egl_1" for n in VMAF_HEADER[:7] + VMAF_HEADER[8:12]]
+SHARED_MODELS = os.path.join(os.path.dirname(GOLDEN), "models")
+CASES = [
+    # Two models, both left named "vmaf": the first one asked for (v0.6.1) stores "vmaf"; the
+    # second finds it and prints it again (upstream: 63.532647 twice; vmafx printed 61.059276,
+    # vmaf_v0.6.1neg's, before).
+    ("one name, two models", "model='version=vmaf_v0.6.1|version=vmaf_v0.6.1neg'", "json",
+     VMAF_HEADER[:12] + NEG_HEADER + VMAF_HEADER[12:] + ["vmaf"], ["vmaf", "vmaf"], {}, ["63.532647", "63.532647"]),
+    # A model named like a feature output: psnr_y holds psnr's values, which the model's pool reads.
+    ("model named psnr_y", "model='version=vmaf_v0.6.1\\:name=psnr_y':feature='name=psnr'", "json",
+     VMAF_HEADER[:12] + ["psnr_y", "psnr_cb", "psnr_cr"] + VMAF_HEADER[12:], ["psnr_y"], {}, ["30.044438"]),
+    # The deprecated model_path with enable_conf_interval: a collection whose features are
+    # extracted but whose scores FFmpeg never asks for (no member, _bagging, _stddev or interval).
+    ("enable_conf_interval", f"model_path={SHARED_MODELS}/vmaf_b_v0.6.3.json:enable_conf_interval=1", "csv",
+     VMAF_HEADER + ["vmaf"], ["vmaf"], {}, ["63.532647"]),
+    # model_path= beside a named model=: model_path's model (named "vmaf") is never scored.
+    ("model_path beside model", f"model='version=vmaf_v0.6.1\\:name=v061':model_path={SHARED_MODELS}/vmaf_v0.6.1neg.json",
+     "json", NEG_HEADER[:7] + VMAF_HEADER[7:8] + NEG_HEADER[7:] + VMAF_HEADER[:7] + VMAF_HEADER[8:] + ["v061"], ["vmaf"], {"v061": "vmaf"}, ["63.532647"]),
+    # The null extractor: registered, writes nothing.
+    ("null feature", "feature='name=null'", "json", VMAF_HEADER + ["vmaf"], ["vmaf"], {}, ["63.532647"]),
+]
+
+
+def printed_scores(stderr):
+    """The "VMAF score" values FFmpeg printed, in order; FFmpeg's log prints a line equal to the one
+    before as "Last message repeated N times", which counts here as N more."""
+    out = []
+    last = None
+    for line in stderr.splitlines():
+        m = re.search(r"VMAF score: (\S+)", line)
+        r = re.fullmatch(r"\s*Last message repeated (\d+) times?", line)
+        if m:
+            out.append(m[1])
+            last = m[1]
+        elif r and last is not None:
+            out += [last] * int(r[1])
+        else:
+            last = None
+    return out
+
+
+def log_names(path, fmt):
+    """The names of a log's per-frame values, in the order written (first frame)."""
+    with open(path) as fh:
+        text = fh.read()
+    if fmt == "json":
+        d = json.loads(text, parse_float=str, parse_int=str, parse_constant=str)
+        return list(d["frames"][0]["metrics"]) if d["frames"] else []
+    if fmt == "csv":
+        return text.splitlines()[0].rstrip(",").split(",")[1:]
+    raise ValueError(fmt)
+
+
+def check_cases(ffmpeg, golden, tmp):
+    """The CASES on CASES_FIXTURE: a list of (label, failures)."""
+    out = []
+    gframes = [f["metrics"] for f in golden["result"]["frames"]]
+    for label, options, fmt, names, printed_from, alias, printed in CASES:
+        failures = []
+        log = os.path.join(tmp, f"case.{fmt}")
+        if os.path.exists(log):
+            os.remove(log)
+        cmd = [ffmpeg, "-nostdin", "-hide_banner", "-i", os.path.join(FIXTURES, CASES_FIXTURE, "dist.y4m"),
+               "-i", os.path.join(FIXTURES, CASES_FIXTURE, "ref.y4m"), "-lavfi",
+               f"libvmaf={options}:log_path={log}:log_fmt={fmt}", "-f", "null", "-"]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode:
+            out.append((label, [f"ffmpeg exited {p.returncode}: {p.stderr.strip()[-1500:]}\n  command: {cmd}"]))
+            continue
+        scores = printed_scores(p.stderr)
+        if scores != printed:
+            failures.append(f"FFmpeg printed VMAF score {scores}, upstream {printed}")
+        want = ["%f" % golden["result"]["pooled_metrics"][g]["mean"] for g in printed_from]
+        if want != printed:
+            failures.append(f"harness: upstream's printed {printed} are not the golden means {want}")
+        try:
+            got = log_names(log, fmt)
+            frames, _ = parse_log(log, fmt)
+        except (OSError, ValueError, KeyError) as e:
+            out.append((label, [f"the {fmt} log cannot be read: {e!r}"]))
+            continue
+        if got != names:
+            failures.append(f"log names {got}, upstream wrote {names}")
+        if fmt == "json":
+            with open(log) as fh:
+                pooled_names = list(json.load(fh)["pooled_metrics"])
+            if pooled_names != names:
+                failures.append(f"pooled names {pooled_names}, upstream wrote {names}")
+        if sorted(frames) != list(range(len(gframes))):
+            failures.append(f"frames {sorted(frames)}, expected 0..{len(gframes) - 1}")
+        else:
+            c = Check()
+            for i in frames:
+                for m in set(frames[i]) & set(names):
+                    c.value(f"frame {i} {m}", frames[i][m], float(gframes[i][alias.get(m, m)]))
+            failures += c.failures
+        out.append((label, failures))
+    return out
+
+
 ERRORS = [
     # filter options, FFmpeg's message when the library returns an error
     ("model=version=vmaf_no_such_model", "could not load libvmaf model with version: vmaf_no_such_model"),
@@ -368,6 +493,12 @@ def main():
                 how = ", ".join(f"{v} {k}" for k, v in c.counts.items() if v)
                 tally[report(f"{fx} {run[0]}", c.failures,
                              f"{how} values equal upstream's ({secs:.2f} s)")] += 1
+        if CASES_FIXTURE in names:
+            with open(os.path.join(GOLDEN, CASES_FIXTURE + ".json")) as fh:
+                golden = json.load(fh)
+            for label, failures in check_cases(ffmpeg, golden, tmp):
+                tally[report(f"{CASES_FIXTURE} {label}", failures,
+                             "the names, values and printed scores upstream writes")] += 1
         tally[report(f"{names[0]} bad options", check_errors(ffmpeg, names[0]),
                      f"{len(ERRORS)} errors returned, FFmpeg stopped with its message")] += 1
     passed, failed = tally[True], tally[False]

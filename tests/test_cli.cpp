@@ -148,6 +148,27 @@ TEST_F(CliTest, ScoresRandomPairAndWritesJson) {
     EXPECT_TRUE(j["pooled_metrics"]["vmaf"].contains("harmonic_mean"));
 }
 
+// The "null" extractor computes nothing: upstream's CLI writes no frame and no pooled metric
+// for it, alone or beside psnr. Measured with upstream's tool (master f85a8536):
+//   vmaf -r ref.y4m -d dist.y4m --no_prediction --feature null --json -o null.json -q
+// (tiny_64x36_420p8; also --xml, --csv, --sub, and with --feature psnr): JSON "frames": [ ],
+// "pooled_metrics": { }; CSV the single line "Frame,"; SUB empty; with psnr, only psnr's columns.
+// (Its "fps" is null there, its timer never having started; vmafx writes its own fps.)
+TEST_F(CliTest, NullFeatureWritesNothing) {
+    const std::string args = pair_args() + " --no_prediction --feature null -q";
+    ASSERT_EQ(run(args + " --json -o " + path("n.json").string()).exit_code, 0);
+    const auto j = nlohmann::json::parse(read_file(path("n.json")));
+    EXPECT_TRUE(j.at("frames").empty());
+    EXPECT_TRUE(j.at("pooled_metrics").empty());
+    ASSERT_EQ(run(args + " --csv -o " + path("n.csv").string()).exit_code, 0);
+    EXPECT_EQ(read_file(path("n.csv")), "Frame,\n");
+    ASSERT_EQ(run(args + " --sub -o " + path("n.sub").string()).exit_code, 0);
+    EXPECT_EQ(read_file(path("n.sub")), "");
+    ASSERT_EQ(run(args + " --feature psnr --csv -o " + path("p.csv").string()).exit_code, 0);
+    const std::string csv = read_file(path("p.csv"));
+    EXPECT_EQ(csv.substr(0, csv.find('\n')), "Frame,psnr_y,psnr_cb,psnr_cr,");
+}
+
 TEST_F(CliTest, MissingFile) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 2, 1);
     expect_failure("-r " + ref.string() + " -d " + path("nope.yuv").string() + kRaw, {"nope.yuv"}, 1);

@@ -270,6 +270,7 @@ int vmaf_init(VmafContext** vmaf, VmafConfiguration cfg) {
         vmafx::SessionConfig sc;
         sc.threads = cfg.n_threads;
         sc.subsample = v->subsample();
+        sc.predict_at_flush = false;  // models are scored when asked for (vmaf_score_at_index*)
         v->session.emplace(sc);
         *vmaf = v.release();
         return 0;
@@ -427,18 +428,40 @@ int vmaf_score_at_index_model_collection(VmafContext* vmaf, VmafModelCollection*
                                          VmafModelCollectionScore* score, unsigned index) {
     if (!vmaf || !model_collection || !score || !model_collection->model) return -EINVAL;
     return guarded("vmaf_score_at_index_model_collection", [&] {
+        // As upstream (predict.c): the scores are computed from the features every time and
+        // stored under names that hold no value at `index` yet (a name's first value stays):
+        // the members NAME_0001.. in order, stopping with -EINVAL at the first member name
+        // already holding one (so a second call for a frame fails, as upstream's); then
+        // NAME_bagging, NAME_stddev, NAME_ci_p95_lo, NAME_ci_p95_hi, where a refused
+        // _bagging is not reported (upstream overwrites that error) and a refused other one is.
         vmafx::ScoreTable& t = vmaf->session->scores();
-        const std::string& n = model_collection->spec.name;
-        if (!t.get(n + "_bagging", index)) model_collection->model->predict_collection(t, index);
-        const auto bagging = t.get(n + "_bagging", index), stddev = t.get(n + "_stddev", index),
-                   lo = t.get(n + "_ci_p95_lo", index), hi = t.get(n + "_ci_p95_hi", index);
-        if (!bagging || !stddev || !lo || !hi) return -EINVAL;
+        const vmafx::Model& m = *model_collection->model;
+        const std::vector<double> values = m.collection_at(t, index);  // throws when a feature is missing
+        const std::vector<std::string> names = m.output_names();       // name(), members, the 4 statistics
+        if (values.size() < 4 || names.size() != values.size() + 1) return -EINVAL;
+        const std::size_t members = values.size() - 4;
+        for (std::size_t i = 0; i < members; ++i) {
+            if (t.get(names[i + 1], index)) {
+                log_error("vmaf_score_at_index_model_collection",
+                          (names[i + 1] + " already holds a score at this index").c_str());
+                return -EINVAL;
+            }
+            t.set(names[i + 1], index, values[i]);
+        }
+        int err = 0;
+        for (std::size_t k = 0; k < 4; ++k) {
+            const std::string& n = names[members + 1 + k];
+            if (!t.get(n, index))
+                t.set(n, index, values[members + k]);
+            else if (k > 0)
+                err = -EINVAL;
+        }
         score->type = VMAF_MODEL_COLLECTION_SCORE_BOOTSTRAP;
-        score->bootstrap.bagging_score = *bagging;
-        score->bootstrap.stddev = *stddev;
-        score->bootstrap.ci.p95.lo = *lo;
-        score->bootstrap.ci.p95.hi = *hi;
-        return 0;
+        score->bootstrap.bagging_score = values[members];
+        score->bootstrap.stddev = values[members + 1];
+        score->bootstrap.ci.p95.lo = values[members + 2];
+        score->bootstrap.ci.p95.hi = values[members + 3];
+        return err;
     });
 }
 

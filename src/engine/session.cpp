@@ -108,10 +108,20 @@ struct Session::Impl {
         slot->input.index = index;
         slot->ref = std::move(ref);
         slot->dist = std::move(dist);
+        // Without workers a frame the extractors refuse is not remembered as the previous
+        // picture of the next one (upstream's n_threads=0 path returns before it keeps the
+        // picture: frames read 2, 1, 0 are refused, refused, scored).
+        const PictureHistory ref_before = *ref_history, dist_before = *dist_history;
         ref_history->pass(slot->prev_ref, slot->ref);
         dist_history->pass(slot->prev_dist, slot->dist);
         if (!arena) {
-            run(*extractors, *slot);
+            try {
+                run(*extractors, *slot);
+            } catch (...) {
+                *ref_history = ref_before;
+                *dist_history = dist_before;
+                throw;
+            }
             store(*slot);
             return;
         }
@@ -262,6 +272,7 @@ void Session::flush() {
         m.held.clear();
     }
 #endif
+    if (!m.config.predict_at_flush) return;
     std::vector<const Model*> models;
     for (const auto& model : m.models) models.push_back(&model);
     // Frames pushed with gaps between their indices may lack a temporal feature (motion2 of

@@ -24,6 +24,10 @@ struct SessionConfig {
     unsigned threads = 0;
     /// Score every N-th frame (0 or 1: all); metrics with history still see every frame.
     unsigned subsample = 1;
+    /// Whether flush() predicts the added models. False: the models only choose the features,
+    /// and the caller predicts on demand (the C API: upstream's libvmaf stores a model's score
+    /// only when a client asks for it, and never over a value the name already holds).
+    bool predict_at_flush = true;
 };
 
 /// One scoring session. Not thread-safe: one caller at a time (the workers are internal).
@@ -75,8 +79,8 @@ public:
     void push(unsigned index, std::shared_ptr<Picture> ref, std::shared_ptr<Picture> dist);
 
     /// Waits for every frame, stores their scores in push order, runs the extractors' flush,
-    /// then predicts every added model at every pushed index that is a multiple of the
-    /// subsampling, in increasing order. Throws like push(), UsageError when called twice.
+    /// then (with SessionConfig::predict_at_flush) predicts every added model at every pushed
+    /// index that is a multiple of the subsampling, in increasing order. Throws like push(), UsageError when called twice.
     void flush();
 
     bool flushed() const;

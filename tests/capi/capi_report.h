@@ -79,16 +79,49 @@ static unsigned score_files(VmafContext *vmaf, const char *ref_path, const char 
     return frames;
 }
 
-/* Prints, for a flushed context of `frames` frames: "frame NAME INDEX VALUE" (%.17g, or
- * "none") for every name in file `names_path` and every frame, "pooled NAME METHOD VALUE" for
- * each pooling method, then "model vmaf METHOD VALUE" and "collection vmaf_b METHOD BAGGING
- * STDDEV LO HI". Returns 0, or 1 when `names_path` cannot be read. */
-static int print_scores(VmafContext *vmaf, VmafModel *model, VmafModelCollection *coll, const char *names_path,
-                        unsigned frames) {
+/* Prints, for a flushed context of `frames` frames: "model vmaf METHOD VALUE" and "collection
+ * vmaf_b METHOD BAGGING STDDEV LO HI" for each pooling method (having asked for the scores of
+ * `model`, `member`, the collection's member 0, and `coll`, in the CLI's order of names), then "frame NAME INDEX VALUE"
+ * (%.17g, or "none") for every name in file `names_path` and every frame and "pooled NAME
+ * METHOD VALUE" for each pooling method. Returns 0, or 1 when `names_path` cannot be read or `member` cannot be scored. */
+static int print_scores(VmafContext *vmaf, VmafModel *model, VmafModel *member, VmafModelCollection *coll,
+                        const char *names_path, unsigned frames) {
     FILE *nf = fopen(names_path, "r");
     if (!nf) return 1;
     char name[256];
     const char *methods[] = {"", "min", "max", "mean", "harmonic_mean"};
+    /* The models first: as upstream, the library stores a model's scores only once a client
+     * asks for them. vmaf_score_pooled may be asked again (it finds the stored scores);
+     * vmaf_score_pooled_model_collection only once (a second call finds its member scores
+     * stored and fails, as upstream's), so its other pools are those of the stored names. */
+    for (int m = VMAF_POOL_METHOD_MIN; m < VMAF_POOL_METHOD_NB; m++) {
+        double s;
+        VmafModelCollectionScore cs;
+        if (vmaf_score_pooled(vmaf, model, (enum VmafPoolingMethod)m, &s, 0, frames - 1) == 0)
+            printf("model vmaf %s %.17g\n", methods[m], s);
+        /* the collection's member 0 (its score under the collection's name, as the CLI writes) */
+        double s0;
+        if (m == VMAF_POOL_METHOD_MIN && vmaf_score_pooled(vmaf, member, VMAF_POOL_METHOD_MEAN, &s0, 0, frames - 1)) {
+            fclose(nf);
+            return 1;
+        }
+        int err;
+        if (m == VMAF_POOL_METHOD_MIN) {
+            err = vmaf_score_pooled_model_collection(vmaf, coll, (enum VmafPoolingMethod)m, &cs, 0, frames - 1);
+        } else {
+            err = vmaf_feature_score_pooled(vmaf, "vmaf_b_bagging", (enum VmafPoolingMethod)m,
+                                            &cs.bootstrap.bagging_score, 0, frames - 1);
+            err |= vmaf_feature_score_pooled(vmaf, "vmaf_b_stddev", (enum VmafPoolingMethod)m, &cs.bootstrap.stddev,
+                                             0, frames - 1);
+            err |= vmaf_feature_score_pooled(vmaf, "vmaf_b_ci_p95_lo", (enum VmafPoolingMethod)m,
+                                             &cs.bootstrap.ci.p95.lo, 0, frames - 1);
+            err |= vmaf_feature_score_pooled(vmaf, "vmaf_b_ci_p95_hi", (enum VmafPoolingMethod)m,
+                                             &cs.bootstrap.ci.p95.hi, 0, frames - 1);
+        }
+        if (err == 0)
+            printf("collection vmaf_b %s %.17g %.17g %.17g %.17g\n", methods[m], cs.bootstrap.bagging_score,
+                   cs.bootstrap.stddev, cs.bootstrap.ci.p95.lo, cs.bootstrap.ci.p95.hi);
+    }
     while (fscanf(nf, "%255s", name) == 1) {
         for (unsigned i = 0; i < frames; i++) {
             double s;
@@ -104,15 +137,6 @@ static int print_scores(VmafContext *vmaf, VmafModel *model, VmafModelCollection
         }
     }
     fclose(nf);
-    for (int m = VMAF_POOL_METHOD_MIN; m < VMAF_POOL_METHOD_NB; m++) {
-        double s;
-        VmafModelCollectionScore cs;
-        if (vmaf_score_pooled(vmaf, model, (enum VmafPoolingMethod)m, &s, 0, frames - 1) == 0)
-            printf("model vmaf %s %.17g\n", methods[m], s);
-        if (vmaf_score_pooled_model_collection(vmaf, coll, (enum VmafPoolingMethod)m, &cs, 0, frames - 1) == 0)
-            printf("collection vmaf_b %s %.17g %.17g %.17g %.17g\n", methods[m], cs.bootstrap.bagging_score,
-                   cs.bootstrap.stddev, cs.bootstrap.ci.p95.lo, cs.bootstrap.ci.p95.hi);
-    }
     return 0;
 }
 

@@ -221,6 +221,8 @@ static int errors_mode(const char *model_json) {
     CHECK(vmaf_score_at_index(vmaf, NULL, &s, 0) == -EINVAL);
     CHECK(vmaf_score_at_index(vmaf, model, NULL, 0) == -EINVAL);
     CHECK(vmaf_score_at_index(vmaf, model, &s, frames) == -EINVAL);
+    /* as upstream, a model is scored only when asked for: nothing under its name yet */
+    CHECK(vmaf_feature_score_at_index(vmaf, "vmaf", &s, 0) == -EINVAL);
     for (unsigned i = 0; i < frames; i++) {
         CHECK(vmaf_score_at_index(vmaf, model, &s, i) == 0 && s >= 0.0 && s <= 100.0);
         CHECK(vmaf_feature_score_at_index(vmaf, "vmaf", &t, i) == 0 && t == s);
@@ -236,7 +238,15 @@ static int errors_mode(const char *model_json) {
     memset(&cs, 0, sizeof(cs));
     CHECK(vmaf_score_at_index_model_collection(vmaf, NULL, &cs, 0) == -EINVAL);
     CHECK(vmaf_score_at_index_model_collection(vmaf, coll, NULL, 0) == -EINVAL);
+    CHECK(vmaf_feature_score_at_index(vmaf, "vmaf_b_bagging", &s, 1) == -EINVAL); /* not asked for yet */
     CHECK(vmaf_score_at_index_model_collection(vmaf, coll, &cs, 1) == 0);
+    CHECK(vmaf_feature_score_at_index(vmaf, "vmaf_b_bagging", &s, 1) == 0 && s == cs.bootstrap.bagging_score);
+    CHECK(vmaf_feature_score_at_index(vmaf, "vmaf_b_0001", &s, 1) == 0);
+    CHECK(vmaf_feature_score_at_index(vmaf, "vmaf_b", &s, 1) == -EINVAL); /* member 0: only vmaf_score_at_index */
+    {   /* as upstream: a second call for a frame finds its members' scores stored and fails */
+        VmafModelCollectionScore again;
+        CHECK(vmaf_score_at_index_model_collection(vmaf, coll, &again, 1) == -EINVAL);
+    }
     CHECK(cs.type == VMAF_MODEL_COLLECTION_SCORE_BOOTSTRAP);
     CHECK(cs.bootstrap.ci.p95.lo <= cs.bootstrap.bagging_score && cs.bootstrap.bagging_score <= cs.bootstrap.ci.p95.hi);
     CHECK(cs.bootstrap.stddev >= 0.0);
@@ -265,7 +275,8 @@ static int errors_mode(const char *model_json) {
     CHECK(vmaf_feature_score_pooled(vmaf, "psnr_y", (enum VmafPoolingMethod)77, &s, 0, frames - 1) == -EINVAL);
     CHECK(vmaf_feature_score_pooled(vmaf, "no_such_name", VMAF_POOL_METHOD_MEAN, &s, 0, 0) == -EINVAL);
     CHECK(vmaf_feature_score_pooled(vmaf, NULL, VMAF_POOL_METHOD_MEAN, &s, 0, 0) == -EINVAL);
-    CHECK(vmaf_score_pooled_model_collection(vmaf, coll, VMAF_POOL_METHOD_MEAN, &cs, 0, frames - 1) == 0);
+    CHECK(vmaf_score_pooled_model_collection(vmaf, coll, VMAF_POOL_METHOD_MEAN, &cs, 0, frames - 1) == -EINVAL);
+    CHECK(vmaf_score_pooled_model_collection(vmaf, coll, VMAF_POOL_METHOD_MEAN, &cs, 2, frames - 1) == 0);
     CHECK(cs.type == VMAF_MODEL_COLLECTION_SCORE_BOOTSTRAP && cs.bootstrap.bagging_score > 0);
     CHECK(vmaf_score_pooled_model_collection(vmaf, coll, VMAF_POOL_METHOD_MEAN, &cs, 3, 0) == -EINVAL);
     CHECK(vmaf_score_pooled_model_collection(vmaf, coll, VMAF_POOL_METHOD_UNKNOWN, &cs, 0, 0) == -EINVAL);
@@ -303,6 +314,37 @@ static int errors_mode(const char *model_json) {
         CHECK(chdir(cwd) == 0);
     }
     CHECK(vmaf_close(vmaf) == 0);
+
+    /* Indices out of order without threads, as upstream's CPU path (measured with upstream's
+     * libvmaf.so, master f85a8536, n_threads 0, vmaf_v0.6.1 on tiny_64x36_420p8 read 2, 1, 0:
+     * -EINVAL, -EINVAL, 0, then frame 0 scored and frames 1 and 2 -EINVAL; read 0, 2, 1: all 0):
+     * motion needs a previous picture at index 1 and above, and a refused frame is not kept. */
+    {
+        VmafConfiguration ocfg = {.log_level = VMAF_LOG_LEVEL_NONE, .n_threads = 0};
+        VmafPicture a, b;
+        double v;
+        CHECK(vmaf_init(&vmaf, ocfg) == 0 && vmaf_use_features_from_model(vmaf, model) == 0);
+        const unsigned order[] = {2, 1, 0};
+        const int want[] = {-EINVAL, -EINVAL, 0};
+        for (int k = 0; k < 3; k++) {
+            CHECK(alloc_pair(&a, &b, VMAF_PIX_FMT_YUV420P, 8, 64, 36, order[k]) == 0);
+            CHECK(vmaf_read_pictures(vmaf, &a, &b, order[k]) == want[k]);
+        }
+        CHECK(vmaf_read_pictures(vmaf, NULL, NULL, 0) == 0);
+        CHECK(vmaf_score_at_index(vmaf, model, &v, 0) == 0 && v >= 0.0 && v <= 100.0);
+        CHECK(vmaf_score_at_index(vmaf, model, &v, 1) == -EINVAL);
+        CHECK(vmaf_score_at_index(vmaf, model, &v, 2) == -EINVAL);
+        CHECK(vmaf_close(vmaf) == 0);
+        CHECK(vmaf_init(&vmaf, ocfg) == 0 && vmaf_use_features_from_model(vmaf, model) == 0);
+        const unsigned order2[] = {0, 2, 1};
+        for (int k = 0; k < 3; k++) {
+            CHECK(alloc_pair(&a, &b, VMAF_PIX_FMT_YUV420P, 8, 64, 36, order2[k]) == 0);
+            CHECK(vmaf_read_pictures(vmaf, &a, &b, order2[k]) == 0);
+        }
+        CHECK(vmaf_read_pictures(vmaf, NULL, NULL, 0) == 0);
+        CHECK(vmaf_score_at_index(vmaf, model, &v, 1) == 0);
+        CHECK(vmaf_close(vmaf) == 0);
+    }
 
     /* preallocated pictures, luma-only pictures, threads and subsampling */
     VmafConfiguration tcfg = {.log_level = VMAF_LOG_LEVEL_NONE, .n_threads = 2, .n_subsample = 2};
@@ -404,7 +446,7 @@ static int run_mode(char **argv) {
     }
     const unsigned frames = score_files(vmaf, ref_path, dist_path, fmt, bpc, w, h, NULL);
     if (!frames) return 1;
-    if (print_scores(vmaf, model, coll, names_path, frames)) return 1;
+    if (print_scores(vmaf, model, member, coll, names_path, frames)) return 1;
     const char *ext[] = {"", "xml", "json", "csv", "sub"};
     for (int f = VMAF_OUTPUT_FORMAT_XML; f <= VMAF_OUTPUT_FORMAT_SUB; f++) {
         char path[1024];

@@ -224,7 +224,7 @@ static int run_mode(char **argv) {
     }
     const unsigned frames = score_files(vmaf, ref_path, dist_path, fmt, bpc, w, h, device ? to_device : NULL);
     if (!frames) return 1;
-    if (print_scores(vmaf, model, coll, names_path, frames)) return 1;
+    if (print_scores(vmaf, model, member, coll, names_path, frames)) return 1;
     vmaf_model_destroy(model);
     vmaf_model_destroy(member);
     vmaf_model_collection_destroy(coll);

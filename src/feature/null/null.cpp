@@ -1,0 +1,25 @@
+// The "null" extractor (see null.hpp): extracts nothing.
+#include "feature/null/null.hpp"
+
+#include <memory>
+
+namespace vmafx::null {
+
+namespace {
+
+class Extractor final : public FeatureExtractor {
+public:
+    void extract(const FrameInput&, FrameScores&) const override {}
+};
+
+std::unique_ptr<FeatureExtractor> create(const Options&, const VideoFormat&) { return std::make_unique<Extractor>(); }
+
+}  // namespace
+
+const MetricDescriptor descriptor{
+    .name = "null", .upstream_source = "libvmaf/src/feature/null.c",
+    .options = {}, .features = {}, .planes = PlaneSet::kLuma,
+    .limits = {1, 1, 8, 16, ""},
+    .create = create};
+
+}  // namespace vmafx::null
