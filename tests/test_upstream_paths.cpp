@@ -132,10 +132,9 @@ const std::vector<PathCase>& cases() {
         // centre coefficient as (8738 |c| + 2048) >> 12, which exceeds int16 for |c| > 15360.
         // Upstream's C code narrows that term to int16 (it wraps negative); its AVX2 and
         // AVX-512 kernels keep it in 32 bits in their vector columns (and narrow it in the
-        // columns their scalar tails compute, which differ between the two widths). Where the
-        // CSF-weighted value itself exceeds int16, the masking filter's input |v| / 30 differs
-        // the same way (C: from the narrowed value; vector columns: from the 32-bit one); 0/max
-        // noise reaches both.
+        // columns their scalar tails compute, which differ between the two widths). This is
+        // all that differs here: vmafx with the centre tap narrowed in every column (a planted
+        // change, 2026-12-02) gives upstream's C values below exactly.
         {"full-range noise, 8-bit",
          {96, 64, 8, Subsampling::k420},
          Content::kExtreme,
