@@ -272,6 +272,7 @@ void Session::flush() {
         m.held.clear();
     }
 #endif
+    order_as_upstream(m.table, m.instances, static_cast<unsigned>(m.seen.size()), m.config.subsample);
     if (!m.config.predict_at_flush) return;
     std::vector<const Model*> models;
     for (const auto& model : m.models) models.push_back(&model);
