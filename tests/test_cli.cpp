@@ -15,6 +15,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -558,6 +560,57 @@ TEST_F(CliTest, OutputOrderIsUpstreams) {
     EXPECT_EQ(header(pair), start + "motion2,motion,motion3,integer_motion2,integer_motion3,vmaf,");
     EXPECT_EQ(header(pair + " --threads 3"), start + "motion2,motion,motion3,integer_motion2,integer_motion3,vmaf,");
     EXPECT_EQ(header(pair + " --frame_cnt 1"), start + "motion2,motion,integer_motion2,integer_motion3,motion3,vmaf,");
+}
+
+// A y4m header declaring a 16384x16384 4:4:4 16-bit frame (1.5 GiB of samples) that never
+// comes: under a 1 GB address-space limit no frame is allocated where a regular file shows it
+// is cut short, and where both videos are streams the failed allocation is an error naming the
+// videos, their format and the bytes asked for, never an internal error.
+TEST_F(CliTest, HugeDeclaredFramesFailCleanlyUnderAMemoryLimit) {
+#ifdef VMAFX_SANITIZED_TESTS
+    GTEST_SKIP() << "the sanitizers reserve more address space than the limit";
+#else
+    const std::string header = "YUV4MPEG2 W16384 H16384 F25:1 Ip A1:1 C444p16\nFRAME\n";
+    ASSERT_EQ(header.size(), 52u);
+    std::ofstream(path("big.y4m"), std::ios::binary) << header;
+    ASSERT_EQ(::mkfifo(path("dist.fifo").c_str(), 0600), 0);
+    const std::string limit = "ulimit -v 1000000; ";  // KiB: less than two of the 512 MiB planes
+    const std::string out = " --json -o " + path("out.json").string();
+    const auto big = path("big.y4m").string();
+    // A regular file on standard input beside the same bytes in a file: a truncated frame 0
+    // found from the file sizes, before anything is allocated.
+    CliResult r = run("-r - -d " + big + out + " <" + big, limit);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("frame 0 is truncated: the file ends after 0 of its 1610612736 bytes"), std::string::npos)
+        << r.err;
+    // Two streams, the reference through a pipe on standard input and the distorted video
+    // through a FIFO fed by a writer process (waited for by its id); returns the exit status
+    // and standard error.
+    const auto two_streams = [&](const std::string& file) {
+        const std::string cmd = limit + "cat " + file + " >" + path("dist.fifo").string() + " & writer=$!; " +
+                                "cat " + file + " | " + VMAFX_CLI + " -r - -d " + path("dist.fifo").string() + out + " >" +
+                                path("stdout.txt").string() + " 2>" + path("stderr.txt").string() +
+                                "; status=$?; wait $writer; exit $status";
+        const int status = std::system(cmd.c_str());
+        return std::pair{WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_file(path("stderr.txt"))};
+    };
+    // Cut short before its first sample: found without allocating a picture.
+    auto [status, err] = two_streams(big);
+    EXPECT_EQ(status, 1) << err;
+    EXPECT_NE(err.find("frame 0 is truncated: the stream ends after 0 of its 1610612736 bytes"), std::string::npos)
+        << err;
+    // A frame begun (one byte): its pictures must be allocated, and that fails under the limit.
+    std::ofstream(path("begun.y4m"), std::ios::binary) << header << 'x';
+    std::tie(status, err) = two_streams(path("begun.y4m").string());
+    EXPECT_EQ(status, 1) << err;
+    EXPECT_NE(err.find("vmafx: error: reference \"-\" and distorted \"" + path("dist.fifo").string() +
+                       "\" (16384x16384 444 16-bit): out of memory: 536870912 bytes asked for a 16384x16384 plane "
+                       "of 2-byte samples"),
+              std::string::npos)
+        << err;
+    EXPECT_EQ(err.find("internal error"), std::string::npos) << err;
+    EXPECT_FALSE(fs::exists(path("out.json")));
+#endif
 }
 
 TEST_F(CliTest, OtherErrorsExitWithOne) {

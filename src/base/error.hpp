@@ -1,7 +1,10 @@
 // The error types every layer of vmafx throws (the ground floor: includes nothing of vmafx).
 #pragma once
 
+#include <cstddef>
+#include <new>
 #include <stdexcept>
+#include <string>
 
 namespace vmafx {
 
@@ -19,6 +22,22 @@ public:
 class UsageError : public Error {
 public:
     using Error::Error;
+};
+
+/// A failed allocation whose size comes from the input (a picture's planes): a std::bad_alloc
+/// (so that callers mapping out-of-memory, as the C API's -ENOMEM, still see one) that says
+/// how many bytes were asked for and what for. The engine adds the videos' names and format
+/// (run(): "... out of memory: 1610612736 bytes asked for a 16384x16384 plane ...").
+class OutOfMemory : public std::bad_alloc {
+public:
+    OutOfMemory(std::size_t bytes, const std::string& what_for)
+        : message_(std::to_string(bytes) + " bytes asked for " + what_for), bytes_(bytes) {}
+    const char* what() const noexcept override { return message_.c_str(); }
+    std::size_t bytes() const { return bytes_; }
+
+private:
+    std::string message_;
+    std::size_t bytes_;
 };
 
 }  // namespace vmafx

@@ -40,10 +40,13 @@ std::string describe(const VideoFormat& f) {
     return fmt::format("{}x{} {} {}-bit", f.width, f.height, subsampling_name(f.subsampling), f.bit_depth);
 }
 
-/// Recycles pictures so that a run allocates only as many as it has in flight.
+/// Recycles pictures so that a run allocates only as many as it has in flight. A new picture
+/// is handed out empty: the reader allocates its planes once it has seen that a frame is there
+/// (VideoReader::read re-allocates a picture of another format), so the pair taken for a
+/// stream's end, or for a frame cut short before its first sample, costs no frame of memory.
 class PicturePool {
 public:
-    explicit PicturePool(const VideoFormat& format) : format_(format) {}
+    PicturePool() = default;
     std::shared_ptr<Picture> get() {
         std::unique_ptr<Picture> pic;
         {
@@ -54,7 +57,7 @@ public:
             }
         }
         if (!pic) {
-            pic = std::make_unique<Picture>(format_);
+            pic = std::make_unique<Picture>();
             ++created_;
         }
         return {pic.release(), [this](Picture* p) {
@@ -67,7 +70,6 @@ public:
     unsigned created() const { return created_; }
 
 private:
-    VideoFormat format_;
     std::atomic<unsigned> created_{0};
     std::mutex mutex_;
     std::vector<std::unique_ptr<Picture>> free_;
@@ -314,7 +316,7 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
 
     // Declared in this order so that the tokens (holding pictures) go before the pool.
-    PicturePool pool(format);
+    PicturePool pool;
     struct ReleaseHeld {  // declared after the pool: goes first, also when the pipeline throws
         GpuSide* gpu;
         ~ReleaseHeld() { if (gpu) gpu->release(); }
@@ -689,6 +691,13 @@ void count_and_skip(const RunConfig& config, Inputs& in) {
         if (in.limit == 0) throw no_frames(in.ref->path(), in.dist->path());
         check_damage(rc, config.frame_skip_ref, in.limit);
         check_damage(dc, config.frame_skip_dist, in.limit);
+    } else if ((in.ref_count || in.dist_count) && config.frame_count == 0 && !config.align_pts) {
+        // A regular file beside a stream, every frame to be scored: its damaged frame is an
+        // error now, before any picture is allocated or the stream read.
+        const bool ref_known = in.ref_count.has_value();
+        const FrameCount& c = ref_known ? *in.ref_count : *in.dist_count;
+        const unsigned skip = ref_known ? config.frame_skip_ref : config.frame_skip_dist;
+        if (skip <= c.whole) check_damage(c, skip, frames_after(c, skip));
     }
     concurrently(
         in.ref->is_stream() || in.dist->is_stream(), [&] { in.ref->skip(config.frame_skip_ref); },
@@ -772,9 +781,9 @@ ModelSummary summarize(const ModelSpec& spec, const RunResult& result) {
     return s;
 }
 
-}  // namespace
 
-RunResult run(const RunConfig& config) {
+/// run() but for out-of-memory: sets `format` once the videos are open.
+RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
     trace::phase("run started");
     const RunPlan plan = plan_run(config);
     trace::phase("models and features planned");
@@ -797,6 +806,7 @@ RunResult run(const RunConfig& config) {
     count_and_skip(config, in);
     trace::phase("inputs opened and counted");
 
+    format = in.ref->format();
     RunResult result;
     for (const std::string& n : in.notices) {
         if (config.notice)
@@ -833,6 +843,22 @@ RunResult run(const RunConfig& config) {
     if (!config.no_prediction)
         for (const auto& spec : config.models) result.models.push_back(summarize(spec, result));
     return result;
+}
+
+}  // namespace
+
+RunResult run(const RunConfig& config) {
+    std::optional<VideoFormat> format;
+    try {
+        return score(config, format);
+    } catch (const std::bad_alloc& e) {
+        // Memory sized by the input (the pictures in flight, the metrics' images at this size):
+        // a message naming the videos, their format and, where known, the bytes asked for.
+        const auto* sized = dynamic_cast<const OutOfMemory*>(&e);
+        throw Error(fmt::format("reference \"{}\" and distorted \"{}\"{}: out of memory{}{}", config.reference_path,
+                                config.distorted_path, format ? " (" + describe(*format) + ")" : std::string(),
+                                sized ? ": " : "", sized ? sized->what() : ""));
+    }
 }
 
 }  // namespace vmafx

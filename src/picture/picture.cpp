@@ -1,5 +1,10 @@
 #include "picture/picture.hpp"
 
+#include <new>
+#include <string>
+
+#include "base/error.hpp"
+
 namespace vmafx {
 
 const char* subsampling_name(Subsampling s) {
@@ -41,7 +46,13 @@ Plane::Plane(int width, int height, int bytes_per_sample)
     const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(width) * bytes_per_sample;
     stride_ = (row_bytes + 63) / 64 * 64;
     if (stride_ == 0) stride_ = 64;
-    data_.assign(static_cast<std::size_t>(stride_) * static_cast<std::size_t>(height), 0);
+    const std::size_t bytes = static_cast<std::size_t>(stride_) * static_cast<std::size_t>(height);
+    try {
+        data_.assign(bytes, 0);
+    } catch (const std::bad_alloc&) {
+        throw OutOfMemory(bytes, "a " + std::to_string(width) + "x" + std::to_string(height) + " plane of " +
+                                     std::to_string(bytes_per_sample) + "-byte samples");
+    }
 }
 
 Picture::Picture(const VideoFormat& f) : format(f) {
