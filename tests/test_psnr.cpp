@@ -243,22 +243,27 @@ TEST_F(PsnrRun, ApsnrSumsEveryFrameWhateverTheSubsampling) {
                                                      clip)
                                            .aggregates());
 
-    // JSON: %.17g, -inf as null; XML: %.17g as printf writes it (upstream output.c).
+    // As every number of the output (upstream output.c): %.6f by default, %.17g with
+    // --precision max; -inf is null in JSON and printf's "-inf" in XML.
     config.subsample = 1;
     config.features = {{"psnr", {{"enable_apsnr", "true"}, {"enable_chroma", "false"}}}};
     const RunResult y = run(config);
     const double apsnr_y = y.scores.aggregates().at(0).second;
-    const std::string json = render_output(y, OutputFormat::kJson, {});
-    EXPECT_NE(json.find(fmt::format("\"aggregate_metrics\": {{\n    \"apsnr_y\": {},\n    \"apsnr_cb\": null,\n"
-                                    "    \"apsnr_cr\": null\n  }}\n}}\n",
-                                    fmt::sprintf("%.17g", apsnr_y))),
-              std::string::npos)
-        << json;
-    const std::string xml = render_output(y, OutputFormat::kXml, {});
-    EXPECT_NE(xml.find(fmt::format("<aggregate_metrics apsnr_y=\"{}\" apsnr_cb=\"-inf\" apsnr_cr=\"-inf\" />",
-                                   fmt::sprintf("%.17g", apsnr_y))),
-              std::string::npos)
-        << xml;
+    NumberFormat max;
+    max.max_precision = true;
+    for (const auto& [nf, text] : {std::pair{NumberFormat{}, fmt::sprintf("%.6f", apsnr_y)},
+                                   std::pair{max, fmt::sprintf("%.17g", apsnr_y)}}) {
+        const std::string json = render_output(y, OutputFormat::kJson, nf);
+        EXPECT_NE(json.find(fmt::format("\"aggregate_metrics\": {{\n    \"apsnr_y\": {},\n    \"apsnr_cb\": null,\n"
+                                        "    \"apsnr_cr\": null\n  }}\n}}\n",
+                                        text)),
+                  std::string::npos)
+            << json;
+        const std::string xml = render_output(y, OutputFormat::kXml, nf);
+        EXPECT_NE(xml.find(fmt::format("<aggregate_metrics apsnr_y=\"{}\" apsnr_cb=\"-inf\" apsnr_cr=\"-inf\" />", text)),
+                  std::string::npos)
+            << xml;
+    }
 }
 
 }  // namespace
