@@ -4,7 +4,10 @@
 yuv/2 threads, y4m/2 threads) with the default model, and every per-frame and pooled value
 must be the same double. Exit 77 (skipped) when the unpacked fixtures are absent.
 
-  cli_equivalence.py BIN [FIXTURE ...]    (default: every fixture)"""
+  cli_equivalence.py BIN [--frames N] [FIXTURE ...]    (default: every fixture, every frame)
+
+--frames N scores the first N frames of each (--frame_cnt N): the sanitized builds' setting,
+where the Release build has compared every frame already."""
 import configparser, json, os, struct, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -20,8 +23,8 @@ def fixture_args(fx):
     return ["-w", ini["f"]["width"], "-h", ini["f"]["height"], "-p", pf[3:6], "-b", depth]
 
 
-def run(binary, args, out):
-    p = subprocess.run([binary] + args + ["--json", "-o", out, "--precision", "max", "-q"],
+def run(binary, args, out, extra):
+    p = subprocess.run([binary] + args + extra + ["--json", "-o", out, "--precision", "max", "-q"],
                        capture_output=True, text=True)
     if p.returncode:
         raise SystemExit(f"FAIL: {' '.join(args)}: exit {p.returncode}: {p.stderr.strip()}")
@@ -33,13 +36,16 @@ def run(binary, args, out):
 
 
 def main():
-    binary = sys.argv[1]
+    binary, rest = sys.argv[1], sys.argv[2:]
+    extra = []
+    if rest[:1] == ["--frames"]:
+        extra, rest = ["--frame_cnt", rest[1]], rest[2:]
     if not os.path.isdir(FIXTURES):
         print(f"skipped: fixtures not unpacked in {FIXTURES}")
         return 77
     names = sorted(n for n in os.listdir(FIXTURES) if os.path.isfile(os.path.join(FIXTURES, n, "ref.y4m")))
-    if sys.argv[2:]:
-        names = [n for n in names if n in sys.argv[2:]]
+    if rest:
+        names = [n for n in names if n in rest]
     if not names:
         print(f"skipped: no .y4m fixtures in {FIXTURES} (prepare.py --y4m)")
         return 77
@@ -49,10 +55,10 @@ def main():
             fx = os.path.join(FIXTURES, n)
             yuv = ["-r", os.path.join(fx, "ref.yuv"), "-d", os.path.join(fx, "dist.yuv")] + fixture_args(fx)
             y4m = ["-r", os.path.join(fx, "ref.y4m"), "-d", os.path.join(fx, "dist.y4m")]
-            base = run(binary, yuv + ["--threads", "1"], os.path.join(tmp, "a.json"))
+            base = run(binary, yuv + ["--threads", "1"], os.path.join(tmp, "a.json"), extra)
             for label, args in (("yuv --threads 2", yuv + ["--threads", "2"]),
                                 ("y4m --threads 2", y4m + ["--threads", "2"])):
-                other = run(binary, args, os.path.join(tmp, "b.json"))
+                other = run(binary, args, os.path.join(tmp, "b.json"), extra)
                 if other != base:
                     failed += 1
                     print(f"FAIL {n}: {label} differs from yuv --threads 1")
