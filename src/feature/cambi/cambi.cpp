@@ -245,6 +245,7 @@ struct Buffers {
     std::vector<std::uint8_t> derivative;  // ring of kMaskFilter + 1 rows
     std::vector<std::uint32_t> column_sums;
     std::ptrdiff_t stride = 0;
+    int alloc_w = 0, alloc_h = 0;  // the plan the planes were last sized for
 
     // Sizes the buffers for a picture of width x height. The image and mask planes are zero
     // outside [0, width) x [0, height) (what upstream's reads past a scale's rows and columns may
@@ -255,7 +256,11 @@ struct Buffers {
         const int row_length = aligned_row(p.alloc_w);
         const std::size_t plane = static_cast<std::size_t>(row_length) * static_cast<std::size_t>(p.alloc_h);
         stride = row_length;
-        if (image.size() != plane) {
+        // (a thread's buffers serve every cambi instance it runs: another instance's planes, even
+        // of the same size, may have written the padding)
+        if (image.size() != plane || alloc_w != p.alloc_w || alloc_h != p.alloc_h) {
+            alloc_w = p.alloc_w;
+            alloc_h = p.alloc_h;
             image.assign(plane, 0);
             mask.assign(plane, 0);
             c_values.assign(plane, 0.0f);
