@@ -39,11 +39,33 @@ Picture pattern_picture(const VideoFormat& format, int seed) {
     return pic;
 }
 
-// The scores of one frame of the pattern at width x height and `bits`.
-ScoreTable run_pattern(int width, int height, int bits, const OptionValues& values) {
+// The pattern with dark patches: where (5x / w + 3y / h) is even, level 16 (8-bit units; 64 at
+// 10 bits, the foot of the limited range) with the same one-level-up samples.
+Picture dark_pattern_picture(const VideoFormat& format, int seed) {
+    Picture pic = pattern_picture(format, seed);
+    const int w = format.width, h = format.height;
+    test::fill(pic, [&](int plane, int x, int y) -> std::uint32_t {
+        if (plane != 0) return 128u << (format.bit_depth - 8);
+        const int bump = (x * 7 + y * 13 + seed) % 53 == 0;
+        const int v = (x * 5 / w + y * 3 / h) % 2 == 0
+                          ? 16 + bump
+                          : ((x * 3) / (w / 7 + 1) + (y * 2) / (h / 5 + 1)) % 40 + 60 + bump;
+        return static_cast<std::uint32_t>(v) << (format.bit_depth - 8);
+    });
+    return pic;
+}
+
+// The scores of one frame of the pattern (dark: with dark patches) at width x height and `bits`.
+ScoreTable run_pattern(int width, int height, int bits, const OptionValues& values, bool dark = false) {
     const VideoFormat format{width, height, bits, Subsampling::k420};
-    test::Clip clip{format, {pattern_picture(format, 1)}, {pattern_picture(format, 2)}};
+    const auto make = dark ? dark_pattern_picture : pattern_picture;
+    test::Clip clip{format, {make(format, 1)}, {make(format, 2)}};
     return test::run_cpu(descriptor, cambi_options(values), clip);
+}
+
+// The message of the Error scoring the pattern throws, "" when it is scored.
+std::string error_scoring(int width, int height, int bits, const OptionValues& values, bool dark = false) {
+    return test::error_of([&] { (void)run_pattern(width, height, bits, values, dark); });
 }
 
 double score(const ScoreTable& t, const std::string& name) {
@@ -129,9 +151,37 @@ TEST(CambiValues, EqualTheOracleOnSyntheticPictures) {
 // ---------------------------------------------------------------------------------------------
 // Refusals, each at its edge.
 
+// Pictures below 216 wide that are at least 216 high, which upstream scores (its only size
+// check is an encode below 216 in both dimensions). Upstream's values from the same luma as raw
+// files (4:2:0 at 214x216, else 4:4:4 of the same luma), its output printed with %.17g:
+//   vmaf -r ref.yuv -d dist.yuv -w W -h H -p P -b B --no_prediction --feature cambi --json -o out.json
+// each also checked under valgrind (no error).
+TEST(CambiValues, NarrowPicturesAtLeast216High) {
+    EXPECT_EQ(score(run_pattern(214, 216, 8, {}), "Cambi_feature_cambi_score"), 20.406965069527679);
+    EXPECT_EQ(score(run_pattern(32, 216, 10, {}), "Cambi_feature_cambi_score"), 18.069306973745441);
+    EXPECT_EQ(score(run_pattern(64, 216, 10, {}), "Cambi_feature_cambi_score"), 23.628165656214275);
+    EXPECT_EQ(score(run_pattern(200, 400, 10, {}), "Cambi_feature_cambi_score"), 23.719915443977339);
+    // Windows wider than the small scales (24 wide: 12, 6, 3, 2 at scales 1 to 4, window 21):
+    // their columns past the scale read the scale before's data, as upstream's.
+    EXPECT_EQ(score(run_pattern(24, 2000, 10, {}), "Cambi_feature_cambi_score"), 2.1050611558763048);
+    EXPECT_EQ(score(run_pattern(40, 1200, 10, {}), "Cambi_feature_cambi_score"), 7.2842470742337895);
+    // The narrowest: 1 wide (window 3), and windows wider than the picture itself (12 x 2500:
+    // window 27; upstream reads its zero row padding there).
+    EXPECT_EQ(score(run_pattern(1, 216, 8, {}), "Cambi_feature_cambi_score"), 0.0);
+    EXPECT_EQ(score(run_pattern(12, 2500, 10, {}), "Cambi_feature_cambi_score"), 0.0);
+    EXPECT_EQ(score(run_pattern(8, 1500, 8, {}), "Cambi_feature_cambi_score"), 0.0);
+}
+
 TEST(CambiRefusals, SmallestPictures) {
     // Upstream refuses an encode below 216 in both dimensions at initialisation.
-    EXPECT_NE(error_making(214, 214, 8, {}).find("cambi: picture 214x214 is too small"), std::string::npos);
+    EXPECT_EQ(error_making(214, 214, 8, {}).rfind("cambi: picture 214x214 is too small: its luma plane must be at "
+                                                  "least 216 wide or 216 high",
+                                                  0),
+              0u);
+    EXPECT_EQ(error_making(215, 215, 8, {}).rfind("cambi: picture 215x215 is too small", 0), 0u);
+    EXPECT_EQ(error_making(1, 215, 8, {}).rfind("cambi: picture 1x215 is too small", 0), 0u);
+    EXPECT_EQ(error_making(1, 216, 8, {}), "");
+    EXPECT_EQ(error_making(215, 216, 8, {}), "");
     // 216 x 2 is the smallest the windows fit (216 x 1: upstream corrupts its heap); its value is 0.
     EXPECT_EQ(score(run_pattern(216, 2, 8, {}), "Cambi_feature_cambi_score"), 0.0);
     EXPECT_NE(error_making(216, 1, 8, {}).find("cambi: picture 216x1 is too small"), std::string::npos);
@@ -169,12 +219,85 @@ TEST(CambiRefusals, OptionsUpstreamRefusesAtInitialisation) {
               std::string::npos);
 }
 
-TEST(CambiRefusals, WhereUpstreamReadsOutsideItsBuffers) {
-    // The visibility threshold's band of levels: 84.2211 cd/m^2 is the largest accepted with the
-    // default tvi_threshold (value 0 at 216 x 216, as upstream's); at 84.2212 upstream crashes.
-    EXPECT_EQ(error_making(216, 216, 8, {{"cambi_vis_lum_threshold", "84.2211"}}), "");
-    EXPECT_NE(error_making(216, 216, 8, {{"cambi_vis_lum_threshold", "84.2212"}}).find("cambi_vis_lum_threshold"),
+// The band of levels (cambi.cpp Band): with T = tvi_for_diff[num_diffs - 1] (+ num_diffs) and
+// V the 10-bit level of cambi_vis_lum_threshold, upstream's band [max(0, V - 3 num_diffs + 1),
+// T] is empty when V = T + 3 num_diffs and wraps its uint16_t size above; every contrast value
+// is then 0, and whether upstream reads (empty) or writes (wrapped) outside its histograms
+// depends on the picture. At the default tvi_threshold and bt1886, T = 563: V = 574 up to
+// 83.835217544898953 cd/m^2 (band of one level), 575 up to 84.221105437494984 (empty), 576
+// above (wrapped). Upstream's values (0 wherever it scores) from the same luma as raw files:
+//   vmaf -r ref.yuv -d dist.yuv -w W -h H -p P -b 8 --no_prediction --feature cambi=OPTIONS ...
+// and where vmafx refuses, an upstream build counting its accesses outside the histograms
+// (and valgrind: "Invalid read of size 4" in calculate_c_values_row_avx2 for the empty band,
+// "Invalid write" in cambi_increment_range_avx2 for the wrapped one; a segmentation fault for
+// the wrapped band on the dark pattern).
+TEST(CambiBand, ScoredWhereUpstreamStaysInsideItsHistograms) {
+    // One level: scored as any band.
+    EXPECT_EQ(score(run_pattern(216, 216, 8, {{"cambi_vis_lum_threshold", "83.8352"}}), "cambi_vlt_83.8352"), 0.0);
+    // Empty: upstream reads histogram row -1 only in its 8-column vectors (col + 8 < width);
+    // 8 columns have none.
+    EXPECT_EQ(score(run_pattern(8, 216, 8, {{"cambi_vis_lum_threshold", "84.2211"}}), "cambi_vlt_84.2211"), 0.0);
+    EXPECT_EQ(score(run_pattern(8, 216, 8, {{"cambi_vis_lum_threshold", "84.2212"}}), "cambi_vlt_84.2212"), 0.0);
+    // Wrapped (tvi_threshold 0.7: T = 72; 27 cd/m^2: V = 378): no masked level <= 72 in the
+    // pattern (levels 240 to 400 at 10 bits).
+    EXPECT_EQ(score(run_pattern(216, 216, 8, {{"tvi_threshold", "0.7"}, {"cambi_vis_lum_threshold", "27"}}),
+                    "cambi_vlt_27_tvit_0.7"),
+              0.0);
+    // pq, tvi_threshold 0.7: T = 80; 0.0209 cd/m^2 gives V = 91 (one level), 0.021 V = 92 (empty).
+    EXPECT_EQ(score(run_pattern(216, 216, 8,
+                                {{"eotf", "pq"}, {"tvi_threshold", "0.7"}, {"cambi_vis_lum_threshold", "0.0209"}}),
+                    "cambi_vlt_0.0209_eotf_pq_tvit_0.7"),
+              0.0);
+    EXPECT_EQ(score(run_pattern(216, 216, 8, {{"tvi_threshold", "0.7"}, {"cambi_vis_lum_threshold", "0.0963"}}, true),
+                    "cambi_vlt_0.0963_tvit_0.7"),
+              0.0);
+}
+
+TEST(CambiBand, RefusedWhereUpstreamReachesOutsideItsHistograms) {
+    // Empty band, a masked pixel in an 8-column vector: upstream reads before its buffer.
+    const std::string empty = error_scoring(216, 216, 8, {{"cambi_vis_lum_threshold", "84.2211"}});
+    EXPECT_EQ(empty.rfind("cambi: tvi_threshold=0.019 with cambi_vis_lum_threshold=84.2211, max_log_contrast=2 and "
+                          "EOTF bt1886 put the band of levels at [564, 563] (empty; upstream's uint16_t size 0): frame "
+                          "0 (distorted picture), scale 0 (216x216): the masked pixel at row 0, column 0 makes upstream "
+                          "read the count of histogram row -1",
+                          0),
+              0u)
+        << empty;
+    EXPECT_NE(error_scoring(216, 216, 8, {{"eotf", "pq"}, {"tvi_threshold", "0.7"}, {"cambi_vis_lum_threshold", "0.021"}})
+                  .find("(empty; upstream's uint16_t size 0)"),
               std::string::npos);
+    // Wrapped band, a masked pixel at a level <= T entering or leaving the window: upstream
+    // writes before its buffer (the dark patches: level 64, 65 after the 8-bit encode's
+    // anti-dithering, <= 72).
+    const std::string wrapped =
+        error_scoring(216, 216, 8, {{"tvi_threshold", "0.7"}, {"cambi_vis_lum_threshold", "27"}}, true);
+    EXPECT_EQ(wrapped.rfind("cambi: tvi_threshold=0.7 with cambi_vis_lum_threshold=27, max_log_contrast=2 and EOTF "
+                            "bt1886 put the band of levels at [367, 72] (base above top; upstream's uint16_t size "
+                            "65242): frame 0 (distorted picture), scale 0 (216x216): the masked pixel of level 65 (at most "
+                            "the band's top 72) at row 0, column 12 makes upstream write to histogram row -302",
+                            0),
+              0u)
+        << wrapped;
+    EXPECT_NE(wrapped.find("before its buffer"), std::string::npos);
+    // At the default tvi_threshold every level of the pattern is <= 563.
+    EXPECT_NE(error_scoring(216, 216, 8, {{"cambi_vis_lum_threshold", "84.2212"}}).find("(base above top"),
+              std::string::npos);
+    // The reference too, with full_ref.
+    const VideoFormat format{216, 216, 8, Subsampling::k420};
+    test::Clip clip{format, {dark_pattern_picture(format, 1)}, {pattern_picture(format, 2)}};
+    const OptionValues wrap = {{"tvi_threshold", "0.7"}, {"cambi_vis_lum_threshold", "27"}};
+    EXPECT_EQ(test::run_cpu(descriptor, cambi_options(wrap), clip).get("cambi_vlt_27_tvit_0.7", 0).value_or(-1), 0.0);
+    OptionValues full = wrap;
+    full.push_back({"full_ref", "true"});
+    EXPECT_NE(test::error_of([&] { (void)test::run_cpu(descriptor, cambi_options(full), clip); })
+                  .find("frame 0 (reference picture)"),
+              std::string::npos);
+}
+
+TEST(CambiRefusals, WhereUpstreamReadsOutsideItsBuffers) {
+    // bt1886 reaches 300 cd/m^2, the option's maximum, at level 940: every threshold has a level
+    // (the band wraps there: CambiBand).
+    EXPECT_EQ(error_making(216, 216, 8, {{"cambi_vis_lum_threshold", "300"}}), "");
     // pq reaches 10000 cd/m^2: 300 is fine there.
     EXPECT_EQ(error_making(216, 216, 8, {{"cambi_vis_lum_threshold", "300"}, {"eotf", "pq"}}), "");
     // full_ref with a source wider than a 10-bit picture (upstream copies rows with the

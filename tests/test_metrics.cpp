@@ -201,6 +201,7 @@ Json descriptor_json(const MetricDescriptor& metric) {
               {"min_chroma_width", l.min_chroma_width},
               {"min_chroma_height", l.min_chroma_height},
               {"chroma_rounds_down", l.chroma_rounds_down},
+              {"min_longer_side", l.min_longer_side},
               {"min_bit_depth", l.min_bit_depth},
               {"max_bit_depth", l.max_bit_depth},
               {"why", l.why}}}};
@@ -252,6 +253,9 @@ std::string size_refusal(const char* name, const FormatLimits& l, const VideoFor
     if (f.width < l.min_width || f.height < l.min_height)
         return fmt::format("{}: picture {}x{} is too small: its luma plane must be at least {}x{}", name, f.width,
                            f.height, l.min_width, l.min_height);
+    if (std::max(f.width, f.height) < l.min_longer_side)
+        return fmt::format("{}: picture {}x{} is too small: its luma plane must be at least {} wide or {} high", name,
+                           f.width, f.height, l.min_longer_side, l.min_longer_side);
     const int round = l.chroma_rounds_down ? 0 : 1;
     const int cw = f.subsampling == Subsampling::k444 ? f.width : (f.width + round) / 2;
     const int ch = f.subsampling == Subsampling::k420 ? (f.height + round) / 2 : f.height;
@@ -261,7 +265,8 @@ std::string size_refusal(const char* name, const FormatLimits& l, const VideoFor
                        l.min_chroma_height);
 }
 
-// Per subsampling, the smallest luma size follows from the luma and the chroma minimums: there
+// Per subsampling, the smallest luma sizes follow from the luma and the chroma minimums (and
+// the longer side's minimum, which gives two corners, e.g. cambi's 216x2 and 1x216): there
 // accepted, at both bit depths; one column less, one row less, or both: an Error naming the
 // metric, the plane and the limit, from the descriptor and from a run of the engine. Outside
 // the bit depths: refused.
@@ -271,20 +276,20 @@ TEST_P(EveryMetric, RefusesFormatsOutsideItsLimits) {
     const Options defaults = metric.parse_options({});
     std::vector<VideoFormat> small;
     for (const Subsampling s : {Subsampling::k420, Subsampling::k422, Subsampling::k444}) {
-        const auto [w, h] = l.smallest(s);
         // The smallest size is the luma minimum where no chroma minimum is set.
         if (l.min_chroma_width == 1 && l.min_chroma_height == 1 && !l.chroma_rounds_down) {
-            EXPECT_EQ(w, l.min_width);
-            EXPECT_EQ(h, l.min_height);
+            EXPECT_EQ(l.smallest(s), (std::pair{l.min_width, l.min_height}));
         }
-        for (const int bits : {l.min_bit_depth, l.max_bit_depth}) {
-            const VideoFormat at{w, h, bits, s};
-            EXPECT_NO_THROW(metric.make_extractor(defaults, at)) << test::format_label(at);
+        for (const auto& [w, h] : l.corners(s)) {
+            for (const int bits : {l.min_bit_depth, l.max_bit_depth}) {
+                const VideoFormat at{w, h, bits, s};
+                EXPECT_NO_THROW(metric.make_extractor(defaults, at)) << test::format_label(at);
+            }
+            const VideoFormat at{w, h, l.min_bit_depth, s};
+            if (w > 1) small.push_back(resized(at, w - 1, h));
+            if (h > 1) small.push_back(resized(at, w, h - 1));
+            if (w > 1 && h > 1) small.push_back(resized(at, w - 1, h - 1));
         }
-        const VideoFormat at{w, h, l.min_bit_depth, s};
-        if (w > 1) small.push_back(resized(at, w - 1, h));
-        if (h > 1) small.push_back(resized(at, w, h - 1));
-        if (w > 1 && h > 1) small.push_back(resized(at, w - 1, h - 1));
     }
     for (const VideoFormat& f : small) {
         const std::string want = size_refusal(metric.name, l, f);
@@ -380,8 +385,9 @@ TEST_P(EveryMetric, ThreeThreadsGiveTheBitsOfOne) {
     const MetricDescriptor& metric = *GetParam();
     const FormatLimits& l = metric.limits;
     const std::vector<OptionValues> sets = test::model_option_sets(metric);
-    const VideoFormat formats[] = {{std::max(67, l.min_width + 2), std::max(45, l.min_height + 3), 10, Subsampling::k420},
-                                   {std::max(40, l.min_width), std::max(37, l.min_height), 8, Subsampling::k444}};
+    const int min_width = std::max(l.min_width, l.min_longer_side);  // (cambi: at least 216 wide or high)
+    const VideoFormat formats[] = {{std::max(67, min_width + 2), std::max(45, l.min_height + 3), 10, Subsampling::k420},
+                                   {std::max(40, min_width), std::max(37, l.min_height), 8, Subsampling::k444}};
     for (const VideoFormat& base : formats) {
         for (const OptionValues& values : sets) {
             // Some models' option sets need more than the descriptor's limits (e.g. the

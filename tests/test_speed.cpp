@@ -97,10 +97,45 @@ TEST(SpeedLimits, ChromaPlanesAsUpstreamSizesThem) {
                         0),
               0u)
         << got;
-    // The descriptor's limits hold whatever the options: speed_prescale above 1 would let
-    // upstream score smaller planes (4 scores 40x40 4:4:4), which vmafx refuses.
-    EXPECT_FALSE(accepts(chroma, {{"speed_prescale", "4"}}, {79, 80, 8, Subsampling::k444}));
-    EXPECT_TRUE(accepts(chroma, {{"speed_prescale", "4"}}, {80, 80, 8, Subsampling::k444}));
+    // Above speed_prescale 1 the limits are those of the scaled planes, as upstream's: the
+    // smallest plane side is the least n with (int)(n * prescale + 0.5) >= 80: 20 at 4, 40 at 2,
+    // 53 at 1.5 (upstream: "SpEED: image too small", then a segmentation fault, one below; the
+    // sizes accepted are scored as upstream scores them: SpeedValues.OracleAtTheChromaEdges).
+    EXPECT_EQ(speed::smallest_plane_side(1.0), 80);
+    EXPECT_EQ(speed::smallest_plane_side(4.0), 20);
+    EXPECT_EQ(speed::smallest_plane_side(2.0), 40);
+    EXPECT_EQ(speed::smallest_plane_side(1.5), 53);
+    EXPECT_EQ(speed::smallest_plane_side(0.5), 159);
+    EXPECT_EQ(speed::smallest_plane_side(0.1), 795);
+    const struct {
+        const char* prescale;
+        VideoFormat smallest;
+    } edges[] = {{"4", {20, 20, 8, Subsampling::k444}},
+                 {"4", {40, 40, 8, Subsampling::k420}},
+                 {"4", {40, 20, 10, Subsampling::k422}},
+                 {"2", {40, 40, 8, Subsampling::k444}},
+                 {"1.5", {53, 53, 8, Subsampling::k444}},
+                 {"1.5", {106, 106, 8, Subsampling::k420}}};
+    for (const auto& e : edges) {
+        SCOPED_TRACE(test::format_label(e.smallest) + " speed_prescale " + e.prescale);
+        const OptionValues ps = {{"speed_prescale", e.prescale}};
+        const VideoFormat at = e.smallest;
+        EXPECT_TRUE(accepts(chroma, ps, at));
+        const int step = at.subsampling == Subsampling::k444 ? 1 : 2;  // (a chroma sample less)
+        const int step_h = at.subsampling == Subsampling::k420 ? 2 : 1;
+        EXPECT_FALSE(accepts(chroma, ps, {at.width - step, at.height, at.bit_depth, at.subsampling}));
+        EXPECT_FALSE(accepts(chroma, ps, {at.width, at.height - step_h, at.bit_depth, at.subsampling}));
+    }
+    const std::string small = refusal(chroma, {{"speed_prescale", "4"}}, {39, 40, 8, Subsampling::k420});
+    EXPECT_EQ(small.rfind("speed_chroma: picture 39x40 in 4:2:0 is too small: its chroma planes are 19x20 (rounded "
+                          "down, as upstream sizes them) and must be at least 20x20 (each chroma plane, scaled by "
+                          "speed_prescale, must be at least 80x80",
+                          0),
+              0u)
+        << small;
+    // At speed_prescale 1 and below the descriptor keeps 80x80; the factory refines it.
+    EXPECT_EQ(chroma.limits_under(chroma.parse_options({{"speed_prescale", "0.5"}})).min_chroma_width, 80);
+    EXPECT_EQ(chroma.limits_under(chroma.parse_options({})).min_chroma_width, 80);
 }
 
 /// A picture of 16x16 blocks of hashed levels (the same for every seed) plus per-sample noise
@@ -137,7 +172,8 @@ Picture block_picture(const VideoFormat& format, std::uint32_t seed) {
 // Python above and scored by
 //   vmaf -r ref.yuv -d dist.yuv -w W -h H -p P -b B --no_prediction --json -o out.json
 //        --feature speed_chroma            (one 5x5 block: 0, 0, 0 at every edge)
-//        --feature speed_chroma=speed_prescale=2
+//        --feature speed_chroma=speed_prescale=2 (or 4, 1.5)
+// with its output printed with %.17g (output.c's %.6f replaced).
 TEST(SpeedValues, OracleAtTheChromaEdges) {
     struct Case {
         VideoFormat format;
@@ -156,6 +192,14 @@ TEST(SpeedValues, OracleAtTheChromaEdges) {
         {{159, 80, 8, Subsampling::k444}, "2", 23.457992553710938, 43.19246292114258, 33.325225830078125},
         {{160, 80, 10, Subsampling::k422}, "2", 44.94847106933594, 23.12622833251953, 34.037349700927734},
         {{160, 80, 8, Subsampling::k422}, "2", 44.94847106933594, 23.12622833251953, 34.037349700927734},
+        // Chroma planes below 80x80 that speed_prescale scales to 80x80 or more.
+        {{40, 40, 8, Subsampling::k444}, "4", 111.84990692138672, 44.929977416992188, 78.389938354492188},
+        {{79, 79, 8, Subsampling::k444}, "4", 35.730030059814453, 53.011585235595703, 44.370807647705078},
+        {{20, 20, 8, Subsampling::k444}, "4", 0, 0, 0},
+        {{40, 40, 10, Subsampling::k420}, "4", 0, 0, 0},
+        {{80, 80, 8, Subsampling::k422}, "2", 0, 0, 0},
+        {{53, 53, 8, Subsampling::k444}, "1.5", 0, 0, 0},
+        {{60, 45, 10, Subsampling::k444}, "2", 0, 0, 0},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(test::format_label(c.format) + " speed_prescale " + c.prescale);

@@ -178,14 +178,19 @@ def cambi_corners():
          "eotf=pq", "cambi_eotf=pq", "eotf=pq:cambi_eotf=bt1886", "eotf=hlg", "cambi_eotf=pq:eotf=hlg",
          "eotf=pq:cambi_vis_lum_threshold=300", "full_ref=true:cambi_eotf=pq:max_log_contrast=3",
          "cambi_high_res_speedup=1080", "cambi_high_res_speedup=2160", "cambi_high_res_speedup=100",
-         "cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17"]
+         "cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17",
+         # The band of levels (cambi.cpp Band): one level; wrapped, where some fixtures are
+         # scored (0) and others make upstream write outside its histograms (refused).
+         "cambi_vis_lum_threshold=83.8352", "tvi_threshold=0.7:cambi_vis_lum_threshold=27",
+         "eotf=pq:tvi_threshold=0.7:cambi_vis_lum_threshold=0.023",
+         "max_log_contrast=0:cambi_vis_lum_threshold=3"]
     return ["cambi" + ("=" + o if o else "") for o in c]
 
 
 def speed_chroma_corners():
     c = ["speed_kernelscale=0.5", "speed_kernelscale=1.5", "speed_kernelscale=2", "speed_kernelscale=3",
          "speed_kernelscale=0.3", "speed_prescale=0.5", "speed_prescale=2", "speed_prescale=0.1",
-         "speed_prescale=1.0005", "speed_prescale=0.5:speed_kernelscale=2",
+         "speed_prescale=1.0005", "speed_prescale=0.5:speed_kernelscale=2", "speed_prescale=4",
          "speed_sigma_nn=0.1", "speed_sigma_nn=2", "speed_nn_floor=0.5", "speed_nn_floor=1",
          "speed_max_val=0", "speed_max_val=5"] + [f"speed_weight_var_mode={m}" for m in (1, 2, 3, 4, 6)]
     return ["speed_chroma"] + [f"speed_chroma={o}" for o in c]

@@ -200,7 +200,7 @@ GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFo
     for (const auto& f : features) {
         const TwinDescriptor* twin = find_twin(f.metric->name);
         if (!twin) throw Error(fmt::format("feature \"{}\" has no CUDA twin yet", f.metric->name));
-        f.metric->check_format(format);
+        f.metric->check_format(f.options, format);
         const History h = f.metric->history_for(f.options);
         m.history.refs = std::max(m.history.refs, h.refs);
         m.history.dists = std::max(m.history.dists, h.dists);

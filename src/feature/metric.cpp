@@ -38,7 +38,16 @@ std::pair<int, int> FormatLimits::smallest(Subsampling s) const {
             std::max(min_height, luma_for_chroma(min_chroma_height, s == Subsampling::k420, chroma_rounds_down))};
 }
 
-void MetricDescriptor::check_format(const VideoFormat& format) const {
+std::vector<std::pair<int, int>> FormatLimits::corners(Subsampling s) const {
+    const auto [w, h] = smallest(s);
+    if (std::max(w, h) >= min_longer_side) return {{w, h}};
+    return {{min_longer_side, h}, {w, min_longer_side}};
+}
+
+namespace {
+
+/// Throws Error naming metric `name` and the limit unless `limits` accept `format`.
+void check_limits(const char* name, const FormatLimits& limits, const VideoFormat& format) {
     if (format.bit_depth < limits.min_bit_depth || format.bit_depth > limits.max_bit_depth)
         throw Error(fmt::format("{}: bit depth {} is not supported ({} to {})", name, format.bit_depth,
                                 limits.min_bit_depth, limits.max_bit_depth));
@@ -47,6 +56,11 @@ void MetricDescriptor::check_format(const VideoFormat& format) const {
         throw Error(fmt::format("{}: picture {}x{} is too small: its luma plane must be at least {}x{}{}{}", name,
                                 format.width, format.height, limits.min_width, limits.min_height, space,
                                 limits.why));
+    if (std::max(format.width, format.height) < limits.min_longer_side)
+        throw Error(fmt::format("{}: picture {}x{} is too small: its luma plane must be at least {} wide or {} "
+                                "high{}{}",
+                                name, format.width, format.height, limits.min_longer_side, limits.min_longer_side,
+                                space, limits.why));
     const auto [cw, ch] = limits.chroma_size(format);
     if (cw < limits.min_chroma_width || ch < limits.min_chroma_height)
         throw Error(fmt::format("{}: picture {}x{} in {} is too small: its chroma planes are {}x{}{} and must be at "
@@ -56,9 +70,17 @@ void MetricDescriptor::check_format(const VideoFormat& format) const {
                                 limits.min_chroma_width, limits.min_chroma_height, space, limits.why));
 }
 
+}  // namespace
+
+void MetricDescriptor::check_format(const VideoFormat& format) const { check_limits(name, limits, format); }
+
+void MetricDescriptor::check_format(const Options& opts, const VideoFormat& format) const {
+    check_limits(name, limits_under(opts), format);
+}
+
 std::unique_ptr<FeatureExtractor> MetricDescriptor::make_extractor(const Options& opts,
                                                                    const VideoFormat& format) const {
-    check_format(format);
+    check_format(opts, format);
     return create(opts, format);
 }
 

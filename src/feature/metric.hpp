@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "base/error.hpp"
 #include "base/options.hpp"
@@ -51,8 +52,10 @@ public:
     virtual void flush(ScoreTable& table) const { (void)table; }
 };
 
-/// The formats a metric can score: luma width and height at least min_width x min_height,
-/// each chroma plane at least min_chroma_width x min_chroma_height, bit depth in
+/// The formats a metric can score: luma width and height at least min_width x min_height, the
+/// larger of them at least min_longer_side (cambi: upstream refuses pictures below 216 both
+/// ways, yet scores 1x216 and 216x2), each chroma plane at least min_chroma_width x
+/// min_chroma_height, bit depth in
 /// [min_bit_depth, max_bit_depth]. The chroma planes are measured as VideoFormat gives them
 /// (ceil(w/2) wide at 4:2:0 and 4:2:2, ceil(h/2) high at 4:2:0, the luma's size at 4:4:4),
 /// or, with chroma_rounds_down, as upstream extractors that halve the luma size with integer
@@ -68,12 +71,18 @@ struct FormatLimits {
     int min_chroma_width = 1;
     int min_chroma_height = 1;
     bool chroma_rounds_down = false;
+    int min_longer_side = 1;
 
     /// The size of each chroma plane of `format` as these limits measure it.
     std::pair<int, int> chroma_size(const VideoFormat& format) const;
-    /// The smallest luma width and height accepted at subsampling `s`: the larger of the luma
-    /// minimum and the smallest luma whose chroma planes meet the chroma minimum, per dimension.
+    /// The smallest luma width and height accepted at subsampling `s`, min_longer_side aside:
+    /// the larger of the luma minimum and the smallest luma whose chroma planes meet the chroma
+    /// minimum, per dimension.
     std::pair<int, int> smallest(Subsampling s) const;
+    /// The smallest luma sizes accepted at subsampling `s`: smallest(s), or, where
+    /// min_longer_side is larger than both of its sides, that size widened to min_longer_side
+    /// and that size heightened to it.
+    std::vector<std::pair<int, int>> corners(Subsampling s) const;
 };
 
 /// When upstream's extractor first writes an output. Upstream's feature collector lists outputs
@@ -104,8 +113,12 @@ struct MetricDescriptor {
     PlaneSet planes = PlaneSet::kLuma;
     /// The previous pictures it reads under `options`; nullptr: none.
     History (*history)(const Options& options) = nullptr;
-    /// The formats it can score (checked by check_format before `create`).
+    /// The formats it can score with its default options (checked by check_format before
+    /// `create`).
     FormatLimits limits = {};
+    /// The formats it can score under `options`, where those differ from `limits` (speed_chroma:
+    /// speed_prescale scales the chroma planes before its 80x80 minimum); nullptr: `limits`.
+    FormatLimits (*limits_for)(const Options& options) = nullptr;
     /// When upstream first writes provided feature `feature` (an entry of `features`) under
     /// `options`; nullptr: every output in the first frame's extract call.
     FirstWrite (*first_write)(const Options& options, const std::string& feature) = nullptr;
@@ -127,7 +140,11 @@ struct MetricDescriptor {
     bool sees_every_frame(const Options& opts) const { return temporal || history_for(opts).any(); }
     /// Throws Error naming the metric and the limit unless `limits` accept `format`.
     void check_format(const VideoFormat& format) const;
-    /// check_format, then `create`.
+    /// The limits under `opts`: limits_for(opts), or `limits`.
+    FormatLimits limits_under(const Options& opts) const { return limits_for ? limits_for(opts) : limits; }
+    /// Throws Error naming the metric and the limit unless limits_under(opts) accept `format`.
+    void check_format(const Options& opts, const VideoFormat& format) const;
+    /// check_format under `opts`, then `create`.
     std::unique_ptr<FeatureExtractor> make_extractor(const Options& opts, const VideoFormat& format) const;
     /// Whether `feature` (an upstream name) is one of its features.
     bool provides(const std::string& feature) const;

@@ -188,6 +188,32 @@ int adjusted_window(int window, int width, int height, bool speedup) {
 
 // --- What an instance derives from its options and format ------------------------------------
 
+// cambi.c init: the band of 10-bit levels whose histograms the contrast values read,
+// [band_base, band_top] with band_base = max(0, vlt_luma - 3 num_diffs + 1) and band_top the
+// largest visibility limit tvi_for_diff[num_diffs - 1] (already + num_diffs). Upstream keeps its
+// size band_top + 1 - band_base in a uint16_t, so a visibility threshold above the tvi limits
+// leaves no level, or wraps the size to 65536 + band_top + 1 - band_base. In both cases no step
+// d passes the test value <= tvi[d] < value + d + 1 - ... (value + d + 1 > vlt_luma >= band_top
+// + 3 num_diffs > tvi[d]): every contrast value is 0, and so is the score. What upstream reads or
+// writes outside its histograms then depends on the picture (band_reach_error below).
+enum class Band {
+    kLevels,   ///< band_base <= band_top: the histograms of band_top + 1 - band_base levels
+    kEmpty,    ///< band_base == band_top + 1: a size of 0 (an empty histogram buffer)
+    kWrapped,  ///< band_base > band_top + 1: the uint16_t size wraps to 65536 + band_top + 1 - band_base
+};
+
+/// The band of an instance with this vlt_luma (cambi.c get_vlt_luma), num_diffs and band_top.
+Band band_of(int vlt_luma, int num_diffs, int band_top) {
+    const int low = vlt_luma - 3 * num_diffs + 1;
+    const int base = low > 0 ? low : 0;
+    return base <= band_top ? Band::kLevels : (base == band_top + 1 ? Band::kEmpty : Band::kWrapped);
+}
+
+// Upstream's picture buffers (vmaf_picture_alloc): rows of the width rounded up to 32 samples,
+// zero-initialised.
+constexpr int kRowAlign = 32;
+int aligned_row(int width) { return (width + kRowAlign - 1) & ~(kRowAlign - 1); }
+
 struct Plan {
     int enc_w = 0, enc_h = 0, src_w = 0, src_h = 0;
     int enc_bitdepth = 0;
@@ -196,16 +222,21 @@ struct Plan {
     int num_diffs = 0;
     std::vector<std::uint16_t> tvi;  // per step: the largest level + num_diffs
     std::uint16_t vlt_luma = 0;
-    int band_base = 0, band_size = 0;  // levels [band_base, band_base + band_size) matter
+    int band_base = 0, band_size = 0;  // levels [band_base, band_base + band_size) matter (kLevels)
+    Band band = Band::kLevels;
+    int band_top = 0;                  // tvi[num_diffs - 1]
+    std::string band_options;          // the options that set the band, for messages
     int alloc_w = 0, alloc_h = 0;
     double topk = kDefaultTopk;
 };
 
 // --- Buffers of one picture's computation (upstream's CambiBuffers and pics[]) ---------------
 //
-// The image and mask are alloc_w-wide planes that every scale rewrites in place, indexed as
-// upstream indexes them (row * stride + column), so that where upstream reads past a scale's
-// last row (windows taller than the scale) it reads the same earlier data here.
+// The image and mask are planes of alloc_h rows of aligned_row(alloc_w) samples, as upstream's,
+// that every scale rewrites in place, indexed as upstream indexes them (row * stride + column),
+// so that where upstream reads past a scale's last row (windows taller than the scale) or past
+// its last column (windows wider than the scale, up to the row's alignment) it reads the same
+// earlier data, or the same zeros, here.
 struct Buffers {
     std::vector<std::uint16_t> image, mask;
     std::vector<float> c_values;
@@ -214,6 +245,7 @@ struct Buffers {
     std::vector<std::uint8_t> derivative;  // ring of kMaskFilter + 1 rows
     std::vector<std::uint32_t> column_sums;
     std::ptrdiff_t stride = 0;
+    int alloc_w = 0, alloc_h = 0;  // the plan the planes were last sized for
 
     // Sizes the buffers for a picture of width x height. The image and mask planes are zero
     // outside [0, width) x [0, height) (what upstream's reads past a scale's rows and columns may
@@ -221,20 +253,26 @@ struct Buffers {
     // sample before it is read, as row_values does every c value a scale pools, so those are
     // not cleared again for every picture.
     void prepare(const Plan& p, int width, int height) {
-        const std::size_t plane = static_cast<std::size_t>(p.alloc_w) * static_cast<std::size_t>(p.alloc_h);
-        stride = p.alloc_w;
-        if (image.size() != plane) {
+        const int row_length = aligned_row(p.alloc_w);
+        const std::size_t plane = static_cast<std::size_t>(row_length) * static_cast<std::size_t>(p.alloc_h);
+        stride = row_length;
+        // (a thread's buffers serve every cambi instance it runs: another instance's planes, even
+        // of the same size, may have written the padding)
+        if (image.size() != plane || alloc_w != p.alloc_w || alloc_h != p.alloc_h) {
+            alloc_w = p.alloc_w;
+            alloc_h = p.alloc_h;
             image.assign(plane, 0);
             mask.assign(plane, 0);
             c_values.assign(plane, 0.0f);
         } else if (width != p.alloc_w || height != p.alloc_h) {
+            // (columns [alloc_w, row_length) are never written: they stay zero)
             for (int i = 0; i < p.alloc_h; ++i) {
-                const std::size_t row = static_cast<std::size_t>(i) * static_cast<std::size_t>(p.alloc_w);
+                const std::size_t row = static_cast<std::size_t>(i) * static_cast<std::size_t>(row_length);
                 const std::size_t from = row + static_cast<std::size_t>(i < height ? width : 0);
                 std::fill(image.begin() + static_cast<std::ptrdiff_t>(from),
-                          image.begin() + static_cast<std::ptrdiff_t>(row + p.alloc_w), 0);
+                          image.begin() + static_cast<std::ptrdiff_t>(row + row_length), 0);
                 std::fill(mask.begin() + static_cast<std::ptrdiff_t>(from),
-                          mask.begin() + static_cast<std::ptrdiff_t>(row + p.alloc_w), 0);
+                          mask.begin() + static_cast<std::ptrdiff_t>(row + row_length), 0);
             }
         }
         histograms.assign(static_cast<std::size_t>(p.alloc_w) * static_cast<std::size_t>(p.band_size) +
@@ -535,10 +573,63 @@ struct Heatmaps {
     }
 };
 
+// Where upstream reaches outside its histogram buffer at a scale of width x height (window half
+// `pad`) when the band is not kLevels (every contrast value is then 0; see Band): "" where it
+// does not, else the first place in upstream's order. The image and mask rows are those
+// upstream's loops visit (rows past the scale's height included), as Contrast::run visits them.
+//
+// - kEmpty: upstream's AVX2 row kernel (x86/cambi_avx2.c calculate_c_values_row_avx2, which its
+//   dispatch picks on every x86 CPU with AVX2) clamps the level of each pixel of a vector of 8
+//   columns into [0, size - 1] = [0, -1] and gathers the count of histogram row -1, before its
+//   buffer, for every vector (columns col .. col + 7 with col + 8 < width) holding a masked
+//   pixel, in every row [0, max(pad + 1, height)) whose contrast values it computes.
+// - kWrapped: the interior update of a row (cambi.h uh_slide, uh_slide_edge: rows i in [pad + 1,
+//   height - pad), every column j in [0, max(pad, width))) takes a masked pixel of level v as in
+//   the band when (uint16_t)(v - band_base) < size, which holds for v <= band_top too, and then
+//   indexes histogram row v - band_base < 0 without the cast: it writes before its buffer, unless
+//   the leaving and the entering pixel are both counted at the same level (the update is
+//   skipped). (The first and last rows' updates cast the row to uint16_t and stay inside.)
+std::string band_reach_error(const Plan& p, const Buffers& b, int width, int height, int pad) {
+    const auto at = [&](const std::vector<std::uint16_t>& plane, int r, int c) {
+        return plane[static_cast<std::size_t>(r) * static_cast<std::size_t>(b.stride) + static_cast<std::size_t>(c)];
+    };
+    if (p.band == Band::kEmpty) {
+        const int vector_end = width > 8 ? (width - 1) / 8 * 8 : 0;
+        for (int r = 0; r < std::max(pad + 1, height); ++r)
+            for (int c = 0; c < vector_end; ++c)
+                if (at(b.mask, r, c))
+                    return fmt::format("the masked pixel at row {}, column {} makes upstream read the count of "
+                                       "histogram row -1, before its (empty) buffer",
+                                       r, c);
+        return "";
+    }
+    const auto counted = [&](int r, int c, int& level) {
+        if (!at(b.mask, r, c)) return false;
+        level = at(b.image, r, c);
+        return level >= p.band_base || level <= p.band_top;
+    };
+    for (int i = pad + 1; i < height - pad; ++i)
+        for (int j = 0; j < std::max(pad, width); ++j) {
+            int leaving = 0, entering = 0;
+            const bool sub = counted(i - pad - 1, j, leaving);
+            const bool add = counted(i + pad, j, entering);
+            if (sub && add && leaving == entering) continue;
+            const bool sub_below = sub && leaving < p.band_base;  // (then leaving <= band_top)
+            const bool add_below = add && entering < p.band_base;
+            if (!sub_below && !add_below) continue;
+            const int level = sub_below ? leaving : entering;
+            return fmt::format("the masked pixel of level {} (at most the band's top {}) at row {}, column {} makes "
+                               "upstream write to histogram row {}, before its buffer",
+                               level, p.band_top, sub_below ? i - pad - 1 : i + pad, j, level - p.band_base);
+        }
+    return "";
+}
+
 // The score of one picture at width x height with the given window (cambi.c cambi_score);
-// with `heatmaps`, each scale's c values are written to them as frame `frame`.
+// with `heatmaps`, each scale's c values are written to them as frame `frame`. Throws Error
+// where upstream reaches outside its histograms (band_reach_error), naming `what`.
 double picture_score(const Plan& p, Buffers& b, int width, int height, int window, const Heatmaps* heatmaps = nullptr,
-                     unsigned frame = 0) {
+                     unsigned frame = 0, const char* what = "distorted") {
     spatial_mask(b, width, height);
     double per_scale[kScales];
     int sw = width, sh = height;
@@ -551,7 +642,15 @@ double picture_score(const Plan& p, Buffers& b, int width, int height, int windo
             cambi::simd_decimate()(b.mask.data(), b.stride, sw, sh);
         }
         cambi::simd_mode_filter()(b.image.data(), b.stride, sw, sh, b.mode_rows.data());
-        Contrast{p, b, sw, sh, pad, {}}.run();
+        if (p.band == Band::kLevels) {
+            Contrast{p, b, sw, sh, pad, {}}.run();
+        } else {
+            if (const std::string where = band_reach_error(p, b, sw, sh, pad); !where.empty())
+                throw Error(fmt::format("cambi: {}: frame {} ({} picture), scale {} ({}x{}): {} (upstream corrupts "
+                                        "or reads outside its memory there; refused)",
+                                        p.band_options, frame, what, scale, sw, sh, where));
+            std::fill(b.c_values.begin(), b.c_values.begin() + static_cast<std::ptrdiff_t>(sw) * sh, 0.0f);
+        }
         if (heatmaps) heatmaps->write(scale, b.c_values.data(), sw, sh, frame);
         per_scale[scale] = spatial_pooling(b.c_values.data(), p.topk, sw, sh);
     }
@@ -565,10 +664,16 @@ double picture_score(const Plan& p, Buffers& b, int width, int height, int windo
 
 // The windows' and scales' reach: upstream reads up to `pad` rows past a scale's last row and
 // computes rows from height - pad on, so pad must stay within every scale's height (and within
-// the picture's rows and columns, the data written for this picture).
-bool window_fits(int width, int height, int window, bool speedup) {
+// the picture's rows, the data written for this picture). Its windows also read the columns
+// [width, pad) of the rows of a scale narrower than pad: earlier scales' data of the picture, or,
+// past the picture's width, its buffers' padding, which is zero when the picture is the widest
+// one the instance scores (`widest`; pad <= 32, as the window's square is below the reciprocal
+// table's 4226 entries, so those columns stay inside a row aligned to 32 samples); with full_ref
+// the narrower picture's columns past its width hold the other picture's data of an earlier
+// frame, which vmafx does not keep, so a window wider than it is refused.
+bool window_fits(int width, int height, int window, bool speedup, bool widest) {
     const int pad = window >> 1;
-    if (pad >= height || pad > width) return false;
+    if (pad >= height || (pad > width && !widest)) return false;
     int sw = width, sh = height;
     for (int scale = 0; scale < kScales; ++scale) {
         if (scale > 0 || speedup) {
@@ -642,11 +747,16 @@ public:
 
         const int low = static_cast<int>(p.vlt_luma) - 3 * p.num_diffs + 1;
         p.band_base = low > 0 ? low : 0;
-        if (p.band_base > p.tvi[static_cast<std::size_t>(p.num_diffs - 1)] + 1)
-            throw Error(fmt::format("cambi: cambi_vis_lum_threshold={:g} leaves no visible luma level below the "
-                                    "tvi_threshold's limit (upstream's band of levels underflows)",
-                                    s.vis_lum_threshold));
-        p.band_size = p.tvi[static_cast<std::size_t>(p.num_diffs - 1)] + 1 - p.band_base;
+        p.band_top = p.tvi[static_cast<std::size_t>(p.num_diffs - 1)];
+        p.band = band_of(p.vlt_luma, p.num_diffs, p.band_top);
+        // (kEmpty, kWrapped: every contrast value is 0; no histograms; band_reach_error decides
+        // per picture)
+        p.band_size = p.band == Band::kLevels ? p.band_top + 1 - p.band_base : 0;
+        p.band_options = fmt::format("tvi_threshold={:g} with cambi_vis_lum_threshold={:g}, max_log_contrast={} and "
+                                     "EOTF {} put the band of levels at [{}, {}] ({}; upstream's uint16_t size {})",
+                                     s.tvi_threshold, s.vis_lum_threshold, s.max_log_contrast, eotf_name, p.band_base,
+                                     p.band_top, p.band == Band::kEmpty ? "empty" : "base above top",
+                                     static_cast<std::uint16_t>(p.band_top + 1 - p.band_base));
         for (int d = 1; d < p.num_diffs; ++d)
             if (p.tvi[static_cast<std::size_t>(d)] < p.tvi[static_cast<std::size_t>(d - 1)])
                 throw Error("internal: cambi's visibility limits are not increasing");
@@ -655,7 +765,7 @@ public:
         p.topk = topk;
 
         const auto check_reach = [&](int width, int height, int window, const char* what) {
-            if (!window_fits(width, height, window, p.speedup))
+            if (!window_fits(width, height, window, p.speedup, width == p.alloc_w))
                 throw Error(fmt::format("cambi: picture {}x{} is too small for its window: the {} ({}x{}) with a "
                                         "window of {} at 5 scales (upstream reads outside its buffers)",
                                         w, h, what, width, height, window));
@@ -742,7 +852,7 @@ private:
         b.prepare(p, width, height);
         preprocess(luma, format_.bit_depth, p, b, width, height);
         const Heatmaps* heatmaps = has_heatmaps_ && !is_src ? &heatmaps_ : nullptr;
-        return picture_score(p, b, width, height, is_src ? p.src_window : p.window, heatmaps, frame);
+        return picture_score(p, b, width, height, is_src ? p.src_window : p.window, heatmaps, frame, what);
     }
 
     // Upstream refuses samples above the bit depth (except at 8 and 16 bits, which cannot have any).
@@ -839,9 +949,13 @@ ModeFilterFn reference_mode_filter() { return mode_filter_reference; }
 const MetricDescriptor descriptor{
     .name = "cambi", .upstream_source = "libvmaf/src/feature/cambi.c",
     .options = kCambiOptions, .features = kCambiFeatures, .planes = PlaneSet::kLuma, .history = nullptr,
-    .limits = {kMinSide, 2, 8, 16,
-               "(upstream refuses pictures below 216 in both dimensions; vmafx also below 216 wide, "
-               "and below 2 high, where the windows reach outside the picture)"},
+    .limits = {.min_width = 1,
+               .min_height = 2,
+               .min_bit_depth = 8,
+               .max_bit_depth = 16,
+               .why = "(upstream refuses pictures below 216 in both dimensions, and its windows reach outside "
+                      "a picture 1 high)",
+               .min_longer_side = kMinSide},
     .create = create_cambi};
 
 Settings::Settings(const Options& options) : score_name(options.feature_name(kScoreFeature)) { options.bind(*this); }

@@ -43,13 +43,15 @@ namespace vmafx::cambi {
 /// "cambi_full_reference", whose names upstream never suffixes. Reads the luma of the
 /// distorted picture (and of the reference with full_ref); no previous pictures.
 ///
-/// Limits: 8 to 16 bits; at least 216 x 2. The factory also refuses what upstream refuses at
-/// initialisation (encode and source both below 216 in both dimensions, source and encode
-/// scaled in opposite directions, a window too large for the reciprocal table, an unknown
-/// EOTF, a heatmaps_path it cannot write to) and what upstream reads outside its buffers for
-/// (a window higher than a scale of the picture, a visibility threshold above the visible band,
+/// Limits: 8 to 16 bits; at least 216 wide or 216 high, at least 1 x 2 (216 x 2 and 1 x 216 are
+/// scored). The factory also refuses what upstream refuses at initialisation (encode and source
+/// both below 216 in both dimensions, source and encode scaled in opposite directions, a window
+/// too large for the reciprocal table, an unknown EOTF, a heatmaps_path it cannot write to) and
+/// what upstream reads outside its buffers for (a window higher than a scale of the picture,
 /// full_ref with a source wider than a 10-bit picture), always with an Error naming cambi; and
-/// extract() refuses samples above the bit depth, as upstream does.
+/// extract() refuses samples above the bit depth, as upstream does, and pictures for which
+/// upstream reads or writes outside its histograms when cambi_vis_lum_threshold puts the band of
+/// levels above the tvi_threshold's limits (cambi.cpp: Band, band_reach_error).
 extern const MetricDescriptor descriptor;
 
 /// The options of one "cambi" instance, bound to the descriptor's table.

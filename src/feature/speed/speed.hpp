@@ -102,6 +102,11 @@ struct Geometry {
     }
 };
 
+/// The smallest side of a plane that has a 5 x 5 block at `prescale` (Geometry::too_small()
+/// false): the least n with (int)(n * prescale + 0.5) >> 4 at least 5, i.e. a scaled side of
+/// at least 80 (80 at prescale 1, 20 at 4, 159 at 0.5, 800 at 0.1).
+int smallest_plane_side(double prescale);
+
 /// Throws Error naming `metric` where upstream fails or its result is undefined: unless
 /// `bit_depth` is 8, 10, 12 or 16 (the depths picture_copy converts); unless
 /// `kernelscale` is one of vif_tools.c's 21 kernel scales (within 1e-3 in float; upstream

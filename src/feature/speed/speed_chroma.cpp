@@ -114,16 +114,29 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
     return std::make_unique<Extractor>(options, format);
 }
 
+// The chroma planes' minimum at `prescale`: each plane, scaled, at least 80x80, i.e. at least
+// speed::smallest_plane_side(prescale) unscaled; below prescale 1 the descriptor keeps 80 and the
+// factory (speed::check) refuses the planes that scale below 80, saying what they scale to.
+FormatLimits limits_at(double prescale) {
+    const int side = std::min(speed::smallest_plane_side(1.0), speed::smallest_plane_side(prescale));
+    return {.why = "(each chroma plane, scaled by speed_prescale, must be at least 80x80: SpEED's operating "
+                   "picture, 1/16 of it, needs a 5x5 block; upstream halves the luma size rounding down)",
+            .min_chroma_width = side,
+            .min_chroma_height = side,
+            .chroma_rounds_down = true};
+}
+
+// Upstream (speed.c speed_init_dimensions) checks the scaled chroma planes: at speed_prescale
+// above 1 it scores planes below 80x80 (down to 20x20 at 4).
+FormatLimits limits_for(const Options& options) { return limits_at(Settings(options).prescale); }
+
 }  // namespace
 
 const MetricDescriptor descriptor{
     .name = "speed_chroma", .upstream_source = "libvmaf/src/feature/speed.c",
     .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll,
-    .limits = {.why = "(each chroma plane, scaled by speed_prescale, must be at least 80x80: SpEED's operating "
-                      "picture, 1/16 of it, needs a 5x5 block; upstream halves the luma size rounding down)",
-               .min_chroma_width = 80,
-               .min_chroma_height = 80,
-               .chroma_rounds_down = true},
+    .limits = limits_at(1.0),
+    .limits_for = limits_for,
     .create = create};
 
 }  // namespace vmafx::speed_chroma

@@ -459,6 +459,12 @@ Geometry Geometry::of(int width, int height, double prescale) {
     return g;
 }
 
+int smallest_plane_side(double prescale) {
+    int n = 1;
+    while (Geometry::of(n, n, prescale).too_small()) ++n;  // (scaled sides grow with n: prescale >= 0.1)
+    return n;
+}
+
 void check(const char* metric, const char* what, const Params& params, int bit_depth, int plane_width,
            int plane_height, bool unscaled_buffers) {
     if (!floatimg::to_float_supported(bit_depth))
