@@ -477,6 +477,7 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         {pair + " -m version=vmaf_v0.6.1:name=integer_adm2", "feature \"adm\"'s output"},
         {pair + " -m version=vmaf_v0.6.1:name=VMAF_integer_feature_vif_scale0_score", "feature \"vif\"'s output"},
         {pair + " -m version=vmaf_v0.6.1:name=motion3 --feature float_motion", "feature \"float_motion\"'s output"},
+        {pair + " -m version=vmaf_v0.6.1:name=float_anpsnr --feature float_ansnr", "a feature's output"},
         {pair + " -m version=vmaf_b_v0.6.3:name=b -m version=vmaf_v0.6.1:name=b_0001", "\"b_0001\""},
         {pair + " -m version=vmaf_b_v0.6.3:name=b -m version=vmaf_v0.6.1:name=b_stddev", "\"b_stddev\""},
         {pair + " -m version=vmaf_v0.6.1:name=b_ci_p95_lo -m version=vmaf_b_v0.6.3:name=b", "\"b_ci_p95_lo\""},

@@ -753,6 +753,14 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
 /// bootstrap collections'), on the scored frames.
 void predict(const RunConfig& config, const RunPlan& plan, RunResult& result) {
     if (config.no_prediction) return;
+    // check_output_names knows the outputs the metrics declare; one they write without declaring
+    // it (float_ansnr's float_anpsnr, as upstream's provided_features omits it) is found here.
+    for (const auto& m : plan.models)
+        for (const std::string& out : m->output_names())
+            if (result.scores.frames(out))
+                throw UsageError(fmt::format("model \"{}\" (name \"{}\") writes \"{}\", which is also a feature's "
+                                             "output: give the model a unique :name=",
+                                             m->label(), m->name(), out));
     std::vector<unsigned> indices;
     // A 64-bit count: next + subsample cannot wrap around to below frames.
     for (std::uint64_t next = 0; next < result.frames; next += result.subsample)
