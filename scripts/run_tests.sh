@@ -3,8 +3,9 @@
 #  1. the Release build (build/): unit tests, golden check against upstream libvmaf's values,
 #     option corners, CLI checks (ctest);
 #  2. the same code built with AddressSanitizer (LeakSanitizer included) and
-#     UndefinedBehaviorSanitizer (build-asan/, GCC, no CUDA): the same tests, golden check and
-#     option corners included;
+#     UndefinedBehaviorSanitizer (build-asan/, GCC, no CUDA): the same tests, option corners
+#     included; the golden command lines on the first three frames of the fixtures up to
+#     1280x720 (part 1 has compared every frame: docs/reliability.md, "CI's parts");
 #  3. every libFuzzer harness (build-fuzz/, clang): its saved regression inputs, then 30 s of
 #     fuzzing each on a copy of its seed corpus (scripts/fuzz.sh; VMAFX_FUZZ_SECONDS changes it).
 # The fixtures of ../shared are unpacked into .fixtures when ../shared is present; without it
