@@ -611,6 +611,19 @@ TEST_F(CliTest, HugeDeclaredFramesFailCleanlyUnderAMemoryLimit) {
         << err;
     EXPECT_EQ(err.find("internal error"), std::string::npos) << err;
     EXPECT_FALSE(fs::exists(path("out.json")));
+    // The pictures fit (768 MiB: 8-bit 4:2:0 of zeros) but a metric's float image does not.
+    const std::string zeros = "(printf 'YUV4MPEG2 W16384 H16384 F25:1 C420jpeg\\nFRAME\\n'; head -c 402653184 /dev/zero)";
+    const std::string float_cmd = "ulimit -v 1600000; " + zeros + " >" + path("dist.fifo").string() +
+                                  " & writer=$!; " + zeros + " | " + VMAFX_CLI + " -r - -d " +
+                                  path("dist.fifo").string() + " -n --feature float_vif --threads 1" + out + " 2>" +
+                                  path("stderr.txt").string() + "; status=$?; wait $writer; exit $status";
+    const int float_status = std::system(float_cmd.c_str());
+    EXPECT_TRUE(WIFEXITED(float_status) && WEXITSTATUS(float_status) == 1);
+    err = read_file(path("stderr.txt"));
+    EXPECT_NE(err.find("(16384x16384 420 8-bit): out of memory: 1073741824 bytes asked for a 16384x16384 float image"),
+              std::string::npos)
+        << err;
+    EXPECT_FALSE(fs::exists(path("out.json")));
 #endif
 }
 

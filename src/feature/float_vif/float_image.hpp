@@ -12,11 +12,14 @@
 
 #include <cstddef>
 #include <memory>
+#include <new>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <tbb/scalable_allocator.h>
 
+#include "base/error.hpp"
 #include "picture/picture.hpp"
 
 namespace vmafx::floatimg {
@@ -38,10 +41,21 @@ struct Image {
     std::vector<float, SampleAllocator> data;
 
     Image() = default;
-    Image(int w, int h) : width(w), height(h), data(static_cast<std::size_t>(w) * static_cast<std::size_t>(h)) {}
+    /// Throws OutOfMemory (naming the size and the bytes) when the samples cannot be allocated.
+    Image(int w, int h) : width(w), height(h), data(allocate(w, h)) {}
     float* row(int y) { return data.data() + static_cast<std::ptrdiff_t>(y) * width; }
     const float* row(int y) const { return data.data() + static_cast<std::ptrdiff_t>(y) * width; }
     float at(int x, int y) const { return row(y)[x]; }
+
+private:
+    static std::vector<float, SampleAllocator> allocate(int w, int h) {
+        const std::size_t n = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+        try {
+            return std::vector<float, SampleAllocator>(n);
+        } catch (const std::bad_alloc&) {
+            throw OutOfMemory(n * sizeof(float), "a " + std::to_string(w) + "x" + std::to_string(h) + " float image");
+        }
+    }
 };
 
 /// Upstream picture_copy(): each sample as float, divided by 4, 16 or 256 at 10, 12 or 16
