@@ -473,12 +473,16 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         {pair + " --feature adm=adm_csf_mode=-0", "adm_csf_mode"},
         {pair + " -m version=vmaf_v0.6.1:motion.motion_blend_factor=-0.0", "motion_blend_factor"},
         // A model's outputs may not take a name another output of the run has.
-        {pair + " -m version=vmaf_v0.6.1:name=psnr_y --feature psnr", "feature \"psnr\"'s output"},
-        {pair + " -m version=vmaf_v0.6.1:name=integer_adm2", "feature \"adm\"'s output"},
-        {pair + " -m version=vmaf_v0.6.1:name=VMAF_integer_feature_vif_scale0_score", "feature \"vif\"'s output"},
-        {pair + " -m version=vmaf_v0.6.1:name=motion3 --feature float_motion", "feature \"float_motion\"'s output"},
-        {pair + " -m version=vmaf_v0.6.1:name=float_anpsnr --feature float_ansnr", "a feature's output"},
-        {pair + " -m version=vmaf_b_v0.6.3:name=b -m version=vmaf_v0.6.1:name=b_0001", "\"b_0001\""},
+        {pair + " -m version=vmaf_v0.6.1:name=psnr_y --feature psnr", "which is also the feature output \"psnr_y\""},
+        {pair + " -m version=vmaf_v0.6.1:name=integer_adm2",
+         "the feature output \"VMAF_integer_feature_adm2_score\" (printed \"integer_adm2\")"},
+        {pair + " -m version=vmaf_v0.6.1:name=VMAF_integer_feature_vif_scale0_score",
+         "the feature output \"VMAF_integer_feature_vif_scale0_score\""},
+        {pair + " -m version=vmaf_v0.6.1:name=motion3 --feature float_motion", "(printed \"motion3\")"},
+        {pair + " -m version=vmaf_v0.6.1:name=float_anpsnr --feature float_ansnr", "the feature output \"float_anpsnr\""},
+        {pair + " -m version=vmaf_v0.6.1:name=integer_adm_egl_1 --feature adm=debug=true:adm_enhn_gain_limit=1",
+         "the feature output \"integer_adm_egl_1\""},
+        {pair + " -m version=vmaf_b_v0.6.3:name=b -m version=vmaf_v0.6.1:name=b_0001", "\"b_0001\", which is also model"},
         {pair + " -m version=vmaf_b_v0.6.3:name=b -m version=vmaf_v0.6.1:name=b_stddev", "\"b_stddev\""},
         {pair + " -m version=vmaf_v0.6.1:name=b_ci_p95_lo -m version=vmaf_b_v0.6.3:name=b", "\"b_ci_p95_lo\""},
         // -n loads the models all the same: unknown ones and repeated names are still errors.
@@ -541,6 +545,24 @@ TEST_F(CliTest, NoPredictionStillExtractsTheModelsFeatures) {
     EXPECT_NE(ctc_header.find(",float_ms_ssim,"), std::string::npos) << ctc_header;
     EXPECT_EQ(ctc_header.find(",vmaf,"), std::string::npos) << ctc_header;
     EXPECT_EQ(ctc_header.find(",vmaf_neg,"), std::string::npos) << ctc_header;
+}
+
+// A model may take the name of an output no feature of the run writes with its options (adm's
+// debug output integer_adm without debug; psnr's psnr_cb without chroma): upstream writes the
+// model's score under it, and so does vmafx.
+TEST_F(CliTest, ModelNamedAsAnOutputNotWritten) {
+    const std::string pair = pair_args();
+    for (const std::string args : {"-m version=vmaf_v0.6.1:name=integer_adm",
+                                   "-m version=vmaf_v0.6.1:name=psnr_cb --feature psnr=enable_chroma=false"}) {
+        const CliResult r = run(pair + " " + args + " --csv -q -o " + path("out.csv").string());
+        ASSERT_EQ(r.exit_code, 0) << args << ": " << r.err;
+        const std::string csv = read_file(path("out.csv"));
+        const std::string header = csv.substr(0, csv.find('\n'));
+        const std::size_t at = args.find("name=") + 5;
+        const std::string name = args.substr(at, args.find(' ', at) - at);
+        EXPECT_TRUE(header.ends_with("," + name + ",")) << header;
+        EXPECT_EQ(header.find("," + name + ","), header.size() - name.size() - 2) << header;  // once
+    }
 }
 
 // The CSV columns in upstream's order: outputs as its feature collector first writes them

@@ -552,36 +552,42 @@ struct RunPlan {
 };
 
 /// Throws UsageError for two models of one name (upstream's CLI refuses them, -n or not) and,
-/// when the models predict, for a model that would write an output that another output of the
-/// run also has: its name (or a collection's member NAME_0001.. and NAME_bagging, _stddev,
-/// _ci_p95_lo, _ci_p95_hi) equal to another model's output, or to a feature output of
-/// `instances` (its full name or the name it is printed under). Upstream's feature collector
-/// keeps the first value written under a name, so such a model would lose its scores or hide
-/// the feature's; the message names both.
-void check_output_names(const std::vector<std::unique_ptr<Model>>& models,
-                        const std::vector<FeatureInstance>& instances, bool predicting) {
-    std::map<std::string, std::string> owner;  // output name -> what writes it, for the message
-    for (const FeatureInstance& f : instances)
-        for (const FeatureName& n : f.metric->features) {
-            const std::string full = f.options.feature_name(n.name);
-            const std::string what = fmt::format("feature \"{}\"'s output", f.metric->name);
-            owner.emplace(full, what);
-            owner.emplace(feature_alias(full), what);
-        }
+/// when the models predict, for a model output (its name, or a collection's NAME_0001.. and
+/// NAME_bagging, _stddev, _ci_p95_lo, _ci_p95_hi) equal to another model's output. Collisions
+/// with the features' outputs are found once the features are written (check_feature_collisions):
+/// which outputs a metric writes depends on its options (debug, enable_chroma, ...).
+void check_model_names(const std::vector<std::unique_ptr<Model>>& models, bool predicting) {
     for (std::size_t i = 0; i < models.size(); ++i)
         for (std::size_t j = 0; j < i; ++j)
             if (models[i]->name() == models[j]->name())
                 throw UsageError(fmt::format("two models are named \"{}\": give each a unique :name=", models[i]->name()));
     if (!predicting) return;
-    for (const auto& m : models) {
-        for (const std::string& out : m->output_names()) {
-            const auto [it, fresh] = owner.emplace(out, fmt::format("model \"{}\"'s output", m->label()));
-            if (!fresh)
-                throw UsageError(fmt::format("model \"{}\" (name \"{}\") writes \"{}\", which is also {}: give the "
-                                             "model a unique :name=",
-                                             m->label(), m->name(), out, it->second));
-        }
+    std::map<std::string, const Model*> owner;
+    for (const auto& m : models)
+        for (const std::string& out : m->output_names())
+            if (const auto [it, fresh] = owner.emplace(out, m.get()); !fresh)
+                throw UsageError(fmt::format("model \"{}\" (name \"{}\") writes \"{}\", which is also model \"{}\"'s "
+                                             "output: give each a unique :name=",
+                                             m->label(), m->name(), out, it->second->label()));
+}
+
+/// Before the models predict: throws UsageError when a model output is also an output the
+/// features wrote, by its full name or by the name it is printed under (upstream's collector
+/// would keep the feature's value under that name, or print two columns of one name); the
+/// message names both.
+void check_feature_collisions(const std::vector<std::unique_ptr<Model>>& models, const ScoreTable& features) {
+    std::map<std::string, std::string> written;  // full and printed names -> full name
+    for (const std::string& n : features.names()) {
+        written.emplace(n, n);
+        written.emplace(feature_alias(n), n);
     }
+    for (const auto& m : models)
+        for (const std::string& out : m->output_names())
+            if (const auto it = written.find(out); it != written.end())
+                throw UsageError(fmt::format("model \"{}\" (name \"{}\") writes \"{}\", which is also the feature output "
+                                             "\"{}\"{}: give the model a unique :name=",
+                                             m->label(), m->name(), out, it->second,
+                                             it->second == out ? "" : fmt::format(" (printed \"{}\")", out)));
 }
 
 /// Checks the configuration that needs no file, loads the models and lists the instances.
@@ -604,7 +610,7 @@ RunPlan plan_run(const RunConfig& config) {
             add_instance(plan.instances, *req.metric, req.options);
     }
     for (const auto& f : config.features) add_instance(plan.instances, metric_named(f.name), f.options);
-    check_output_names(plan.models, plan.instances, !config.no_prediction);
+    check_model_names(plan.models, !config.no_prediction);
     if (!config.scale_dist.empty()) check_scale_flags(config.scale_dist);
     return plan;
 }
@@ -753,14 +759,7 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
 /// bootstrap collections'), on the scored frames.
 void predict(const RunConfig& config, const RunPlan& plan, RunResult& result) {
     if (config.no_prediction) return;
-    // check_output_names knows the outputs the metrics declare; one they write without declaring
-    // it (float_ansnr's float_anpsnr, as upstream's provided_features omits it) is found here.
-    for (const auto& m : plan.models)
-        for (const std::string& out : m->output_names())
-            if (result.scores.frames(out))
-                throw UsageError(fmt::format("model \"{}\" (name \"{}\") writes \"{}\", which is also a feature's "
-                                             "output: give the model a unique :name=",
-                                             m->label(), m->name(), out));
+    check_feature_collisions(plan.models, result.scores);
     std::vector<unsigned> indices;
     // A 64-bit count: next + subsample cannot wrap around to below frames.
     for (std::uint64_t next = 0; next < result.frames; next += result.subsample)
