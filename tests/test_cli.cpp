@@ -606,6 +606,13 @@ TEST_F(CliTest, HugeDeclaredFramesFailCleanlyUnderAMemoryLimit) {
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("frame 0 is truncated: the file ends after 0 of its 1610612736 bytes"), std::string::npos)
         << r.err;
+    // A pipe beside a regular file: the file's truncated frame 0 is found from its size
+    // before the pipe is read (not the pipe's own truncation, which reading would find).
+    r = run("-r - -d " + big + out, limit + "cat " + big + " |");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(big + ": frame 0 is truncated: the file ends after 0 of its 1610612736 bytes"),
+              std::string::npos)
+        << r.err;
     // Two streams, the reference through a pipe on standard input and the distorted video
     // through a FIFO fed by a writer process (waited for by its id); returns the exit status
     // and standard error.
