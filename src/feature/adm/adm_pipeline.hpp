@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "feature/adm/adm_csf.hpp"
+#include "feature/common/adm_csf.hpp"
 #include "feature/adm/adm_math.hpp"
 #include "picture/picture.hpp"
 

@@ -45,7 +45,7 @@
 
 #include <hwy/highway.h>
 
-#include "feature/simd_sum-inl.h"
+#include "feature/common/simd_sum-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace vmafx::adm::HWY_NAMESPACE {

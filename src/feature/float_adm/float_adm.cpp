@@ -20,7 +20,7 @@
 
 #include <fmt/format.h>
 
-#include "feature/adm/adm_csf.hpp"
+#include "feature/common/adm_csf.hpp"
 #include "feature/float_adm/float_adm_kernels.hpp"
 
 namespace vmafx {

@@ -4,7 +4,7 @@
 #include "feature/float_ansnr/float_ansnr.hpp"
 
 #include "feature/float_psnr/float_psnr.hpp"
-#include "feature/float_vif/float_image.hpp"
+#include "feature/common/float_image.hpp"
 
 #include <fmt/format.h>
 

@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "feature/float_vif/float_image.hpp"
+#include "feature/common/float_image.hpp"
 #include "feature/motion/motion_math.hpp"
 
 namespace vmafx {

@@ -1,5 +1,5 @@
 // CPU reference of float_ms_ssim (see float_ms_ssim.hpp; the shared arithmetic is in
-// feature/float_ssim/iqa.cpp).
+// feature/common/iqa.cpp).
 #include "feature/float_ms_ssim/float_ms_ssim.hpp"
 
 #include <cmath>
@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "feature/float_ssim/iqa.hpp"
-#include "feature/float_vif/float_image.hpp"
+#include "feature/common/iqa.hpp"
+#include "feature/common/float_image.hpp"
 
 namespace vmafx::float_ms_ssim {
 

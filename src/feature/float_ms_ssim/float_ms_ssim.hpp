@@ -5,7 +5,7 @@
 // computes it: the luma of both pictures copied to floats (as float_ssim), four times
 // decimated by 2 through the 9x9 9/7 biorthogonal low-pass kernel (mirrored borders), giving
 // five scales; at each scale the means l, c, s of the SSIM terms (the float_ssim machinery,
-// feature/float_ssim/iqa.hpp, shared), and the score
+// feature/common/iqa.hpp, shared), and the score
 //   prod over scales k of pow(l_k, alpha_k) * pow(c_k, beta_k) * pow(s_k, gamma_k)
 // in double with alpha = (0, 0, 0, 0, 0.1333), beta = gamma = (0.0448, 0.2856, 0.3001,
 // 0.2363, 0.1333). A negative mean s gives NaN, as upstream (JSON null).
@@ -16,7 +16,7 @@
 #include <span>
 #include <string>
 
-#include "feature/float_ssim/iqa.hpp"
+#include "feature/common/iqa.hpp"
 #include "feature/metric.hpp"
 
 namespace vmafx::float_ms_ssim {

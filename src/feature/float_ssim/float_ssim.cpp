@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "feature/float_ssim/iqa.hpp"
-#include "feature/float_vif/float_image.hpp"
+#include "feature/common/iqa.hpp"
+#include "feature/common/float_image.hpp"
 
 namespace vmafx::float_ssim {
 

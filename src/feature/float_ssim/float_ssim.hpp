@@ -6,12 +6,12 @@
 // of scale x scale samples at every scale-th sample, iqa::decimate), and scored by the SSIM of
 // Wang et al. (IEEE TIP 13(4), 2004) with the 11x11 Gaussian window (iqa::ssim_means): the
 // mean over the windows of l c s, as a float. Upstream source: float_ssim.c (init, extract),
-// ssim.c (compute_ssim), iqa/ (see feature/float_ssim/iqa.hpp).
+// ssim.c (compute_ssim), iqa/ (see feature/common/iqa.hpp).
 #pragma once
 
 #include <string>
 
-#include "feature/float_ssim/iqa.hpp"
+#include "feature/common/iqa.hpp"
 #include "feature/metric.hpp"
 
 namespace vmafx::float_ssim {

@@ -22,8 +22,9 @@
 #include <memory>
 #include <vector>
 
+#include "feature/common/iqa_cuda.cuh"
 #include "feature/float_ssim/float_ssim.hpp"
-#include "feature/float_ssim/iqa_cuda.cuh"
+#include "feature/float_ssim/float_ssim_twin.hpp"
 
 namespace vmafx {
 

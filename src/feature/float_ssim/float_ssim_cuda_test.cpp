@@ -1,4 +1,4 @@
-// The CUDA twins of float_ssim and float_ms_ssim (src/feature/float_ssim/iqa_cuda.cuh,
+// The CUDA twins of float_ssim and float_ms_ssim (src/feature/common/iqa_cuda.cuh,
 // float_ssim_cuda.cu, float_ms_ssim_cuda.cu) as far as the host can check them, beyond the
 // registry-driven twin suites (test_twins.cpp, test_parity_gate.cpp, which need a GPU):
 //  - the SSIM constants and Gaussian taps the shared header spells as literals;
@@ -19,10 +19,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "feature/common/iqa.hpp"
+#include "feature/common/iqa_twin.hpp"
 #include "feature/float_ms_ssim/float_ms_ssim.hpp"
+#include "feature/float_ms_ssim/float_ms_ssim_twin.hpp"
 #include "feature/float_ssim/float_ssim.hpp"
-#include "feature/float_ssim/iqa.hpp"
-#include "feature/float_ssim/iqa_twin.hpp"
+#include "feature/float_ssim/float_ssim_twin.hpp"
 #include "gpu/sequential_sum_core.hpp"
 #include "parity/inputs.hpp"
 #include "pictures.hpp"

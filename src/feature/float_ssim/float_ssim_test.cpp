@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "feature/float_ssim/float_ssim.hpp"
-#include "feature/float_ssim/iqa.hpp"
+#include "feature/common/iqa.hpp"
 #include "test_support.hpp"
 #include "twin_support.hpp"
 

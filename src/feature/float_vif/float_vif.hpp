@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "feature/float_vif/float_image.hpp"
+#include "feature/common/float_image.hpp"
 #include "feature/metric.hpp"
 
 namespace vmafx::float_vif {

@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "feature/float_vif/float_image.hpp"
+#include "feature/common/float_image.hpp"
 #include "feature/metric.hpp"
 
 namespace vmafx {
@@ -66,7 +66,7 @@ extern const MetricDescriptor descriptor;
 namespace speed {
 
 /// Rescaling method of speed_prescale (upstream vif_tools.c enum vif_scaling_method): the
-/// shared float scalers' (feature/float_vif/float_image.hpp).
+/// shared float scalers' (feature/common/float_image.hpp).
 using ScaleMethod = floatimg::ScaleMethod;
 
 /// Parses "nearest", "bilinear", "bicubic" or "lanczos4"; throws Error naming `metric` else.

@@ -1,7 +1,7 @@
 // The SpEED core shared by speed_chroma and speed_temporal (see speed.hpp), bit-exact to
 // upstream libvmaf 3.2.0 src/feature/speed.c with the covariance sums of x86/speed_avx512.c.
 // The picture tools speed.c shares with vif_tools.c (Gaussian windows, mirrored filter,
-// scalers, float conversion) are feature/float_vif/float_image's, once for both.
+// scalers, float conversion) are feature/common/float_image's, once for both.
 // Every float and double step below is the one upstream's C takes: float arithmetic stays
 // float, libm calls take and return double where upstream's C calls them on floats (C's
 // sqrt/log2/exp are double functions), and nothing is contracted (-ffp-contract=off).

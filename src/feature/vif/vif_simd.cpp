@@ -99,7 +99,7 @@ inline void mirror_pad(std::int16_t* row, int width, int half) {
 
 #include <hwy/highway.h>
 
-#include "feature/simd_sum-inl.h"
+#include "feature/common/simd_sum-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace vmafx::vif::HWY_NAMESPACE {

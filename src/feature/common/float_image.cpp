@@ -1,6 +1,6 @@
 // Single-precision image tools of the floating-point metrics (see float_image.hpp).
-#include "feature/float_vif/float_image.hpp"
-#include "feature/float_vif/float_image_kernels.hpp"
+#include "feature/common/float_image.hpp"
+#include "feature/common/float_image_kernels.hpp"
 
 #include <algorithm>
 #include <cassert>

@@ -2,7 +2,7 @@
 // where upstream stores a float, double where C promotes (float op double), and the double
 // versions of the libm functions (C's log10/pow/exp on doubles), so that the weights are
 // the same floats as upstream's.
-#include "feature/adm/adm_csf.hpp"
+#include "feature/common/adm_csf.hpp"
 
 #include <cmath>
 

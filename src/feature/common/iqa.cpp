@@ -1,5 +1,5 @@
 // The IQA machinery shared by float_ssim and float_ms_ssim (see iqa.hpp).
-#include "feature/float_ssim/iqa.hpp"
+#include "feature/common/iqa.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -18,7 +18,7 @@
 #include <span>
 #include <vector>
 
-#include "feature/float_ssim/iqa_math.hpp"
+#include "feature/common/iqa_math.hpp"
 #include "picture/picture.hpp"
 
 namespace vmafx::iqa {

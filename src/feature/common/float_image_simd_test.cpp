@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "feature/float_vif/float_image.hpp"
-#include "feature/float_vif/float_image_kernels.hpp"
+#include "feature/common/float_image.hpp"
+#include "feature/common/float_image_kernels.hpp"
 #include "picture/picture.hpp"
 #include "simd_kernels.hpp"
 

@@ -51,9 +51,9 @@
 #include <vector>
 
 #include "cuda/device.hpp"
-#include "feature/float_ssim/iqa.hpp"
-#include "feature/float_ssim/iqa_math.hpp"
-#include "feature/float_ssim/iqa_twin.hpp"
+#include "feature/common/iqa.hpp"
+#include "feature/common/iqa_math.hpp"
+#include "feature/common/iqa_twin.hpp"
 #include "gpu/sequential_sum.hpp"
 #include "gpu/twin.hpp"
 

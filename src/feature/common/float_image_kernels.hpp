@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <span>
 
-#include "feature/float_vif/float_image.hpp"
+#include "feature/common/float_image.hpp"
 
 namespace vmafx::floatimg {
 

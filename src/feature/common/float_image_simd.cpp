@@ -10,10 +10,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "feature/float_vif/float_image_kernels.hpp"
+#include "feature/common/float_image_kernels.hpp"
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "feature/float_vif/float_image_simd.cpp"
+#define HWY_TARGET_INCLUDE "feature/common/float_image_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 
 #include <hwy/highway.h>

@@ -1,10 +1,11 @@
 // The CUDA twins of float_ssim and float_ms_ssim as host-testable code: the per-thread work of
 // their kernels (iqa_cuda.cuh) as VMAFX_HOST_DEVICE functions built on the CPU's own arithmetic
-// (iqa_math.hpp), the planted regressions inside them, and each twin's plan (pyramid, scored
-// levels, term rows). The kernels only index and call these; tests/test_float_ssim_cuda.cpp runs
-// the same functions on the host, in the kernels' decomposition, against the CPU extractors, and
-// checks that each planted regression changes an output on the parity gate's inputs.
-// No CUDA header needed.
+// (iqa_math.hpp), the planted regressions inside them, and the shape of a twin's plan (pyramid,
+// scored levels, term rows; each metric's own plan is in its folder: float_ssim/float_ssim_twin.hpp,
+// float_ms_ssim/float_ms_ssim_twin.hpp). The kernels only index and call these;
+// tests/test_float_ssim_cuda.cpp runs the same functions on the host, in the kernels'
+// decomposition, against the CPU extractors, and checks that each planted regression changes an
+// output on the parity gate's inputs. No CUDA header needed.
 #pragma once
 
 #include <cmath>
@@ -12,9 +13,7 @@
 #include <vector>
 
 #include "base/host_device.hpp"
-#include "feature/float_ms_ssim/float_ms_ssim.hpp"
-#include "feature/float_ssim/float_ssim.hpp"
-#include "feature/float_ssim/iqa_math.hpp"
+#include "feature/common/iqa_math.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx::iqa {
@@ -120,37 +119,5 @@ struct TwinPlan {
         return mask;
     }
 };
-
-/// float_ssim's plan for `settings` and its decimation factor (Settings::checked_factor): no
-/// decimation at factor 1, else one by the factor x factor box (Settings::box_tap); the last
-/// level scored; rows l, c, s, l*c*s with enable_lcs, else l*c*s only.
-inline TwinPlan float_ssim_plan(const float_ssim::Settings& settings, int factor) {
-    TwinPlan p;
-    p.levels = factor > 1 ? 2 : 1;
-    p.factor = factor;
-    if (factor > 1) {
-        p.taps.assign(static_cast<std::size_t>(factor) * static_cast<std::size_t>(factor),
-                      float_ssim::Settings::box_tap(factor));
-        p.klen = factor;
-    }
-    p.scored = {p.levels - 1};
-    p.first_row = settings.enable_lcs ? kRowL : kRowLcs;
-    p.row_count = settings.enable_lcs ? kTermRows : 1;
-    return p;
-}
-
-/// float_ms_ssim's plan: five levels by the 9x9 low-pass kernel, all scored, rows l, c, s.
-inline TwinPlan float_ms_ssim_plan() {
-    TwinPlan p;
-    p.levels = float_ms_ssim::kScales;
-    p.factor = 2;
-    const auto lpf = float_ms_ssim::low_pass();
-    p.taps.assign(lpf.begin(), lpf.end());
-    p.klen = float_ms_ssim::kLowPassLen;
-    for (int k = 0; k < float_ms_ssim::kScales; ++k) p.scored.push_back(k);
-    p.first_row = kRowL;
-    p.row_count = 3;
-    return p;
-}
 
 }  // namespace vmafx::iqa
