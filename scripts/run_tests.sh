@@ -8,14 +8,17 @@
 #     1280x720 (part 1 has compared every frame: docs/reliability.md, "CI's parts");
 #  3. every libFuzzer harness (build-fuzz/, clang): its saved regression inputs, then 30 s of
 #     fuzzing each on a copy of its seed corpus (scripts/fuzz.sh; VMAFX_FUZZ_SECONDS changes it).
-# The fixtures of ../shared are unpacked into .fixtures when ../shared is present; without it
-# the tests that need them say they were skipped. VMAFX_TEST_PARTS="1 2 3" picks the parts.
+# The fixtures of ../shared are unpacked into .fixtures when ../shared is present, and then
+# VMAFX_TESTS_STRICT=1: a test that misses a fixture or golden file fails, naming it, instead of
+# skipping (tests/test_support.hpp, tests/skip_missing.py); without ../shared the tests that need
+# them say they were skipped. VMAFX_TEST_PARTS="1 2 3" picks the parts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 parts=${VMAFX_TEST_PARTS:-1 2 3}
 scripts/install_deps.sh
 if [ -f ../shared/fixtures/prepare.py ]; then
   python3 ../shared/fixtures/prepare.py --out .fixtures --y4m >/dev/null
+  export VMAFX_TESTS_STRICT=1
 else
   echo "../shared is absent: tests that need fixtures and golden values will be skipped"
 fi

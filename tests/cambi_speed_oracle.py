@@ -22,6 +22,8 @@ Exit 0 when every case passes, 1 otherwise, 77 (skipped) without an oracle or th
 import argparse, json, os, re, struct, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from skip_missing import missing  # noqa: E402
 
 # --- synthetic pictures -------------------------------------------------------------------------
 
@@ -192,8 +194,7 @@ def main():
         print("skipped: no oracle (--oracle or $VMAFX_ORACLE: upstream vmaf printing %.17g)")
         return 77
     if not all(os.path.isdir(os.path.join(a.fixtures, f)) for f in FIXTURES):
-        print(f"skipped: fixtures absent from {a.fixtures}")
-        return 77
+        return missing(f"fixtures absent from {a.fixtures}")
     failed = unverified = passed = 0
     with tempfile.TemporaryDirectory(prefix="vmafx_cambi_speed_oracle_") as tmp:
         for name, spec, feature, want in cases():

@@ -11,6 +11,8 @@ where the Release build has compared every frame already."""
 import configparser, json, os, struct, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from skip_missing import missing  # noqa: E402
 FIXTURES = os.environ.get("VMAFX_FIXTURES", os.path.join(ROOT, ".fixtures"))
 
 
@@ -41,14 +43,12 @@ def main():
     if rest[:1] == ["--frames"]:
         extra, rest = ["--frame_cnt", rest[1]], rest[2:]
     if not os.path.isdir(FIXTURES):
-        print(f"skipped: fixtures not unpacked in {FIXTURES}")
-        return 77
+        return missing(f"fixtures not unpacked in {FIXTURES}")
     names = sorted(n for n in os.listdir(FIXTURES) if os.path.isfile(os.path.join(FIXTURES, n, "ref.y4m")))
     if rest:
         names = [n for n in names if n in rest]
     if not names:
-        print(f"skipped: no .y4m fixtures in {FIXTURES} (prepare.py --y4m)")
-        return 77
+        return missing(f"no .y4m fixtures in {FIXTURES} (prepare.py --y4m)")
     failed = passed = 0
     with tempfile.TemporaryDirectory() as tmp:
         for n in names:

@@ -35,6 +35,8 @@ that this ffmpeg lacks skips its cases, saying so."""
 import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from skip_missing import missing  # noqa: E402
 FIXTURE = "path_576x324_420p8"
 SRC_W, SRC_H = 576, 324
 W, H, FRAMES = 320, 180, 5
@@ -127,8 +129,7 @@ def main():
         print("skipped: no ffmpeg command (Debian package ffmpeg)")
         return SKIP
     if not all(os.path.exists(os.path.join(src, v + ".yuv")) for v in ("ref", "dist")):
-        print(f"skipped: fixture {src} absent (../shared)")
-        return SKIP
+        return missing(f"fixture {src} absent (../shared)")
     version = run([vmafx, "--version"]).stdout
     if "compressed input: FFmpeg" not in version:
         print("skipped: this vmafx was built without FFmpeg's libraries")

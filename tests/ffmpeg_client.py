@@ -61,6 +61,8 @@ import configparser, json, os, re, subprocess, sys, tempfile, time
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from skip_missing import missing  # noqa: E402
 FIXTURES = os.environ.get("VMAFX_FIXTURES", os.path.join(ROOT, ".fixtures"))
 GOLDEN = os.environ.get("VMAFX_GOLDEN", os.path.join(os.path.dirname(ROOT), "shared", "golden"))
 DEFAULT_FIXTURES = ["tiny_64x36_420p8", "path_576x324_420p8", "odd_853x481_420p8",
@@ -464,12 +466,10 @@ def main():
             print(f"skipped: FFmpeg was not built: {fh.read().strip()}")
         return 77
     if not os.path.isdir(GOLDEN):
-        print(f"skipped: no golden values in {GOLDEN} (../shared is absent)")
-        return 77
+        return missing(f"no golden values in {GOLDEN} (../shared is absent)")
     missing = [n for n in names if not os.path.isfile(os.path.join(FIXTURES, n, "ref.y4m"))]
     if missing:
-        print(f"skipped: fixtures {missing} not unpacked as .y4m in {FIXTURES} (prepare.py --y4m)")
-        return 77
+        return missing(f"fixtures {missing} not unpacked as .y4m in {FIXTURES} (prepare.py --y4m)")
     if not os.access(ffmpeg, os.X_OK):
         print(f"FAIL: {ffmpeg} is absent (scripts/build_ffmpeg_client.sh builds it)")
         return 1

@@ -14,6 +14,8 @@ temporal features look one frame ahead), then the refusals."""
 import json, os, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from skip_missing import missing  # noqa: E402
 SHARED = os.environ.get("VMAFX_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
 FIXTURES = os.environ.get("VMAFX_FIXTURES", os.path.join(ROOT, ".fixtures"))
 
@@ -61,11 +63,9 @@ def first_frames(binary, names, frames):
 def main():
     tool = os.path.join(SHARED, "tools", "golden_check.py")
     if not os.path.isfile(tool):
-        print(f"skipped: {SHARED} (golden values) is absent")
-        return 77
+        return missing(f"{SHARED} (golden values) is absent")
     if not os.path.isdir(FIXTURES):
-        print(f"skipped: fixtures not unpacked in {FIXTURES} (run {SHARED}/fixtures/prepare.py --out .fixtures --y4m)")
-        return 77
+        return missing(f"fixtures not unpacked in {FIXTURES} (run {SHARED}/fixtures/prepare.py --out .fixtures --y4m)")
     binary, rest = sys.argv[1], sys.argv[2:]
     if rest[:1] == ["--frames"]:
         return first_frames(binary, rest[2:], int(rest[1]))

@@ -12,6 +12,8 @@ or .fixtures is absent."""
 import glob, json, os, shlex, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from skip_missing import missing  # noqa: E402
 SHARED = os.environ.get("VMAFX_SHARED", os.path.join(os.path.dirname(ROOT), "shared"))
 FIXTURES = os.environ.get("VMAFX_FIXTURES", os.path.join(ROOT, ".fixtures"))
 
@@ -26,11 +28,9 @@ def golden_check_args(command):
 def main():
     tools = os.path.join(SHARED, "tools")
     if not os.path.isfile(os.path.join(tools, "golden_check.py")):
-        print(f"skipped: {SHARED} (golden values) is absent")
-        return 77
+        return missing(f"{SHARED} (golden values) is absent")
     if not os.path.isdir(FIXTURES):
-        print(f"skipped: fixtures not unpacked in {FIXTURES}")
-        return 77
+        return missing(f"fixtures not unpacked in {FIXTURES}")
     sys.path.insert(0, tools)
     import golden_check  # shared/tools: the golden command lines with the fixtures' paths
 

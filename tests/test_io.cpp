@@ -655,8 +655,8 @@ TEST_F(IoStream, StandardInput) {
 /// Every unpacked fixture's .y4m gives the samples of its .yuv (first and last frame, and the
 /// frame counts agree).
 TEST(IoFixtures, Y4mMatchesYuv) {
+    VMAFX_SKIP_IF_MISSING(test::missing_fixtures());
     const fs::path fixtures = test::fixtures_dir();
-    if (fixtures.empty()) GTEST_SKIP() << "skipped: fixtures not unpacked (run ../shared/fixtures/prepare.py --out .fixtures --y4m)";
     int checked = 0;
     for (const auto& entry : fs::directory_iterator(fixtures)) {
         if (!fs::exists(entry.path() / "fixture.ini")) continue;
@@ -664,7 +664,8 @@ TEST(IoFixtures, Y4mMatchesYuv) {
         const VideoFormat format = test::fixture_format(name);
         for (const std::string which : {"ref", "dist"}) {
             const fs::path y4m_path = entry.path() / (which + ".y4m");
-            if (!fs::exists(y4m_path)) GTEST_SKIP() << "skipped: " << y4m_path << " absent (prepare.py --y4m)";
+            if (!fs::exists(y4m_path))
+                VMAFX_SKIP_IF_MISSING(y4m_path.string() + " absent (run ../shared/fixtures/prepare.py --out .fixtures --y4m)");
             const std::string what = name + "/" + which;
             auto y4m = open_video(y4m_path.string(), std::nullopt);
             auto yuv = open_video((entry.path() / (which + ".yuv")).string(), format);

@@ -95,7 +95,7 @@ std::size_t compare_with_golden(const ScoreTable& table, const nlohmann::json& f
 // and with each option set of the built-in models that the golden files hold (not all: e.g. those of the 2160p and high-frame-rate v1.0.16 models; upstream refused
 // the v1.0.16 models at 64x36).
 TEST_P(UpstreamMetric, GoldenValuesEveryFixture) {
-    VMAFX_REQUIRE_FIXTURES();
+    VMAFX_REQUIRE_GOLDEN_FIXTURES();
     const MetricDescriptor& metric = *GetParam();
     const std::vector<OptionValues> sets = test::model_option_sets(metric);
     std::vector<unsigned> held(sets.size(), 0);

@@ -607,7 +607,7 @@ TEST_F(ModelFiles, KnotsAndOutLteIn) {
 // in a ScoreTable, predicted, must give the golden scores exactly (the golden files were
 // made with these -m options).
 TEST(ModelPredict, GoldenFixturesBitExact) {
-    if (test::shared_dir().empty()) GTEST_SKIP() << "skipped: ../shared (golden values) is absent";
+    VMAFX_SKIP_IF_MISSING(test::missing_shared());
     REQUIRE_INTEGER_FEATURES();
     const char* const specs[] = {"version=vmaf_v0.6.1:name=vmaf", "version=vmaf_v0.6.1neg:name=vmaf_neg",
                                  "version=vmaf_b_v0.6.3:name=vmaf_b", "version=vmaf_4k_v0.6.1:name=vmaf_4k"};

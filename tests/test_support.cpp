@@ -26,10 +26,78 @@ fs::path fixtures_dir() {
     return fs::is_directory(p) ? p : fs::path();
 }
 
+bool strict() {
+    const char* env = std::getenv("VMAFX_TESTS_STRICT");
+    return env != nullptr && std::string(env) == "1";
+}
+
+namespace {
+
+/// Where the fixtures were looked for, for the messages.
+std::string fixtures_where() {
+    if (const char* env = std::getenv("VMAFX_FIXTURES")) return std::string(env) + " ($VMAFX_FIXTURES)";
+    return (fs::path(VMAFX_SOURCE_DIR) / ".fixtures").string();
+}
+
+std::string shared_where() {
+    if (const char* env = std::getenv("VMAFX_SHARED")) return std::string(env) + " ($VMAFX_SHARED)";
+    return (fs::path(VMAFX_SOURCE_DIR).parent_path() / "shared").string() + " (its golden/ folder)";
+}
+
+}  // namespace
+
+std::string missing_shared() {
+    if (!shared_dir().empty()) return {};
+    return "../shared (golden values, fixtures) is absent: looked for " + shared_where();
+}
+
+std::string missing_fixtures() {
+    if (!fixtures_dir().empty()) return {};
+    return "fixtures not unpacked: no folder " + fixtures_where() +
+           " (run ../shared/fixtures/prepare.py --out .fixtures --y4m)";
+}
+
+std::string missing_shared_or_fixtures() {
+    if (std::string m = missing_shared(); !m.empty()) return m;
+    return missing_fixtures();
+}
+
+std::string missing_fixture(const std::string& name) {
+    const fs::path dir = fixtures_dir();
+    if (dir.empty()) return "fixture " + name + " absent: no fixtures folder " + fixtures_where();
+    for (const char* file : {"fixture.ini", "ref.yuv", "dist.yuv"})
+        if (!fs::is_regular_file(dir / name / file))
+            return "fixture " + name + " absent: no " + (dir / name / file).string() +
+                   " (run ../shared/fixtures/prepare.py --out .fixtures --y4m)";
+    return {};
+}
+
+std::string missing_golden(const std::string& name) {
+    const fs::path dir = shared_dir();
+    if (dir.empty()) return "golden file " + name + ".json absent: " + missing_shared();
+    const fs::path file = dir / "golden" / (name + ".json");
+    return fs::is_regular_file(file) ? std::string() : "golden file " + file.string() + " absent";
+}
+
+std::string missing_golden_fixtures() {
+    if (std::string m = missing_shared(); !m.empty()) return m;
+    std::vector<std::string> absent;
+    for (const auto& e : fs::directory_iterator(shared_dir() / "golden"))
+        if (e.path().extension() == ".json" && !missing_fixture(e.path().stem().string()).empty())
+            absent.push_back(e.path().stem().string());
+    if (absent.empty()) return {};
+    std::sort(absent.begin(), absent.end());
+    std::string names;
+    for (const std::string& n : absent) names += (names.empty() ? "" : ", ") + n;
+    return "golden fixtures not unpacked in " + fixtures_where() + ": " + names +
+           " (run ../shared/fixtures/prepare.py --out .fixtures --y4m)";
+}
+
 VideoFormat fixture_format(const std::string& name) {
+    if (std::string m = missing_fixture(name); !m.empty()) throw std::runtime_error(m);
     for (const ParityInput& in : fixture_inputs(fixtures_dir().string()))
         if (in.label == name && in.raw_format) return *in.raw_format;
-    throw std::runtime_error("no fixture " + name + " in " + fixtures_dir().string());
+    throw std::runtime_error("fixture " + name + " absent from " + fixtures_dir().string());
 }
 
 unsigned fixture_frames(const std::string& name) {
@@ -63,6 +131,7 @@ Clip fixture_clip(const std::string& name, unsigned max_frames) {
 }
 
 nlohmann::json golden_file(const std::string& name) {
+    if (std::string m = missing_golden(name); !m.empty()) throw std::runtime_error(m);
     std::ifstream in(shared_dir() / "golden" / (name + ".json"));
     return nlohmann::json::parse(in);
 }

@@ -23,7 +23,28 @@ namespace vmafx::test {
 std::filesystem::path shared_dir();
 /// The unpacked fixtures ($VMAFX_FIXTURES, else <checkout>/.fixtures); empty when absent.
 std::filesystem::path fixtures_dir();
-/// Format of fixture `name` (from its fixture.ini).
+/// Whether VMAFX_TESTS_STRICT=1 (scripts/run_tests.sh, hence CI, sets it when ../shared is
+/// present): a missing fixture, golden file or ../shared then fails the test that needs it
+/// instead of skipping it (VMAFX_SKIP_IF_MISSING). Read from the environment at each call.
+bool strict();
+/// "" when ../shared is present; else what is absent and where it was looked for.
+std::string missing_shared();
+/// "" when the unpacked fixtures' folder is present; else where it was looked for and how to
+/// unpack them.
+std::string missing_fixtures();
+/// "" when ../shared and the unpacked fixtures are present; else what is absent, where it was
+/// looked for and how to unpack them.
+std::string missing_shared_or_fixtures();
+/// "" when fixture `name`'s fixture.ini, ref.yuv and dist.yuv are in fixtures_dir(); else the
+/// first absent file with the folder it was looked for in.
+std::string missing_fixture(const std::string& name);
+/// "" when golden file shared/golden/NAME.json exists; else its path, said to be absent.
+std::string missing_golden(const std::string& name);
+/// "" when every golden fixture (each shared/golden/*.json) is unpacked; else their names and
+/// where they were looked for.
+std::string missing_golden_fixtures();
+/// Format of fixture `name` (from its fixture.ini). Throws std::runtime_error naming the fixture
+/// and the folder when it is not unpacked (missing_fixture).
 VideoFormat fixture_format(const std::string& name);
 /// Frame `index` of fixture `name`'s "ref" or "dist" raw .yuv file.
 Picture fixture_frame(const std::string& name, const std::string& which, unsigned index);
@@ -33,7 +54,8 @@ unsigned fixture_frames(const std::string& name);
 Clip fixture_clip(const std::string& name, unsigned max_frames = ~0u);
 /// The golden result of fixture `name` (shared/golden/NAME.json, key "result").
 nlohmann::json golden(const std::string& name);
-/// The whole golden file of fixture `name` (command, refused, not_compared, result).
+/// The whole golden file of fixture `name` (command, refused, not_compared, result). Throws
+/// std::runtime_error naming the file when it is absent (missing_golden).
 nlohmann::json golden_file(const std::string& name);
 /// Whether upstream refused metric `metric` (its extractor name) on fixture `fixture`.
 bool golden_refuses(const std::string& fixture, const std::string& metric);
@@ -67,14 +89,37 @@ protected:
 
 }  // namespace vmafx::test
 
-/// Skips the current test, saying why, when ../shared or the unpacked fixtures are absent.
-#define VMAFX_REQUIRE_FIXTURES()                                                                 \
+/// The one way a test stops for a missing fixture, golden file or ../shared. `what` is a
+/// std::string: "" when nothing is missing, else what is absent and where it was looked for
+/// (the missing_* functions above). The test is then skipped, saying so; under
+/// VMAFX_TESTS_STRICT=1 it fails instead, with the same words. (A missing GPU, tool or library
+/// is no fixture: those tests skip with GTEST_SKIP in every mode.)
+#define VMAFX_SKIP_IF_MISSING(what)                                                              \
     do {                                                                                         \
-        if (vmafx::test::shared_dir().empty())                                                   \
-            GTEST_SKIP() << "skipped: ../shared (golden values, fixtures) is absent";            \
-        if (vmafx::test::fixtures_dir().empty())                                                 \
-            GTEST_SKIP() << "skipped: fixtures not unpacked (run ../shared/fixtures/prepare.py " \
-                            "--out .fixtures --y4m)";                                            \
+        const std::string vmafx_missing_ = (what);                                               \
+        if (!vmafx_missing_.empty()) {                                                           \
+            if (vmafx::test::strict())                                                           \
+                GTEST_FAIL() << "missing (VMAFX_TESTS_STRICT=1: no skip): " << vmafx_missing_;   \
+            GTEST_SKIP() << "skipped: " << vmafx_missing_;                                       \
+        }                                                                                        \
+    } while (0)
+
+/// Skips (fails under VMAFX_TESTS_STRICT=1) when ../shared or the unpacked fixtures are absent.
+#define VMAFX_REQUIRE_FIXTURES() VMAFX_SKIP_IF_MISSING(vmafx::test::missing_shared_or_fixtures())
+
+/// As VMAFX_REQUIRE_FIXTURES, and when fixture `name`'s raw files are absent.
+#define VMAFX_REQUIRE_FIXTURE(name)                                                              \
+    do {                                                                                         \
+        VMAFX_REQUIRE_FIXTURES();                                                                \
+        VMAFX_SKIP_IF_MISSING(vmafx::test::missing_fixture(name));                               \
+    } while (0)
+
+/// As VMAFX_REQUIRE_FIXTURES, and when some golden file's fixture is not unpacked (the tests
+/// that loop over test::golden_fixtures()).
+#define VMAFX_REQUIRE_GOLDEN_FIXTURES()                                                          \
+    do {                                                                                         \
+        VMAFX_REQUIRE_FIXTURES();                                                                \
+        VMAFX_SKIP_IF_MISSING(vmafx::test::missing_golden_fixtures());                           \
     } while (0)
 
 /// Skips the current test, saying why, when no CUDA device can be used (or the CUDA backend

@@ -166,7 +166,7 @@ TEST_P(TwinCuda, ShortVideos) {
 
 // Real video: the first frames of every fixture, with the defaults and the models' option sets.
 TEST_P(TwinCuda, Fixtures) {
-    VMAFX_REQUIRE_FIXTURES();
+    VMAFX_REQUIRE_GOLDEN_FIXTURES();
     const MetricDescriptor& m = metric();
     for (const std::string& fixture : test::golden_fixtures()) {
         const Clip clip = test::fixture_clip(fixture, 4);

@@ -32,6 +32,8 @@ each fixture's sha256 so that a changed fixture is noticed.
 import argparse, configparser, hashlib, json, math, os, re, shlex, struct, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from skip_missing import missing  # noqa: E402
 FIXTURES = os.environ.get("VMAFX_FIXTURES", os.path.join(ROOT, ".fixtures"))
 DATA = os.path.join(ROOT, "tests", "data", "option_corners.json")
 
@@ -364,14 +366,12 @@ def same(ref, ours):
 
 def check(args):
     if not os.path.isdir(FIXTURES):
-        print(f"skipped: fixtures not unpacked in {FIXTURES} (run ../shared/fixtures/prepare.py --out .fixtures)")
-        return 77
+        return missing(f"fixtures not unpacked in {FIXTURES} (run ../shared/fixtures/prepare.py --out .fixtures)")
     with open(args.data) as fh:
         data = json.load(fh)
     for fixture, info in data["fixtures"].items():
         if not os.path.isfile(os.path.join(FIXTURES, fixture, "ref.yuv")):
-            print(f"skipped: fixture {fixture} is not unpacked in {FIXTURES}")
-            return 77
+            return missing(f"fixture {fixture} is not unpacked in {FIXTURES}")
     passed = failed = 0
     with tempfile.TemporaryDirectory() as work:
         for c in data["corners"]:

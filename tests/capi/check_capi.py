@@ -11,6 +11,8 @@ Exit 77 (skipped) when the fixtures (.fixtures, from ../shared) are absent."""
 import json, os, re, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from skip_missing import missing  # noqa: E402
 FIXTURES = os.environ.get("VMAFX_FIXTURES", os.path.join(ROOT, ".fixtures"))
 # (fixture, threads, subsample, compare the four output files too)
 CASES = [("path_576x324_420p8", 0, 1, True), ("path_576x324_420p8", 2, 3, True), ("cups_960x540_444p12", 3, 1, False),
@@ -72,9 +74,9 @@ def normalized(text):
 def main():
     test_program, vmafx = sys.argv[1], sys.argv[2]
     cases = SANITIZED_CASES if sys.argv[3:] == ["sanitized"] else CASES
-    if not all(os.path.isfile(os.path.join(FIXTURES, c[0], "ref.yuv")) for c in cases):
-        print(f"skipped: fixtures not unpacked in {FIXTURES}")
-        return 77
+    absent = sorted({c[0] for c in cases if not os.path.isfile(os.path.join(FIXTURES, c[0], "ref.yuv"))})
+    if absent:
+        return missing(f"fixtures {', '.join(absent)} not unpacked in {FIXTURES}")
     failures = 0
     for fixture, threads, subsample, formats in cases:
         w, h, sub, bpc = fixture_format(fixture)

@@ -12,7 +12,7 @@ Exit 77 (skipped) when the fixtures are absent or CUDA is unusable (the test pro
 import json, os, subprocess, sys, tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_capi import FIXTURES, compare, fixture_format  # noqa: E402
+from check_capi import FIXTURES, compare, fixture_format, missing  # noqa: E402
 
 # (fixture, threads): 8-bit 4:2:0, 12-bit 4:4:4 with worker threads, 10-bit 4:2:2.
 CASES = [("path_576x324_420p8", 0), ("cups_960x540_444p12", 3), ("fallenleaf_1280x720_422p10", 0)]
@@ -20,9 +20,9 @@ CASES = [("path_576x324_420p8", 0), ("cups_960x540_444p12", 3), ("fallenleaf_128
 
 def main():
     test_program, vmafx = sys.argv[1], sys.argv[2]
-    if not all(os.path.isfile(os.path.join(FIXTURES, c[0], "ref.yuv")) for c in CASES):
-        print(f"skipped: fixtures not unpacked in {FIXTURES}")
-        return 77
+    absent = sorted({c[0] for c in CASES if not os.path.isfile(os.path.join(FIXTURES, c[0], "ref.yuv"))})
+    if absent:
+        return missing(f"fixtures {', '.join(absent)} not unpacked in {FIXTURES}")
     # CUDA usable here? (The CLI's --backend cuda would fail without it.)
     probe = subprocess.run([test_program, "errors"], capture_output=True, text=True)
     if probe.returncode == 77:

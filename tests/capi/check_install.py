@@ -13,6 +13,9 @@ loaded first, which a plain `cc` program does not do), or when ../shared or the 
 absent (after the install and build checks)."""
 import json, os, shlex, subprocess, sys, tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from skip_missing import missing  # noqa: E402
+
 FFMPEG_CALLS = ["vmaf_init", "vmaf_close", "vmaf_version", "vmaf_picture_alloc", "vmaf_picture_unref",
                 "vmaf_read_pictures", "vmaf_feature_dictionary_set", "vmaf_use_feature", "vmaf_model_load",
                 "vmaf_model_load_from_path", "vmaf_model_feature_overload", "vmaf_use_features_from_model",
@@ -118,9 +121,10 @@ def main():
 
         golden = os.path.join(shared, "golden", "path_576x324_420p8.json")
         fixture = os.path.join(fixtures, "path_576x324_420p8")
-        if not os.path.isfile(golden) or not os.path.isfile(os.path.join(fixture, "ref.y4m")):
-            print(f"skipped the scoring run: {golden} or the fixture y4m files are absent")
-            return 77
+        absent = [f for f in (golden, os.path.join(fixture, "ref.y4m"), os.path.join(fixture, "dist.y4m"))
+                  if not os.path.isfile(f)]
+        if absent:
+            return missing(f"the scoring run's {', '.join(absent)} absent")
         run_env = dict(os.environ, LD_LIBRARY_PATH=libdir)
         out = run([exe, os.path.join(fixture, "ref.y4m"), os.path.join(fixture, "dist.y4m")], capture_output=True,
                   text=True, env=run_env).stdout

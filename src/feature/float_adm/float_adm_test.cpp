@@ -96,7 +96,7 @@ TEST(FloatAdmOptions, RangesAndNames) {
 //   --json -o out.json
 // (the DLM paper's CSF, a p-norm through powf, AIM without scale 1; "adm" keeps its bare name).
 TEST(FloatAdmValues, OracleNativeCsfPNormSkipAimScale) {
-    VMAFX_REQUIRE_FIXTURES();
+    VMAFX_REQUIRE_FIXTURE("path_576x324_420p8");
     const test::Clip clip = test::fixture_clip("path_576x324_420p8", 2);
     const ScoreTable t = test::run_cpu(descriptor,
                                        adm_options({{"adm_csf_mode", "2"},

@@ -102,7 +102,7 @@ TEST(FloatMotionLimits, SizesAndOptionCombinations) {
 //   vmaf -r ref.yuv -d dist.yuv -w 576 -h 324 -p 420 -b 8 -n --feature
 //   float_motion=motion_add_scale1=true:motion_filter_size=3 --frame_cnt 3 --json -o out.json
 TEST(FloatMotionValues, OracleScale1AndFilter3) {
-    VMAFX_REQUIRE_FIXTURES();
+    VMAFX_REQUIRE_FIXTURE("path_576x324_420p8");
     const test::Clip clip = test::fixture_clip("path_576x324_420p8", 3);
     const ScoreTable t = test::run_cpu(
         descriptor, motion_options({{"motion_add_scale1", "true"}, {"motion_filter_size", "3"}}), clip);

@@ -118,7 +118,7 @@ TEST(FloatVifValues, ConstantPicturesScoreOne) {
 //   vmaf -r ref.yuv -d dist.yuv -w 576 -h 324 -p 420 -b 8 -n --feature
 //   float_vif=vif_kernelscale=0.5:vif_prescale=0.5:debug=true --frame_cnt 2 --json -o out.json
 TEST(FloatVifValues, OracleKernelscaleAndPrescale) {
-    VMAFX_REQUIRE_FIXTURES();
+    VMAFX_REQUIRE_FIXTURE("path_576x324_420p8");
     const test::Clip clip = test::fixture_clip("path_576x324_420p8", 2);
     const ScoreTable t = test::run_cpu(
         descriptor, vif_options({{"vif_kernelscale", "0.5"}, {"vif_prescale", "0.5"}, {"debug", "true"}}), clip);

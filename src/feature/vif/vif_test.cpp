@@ -191,7 +191,7 @@ TEST(VifOracle, RandomContent) {
 
 // The reference kernels alone (the scalar reference of the SIMD kernels) against the golden values too.
 TEST(VifGolden, ReferenceKernelsBitExact) {
-    VMAFX_REQUIRE_FIXTURES();
+    VMAFX_REQUIRE_GOLDEN_FIXTURES();
     for (const std::string& fixture : test::golden_fixtures()) {
         SCOPED_TRACE(fixture);
         const VideoFormat format = test::fixture_format(fixture);
