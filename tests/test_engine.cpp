@@ -423,11 +423,11 @@ TEST_F(EngineTest, BackendOfEveryMetricInstance) {
     c.features.push_back(parse_feature_spec("ciede"));
     c.features.push_back(parse_feature_spec("vif=vif_enhn_gain_limit=1.0"));
     const RunResult r = run(c);
-    EXPECT_EQ(r.backend, Backend::kCpu);
+    EXPECT_EQ(r.backend, Backend(kCpuBackend));
     std::vector<std::string> features;
     for (const MetricBackend& b : r.backends) {
         features.push_back(b.feature);
-        EXPECT_EQ(b.backend, Backend::kCpu) << b.feature;
+        EXPECT_EQ(b.backend, Backend(kCpuBackend)) << b.feature;
         EXPECT_TRUE(b.note.empty()) << b.feature;
     }
     // The model's features (in its order), then the extra ones in order, with their option suffix.
@@ -467,15 +467,15 @@ TEST_F(EngineTest, CudaRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
         c.features.push_back(parse_feature_spec("ciede"));
         c.features.push_back(parse_feature_spec("float_motion"));
         const RunResult cpu = run(c);
-        c.backend = Backend::kCuda;
+        c.backend = Backend("cuda");
         const RunResult mixed = run(c);
         EXPECT_TRUE(same_values(cpu, mixed)) << "subsample " << subsample;
         // vmaf_v0.6.1's vif, adm, motion; vmaf_neg's vif and adm (other options; its motion is merged); ciede; float_motion.
         ASSERT_EQ(mixed.backends.size(), 7u);
-        EXPECT_EQ(mixed.backend, Backend::kCuda);
+        EXPECT_EQ(mixed.backend, Backend("cuda"));
         for (const MetricBackend& b : mixed.backends) {
             const bool twin = b.metric == "vif" || b.metric == "adm" || b.metric == "motion";
-            EXPECT_EQ(b.backend, twin ? Backend::kCuda : Backend::kCpu) << b.feature;
+            EXPECT_EQ(b.backend, twin ? Backend("cuda") : Backend(kCpuBackend)) << b.feature;
             EXPECT_EQ(b.note, twin ? "" : "no CUDA twin") << b.feature;
         }
         EXPECT_EQ(mixed.models.at(0).mean, cpu.models.at(0).mean);
@@ -491,7 +491,7 @@ TEST_F(EngineTest, CudaPipelineAllocatesItsRingAsFramesArrive) {
     for (const auto& [frames, pictures] : {std::pair{3, 6u}, std::pair{20, 16u}}) {
         RunConfig c = config(f, frames);
         const RunResult cpu = run(c);
-        c.backend = Backend::kCuda;
+        c.backend = Backend("cuda");
         const RunResult gpu = run(c);
         EXPECT_TRUE(same_bits(cpu, gpu)) << frames << " frames";
         EXPECT_EQ(gpu.frames, static_cast<unsigned>(frames));

@@ -167,8 +167,8 @@ TEST_F(WriterTest, BackendsListedOnlyForGpuRuns) {
     EXPECT_FALSE(nlohmann::json::parse(cpu_json).contains("backends"));
     EXPECT_EQ(render_output(r_, OutputFormat::kXml, {}).find("<backends>"), std::string::npos);
     // --backend cuda: each metric instance with the backend that computed it.
-    r_.backend = Backend::kCuda;
-    r_.backends = {{"adm", "adm", Backend::kCuda, {}}, {"ciede", "ciede", Backend::kCpu, "no CUDA twin"}};
+    r_.backend = Backend("cuda");
+    r_.backends = {{"adm", "adm", Backend("cuda"), {}}, {"ciede", "ciede", Backend(kCpuBackend), "no CUDA twin"}};
     const auto j = nlohmann::json::parse(render_output(r_, OutputFormat::kJson, {}));
     ASSERT_TRUE(j.contains("backends"));
     EXPECT_EQ(j["backends"]["adm"], "cuda");

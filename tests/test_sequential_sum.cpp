@@ -1,4 +1,4 @@
-// Tests of the device reproduction of a CPU running sum (gpu/sequential_sum.hpp): the method's
+// Tests of the device reproduction of a CPU running sum (cuda/sequential_sum.hpp): the method's
 // host emulation (gpu/sequential_sum_core.hpp, the device's chunking and ordered grouping) and,
 // where a CUDA device is usable, SequentialSum<float/double> itself, against the plain loop
 // `Acc s = 0; for (...) s += t;`, compared bit for bit, on rows of every kind the method has
@@ -25,7 +25,7 @@
 #if defined(VMAFX_HAVE_CUDA)
 #include <cuda_runtime.h>
 
-#include "gpu/sequential_sum.hpp"
+#include "cuda/sequential_sum.hpp"
 #endif
 
 namespace vmafx {

@@ -71,7 +71,9 @@ TEST(TwinCudaRegistry, EveryTwinStatesItsMetricContractAndDefects) {
         SCOPED_TRACE(twin->metric);
         const MetricDescriptor* metric = find_metric(twin->metric);
         ASSERT_NE(metric, nullptr) << "a twin of no registered metric";
-        EXPECT_EQ(find_twin(twin->metric), twin);
+        EXPECT_EQ(find_twin(twin->metric, backend_of(*twin)), twin);
+        EXPECT_STREQ(backend_of(*twin), "cuda");
+        EXPECT_EQ(find_twin(twin->metric, kCpuBackend), nullptr);
         EXPECT_NE(std::string(twin->contract.derivation), "");
         for (const auto& [w, h] : sweep_sizes(metric->limits))
             for (const int bits : sweep_depths(metric->limits))

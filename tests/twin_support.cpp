@@ -99,7 +99,7 @@ int count_differences(const ScoreTable& want, const ScoreTable& got, const std::
 
 bool expect_twin_matches_cpu(const MetricDescriptor& metric, const OptionValues& values, const Clip& clip,
                              unsigned slots) {
-    const TwinDescriptor* twin = find_twin(metric.name);
+    const TwinDescriptor* twin = find_twin(metric.name, "cuda");
     const std::string what = fmt::format("{} {} {}, {} frames, {} slots", metric.name, option_label(values),
                                          format_label(clip.format), clip.frames(), slots);
     if (!twin) {

@@ -3,6 +3,7 @@
 // Exit status: 0 success (also --help and --version); 2 a usage error, anything wrong with the
 // command line itself (vmafx::UsageError, CLI11's parse errors); 1 every other error (files,
 // model files, decoding, output, internal).
+#include <cctype>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -111,9 +112,11 @@ void add_flags(CLI::App& app, CliArgs& a) {
     app.add_option("--precision", a.precision,
                    "decimals of printed scores: N, or max (%.17g: parses back to the same double); "
                    "default: as libvmaf (6 decimals, 16 for tiny values)");
+    std::vector<std::string> backends{vmafx::kCpuBackend};  // the CPU, then the twin registry's
+    for (const vmafx::GpuBackendInfo& b : vmafx::gpu_backends()) backends.emplace_back(b.name);
     app.add_option("--backend", a.backend, "where the metrics run: cpu (the reference) or cuda (GPU twins, "
                                            "bit-identical to the CPU)")
-        ->check(CLI::IsMember({"cpu", "cuda"}));
+        ->check(CLI::IsMember(backends));
     app.add_option("--threads", a.cfg.threads, "worker threads, 0 (the default) for all cores; output does not "
                                                "depend on it")
         ->check(whole_number(0, kMaxThreads));
@@ -222,7 +225,7 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
     job.numbers = number_format_of(a.precision);
     if (a.xml + a.json + a.csv + a.sub > 1) throw UsageError("choose one of --xml, --json, --csv, --sub");
     job.format = a.json ? OutputFormat::kJson : a.csv ? OutputFormat::kCsv : a.sub ? OutputFormat::kSub : OutputFormat::kXml;
-    job.cfg.backend = a.backend == "cuda" ? Backend::kCuda : Backend::kCpu;
+    job.cfg.backend = a.backend;
     job.cfg.align_pts = a.align == "pts";
     job.cfg.reference_path = a.ref;
     job.cfg.distorted_path = a.dist;
@@ -261,7 +264,7 @@ void print_summary(const vmafx::RunResult& result, const vmafx::NumberFormat& nf
 void print_backends(const vmafx::RunResult& result) {
     std::string line;
     for (const auto& b : result.backends)
-        line += fmt::format("{}{} {}{}", line.empty() ? "" : ", ", b.feature, vmafx::backend_name(b.backend),
+        line += fmt::format("{}{} {}{}", line.empty() ? "" : ", ", b.feature, b.backend,
                             b.note.empty() ? "" : " (" + b.note + ")");
     std::fprintf(stderr, "vmafx: backends: %s\n", line.c_str());
 }
@@ -285,7 +288,7 @@ int run_job(CliJob& job) {
     for (const auto& w : result.warnings) std::fprintf(stderr, "vmafx: warning: %s\n", w.c_str());
     if (job.target) job.target->write(render_output(result, job.format, job.numbers));
     vmafx::trace::phase("output written");
-    if (!job.quiet && result.backend == Backend::kCuda) print_backends(result);
+    if (!job.quiet && result.backend != vmafx::kCpuBackend) print_backends(result);
     if (!job.quiet || !job.target) print_summary(result, job.numbers, summary);
     vmafx::trace::phase("summary printed");
     return 0;
@@ -312,13 +315,18 @@ int run_cli(int argc, char** argv) {
             libav = std::string("unavailable: ") + e.what();
         }
         std::printf("compressed input: %s\n", libav.c_str());
-        // Which metrics --backend cuda computes on the GPU; the others run on the CPU.
-        std::string twins;
-        for (const vmafx::TwinDescriptor* t : vmafx::twin_registry()) twins += std::string(twins.empty() ? "" : " ") + t->metric;
-        if (twins.empty())
-            std::printf("CUDA backend: not built (--backend cuda is refused)\n");
-        else
-            std::printf("CUDA twins (--backend cuda; other metrics run on the CPU): %s\n", twins.c_str());
+        // Which metrics each GPU backend computes on the GPU; the others run on the CPU.
+        for (const vmafx::GpuBackendInfo& b : vmafx::gpu_backends()) {
+            std::string name = b.name, twins;
+            for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            for (const vmafx::TwinDescriptor* t : vmafx::twin_registry(b.name))
+                twins += std::string(twins.empty() ? "" : " ") + t->metric;
+            if (!b.built || twins.empty())
+                std::printf("%s backend: not built (--backend %s is refused)\n", name.c_str(), b.name);
+            else
+                std::printf("%s twins (--backend %s; other metrics run on the CPU): %s\n", name.c_str(), b.name,
+                            twins.c_str());
+        }
         return 0;
     }
     CliJob job = to_job(args, app);

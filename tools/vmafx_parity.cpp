@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
             inputs.insert(inputs.end(), h.begin(), h.end());
         }
         const TwinDescriptor* twin = nullptr;
-        if (!twin_name.empty() && !(twin = find_twin(twin_name)))
+        if (!twin_name.empty() && !(twin = find_twin(twin_name, "cuda")))
             throw Error("--twin " + twin_name + ": no such twin");
         PlantedDefect plant = PlantedDefect::kNone;
         for (PlantedDefect d : {PlantedDefect::kContraction, PlantedDefect::kMirrorShift,

@@ -11,8 +11,17 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "gpu/twin.hpp"
 
 namespace vmafx::cuda {
+
+/// The CUDA stream that a GpuQueue of the CUDA backend is: the backend's queues are its
+/// streams, passed through the neutral layer as opaque pointers (cuda/device_api.cpp creates
+/// them). A twin's enqueue() starts with `const cudaStream_t stream = cuda::stream_of(queue);`.
+inline cudaStream_t stream_of(GpuQueue* queue) { return reinterpret_cast<cudaStream_t>(queue); }
+
+/// The GpuQueue of CUDA stream `stream` (stream_of's inverse).
+inline GpuQueue* queue_of(cudaStream_t stream) { return reinterpret_cast<GpuQueue*>(stream); }
 
 /// Throws vmafx::Error "CUDA error in <what>: <CUDA's message>" unless `err` is cudaSuccess.
 void check(cudaError_t err, const char* what);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -35,6 +36,12 @@
 namespace vmafx {
 
 namespace {
+
+/// `s` in capitals ("cuda": "CUDA").
+std::string upper(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
 
 std::string describe(const VideoFormat& f) {
     return fmt::format("{}x{} {} {}-bit", f.width, f.height, subsampling_name(f.subsampling), f.bit_depth);
@@ -494,8 +501,6 @@ std::string gpu_unavailable_reason() { return "this vmafx was built without the 
 void gpu_prepare() {}
 #endif
 
-const char* backend_name(Backend b) { return b == Backend::kCuda ? "cuda" : "cpu"; }
-
 FeatureSpec parse_feature_spec(const std::string& text) {
     FeatureSpec spec;
     const auto eq = text.find('=');
@@ -715,20 +720,20 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
     PairSource pairs(config, *in.ref, *in.dist, in.limit);
     result.backend = config.backend;
     for (const FeatureInstance& f : plan.instances) {
-        MetricBackend b{f.metric->name, f.options.feature_name(f.metric->name), Backend::kCpu, {}};
-        if (config.backend == Backend::kCuda) {
-            if (find_twin(f.metric->name))
-                b.backend = Backend::kCuda;
+        MetricBackend b{f.metric->name, f.options.feature_name(f.metric->name), kCpuBackend, {}};
+        if (config.backend != kCpuBackend) {
+            if (find_twin(f.metric->name, config.backend))
+                b.backend = config.backend;
             else
-                b.note = "no CUDA twin";
+                b.note = fmt::format("no {} twin", upper(config.backend));
         }
         result.backends.push_back(std::move(b));
     }
-    if (config.backend == Backend::kCuda) {
+    if (config.backend != kCpuBackend) {
 #ifdef VMAFX_HAVE_CUDA
         // Metrics without a twin run on the CPU in the same run (as upstream mixes its CUDA and
         // CPU extractors); the GPU pipeline alone when every metric has one.
-        const BackendSplit split = split_by_twin(plan.instances);
+        const BackendSplit split = split_by_twin(plan.instances, config.backend);
         const std::vector<FeatureInstance>& on_gpu = split.gpu;
         const std::vector<FeatureInstance>& on_cpu = split.cpu;
         if (on_cpu.empty()) {
@@ -802,9 +807,9 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
             if (started) gpu_unavailable_reason();
         }
     } gpu_start;
-    if (config.backend == Backend::kCuda &&
+    if (config.backend != kCpuBackend &&
         std::any_of(plan.instances.begin(), plan.instances.end(),
-                    [](const FeatureInstance& f) { return find_twin(f.metric->name) != nullptr; })) {
+                    [&](const FeatureInstance& f) { return find_twin(f.metric->name, config.backend) != nullptr; })) {
         gpu_prepare();
         gpu_start.started = true;
     }

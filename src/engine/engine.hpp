@@ -31,8 +31,10 @@ FeatureSpec parse_feature_spec(const std::string& text);
 /// The most worker threads a run takes (RunConfig::threads, the CLI's --threads).
 inline constexpr unsigned kMaxThreads = 1024;
 
-/// Where the metrics run: the CPU reference, or their CUDA twins.
-enum class Backend { kCpu, kCuda };
+/// Where the metrics run, by name: kCpuBackend ("cpu", the reference extractors) or a GPU
+/// backend of the twin registry (gpu_backends(): "cuda"), whose twins then run the metrics
+/// that have one.
+using Backend = std::string;
 
 /// Everything one scoring run needs.
 struct RunConfig {
@@ -58,7 +60,7 @@ struct RunConfig {
     unsigned frame_skip_dist = 0;  ///< frames skipped at the start of the distorted video
     unsigned subsample = 1;        ///< score every N-th frame (temporal extractors see all)
     bool no_prediction = false;
-    Backend backend = Backend::kCpu;
+    Backend backend = kCpuBackend;
     /// Called from the reading thread after each frame pair is read: frame pairs read so far,
     /// and how many the run is expected to read (after the skips and --frame_cnt; from the
     /// readers' expected_frames()), 0 when unknown (a stream).
@@ -67,7 +69,7 @@ struct RunConfig {
     /// converted to another, naming the video), after both videos are open and before
     /// scoring. When empty, the notices go to RunResult::warnings instead.
     std::function<void(const std::string& notice)> notice;
-    /// With Backend::kCuda: a defect planted in every twin that declares it (the parity gate's
+    /// With a GPU backend: a defect planted in every twin that declares it (the parity gate's
     /// tests only; never set in normal runs).
     PlantedDefect planted_defect = PlantedDefect::kNone;
 };
@@ -81,24 +83,21 @@ struct ModelSummary {
     double bagging = 0.0, ci_lo = 0.0, ci_hi = 0.0, stddev = 0.0;  ///< bootstrap collections only (pooled means)
 };
 
-/// Short name of a backend: "cpu", "cuda".
-const char* backend_name(Backend b);
-
 /// Which backend computed one metric instance of a run.
 struct MetricBackend {
     std::string metric;   ///< the metric's name (its descriptor's), e.g. "float_ssim"
     std::string feature;  ///< the instance's feature name with its option suffix, e.g. "float_ssim" or "vif_egl_1"
-    Backend backend = Backend::kCpu;
-    /// Why it is not on the requested backend ("no CUDA twin"), or empty.
+    Backend backend = kCpuBackend;
+    /// Why it is not on the requested backend ("no CUDA twin": the backend's name in capitals), or empty.
     std::string note;
 };
 
 /// Result of a run: every per-frame score by output name, the frame count, the format.
 struct RunResult {
     /// The backend the run was asked for (RunConfig::backend) and, per metric instance in
-    /// registration order, the backend that computed it: with Backend::kCuda, metrics without
+    /// registration order, the backend that computed it: with a GPU backend, metrics without
     /// a twin run on the CPU in the same run.
-    Backend backend = Backend::kCpu;
+    Backend backend = kCpuBackend;
     std::vector<MetricBackend> backends;
     ScoreTable scores;
     unsigned frames = 0;

@@ -148,9 +148,10 @@ void predict_frames(std::span<const Model* const> models, ScoreTable& table, std
     }
 }
 
-BackendSplit split_by_twin(const std::vector<FeatureInstance>& instances) {
+BackendSplit split_by_twin(const std::vector<FeatureInstance>& instances, const std::string& backend) {
     BackendSplit split;
-    for (const FeatureInstance& f : instances) (find_twin(f.metric->name) ? split.gpu : split.cpu).push_back(f);
+    for (const FeatureInstance& f : instances)
+        (find_twin(f.metric->name, backend) ? split.gpu : split.cpu).push_back(f);
     return split;
 }
 

@@ -91,14 +91,14 @@ void order_as_upstream(ScoreTable& table, const std::vector<FeatureInstance>& in
 void predict_frames(std::span<const Model* const> models, ScoreTable& table, std::span<const unsigned> indices,
                     unsigned threads);
 
-/// A `--backend cuda` run's split of its metric instances: those with a CUDA twin
-/// (find_twin) go to the GPU, the others to the CPU, each list in the order given. Used by the
-/// CLI's engine and by a Session with an imported CUDA state, so that both run the same metrics
-/// on the same side.
+/// A GPU run's split of its metric instances (`--backend cuda`): those with a twin on GPU
+/// backend `backend` (find_twin) go to the GPU, the others to the CPU, each list in the order
+/// given. Used by the CLI's engine and by a Session with an imported CUDA state, so that both
+/// run the same metrics on the same side.
 struct BackendSplit {
     std::vector<FeatureInstance> gpu, cpu;
 };
-BackendSplit split_by_twin(const std::vector<FeatureInstance>& instances);
+BackendSplit split_by_twin(const std::vector<FeatureInstance>& instances, const std::string& backend);
 
 /// Adds every per-frame score and aggregate of `from` (a GPU scorer's table) to `into`.
 void merge_scores(const ScoreTable& from, ScoreTable& into);

@@ -181,7 +181,7 @@ struct GpuScorer::Impl {
         for (unsigned back = 1; back <= history.dists && back <= index; ++back)
             f.prev_dist[back - 1] = dists->wait_for(dists->entry(index - back), stream);
         for (auto& t : twins)
-            if (runs(t, index)) t.twin->enqueue(f, s, stream);
+            if (runs(t, index)) t.twin->enqueue(f, s, cuda::queue_of(stream));
         cuda::check(cudaEventRecord(done[s]->get(), stream), "cudaEventRecord");
         slot_frame[s] = index;
         ++next;
@@ -198,7 +198,7 @@ GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFo
     m.slots = std::max(1u, slots);
     m.subsample = std::max(1u, subsample);
     for (const auto& f : features) {
-        const TwinDescriptor* twin = find_twin(f.metric->name);
+        const TwinDescriptor* twin = find_twin(f.metric->name, "cuda");
         if (!twin) throw Error(fmt::format("feature \"{}\" has no CUDA twin yet", f.metric->name));
         f.metric->check_format(f.options, format);
         const History h = f.metric->history_for(f.options);

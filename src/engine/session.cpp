@@ -75,7 +75,7 @@ struct Session::Impl {
             std::vector<FeatureInstance> cpu = instances;
 #ifdef VMAFX_HAVE_CUDA
             if (gpu && gpu_twins) {
-                BackendSplit split = split_by_twin(instances);
+                BackendSplit split = split_by_twin(instances, "cuda");
                 cpu = std::move(split.cpu);
                 if (!split.gpu.empty())
                     scorer = std::make_unique<GpuScorer>(split.gpu, f, kSlots, config.subsample);  // throws

@@ -1,7 +1,9 @@
 // The GPU layer's types: what a GPU twin of a metric sees of a frame (device planes), the twin
 // interface, its parity contract (a bound as a function of the video format), the defects a
 // test may plant in it, and its descriptor, which a twin's own file defines and gpu/twins.def
-// lists. Host-only: no CUDA headers needed to use it; knows no metric and no engine.
+// lists with its backend. Backend-neutral: no backend's headers or types (a queue is the opaque
+// GpuQueue, which each backend's folder turns into its own: src/cuda/device.hpp, stream_of);
+// knows no metric and no engine.
 #pragma once
 
 #include <array>
@@ -16,14 +18,15 @@
 #include "feature/metric.hpp"
 #include "picture/picture.hpp"
 
-struct CUstream_st;  // CUDA's stream type (cudaStream_t is CUstream_st*)
-
 namespace vmafx {
 
-/// A CUDA stream (cudaStream_t), named without including CUDA's headers.
-using GpuStream = ::CUstream_st*;
+/// A queue of device work of a GPU backend (CUDA: a stream), opaque outside the backend's
+/// folder: never defined, only pointed to. Work enqueued on one queue runs in order; the
+/// backend's device API (gpu/device_api.hpp) creates queues and orders them with events.
+struct GpuQueue;
 
-/// A plane in device memory: `pitch` bytes between row starts; samples uint8_t at 8 bits,
+/// A plane in device memory of the run's backend: `data` is the backend's address of the first
+/// sample (CUDA: a device pointer), `pitch` bytes between row starts; samples uint8_t at 8 bits,
 /// uint16_t above (as Plane). data == nullptr: absent.
 struct DevicePlane {
     const void* data = nullptr;
@@ -52,9 +55,10 @@ struct GpuFrame {
 class GpuTwin {
 public:
     virtual ~GpuTwin() = default;
-    /// Enqueues all device work of frame `f` on `stream`, ending with the asynchronous copy of
-    /// its results to the slot's pinned host memory. Never synchronizes the host.
-    virtual void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) = 0;
+    /// Enqueues all device work of frame `f` on `queue` (a queue of the twin's backend),
+    /// ending with the asynchronous copy of its results to the slot's pinned host memory.
+    /// Never synchronizes the host.
+    virtual void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) = 0;
     /// Once the stream work of `slot` has completed: appends the frame's scores (the CPU
     /// extractor's names and, per the contract, its values) to `out`.
     virtual void finish(unsigned slot, unsigned index, FrameScores& out) = 0;
@@ -86,15 +90,15 @@ struct TwinContract {
 /// The bound of an exact twin: 0 at every format.
 inline double exact_bound(const VideoFormat&) { return 0.0; }
 
-/// A registered GPU twin (listed in gpu/twins.def): the metric it twins (its descriptor's
-/// name), its factory, its contract and the defects it can plant. Define it in the twin's file
+/// A registered GPU twin (listed in gpu/twins.def with its backend): the metric it twins (its
+/// descriptor's name), its factory, its contract and the defects it can plant. Define it in the twin's file
 /// as `extern const TwinDescriptor twin; const TwinDescriptor twin{...};` inside the metric's
 /// namespace (a namespace-scope const has internal linkage without the extern declaration).
 struct TwinDescriptor {
     const char* metric;
     /// The twin for `format` (already checked against the metric's limits) with `slots`
     /// result slots, planting `defect` (one of `defects`, or kNone). Throws Error for what
-    /// the CPU extractor refuses, for 0 slots, and on CUDA errors.
+    /// the CPU extractor refuses, for 0 slots, and on the backend's errors.
     std::unique_ptr<GpuTwin> (*create)(const Options& options, const VideoFormat& format, unsigned slots,
                                        PlantedDefect defect);
     TwinContract contract;
@@ -117,9 +121,32 @@ std::unique_ptr<GpuTwin> make_twin(const Options& options, const VideoFormat& fo
     return std::make_unique<T>(options, format, slots, defect);
 }
 
-/// All registered twins (empty when the CUDA backend is not built).
+/// The name of the CPU backend (the reference extractors): "cpu". Every other backend name is
+/// a GPU backend's (gpu_backends()).
+inline constexpr const char* kCpuBackend = "cpu";
+
+/// A GPU backend known to this source tree (gpu/twins.def's second column): its name as the
+/// CLI's --backend and the outputs spell it ("cuda"), and whether this build has it (false:
+/// `built_without` says how to build it).
+struct GpuBackendInfo {
+    const char* name;
+    bool built;
+    const char* built_without;  ///< e.g. "configure with -DVMAFX_CUDA=ON where nvcc is installed"
+};
+
+/// Every GPU backend of the source tree, built or not, in the order of gpu/twins.def.
+std::span<const GpuBackendInfo> gpu_backends();
+/// The GPU backend named `name`, or nullptr (also for "cpu").
+const GpuBackendInfo* find_gpu_backend(const std::string& name);
+
+/// All registered twins of the built backends, in the order of gpu/twins.def (empty when no
+/// GPU backend is built).
 std::span<const TwinDescriptor* const> twin_registry();
-/// The twin of metric `metric`, or nullptr.
-const TwinDescriptor* find_twin(const std::string& metric);
+/// The registered twins of backend `backend` (empty when it is not built or unknown).
+std::span<const TwinDescriptor* const> twin_registry(const std::string& backend);
+/// The twin of metric `metric` on backend `backend`, or nullptr (always for "cpu").
+const TwinDescriptor* find_twin(const std::string& metric, const std::string& backend);
+/// The backend of registered twin `twin` ("cuda"), or nullptr when it is not registered.
+const char* backend_of(const TwinDescriptor& twin);
 
 }  // namespace vmafx

@@ -1,34 +1,95 @@
+// The twin registry: gpu/twins.def's lines of the GPU backends this build has, and the GPU
+// backends of the source tree. A backend registers itself here with a VMAFX_TWIN_<name> macro
+// (its twins' entries when it is built, nothing when not) and a row of kBackends: the only
+// place outside the backend's own folder (src/<name>/) that knows whether it is built.
+#include <map>
 #include <string>
+#include <vector>
 
 #include "gpu/twin.hpp"
 
 namespace vmafx {
 
-#ifdef VMAFX_HAVE_CUDA
-#define VMAFX_TWIN(ns) \
-    namespace ns {     \
+#define VMAFX_TWIN(ns, backend) \
+    namespace ns {              \
     extern const TwinDescriptor twin; \
     }
 #include "gpu/twins.def"
 #undef VMAFX_TWIN
+
+namespace {
+
+// The CUDA backend (src/cuda/).
+#ifdef VMAFX_HAVE_CUDA
+#define VMAFX_TWIN_cuda(ns) {"cuda", &ns::twin},
+constexpr bool kCudaBuilt = true;
+#else
+#define VMAFX_TWIN_cuda(ns)
+constexpr bool kCudaBuilt = false;
 #endif
 
-std::span<const TwinDescriptor* const> twin_registry() {
-#ifdef VMAFX_HAVE_CUDA
-#define VMAFX_TWIN(ns) &ns::twin,
-    static const TwinDescriptor* const registry[] = {
+constexpr GpuBackendInfo kBackends[] = {
+    {"cuda", kCudaBuilt, "configure with -DVMAFX_CUDA=ON where nvcc is installed"},
+};
+
+struct Entry {
+    const char* backend;
+    const TwinDescriptor* twin;
+};
+
+#define VMAFX_TWIN(ns, backend) VMAFX_TWIN_##backend(ns)
+const Entry kEntries[] = {
 #include "gpu/twins.def"
-    };
+    {nullptr, nullptr},  // the end (an array has at least one element)
+};
 #undef VMAFX_TWIN
-    return registry;
-#else
-    return {};
-#endif
+
+/// The twins of every built backend, then per backend.
+struct Lists {
+    std::vector<const TwinDescriptor*> all;
+    std::map<std::string, std::vector<const TwinDescriptor*>, std::less<>> by_backend;
+    Lists() {
+        for (const Entry& e : kEntries) {
+            if (!e.twin) continue;
+            all.push_back(e.twin);
+            by_backend[e.backend].push_back(e.twin);
+        }
+    }
+};
+
+const Lists& lists() {
+    static const Lists l;
+    return l;
 }
 
-const TwinDescriptor* find_twin(const std::string& metric) {
-    for (const TwinDescriptor* t : twin_registry())
+}  // namespace
+
+std::span<const GpuBackendInfo> gpu_backends() { return kBackends; }
+
+const GpuBackendInfo* find_gpu_backend(const std::string& name) {
+    for (const GpuBackendInfo& b : kBackends)
+        if (name == b.name) return &b;
+    return nullptr;
+}
+
+std::span<const TwinDescriptor* const> twin_registry() { return lists().all; }
+
+std::span<const TwinDescriptor* const> twin_registry(const std::string& backend) {
+    const auto& m = lists().by_backend;
+    const auto it = m.find(backend);
+    if (it == m.end()) return {};
+    return it->second;
+}
+
+const TwinDescriptor* find_twin(const std::string& metric, const std::string& backend) {
+    for (const TwinDescriptor* t : twin_registry(backend))
         if (metric == t->metric) return t;
+    return nullptr;
+}
+
+const char* backend_of(const TwinDescriptor& twin) {
+    for (const Entry& e : kEntries)
+        if (e.twin == &twin) return e.backend;
     return nullptr;
 }
 

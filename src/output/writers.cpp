@@ -82,7 +82,7 @@ std::string version_string() { return fmt::format("vmafx {}", VMAFX_VERSION); }
 
 /// Whether the output names the backend of each metric: runs asked to use the GPU only (a CPU
 /// run's file keeps upstream's layout exactly).
-bool lists_backends(const RunResult& r) { return r.backend != Backend::kCpu; }
+bool lists_backends(const RunResult& r) { return r.backend != kCpuBackend; }
 
 void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
     o << fmt::format("<VMAF version=\"{}\">\n", version_string());
@@ -91,7 +91,7 @@ void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
     if (lists_backends(r)) {
         o << "  <backends>\n";
         for (const MetricBackend& b : r.backends)
-            o << fmt::format("    <metric name=\"{}\" backend=\"{}\" />\n", b.feature, backend_name(b.backend));
+            o << fmt::format("    <metric name=\"{}\" backend=\"{}\" />\n", b.feature, b.backend);
         o << "  </backends>\n";
     }
     o << "  <frames>\n";
@@ -123,7 +123,7 @@ void write_json(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
         o << "  \"backends\": {";
         for (std::size_t i = 0; i < r.backends.size(); ++i)
             o << fmt::format("{}\n    \"{}\": \"{}\"", i ? "," : "", r.backends[i].feature,
-                             backend_name(r.backends[i].backend));
+                             r.backends[i].backend);
         o << "\n  },\n";
     }
     o << "  \"frames\": [";

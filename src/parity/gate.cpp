@@ -15,6 +15,9 @@ namespace vmafx {
 
 namespace {
 
+/// The GPU backend the gate compares with the CPU (the only one there is so far).
+const std::string kGateBackend = "cuda";
+
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 /// Every built-in model, each under its own name (`version=V:name=V`).
@@ -143,7 +146,7 @@ std::optional<RunResult> run_case(const ParityInput& in, const ParityCase& c, Ba
 
 std::vector<ParityCase> parity_cases(const TwinDescriptor* only) {
     std::vector<ParityCase> cases;
-    for (const TwinDescriptor* twin : twin_registry())
+    for (const TwinDescriptor* twin : twin_registry(kGateBackend))
         if (!only || twin == only) add_twin_cases(*twin, cases);
     if (only) return cases;
     // The scores of every built-in model whose features all have twins, in one run.
@@ -152,7 +155,7 @@ std::vector<ParityCase> parity_cases(const TwinDescriptor* only) {
     for (const ModelSpec& m : builtin_model_specs()) {
         bool all_twins = true;
         try {
-            for (const auto& req : Model(m).required_features()) all_twins = all_twins && find_twin(req.metric->name);
+            for (const auto& req : Model(m).required_features()) all_twins = all_twins && find_twin(req.metric->name, kGateBackend);
         } catch (const Error&) {
             all_twins = false;  // a feature of a metric vmafx does not have yet
         }
@@ -173,8 +176,8 @@ std::vector<ParityRow> run_parity(const std::vector<ParityInput>& inputs, const 
         for (const auto& c : cases) {
             if (c.corner && !in.corners) continue;
             std::string cpu_refusal, gpu_refusal;
-            const auto cpu = run_case(in, c, Backend::kCpu, PlantedDefect::kNone, cpu_refusal);
-            const auto gpu = run_case(in, c, Backend::kCuda, plant, gpu_refusal);
+            const auto cpu = run_case(in, c, kCpuBackend, PlantedDefect::kNone, cpu_refusal);
+            const auto gpu = run_case(in, c, kGateBackend, plant, gpu_refusal);
             if (!cpu || !gpu) {
                 ParityRow row;
                 row.metric = !cpu && !gpu ? "(refused by both)" : (cpu ? "(refused by the GPU only)" : "(refused by the CPU only)");

@@ -640,7 +640,9 @@ public:
         allocate_slots();
     }
 
-    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+
+        const cudaStream_t stream = cuda::stream_of(queue);
         frames_.enqueued(slot, f.index);
         const DevicePlane& ref_luma = f.ref.luma();
         const DevicePlane& dis_luma = f.dist.luma();

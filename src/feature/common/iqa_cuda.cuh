@@ -54,7 +54,7 @@
 #include "feature/common/iqa.hpp"
 #include "feature/common/iqa_math.hpp"
 #include "feature/common/iqa_twin.hpp"
-#include "gpu/sequential_sum.hpp"
+#include "cuda/sequential_sum.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx::iqa::device {
@@ -161,7 +161,7 @@ public:
     const std::array<int, 2>& size(int k) const { return size_[static_cast<std::size_t>(k)]; }
 
     /// Enqueues frame `f` in `slot` on `stream` (never synchronizes the host).
-    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) {
+    void enqueue(const GpuFrame& f, unsigned slot, cudaStream_t stream) {
         frames_.enqueued(slot, f.index);
         const DevicePlane& ref = f.ref.luma();
         const DevicePlane& dist = f.dist.luma();

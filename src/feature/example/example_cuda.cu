@@ -41,7 +41,9 @@ public:
         : format_(format), plant_(plant), settings_(options), totals_(slots), host_totals_(slots),
           frames_("example_blur_sad", slots) {}
 
-    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+
+        const cudaStream_t stream = cuda::stream_of(queue);
         frames_.enqueued(slot, f.index);
         cuda::check(cudaMemsetAsync(totals_.get() + slot, 0, sizeof(unsigned long long), stream), "cudaMemsetAsync");
         const DevicePicture* pictures[] = {&f.ref, &f.dist, &f.prev_dist[0], &f.prev_dist[1], &f.prev_ref[0]};
@@ -64,7 +66,7 @@ public:
 private:
     /// Enqueues the kernel adding sum |blur(a) - blur(b)| over plane `plane` to *total.
     void add_blurred_sad(const DevicePlane& a, const DevicePlane& b, int plane, unsigned long long* total,
-                         GpuStream stream) const {
+                         cudaStream_t stream) const {
         const int width = format_.plane_width(plane);
         const std::int32_t round = plant_ == PlantedDefect::kRoundingConstant ? 1 : 2;
         const bool shift = plant_ == PlantedDefect::kMirrorShift;

@@ -43,7 +43,7 @@
 #include "cuda/device.hpp"
 #include "feature/float_moment/float_moment.hpp"
 #include "feature/float_moment/float_moment_math.hpp"
-#include "gpu/sequential_sum.hpp"
+#include "cuda/sequential_sum.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx {
@@ -113,7 +113,9 @@ public:
         }
     }
 
-    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+
+        const cudaStream_t stream = cuda::stream_of(queue);
         frames_.enqueued(slot, f.index);
         MomentSums* sums = sums_.get() + slot;
         cuda::check(cudaMemsetAsync(sums, 0, sizeof(MomentSums), stream), "cudaMemsetAsync");
@@ -150,7 +152,7 @@ private:
     /// Throws Error where the CPU extractor refuses (options, bit depth).
     void descriptor_check(const Options& options) const { (void)float_moment::descriptor.make_extractor(options, format_); }
 
-    void add_sums(const DevicePlane& plane, MomentSums* sums, int pic, double* terms, GpuStream stream) {
+    void add_sums(const DevicePlane& plane, MomentSums* sums, int pic, double* terms, cudaStream_t stream) {
         const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(format_.width) * format_.bytes_per_sample();
         if (plane.pitch < row_bytes) throw Error("float_moment (CUDA): a luma pitch below the row");
         const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(format_.width), kThreads),

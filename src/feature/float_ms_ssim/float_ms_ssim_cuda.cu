@@ -38,7 +38,9 @@ public:
           max_db_(iqa::max_db(settings_.clip_db, format.bit_depth, format.width, format.height)),
           pipeline_("float_ms_ssim", checked(format), iqa::float_ms_ssim_plan(), slots, plant) {}
 
-    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override { pipeline_.enqueue(f, slot, stream); }
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+        pipeline_.enqueue(f, slot, cuda::stream_of(queue));
+    }
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
         std::array<iqa::SsimMeans, kScales> means;

@@ -41,7 +41,7 @@
 #include "cuda/device.hpp"
 #include "feature/float_psnr/float_psnr.hpp"
 #include "feature/float_psnr/float_psnr_math.hpp"
-#include "gpu/sequential_sum.hpp"
+#include "cuda/sequential_sum.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx {
@@ -103,7 +103,9 @@ public:
         }
     }
 
-    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+
+        const cudaStream_t stream = cuda::stream_of(queue);
         frames_.enqueued(slot, f.index);
         const DevicePlane& ref = f.ref.luma();
         const DevicePlane& dist = f.dist.luma();

@@ -38,7 +38,9 @@ public:
           max_db_(iqa::max_db(settings_.clip_db, format.bit_depth, format.width, format.height)),
           pipeline_("float_ssim", format, iqa::float_ssim_plan(settings_, factor_), slots, plant) {}
 
-    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override { pipeline_.enqueue(f, slot, stream); }
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+        pipeline_.enqueue(f, slot, cuda::stream_of(queue));
+    }
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
         const auto& size = pipeline_.size(factor_ > 1 ? 1 : 0);

@@ -230,7 +230,9 @@ public:
         cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
 
-    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+
+        const cudaStream_t stream = cuda::stream_of(queue);
         frames_.enqueued(slot, f.index);
         slot_scored_[slot] = settings_.scores_frame(f.index);
         if (!slot_scored_[slot]) return;  // frame 0 (0 and 1 with the five-frame window), force zero

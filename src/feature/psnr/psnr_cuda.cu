@@ -114,7 +114,9 @@ public:
         if (format.bit_depth == 8) row_sums_ = cuda::DeviceBuffer<unsigned>(rows_per_slot_ * slots);
     }
 
-    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+
+        const cudaStream_t stream = cuda::stream_of(queue);
         frames_.enqueued(slot, f.index);
         PlaneSums* sums = sums_.get() + slot;
         cuda::check(cudaMemsetAsync(sums, 0, sizeof(PlaneSums), stream), "cudaMemsetAsync");
@@ -152,7 +154,7 @@ private:
     }
 
     void add_sse(const DevicePlane& ref, const DevicePlane& dist, int p, unsigned* row_sums, PlaneSums* sums,
-                 GpuStream stream) const {
+                 cudaStream_t stream) const {
         const int width = format_.plane_width(p), height = format_.plane_height(p);
         if (width <= 0 || height <= 0) return;
         const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(width) * format_.bytes_per_sample();

@@ -51,7 +51,7 @@
 #include "cuda/device.hpp"
 #include "feature/psnr_hvs/psnr_hvs.hpp"
 #include "feature/psnr_hvs/psnr_hvs_math.hpp"
-#include "gpu/sequential_sum.hpp"
+#include "cuda/sequential_sum.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx {
@@ -163,7 +163,9 @@ public:
         cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     }
 
-    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+
+        const cudaStream_t stream = cuda::stream_of(queue);
         frames_.enqueued(slot, f.index);
         float* terms = terms_.get() + static_cast<std::size_t>(slot) * std::max<std::size_t>(slot_terms_, 1);
         float* plane_terms[3] = {terms, terms + terms_count_[0], terms + terms_count_[0] + terms_count_[1]};

@@ -610,7 +610,9 @@ public:
         set_shared_memory(scale_kernel<3, std::uint16_t>);
     }
 
-    void enqueue(const GpuFrame& f, unsigned slot, GpuStream stream) override {
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+
+        const cudaStream_t stream = cuda::stream_of(queue);
         frames_.enqueued(slot, f.index);
         const DevicePlane& ref_luma = f.ref.luma();
         const DevicePlane& dis_luma = f.dist.luma();

@@ -17,7 +17,7 @@
 // start, below the smallest binade a chunk can be placed in) are added one by one, in order, as
 // the CPU adds them. The result is the CPU's sum, not an approximation of it: there is no bound.
 //
-// Implementation: src/gpu/sequential_sum.cu (CUDA) on top of the host/device arithmetic of
+// Implementation: src/cuda/sequential_sum.cu (CUDA) on top of the host/device arithmetic of
 // src/gpu/sequential_sum_core.hpp, which the host tests run on their own to prove the method
 // against plain sequential loops (ties, binade crossings both ways, negative terms, zeros,
 // subnormal terms, huge and tiny terms).
@@ -26,7 +26,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "gpu/twin.hpp"
+#include <cuda_runtime.h>
 
 namespace vmafx::gpu {
 
@@ -48,7 +48,7 @@ public:
     /// the terms must be complete when the stream reaches this work and stay unchanged until it
     /// is done. Never synchronizes the host. Throws Error for n > max_terms, batch > max_batch,
     /// pitch < n, and on CUDA errors.
-    void enqueue(const Acc* terms, std::size_t n, std::size_t pitch, unsigned batch, Acc* out, GpuStream stream);
+    void enqueue(const Acc* terms, std::size_t n, std::size_t pitch, unsigned batch, Acc* out, cudaStream_t stream);
 
 private:
     struct Impl;

@@ -1,4 +1,4 @@
-// SequentialSum (gpu/sequential_sum.hpp) on the device: the four passes of
+// SequentialSum (cuda/sequential_sum.hpp) on the device: the four passes of
 // gpu/sequential_sum_core.hpp's method, one kernel each, all on the caller's stream:
 //  bounds_kernel    (A, a block per chunk and row): pos / neg of the chunk, double, any order;
 //  base_kernel      (B, a block per row): the prefix of the chunk sums (double, any order) and
@@ -13,7 +13,7 @@
 // The arithmetic of each step is the core header's (shared with the host emulation that the
 // tests prove against plain loops); the passes only index, load and store. Exactness does not
 // depend on A's and B's summation order (they only choose a path; seq_step/seq_apply check).
-#include "gpu/sequential_sum.hpp"
+#include "cuda/sequential_sum.hpp"
 
 #include <cuda_runtime.h>
 
@@ -220,7 +220,7 @@ SequentialSum<Acc>::~SequentialSum() = default;
 
 template <typename Acc>
 void SequentialSum<Acc>::enqueue(const Acc* terms, std::size_t n, std::size_t pitch, unsigned batch, Acc* out,
-                                 GpuStream stream) {
+                                 cudaStream_t stream) {
     if (n > impl_->max_terms)
         throw Error("SequentialSum: " + std::to_string(n) + " terms, more than " + std::to_string(impl_->max_terms));
     if (batch > impl_->max_batch)
