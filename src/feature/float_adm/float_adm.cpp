@@ -246,6 +246,15 @@ float noise_constant(int w, int h, double weight, double p) {
     return std::pow(static_cast<float>(w * h * weight), static_cast<float>(1.0f / p));
 }
 
+// The bands' p-norms of `accum` (sums of |x|^p over region `s`) plus the noise constant, summed
+// over the three bands: the last step of upstream's adm_csf_den_scale_s and adm_cm_s.
+float pooled_p_norm(const float (&accum)[3], const Region& s, double noise_weight, double p) {
+    const float noise = noise_constant(s.right - s.left, s.bottom - s.top, noise_weight, p);
+    float band[3];
+    for (int t = 0; t < 3; ++t) band[t] = std::pow(accum[t], static_cast<float>(1.0f / p)) + noise;
+    return band[0] + band[1] + band[2];
+}
+
 // Upstream adm_csf_den_scale_s: the reference's weighted p-norm, per band, plus noise.
 float den_scale_of(const Bands& ref, const std::array<float, 2>& f, double noise_weight, double p) {
     const float rfactor[3] = {f[0], f[0], f[1]};
@@ -258,139 +267,154 @@ float den_scale_of(const Bands& ref, const std::array<float, 2>& f, double noise
             for (int t = 0; t < 3; ++t) inner[t] += power(std::fabs(rfactor[t] * in[t]->row(i)[j]), p);
         for (int t = 0; t < 3; ++t) accum[t] += inner[t];
     }
-    const float noise = noise_constant(s.right - s.left, s.bottom - s.top, noise_weight, p);
-    float band[3];
-    for (int t = 0; t < 3; ++t) band[t] = std::pow(accum[t], static_cast<float>(1.0f / p)) + noise;
-    return band[0] + band[1] + band[2];
+    return pooled_p_norm(accum, s, noise_weight, p);
+}
+
+// Where cm() works on a w x h band (upstream adm_cm_s's loop bounds): the score region `s`; its
+// interior, one sample in from every edge (rows [start_row, end_row), columns [start_col,
+// end_col)); the columns whose thresholds a row forms, [first, last): 0 where the score region
+// reaches it, the interior, and w - 1 where the region reaches it.
+struct CmGeometry {
+    int w, h;
+    Region s;
+    int start_col, end_col, start_row, end_row;
+    int first, last;
+};
+
+CmGeometry cm_geometry(int w, int h) {
+    CmGeometry g{w, h, score_region(w, h), 0, 0, 0, 0, 0, 0};
+    g.start_col = g.s.left > 1 ? g.s.left : 1;
+    g.end_col = g.s.right < w - 1 ? g.s.right : w - 1;
+    g.start_row = g.s.top > 1 ? g.s.top : 1;
+    g.end_row = g.s.bottom < h - 1 ? g.s.bottom : h - 1;
+    g.first = g.s.left <= 0 ? 0 : g.start_col;
+    g.last = g.s.right > w - 1 ? w : g.end_col;
+    return g;
+}
+
+// The three rows (or columns) of sample i's neighbourhood in a dimension of n samples, as
+// upstream's edge macros pick them (mirrored at the first, repeated at the last).
+std::array<int, 3> neighbours(int i, int n) {
+    if (i == 0) return {1, 0, 1};
+    if (i == n - 1) return {n - 2, n - 1, n - 1};
+    return {i - 1, i, i + 1};
+}
+
+// Band t's part of the threshold at row r[1], column c[1]: its nine 1/30 magnitudes summed in
+// upstream's order, the centre's 1/15 (in double) fifth (the edge columns; cm_thresholds'
+// interior loop spells out the same sum).
+float edge_band_sum(const Weighted& masker, int t, const std::array<int, 3>& r, const std::array<int, 3>& c) {
+    const float* f0 = masker.flt[t].row(r[0]);
+    const float* f1 = masker.flt[t].row(r[1]);
+    const float* f2 = masker.flt[t].row(r[2]);
+    float sum = f0[c[0]];
+    sum += f0[c[1]];
+    sum += f0[c[2]];
+    sum += f1[c[0]];
+    sum = static_cast<float>(sum + kOneBy15 * std::fabs(masker.val[t].row(r[1])[c[1]]));
+    sum += f1[c[2]];
+    sum += f2[c[0]];
+    sum += f2[c[1]];
+    sum += f2[c[2]];
+    return sum;
+}
+
+// The masking thresholds of row i, columns [g.first, g.last), into thr: the three bands' sums
+// added to 0 in band order, as upstream; interior columns in a loop the compiler can vectorise
+// (lane = column), the edge columns 0 and w - 1 through edge_band_sum.
+void cm_thresholds(const Weighted& masker, const CmGeometry& g, int i, float* thr) {
+    const std::array<int, 3> r = neighbours(i, g.h);
+    const int inner_first = g.first > 1 ? g.first : 1;
+    const int inner_last = g.last < g.w - 1 ? g.last : g.w - 1;
+    for (int j = g.first; j < g.last; ++j) thr[j] = 0.0f;
+    for (int t = 0; t < 3; ++t) {
+        {
+            const float* __restrict f0 = masker.flt[t].row(r[0]);
+            const float* __restrict f1 = masker.flt[t].row(r[1]);
+            const float* __restrict f2 = masker.flt[t].row(r[2]);
+            const float* __restrict v1 = masker.val[t].row(r[1]);
+            float* __restrict out = thr;
+            for (int j = inner_first; j < inner_last; ++j) {
+                float sum = f0[j - 1];
+                sum += f0[j];
+                sum += f0[j + 1];
+                sum += f1[j - 1];
+                sum = static_cast<float>(sum + kOneBy15 * std::fabs(v1[j]));
+                sum += f1[j + 1];
+                sum += f2[j - 1];
+                sum += f2[j];
+                sum += f2[j + 1];
+                out[j] += sum;
+            }
+        }
+        for (int e = 0; e < (g.w > 1 ? 2 : 1); ++e) {  // the edge columns 0 and w - 1
+            const int j = e == 0 ? 0 : g.w - 1;
+            if (j < g.first || j >= g.last || (j >= inner_first && j < inner_last)) continue;
+            thr[j] += edge_band_sum(masker, t, r, neighbours(j, g.w));
+        }
+    }
+}
+
+// Adds sample (i, j)'s masked terms max(|rfactor x| - thr[j], 0)^p to the row sums `inner`,
+// band by band (an edge column).
+void cm_add_column(const Image* const (&in)[3], const float (&rfactor)[3], const float* thr, int i, int j, double p,
+                   float (&inner)[3]) {
+    float x[3];
+    for (int t = 0; t < 3; ++t) x[t] = in[t]->row(i)[j] * rfactor[t];
+    const float threshold = thr[j];
+    for (int t = 0; t < 3; ++t) {
+        float v = std::fabs(x[t]) - threshold;
+        v = v < 0.0f ? 0.0f : v;
+        inner[t] += power(v, p);
+    }
+}
+
+// The interior columns of row i as cm_add_column does them, a band at a time: the terms first
+// into `terms` (for p = 3 a loop the compiler can vectorise), then their sum in column order
+// (upstream's order) onto `inner`.
+void cm_add_interior(const Image* const (&in)[3], const float (&rfactor)[3], const float* thr, const CmGeometry& g,
+                     int i, double p, float* terms, float (&inner)[3]) {
+    for (int t = 0; t < 3; ++t) {
+        const float* __restrict src = in[t]->row(i);
+        const float* __restrict th = thr;
+        float* __restrict term = terms;
+        const float rf = rfactor[t];
+        if (p == 3.0) {
+            for (int j = g.start_col; j < g.end_col; ++j) {
+                float v = std::fabs(src[j] * rf) - th[j];
+                v = v < 0.0f ? 0.0f : v;
+                term[j] = v * v * v;
+            }
+        } else {
+            for (int j = g.start_col; j < g.end_col; ++j) {
+                float v = std::fabs(src[j] * rf) - th[j];
+                v = v < 0.0f ? 0.0f : v;
+                term[j] = power(v, p);
+            }
+        }
+        float sum = inner[t];
+        for (int j = g.start_col; j < g.end_col; ++j) sum += term[j];
+        inner[t] = sum;
+    }
 }
 
 // Upstream adm_cm_s: the weighted `src` bands reduced by the masking threshold of `masker`
-// (the 3x3 neighbourhood of its 1/30 magnitudes, centre 1/15), as a p-norm plus noise.
+// (the 3x3 neighbourhood of its 1/30 magnitudes, centre 1/15), as a p-norm plus noise. Rows in
+// upstream's order (the first, the interior, the last), each one's sums closed into `accum`.
 float cm(const Bands& src, const Weighted& masker, const std::array<float, 2>& f, double noise_weight, int bypass_cm,
          double p) {
-    const int w = src.h.width;
-    const int h = src.h.height;
+    const CmGeometry g = cm_geometry(src.h.width, src.h.height);
     const float rfactor[3] = {f[0], f[0], f[1]};
     const Image* in[3] = {&src.h, &src.v, &src.d};
-    const Region s = score_region(w, h);
-    const int start_col = s.left > 1 ? s.left : 1;
-    const int end_col = s.right < w - 1 ? s.right : w - 1;
-    const int start_row = s.top > 1 ? s.top : 1;
-    const int end_row = s.bottom < h - 1 ? s.bottom : h - 1;
-
-    // The three rows (columns) of a sample's neighbourhood, as upstream's edge macros pick them.
-    const auto rows_of = [h](int i) -> std::array<int, 3> {
-        if (i == 0) return {1, 0, 1};
-        if (i == h - 1) return {h - 2, h - 1, h - 1};
-        return {i - 1, i, i + 1};
-    };
-    const auto cols_of = [w](int j) -> std::array<int, 3> {
-        if (j == 0) return {1, 0, 1};
-        if (j == w - 1) return {w - 2, w - 1, w - 1};
-        return {j - 1, j, j + 1};
-    };
-    // Band t's part of the threshold at (row r[1], columns c): its nine 1/30 magnitudes summed
-    // in upstream's order, the centre's 1/15 (in double) fifth (the edge columns; the interior
-    // loop below spells out the same sum).
-    const auto band_sum = [&](int t, const std::array<int, 3>& r, int c0, int c1, int c2) {
-        const float* f0 = masker.flt[t].row(r[0]);
-        const float* f1 = masker.flt[t].row(r[1]);
-        const float* f2 = masker.flt[t].row(r[2]);
-        float sum = f0[c0];
-        sum += f0[c1];
-        sum += f0[c2];
-        sum += f1[c0];
-        sum = static_cast<float>(sum + kOneBy15 * std::fabs(masker.val[t].row(r[1])[c1]));
-        sum += f1[c2];
-        sum += f2[c0];
-        sum += f2[c1];
-        sum += f2[c2];
-        return sum;
-    };
-    // The columns added in each row: 0 where the score region reaches it, start_col ..
-    // end_col - 1, and w - 1 where the region reaches it; their thresholds, a row at a time
-    // (the three bands' sums added to 0 in band order, as upstream; interior columns in a
-    // loop the compiler can vectorise, lane = column).
-    const int first = s.left <= 0 ? 0 : start_col;
-    const int last = s.right > w - 1 ? w : end_col;
-    std::vector<float, floatimg::SampleAllocator> thr(static_cast<std::size_t>(w), 0.0f);
-    const auto thresholds = [&](int i) {
-        const std::array<int, 3> r = rows_of(i);
-        const int inner_first = first > 1 ? first : 1;
-        const int inner_last = last < w - 1 ? last : w - 1;
-        for (int j = first; j < last; ++j) thr[j] = 0.0f;
-        for (int t = 0; t < 3; ++t) {
-            {
-                const float* __restrict f0 = masker.flt[t].row(r[0]);
-                const float* __restrict f1 = masker.flt[t].row(r[1]);
-                const float* __restrict f2 = masker.flt[t].row(r[2]);
-                const float* __restrict v1 = masker.val[t].row(r[1]);
-                float* __restrict out = thr.data();
-                for (int j = inner_first; j < inner_last; ++j) {
-                    float sum = f0[j - 1];
-                    sum += f0[j];
-                    sum += f0[j + 1];
-                    sum += f1[j - 1];
-                    sum = static_cast<float>(sum + kOneBy15 * std::fabs(v1[j]));
-                    sum += f1[j + 1];
-                    sum += f2[j - 1];
-                    sum += f2[j];
-                    sum += f2[j + 1];
-                    out[j] += sum;
-                }
-            }
-            for (int e = 0; e < (w > 1 ? 2 : 1); ++e) {  // the edge columns 0 and w - 1
-                const int j = e == 0 ? 0 : w - 1;
-                if (j < first || j >= last || (j >= inner_first && j < inner_last)) continue;
-                const std::array<int, 3> c = cols_of(j);
-                thr[j] += band_sum(t, r, c[0], c[1], c[2]);
-            }
-        }
-    };
+    std::vector<float, floatimg::SampleAllocator> thr(static_cast<std::size_t>(g.w), 0.0f);
+    std::vector<float, floatimg::SampleAllocator> terms(static_cast<std::size_t>(g.w));
     float accum[3] = {0, 0, 0};
     float inner[3] = {0, 0, 0};
-    const auto add = [&](int i, int j) {
-        float x[3];
-        for (int t = 0; t < 3; ++t) x[t] = in[t]->row(i)[j] * rfactor[t];
-        const float threshold = thr[j];
-        for (int t = 0; t < 3; ++t) {
-            float v = std::fabs(x[t]) - threshold;
-            v = v < 0.0f ? 0.0f : v;
-            inner[t] += power(v, p);
-        }
-    };
-    // The interior columns of a row as add() does them, a band at a time: the terms first (for
-    // p = 3 a loop the compiler can vectorise), then their sum in column order (upstream's order).
-    std::vector<float, floatimg::SampleAllocator> terms(static_cast<std::size_t>(w));
-    const auto add_interior = [&](int i) {
-        for (int t = 0; t < 3; ++t) {
-            const float* __restrict src = in[t]->row(i);
-            const float* __restrict th = thr.data();
-            float* __restrict term = terms.data();
-            const float rf = rfactor[t];
-            if (p == 3.0) {
-                for (int j = start_col; j < end_col; ++j) {
-                    float v = std::fabs(src[j] * rf) - th[j];
-                    v = v < 0.0f ? 0.0f : v;
-                    term[j] = v * v * v;
-                }
-            } else {
-                for (int j = start_col; j < end_col; ++j) {
-                    float v = std::fabs(src[j] * rf) - th[j];
-                    v = v < 0.0f ? 0.0f : v;
-                    term[j] = power(v, p);
-                }
-            }
-            float sum = inner[t];
-            for (int j = start_col; j < end_col; ++j) sum += term[j];
-            inner[t] = sum;
-        }
-    };
     const auto add_row = [&](int i) {
-        if (bypass_cm == 0) thresholds(i);
-        if (s.left <= 0) add(i, 0);
-        add_interior(i);
-        if (s.right > w - 1) add(i, w - 1);
+        if (bypass_cm == 0) cm_thresholds(masker, g, i, thr.data());
+        if (g.s.left <= 0) cm_add_column(in, rfactor, thr.data(), i, 0, p, inner);
+        cm_add_interior(in, rfactor, thr.data(), g, i, p, terms.data(), inner);
+        if (g.s.right > g.w - 1) cm_add_column(in, rfactor, thr.data(), i, g.w - 1, p, inner);
     };
     const auto close_row = [&] {
         for (int t = 0; t < 3; ++t) {
@@ -398,18 +422,15 @@ float cm(const Bands& src, const Weighted& masker, const std::array<float, 2>& f
             inner[t] = 0;
         }
     };
-    if (s.top <= 0) add_row(0);
+    if (g.s.top <= 0) add_row(0);
     close_row();
-    for (int i = start_row; i < end_row; ++i) {
+    for (int i = g.start_row; i < g.end_row; ++i) {
         add_row(i);
         close_row();
     }
-    if (s.bottom > h - 1) add_row(h - 1);
+    if (g.s.bottom > g.h - 1) add_row(g.h - 1);
     close_row();
-    const float noise = noise_constant(s.right - s.left, s.bottom - s.top, noise_weight, p);
-    float band[3];
-    for (int t = 0; t < 3; ++t) band[t] = std::pow(accum[t], static_cast<float>(1.0f / p)) + noise;
-    return band[0] + band[1] + band[2];
+    return pooled_p_norm(accum, g.s, noise_weight, p);
 }
 
 }  // namespace
