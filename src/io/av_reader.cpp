@@ -29,203 +29,20 @@ extern "C" {
 }
 
 #include "base/error.hpp"
-#include "io/shared_library.hpp"
+#include "io/av_libav.hpp"
 
 namespace vmafx {
 
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// FFmpeg's libraries, opened when a run first needs them (io/shared_library.hpp says why), by the
-// SONAMEs of the headers vmafx was built with: each function this file calls, from the library
-// that defines it.
-
-#define VMAFX_LIBAV_FUNCTIONS(X) \
-    X(avutil, av_dict_free) \
-    X(avutil, av_dict_set) \
-    X(avutil, av_frame_alloc) \
-    X(avutil, av_frame_free) \
-    X(avutil, av_frame_get_buffer) \
-    X(avutil, av_frame_unref) \
-    X(avutil, av_free) \
-    X(avutil, av_freep) \
-    X(avutil, av_get_media_type_string) \
-    X(avutil, av_get_pix_fmt) \
-    X(avutil, av_get_pix_fmt_name) \
-    X(avutil, av_log_format_line2) \
-    X(avutil, av_log_set_callback) \
-    X(avutil, av_malloc) \
-    X(avutil, av_opt_eval_flags) \
-    X(avutil, av_opt_find) \
-    X(avutil, av_opt_set_double) \
-    X(avutil, av_opt_set_int) \
-    X(avutil, av_pix_fmt_desc_get) \
-    X(avutil, av_strerror) \
-    X(swscale, sws_alloc_context) \
-    X(swscale, sws_freeContext) \
-    X(swscale, sws_get_class) \
-    X(swscale, sws_init_context) \
-    X(swscale, sws_scale_frame) \
-    X(swscale, swscale_version) \
-    X(avcodec, av_packet_alloc) \
-    X(avcodec, av_packet_free) \
-    X(avcodec, av_packet_unref) \
-    X(avcodec, avcodec_alloc_context3) \
-    X(avcodec, avcodec_find_decoder) \
-    X(avcodec, avcodec_free_context) \
-    X(avcodec, avcodec_get_name) \
-    X(avcodec, avcodec_open2) \
-    X(avcodec, avcodec_parameters_to_context) \
-    X(avcodec, avcodec_receive_frame) \
-    X(avcodec, avcodec_send_packet) \
-    X(avcodec, avcodec_version) \
-    X(avformat, av_probe_input_format3) \
-    X(avformat, av_read_frame) \
-    X(avformat, avformat_alloc_context) \
-    X(avformat, avformat_close_input) \
-    X(avformat, avformat_find_stream_info) \
-    X(avformat, avformat_free_context) \
-    X(avformat, avformat_open_input) \
-    X(avformat, avformat_version) \
-    X(avformat, avio_alloc_context) \
-    X(avformat, avio_context_free) \
-    X(avformat, avio_feof)
-
-/// The functions of VMAFX_LIBAV_FUNCTIONS, each with its own type.
-struct LibAv {
-#define VMAFX_LIBAV_POINTER(library, name) decltype(&::name) name = nullptr;
-    VMAFX_LIBAV_FUNCTIONS(VMAFX_LIBAV_POINTER)
-#undef VMAFX_LIBAV_POINTER
-};
-
-#define VMAFX_SONAME(library, major) "lib" #library ".so." AV_STRINGIFY(major)
-/// The Debian packages that hold those libraries (a library's name and its major version).
-#define VMAFX_PACKAGES                                                                             \
-    "libavutil" AV_STRINGIFY(LIBAVUTIL_VERSION_MAJOR) ", libswscale" AV_STRINGIFY(LIBSWSCALE_VERSION_MAJOR) \
-    ", libavcodec" AV_STRINGIFY(LIBAVCODEC_VERSION_MAJOR) " and libavformat" AV_STRINGIFY(LIBAVFORMAT_VERSION_MAJOR)
-
-/// The four libraries, open, and their functions bound.
-struct OpenLibAv {
-    SharedLibrary avutil{VMAFX_SONAME(avutil, LIBAVUTIL_VERSION_MAJOR)};
-    SharedLibrary swscale{VMAFX_SONAME(swscale, LIBSWSCALE_VERSION_MAJOR)};
-    SharedLibrary avcodec{VMAFX_SONAME(avcodec, LIBAVCODEC_VERSION_MAJOR)};
-    SharedLibrary avformat{VMAFX_SONAME(avformat, LIBAVFORMAT_VERSION_MAJOR)};
-    LibAv functions;
-
-    OpenLibAv() {
-#define VMAFX_LIBAV_BIND(library, name) functions.name = reinterpret_cast<decltype(functions.name)>(library.symbol(#name));
-        VMAFX_LIBAV_FUNCTIONS(VMAFX_LIBAV_BIND)
-#undef VMAFX_LIBAV_BIND
-    }
-};
-
-OpenLibAv open_libav() {
-    try {
-        return OpenLibAv();
-    } catch (const Error& e) {
-        throw Error(std::string("FFmpeg's libraries cannot be loaded: ") + e.what() +
-                    " (compressed input and --scale-dist need them; Debian's packages " VMAFX_PACKAGES ")");
-    }
-}
-
-/// The libraries' functions, opened on the first call (thread-safe). Throws vmafx::Error
-/// "FFmpeg's libraries cannot be loaded: <soname>: <reason> (...)" when one cannot be opened;
-/// a later call tries again.
-const LibAv& lib() {
-    static const OpenLibAv open = open_libav();
-    return open.functions;
-}
-
-/// lib() for an entry point: a failure to load names `what` (the video, or --scale-dist).
-void load_for(const std::string& what) {
-    try {
-        lib();
-    } catch (const Error& e) {
-        throw Error(what + ": " + e.what());
-    }
-}
+// FFmpeg's libraries, their errors and log, owners of their objects: av_libav.hpp.
+using namespace av;
 
 [[noreturn]] void fail(const std::string& name, const std::string& problem) { throw Error(name + ": " + problem); }
 
 constexpr bool kBigEndian = std::endian::native == std::endian::big;
 
 std::string frame_name(unsigned index) { return "frame " + std::to_string(index); }
-
-/// libav's message for an error code ("Invalid data found when processing input").
-std::string av_error(int code) {
-    char text[AV_ERROR_MAX_STRING_SIZE] = {};
-    lib().av_strerror(code, text, sizeof text);
-    return text;
-}
-
-// ---------------------------------------------------------------------------------------------
-// libav's log: nothing is printed (vmafx reports errors itself); the last error-level line
-// logged on a thread is kept, so that an error message can say what the demuxer or decoder
-// complained of ("moov atom not found"). Frame threads' lines are lost: the error code remains.
-
-thread_local std::string last_log_line;
-
-void log_callback(void* avcl, int level, const char* fmt, va_list args) {
-    if (level > AV_LOG_ERROR) return;
-    char line[512];
-    int print_prefix = 0;  // libav's prefix holds an address: the component's name instead
-    lib().av_log_format_line2(avcl, level, fmt, args, line, sizeof line, &print_prefix);
-    std::string text(line);
-    const AVClass* cls = avcl ? *static_cast<AVClass* const*>(avcl) : nullptr;
-    if (cls && cls->item_name) text = std::string(cls->item_name(avcl)) + ": " + text;
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
-    if (!text.empty()) last_log_line = std::move(text);
-}
-
-void install_log_callback() {
-    static std::once_flag once;
-    std::call_once(once, [] { lib().av_log_set_callback(log_callback); });
-}
-
-/// `code`'s message, with the last line libav logged on this thread when there is one.
-std::string av_problem(int code) {
-    std::string text = av_error(code);
-    if (!last_log_line.empty()) text += " (" + last_log_line + ")";
-    last_log_line.clear();
-    return text;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Owners of libav's objects.
-
-struct FormatCloser {
-    void operator()(AVFormatContext* c) const { lib().avformat_close_input(&c); }
-};
-struct CodecFreer {
-    void operator()(AVCodecContext* c) const { lib().avcodec_free_context(&c); }
-};
-struct FrameFreer {
-    void operator()(AVFrame* f) const { lib().av_frame_free(&f); }
-};
-struct PacketFreer {
-    void operator()(AVPacket* p) const { lib().av_packet_free(&p); }
-};
-struct SwsFreer {
-    void operator()(SwsContext* s) const { lib().sws_freeContext(s); }
-};
-struct AvioFreer {
-    void operator()(AVIOContext* io) const {
-        lib().av_freep(&io->buffer);
-        lib().avio_context_free(&io);
-    }
-};
-using FormatPtr = std::unique_ptr<AVFormatContext, FormatCloser>;
-using CodecPtr = std::unique_ptr<AVCodecContext, CodecFreer>;
-using FramePtr = std::unique_ptr<AVFrame, FrameFreer>;
-using PacketPtr = std::unique_ptr<AVPacket, PacketFreer>;
-using SwsPtr = std::unique_ptr<SwsContext, SwsFreer>;
-using AvioPtr = std::unique_ptr<AVIOContext, AvioFreer>;
-
-FramePtr new_frame() {
-    FramePtr f(lib().av_frame_alloc());
-    if (!f) throw std::bad_alloc();
-    return f;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Pixel formats.
@@ -340,7 +157,7 @@ int parse_sws_flags(const std::string& text) {
     // set up, after the files were opened.
     if (text.empty() || !o || lib().av_opt_eval_flags(&cls, o, text.c_str(), &flags) < 0 ||
         std::popcount(static_cast<unsigned>(flags & kAlgorithms)) != 1) {
-        last_log_line.clear();  // libav's complaint is said better below
+        clear_log_line();  // libav's complaint is said better below
         throw UsageError("--scale-dist \"" + text +
                          "\": not a libswscale algorithm (bicubic, bilinear, fast_bilinear, lanczos, spline, neighbor, "
                          "area, gauss, sinc, bicublin, experimental: one of them; flags such as accurate_rnd may follow after +)");
@@ -797,7 +614,7 @@ bool is_certain_container(const std::uint8_t* head, std::size_t size, std::strin
 std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     load_for(input.name);
     install_log_callback();
-    last_log_line.clear();
+    clear_log_line();
     Decoding d;  // owns everything from here on, also when a check below throws
     d.name = input.name;
     const std::string& name = d.name;

@@ -1,7 +1,7 @@
 // Row kernels of the integer ADM pipeline (adm_pipeline.cpp): the scalar reference (the
-// pipeline's own loops, reference_kernels()) and a SIMD set computing the same integers
-// (adm_simd.cpp, Google Highway with run-time dispatch, simd_kernels()). Internal: used by
-// adm_pipeline.cpp, adm_simd.cpp and tests/test_simd_kernels.cpp.
+// pipeline's own loops, reference_kernels(), in adm_reference.cpp) and a SIMD set computing the
+// same integers (adm_simd.cpp, Google Highway with run-time dispatch, simd_kernels()). Internal:
+// used by adm_pipeline.cpp, adm_reference.cpp, adm_simd.cpp and adm_simd_test.cpp.
 //
 // Each kernel computes a range of columns of one row with the per-sample arithmetic of
 // adm_math.hpp; it reads nothing outside the columns its inputs cover and writes nothing
@@ -94,12 +94,19 @@ struct RowKernels {
                            std::uint32_t wt, std::int64_t rcub, std::uint32_t scub);
 };
 
-/// The scalar reference (adm_pipeline.cpp).
+/// The scalar reference (adm_reference.cpp).
 const RowKernels& reference_kernels();
 /// The SIMD kernels (adm_simd.cpp): every call runs the best target of those compiled that
 /// the CPU supports (hwy::SetSupportedTargetsForTest narrows it).
 const RowKernels& simd_kernels();
-/// The Highway target (HWY_AVX2, ...) that simd_kernels() runs now.
+/// The Highway target (HWY_AVX2, ...) that simd_kernels() runs now; 0 if its two files
+/// (adm_simd.cpp, adm_levels_simd.cpp) dispatch to different targets.
 std::int64_t simd_target();
+
+/// Sets the levels 1..3 entries of `k` (decouple_row, csf_row, den_row, cm_colsum, cm_threshold,
+/// cm_row) to the SIMD kernels of adm_levels_simd.cpp (used by simd_kernels()).
+void set_levels_simd_kernels(RowKernels& k);
+/// The Highway target adm_levels_simd.cpp dispatches to now.
+std::int64_t levels_simd_target();
 
 }  // namespace vmafx::adm

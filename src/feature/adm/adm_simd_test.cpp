@@ -1,4 +1,4 @@
-// SIMD kernel rows: ADM (src/feature/adm/adm_simd.cpp against the reference row kernels of adm_pipeline.cpp)
+// SIMD kernel rows: ADM (src/feature/adm/adm_simd.cpp against the reference row kernels of adm_reference.cpp)
 // Run on every target by tests/test_simd_kernels.cpp (harness: tests/simd_kernels.hpp).
 #include <algorithm>
 #include <array>

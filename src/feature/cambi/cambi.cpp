@@ -2,6 +2,7 @@
 // and x86/cambi_avx2.c, which produced the golden values: its kernels give the C code's bits).
 #include "feature/cambi/cambi.hpp"
 #include "feature/cambi/cambi_kernels.hpp"
+#include "feature/cambi/cambi_levels.hpp"
 
 #include <algorithm>
 #include <array>
@@ -100,91 +101,14 @@ const std::array<float, kReciprocals>& reciprocals() {
     return table;
 }
 
-// --- Luminance (luminance_tools.c), 10-bit limited range [64, 940] ---------------------------
+// --- Luminance: cambi_levels.cpp ---------------------------------------------------------------
 
-constexpr int kFoot = 64;
-constexpr int kHead = 940;
-
-double normalized_luma(int sample) {
-    const int clipped = sample < kFoot ? kFoot : (sample > kHead ? kHead : sample);
-    return static_cast<double>(clipped - kFoot) / (kHead - kFoot);
-}
-
-double bt1886_eotf(double v) {
-    const double gamma = 2.4, lw = 300.0, lb = 0.01;
-    const double a = std::pow(std::pow(lw, 1.0 / gamma) - std::pow(lb, 1.0 / gamma), gamma);
-    const double b = std::pow(lb, 1.0 / gamma) / (std::pow(lw, 1.0 / gamma) - std::pow(lb, 1.0 / gamma));
-    const double x = v + b;
-    return a * std::pow(x > 0 ? x : 0, gamma);
-}
-
-double pq_eotf(double v) {
-    const double m1 = 0.1593017578125, m2 = 78.84375;
-    const double c1 = 0.8359375, c2 = 18.8515625, c3 = 18.6875;
-    const double num = std::pow(v, 1.0 / m2) - c1;
-    const double clipped = num > 0 ? num : 0;
-    const double den = c2 - c3 * std::pow(v, 1.0 / m2);
-    return 10000 * std::pow(clipped / den, 1.0 / m1);
-}
-
-using Eotf = double (*)(double);
-
-double luminance(int sample, Eotf eotf) { return eotf(normalized_luma(sample)); }
-
-// Whether a step of `diff` levels above `sample` is visible: dL > tvi * L.
-bool visible_step(int sample, int diff, double tvi, Eotf eotf) {
-    const double mean = luminance(sample, eotf);
-    const double stepped = luminance(sample + diff, eotf);
-    return stepped - mean > tvi * mean;
-}
-
-enum class Bisect { kTooSmall, kCorrect, kTooBig };
-
-Bisect classify(int sample, int diff, double tvi, Eotf eotf) {
-    if (!visible_step(sample, diff, tvi, eotf)) return Bisect::kTooBig;
-    if (visible_step(sample + 1, diff, tvi, eotf)) return Bisect::kTooSmall;
-    return Bisect::kCorrect;
-}
-
-// The largest 10-bit level at which a step of `diff` is still visible (cambi.c get_tvi_for_diff).
-int tvi_for_diff(int diff, double tvi, Eotf eotf) {
-    int foot = kFoot;
-    int head = kHead - diff - 1;
-    Bisect b = classify(foot, diff, tvi, eotf);
-    if (b == Bisect::kTooBig) return 0;
-    if (b == Bisect::kCorrect) return foot;
-    b = classify(head, diff, tvi, eotf);
-    if (b == Bisect::kTooSmall) return (1 << 10) - 1;
-    if (b == Bisect::kCorrect) return head;
-    for (;;) {
-        const int mid = foot + (head - foot) / 2;
-        b = classify(mid, diff, tvi, eotf);
-        if (b == Bisect::kTooBig) head = mid;
-        else if (b == Bisect::kTooSmall) foot = mid;
-        else return mid;
-    }
-}
-
-// The smallest 10-bit level whose luminance reaches `threshold`, 0 when that is the foot
-// (cambi.c get_vlt_luma); -1 when no level reaches it (upstream loops forever).
-int vlt_luma_for(double threshold, Eotf eotf) {
-    int sample = kFoot;
-    while (luminance(sample, eotf) < threshold) {
-        if (sample >= kHead) return -1;  // every later level has the head's luminance
-        ++sample;
-    }
-    return sample == kFoot ? 0 : sample;
-}
-
-// cambi.c adjust_window_size: the window scaled by (width + height) / (3840 + 2160), halved
-// (rounding up) with the speed-up, made odd.
-int adjusted_window(int window, int width, int height, bool speedup) {
-    unsigned w = static_cast<std::uint16_t>((static_cast<unsigned>(window) *
-                                             (static_cast<unsigned>(width) + static_cast<unsigned>(height))) /
-                                            375 >> 4);
-    if (speedup) w = static_cast<std::uint16_t>((w + 1) >> 1);
-    return static_cast<int>(static_cast<std::uint16_t>(w | 1));
-}
+using cambi::adjusted_window;
+using cambi::bt1886_eotf;
+using cambi::Eotf;
+using cambi::pq_eotf;
+using cambi::tvi_for_diff;
+using cambi::vlt_luma_for;
 
 // --- What an instance derives from its options and format ------------------------------------
 
@@ -890,60 +814,8 @@ std::unique_ptr<FeatureExtractor> create_cambi(const Options& options, const Vid
 
 namespace cambi {
 
-namespace {
-// Adds `delta` to the histogram row of the level of pixel j of (image, mask), if it is masked
-// and in the band, over columns [max(j - pad, 0), min(j + pad + 1, width)).
-void update_reference(const HistogramRow& r, const std::uint16_t* image, const std::uint16_t* mask, int j,
-                      int delta) {
-    if (!mask[j]) return;
-    const std::uint16_t row = static_cast<std::uint16_t>(image[j] - r.band_base);
-    if (row >= r.band_size) return;
-    std::uint16_t* h = r.histograms + static_cast<std::size_t>(row) * static_cast<std::size_t>(r.width);
-    const int left = std::max(j - r.pad, 0);
-    const int right = std::min(j + r.pad + 1, r.width);
-    for (int k = left; k < right; ++k) h[k] = static_cast<std::uint16_t>(h[k] + delta);
-}
+// The scalar reference kernels of cambi_kernels.hpp: cambi_reference.cpp.
 
-// Upstream's three column loops: [0, pad), [pad, width - pad - 1), [max(width - pad - 1, pad),
-// width), each pixel's subtraction then addition.
-void histogram_row_reference(const HistogramRow& r) {
-    const auto column = [&](int j) {
-        if (r.leave_image) update_reference(r, r.leave_image, r.leave_mask, j, -1);
-        if (r.enter_image) update_reference(r, r.enter_image, r.enter_mask, j, +1);
-    };
-    for (int j = 0; j < r.pad; ++j) column(j);
-    for (int j = r.pad; j < r.width - r.pad - 1; ++j) column(j);
-    for (int j = std::max(r.width - r.pad - 1, r.pad); j < r.width; ++j) column(j);
-}
-}  // namespace
-
-HistogramRowFn reference_histogram_row() { return histogram_row_reference; }
-
-namespace {
-// cambi.c decimate, a sample at a time.
-void decimate_reference(std::uint16_t* d, std::ptrdiff_t s, int width, int height) {
-    for (int i = 0; i < height; ++i)
-        for (int j = 0; j < width; ++j) d[i * s + j] = d[(2 * i) * s + 2 * j];
-}
-
-
-// cambi.c filter_mode, a sample at a time.
-void mode_filter_reference(std::uint16_t* d, std::ptrdiff_t s, int width, int height, std::uint16_t* buf) {
-    int line = 0;
-    for (int i = 0; i < height; ++i) {
-        std::uint16_t* out = &buf[line * width];
-        out[0] = d[i * s];
-        for (int j = 1; j < width - 1; ++j) out[j] = mode3(d[i * s + j - 1], d[i * s + j], d[i * s + j + 1]);
-        out[width - 1] = d[i * s + width - 1];
-        if (i > 1)
-            for (int j = 0; j < width; ++j) d[(i - 1) * s + j] = mode3(buf[j], buf[width + j], buf[2 * width + j]);
-        line = line + 1 == 3 ? 0 : line + 1;
-    }
-}
-}  // namespace
-
-DecimateFn reference_decimate() { return decimate_reference; }
-ModeFilterFn reference_mode_filter() { return mode_filter_reference; }
 
 
 const MetricDescriptor descriptor{

@@ -1,8 +1,8 @@
 // Row kernel of CAMBI's sliding-window histograms (cambi.cpp Contrast, upstream cambi.c
 // calculate_c_values and its update_histogram_* / uh_slide helpers): the scalar reference
-// (reference_histogram_row(), in cambi.cpp) and a SIMD version giving the same counts
+// (reference_histogram_row(), in cambi_reference.cpp) and a SIMD version giving the same counts
 // (cambi_simd.cpp, Google Highway with run-time dispatch, simd_histogram_row()). Internal: used
-// by cambi.cpp, cambi_simd.cpp and tests/test_simd_kernels.cpp.
+// by cambi.cpp, cambi_reference.cpp, cambi_simd.cpp and cambi_simd_test.cpp.
 #pragma once
 
 #include <cstddef>
@@ -33,7 +33,7 @@ struct HistogramRow {
 /// max(pad, width) samples.
 using HistogramRowFn = void (*)(const HistogramRow& r);
 
-/// The scalar reference (cambi.cpp).
+/// The scalar reference (cambi_reference.cpp).
 HistogramRowFn reference_histogram_row();
 /// The SIMD kernel (cambi_simd.cpp): the best compiled target the CPU supports.
 HistogramRowFn simd_histogram_row();

@@ -1,4 +1,4 @@
-// SIMD kernel rows: CAMBI (src/feature/cambi/cambi_simd.cpp against the reference kernels of cambi.cpp)
+// SIMD kernel rows: CAMBI (src/feature/cambi/cambi_simd.cpp against the reference kernels of cambi_reference.cpp)
 // Run on every target by tests/test_simd_kernels.cpp (harness: tests/simd_kernels.hpp).
 #include <algorithm>
 #include <array>
