@@ -1,10 +1,10 @@
 // CPU reference of float_ansnr (see float_ansnr.hpp). Every float and double where upstream
 // (ansnr.c, ansnr_tools.c, picture_copy.c) has one, in the same order. The picture copy is
-// float_image's to_float, the peak table float_psnr's (upstream's two init()s agree).
+// float_image's to_float, the peak table common/float_psnr_peak.hpp's (upstream's two init()s agree).
 #include "feature/float_ansnr/float_ansnr.hpp"
 
-#include "feature/float_psnr/float_psnr.hpp"
 #include "feature/common/float_image.hpp"
+#include "feature/common/float_psnr_peak.hpp"
 
 #include <fmt/format.h>
 

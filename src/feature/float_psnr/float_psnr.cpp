@@ -128,16 +128,6 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
 
 }  // namespace
 
-bool peak_and_cap(int bit_depth, double& peak, double& psnr_max) {
-    switch (bit_depth) {
-    case 8: peak = 255.0, psnr_max = 60.0; return true;
-    case 10: peak = 255.75, psnr_max = 72.0; return true;
-    case 12: peak = 255.9375, psnr_max = 84.0; return true;
-    case 16: peak = 255.99609375, psnr_max = 108.0; return true;
-    default: return false;
-    }
-}
-
 double frame_psnr(const Plane& ref, const Plane& dist, int bit_depth) {
     double peak = 0, psnr_max = 0;
     if (!peak_and_cap(bit_depth, peak, psnr_max))

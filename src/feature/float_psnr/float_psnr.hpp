@@ -10,6 +10,7 @@
 // (255.99609375, 108) at 16. Identical pictures score psnr_max.
 #pragma once
 
+#include "feature/common/float_psnr_peak.hpp"  // peak_and_cap
 #include "feature/metric.hpp"
 
 namespace vmafx::float_psnr {
@@ -18,9 +19,6 @@ namespace vmafx::float_psnr {
 /// float_psnr. Reads the luma; no previous pictures. Limits: any size (1x1 up), bit depths 8,
 /// 10, 12 and 16 (upstream's init() refuses any other).
 extern const MetricDescriptor descriptor;
-
-/// Upstream's peak value and PSNR cap at `bit_depth` (8, 10, 12 or 16); false for any other.
-bool peak_and_cap(int bit_depth, double& peak, double& psnr_max);
 
 /// The float_psnr of one frame's luma planes (same size, `bit_depth` 8, 10, 12 or 16).
 double frame_psnr(const Plane& ref, const Plane& dist, int bit_depth);
