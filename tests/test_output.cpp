@@ -22,6 +22,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -30,6 +31,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/engine.hpp"
 #include "engine/pooling.hpp"
 #include "output/output_target.hpp"
 #include "output/writers.hpp"
@@ -106,9 +108,23 @@ protected:
             r_.scores.set("VMAF_integer_feature_adm2_score", i, 0.5 + i);
             r_.scores.set("vmaf", i, 90.0 + i);
         }
+        r_.printed_names = printed_names_of(r_.scores);  // as the engine fills it
     }
     RunResult r_;
 };
+
+TEST_F(WriterTest, PrintedNamesAreTheAliasesTheMetricsDeclare) {
+    const std::map<std::string, std::string> expected{{"VMAF_integer_feature_adm2_score", "integer_adm2"}};
+    EXPECT_EQ(printed_names_of(r_.scores), expected);  // "vmaf" has no alias: not listed
+}
+
+TEST_F(WriterTest, WritersPrintTheNamesTheResultCarries) {
+    // The writers ask the result, not the metric registry: an output it does not list prints as
+    // its own name, one it lists prints as it says.
+    r_.printed_names = {{"vmaf", "vmaf_renamed"}};
+    const std::string csv = render_output(r_, OutputFormat::kCsv, {});
+    EXPECT_EQ(csv.substr(0, csv.find('\n')), "Frame,VMAF_integer_feature_adm2_score,vmaf_renamed,");
+}
 
 TEST_F(WriterTest, Json) {
     NumberFormat max;

@@ -854,6 +854,7 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
     result.fps = seconds > 0 ? result.frames / seconds : 0.0;
     if (!config.no_prediction)
         for (const auto& spec : config.models) result.models.push_back(summarize(spec, result));
+    result.printed_names = printed_names_of(result.scores);
     return result;
 }
 

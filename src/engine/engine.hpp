@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -110,7 +111,17 @@ struct RunResult {
     /// What the run noticed but did not stop for, one message each: a damaged tail of a file
     /// (naming the file and the frame) that the run did not score.
     std::vector<std::string> warnings;
+    /// The name each output in `scores` is printed under where that differs from its name in
+    /// `scores`: upstream's alias (libvmaf feature/alias.c, as each metric's descriptor declares
+    /// it), e.g. "VMAF_integer_feature_adm2_score" -> "integer_adm2". An output not listed here
+    /// prints as its own name. The engine fills it (printed_names_of); the writers read it, so
+    /// that they need no metric registry.
+    std::map<std::string, std::string> printed_names;
 };
+
+/// RunResult::printed_names for `scores`: each output of `scores` that a registered metric
+/// declares an alias for, mapped to that alias.
+std::map<std::string, std::string> printed_names_of(const ScoreTable& scores);
 
 /// Runs the whole pipeline. Output is identical for every thread count. Memory holds at most a
 /// fixed number of frames in flight (about twice the thread count), whatever the video length.

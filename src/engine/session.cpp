@@ -304,6 +304,7 @@ RunResult Session::result(double fps) const {
     r.subsample = impl_->config.subsample;
     r.format = impl_->format;
     r.fps = fps;
+    r.printed_names = printed_names_of(r.scores);
     return r;
 }
 

@@ -11,7 +11,6 @@
 #include <fmt/printf.h>
 
 #include "engine/pooling.hpp"
-#include "feature/registry.hpp"
 #include "output/output_target.hpp"
 
 namespace vmafx {
@@ -35,8 +34,8 @@ int leading_zeros(double x) {
 constexpr PoolMethod kPools[] = {PoolMethod::kMin, PoolMethod::kMax, PoolMethod::kMean,
                                  PoolMethod::kHarmonicMean};
 
-/// One output of the run as the writers list it: its name in the output (feature_alias) and its
-/// frame slots, both looked up once per run instead of once per value.
+/// One output of the run as the writers list it: its name in the output (RunResult::printed_names)
+/// and its frame slots, both looked up once per run instead of once per value.
 struct Column {
     std::string name;   ///< the ScoreTable's name
     std::string alias;  ///< upstream's output name
@@ -47,7 +46,10 @@ struct Column {
 /// The run's outputs in the order of ScoreTable::names().
 std::vector<Column> columns_of(const RunResult& r) {
     std::vector<Column> out;
-    for (const std::string& name : r.scores.names()) out.push_back({name, feature_alias(name), r.scores.slots(name)});
+    for (const std::string& name : r.scores.names()) {
+        const auto printed = r.printed_names.find(name);
+        out.push_back({name, printed != r.printed_names.end() ? printed->second : name, r.scores.slots(name)});
+    }
     return out;
 }
 
