@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "feature/common/float_image.hpp"
-#include "feature/motion/motion_math.hpp"
+#include "feature/common/motion_blend.hpp"
 
 namespace vmafx {
 

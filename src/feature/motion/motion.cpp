@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "feature/common/motion_blend.hpp"
 #include "feature/motion/motion_kernels.hpp"
 #include "feature/motion/motion_math.hpp"
 

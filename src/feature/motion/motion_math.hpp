@@ -101,11 +101,4 @@ VMAFX_HOST_DEVICE inline std::uint32_t magnitude(std::int32_t v) {
     return static_cast<std::uint32_t>(v < 0 ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v));
 }
 
-/// Upstream motion_blend_tools.h motion_blend(): above `offset`, a motion score counts only by
-/// `factor`: score * factor + (1 - factor) * MIN(offset, score), where MIN(a, b) is
-/// a < b ? a : b. Used by flush() of "motion" and "float_motion" (their motion3).
-VMAFX_HOST_DEVICE inline double motion_blend(double score, double factor, double offset) {
-    return score * factor + (1 - factor) * (offset < score ? offset : score);
-}
-
 }  // namespace vmafx::motion
