@@ -14,8 +14,8 @@ printed with %.17g instead of %.6f; --oracle or $VMAFX_ORACLE) on each case and 
 The cases (below) are the sides of cambi's band of levels (tvi_threshold, cambi_vis_lum_threshold,
 EOTF, max_log_contrast; at 8, 10, 12 and 16 bits on the fixtures), cambi's pictures below 216
 wide, and speed_chroma's chroma planes below 80x80 at speed_prescale above 1. The synthetic
-pictures are tests/test_cambi.cpp's pattern_picture and dark_pattern_picture and
-tests/test_speed.cpp's block_picture, written here as raw files.
+pictures are src/feature/cambi/cambi_test.cpp's pattern_picture and dark_pattern_picture and
+src/feature/speed/speed_test.cpp's block_picture, written here as raw files.
 
 Exit 0 when every case passes, 1 otherwise, 77 (skipped) without an oracle or the fixtures.
 """

@@ -71,7 +71,7 @@ SsimMeans means_from_sums(const TermSums& sums, int w, int h);
 /// laid out as the CUDA twins lay them out: row r (TermRow: l, c, s, l c s) at rows + r * pitch,
 /// window (x, y) at index y * (w - 10) + x (raster order). `pitch` >= ssim_windows(w, h); rows
 /// must hold kTermRows * pitch doubles. Adding each row in order, from 0, gives ssim_means' sums
-/// (tests/test_float_ssim_cuda.cpp checks this layout against ssim_means).
+/// (float_ssim/float_ssim_cuda_test.cpp checks this layout against ssim_means).
 void window_term_rows(const float* ref, const float* cmp, int w, int h, double* rows, std::size_t pitch);
 
 /// The cap upstream's init() puts on dB scores: with `clip`, ceil(10 log10(peak^2 / mse))

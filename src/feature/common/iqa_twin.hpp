@@ -3,7 +3,7 @@
 // (iqa_math.hpp), the planted regressions inside them, and the shape of a twin's plan (pyramid,
 // scored levels, term rows; each metric's own plan is in its folder: float_ssim/float_ssim_twin.hpp,
 // float_ms_ssim/float_ms_ssim_twin.hpp). The kernels only index and call these;
-// tests/test_float_ssim_cuda.cpp runs the same functions on the host, in the kernels'
+// float_ssim/float_ssim_cuda_test.cpp runs the same functions on the host, in the kernels'
 // decomposition, against the CPU extractors, and checks that each planted regression changes an
 // output on the parity gate's inputs. No CUDA header needed.
 #pragma once

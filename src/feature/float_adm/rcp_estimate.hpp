@@ -5,7 +5,7 @@
 // on the machine; a table cannot be derived from a formula, so it was measured:
 // tools/rcpss_table.cpp prints it from the running CPU and checks that every significand of a
 // group of 2048 gives the same estimate. Measured on the development machine (AMD EPYC), the
-// machine type of upstream's golden run; tests/test_float_adm.cpp compares it with the
+// machine type of upstream's golden run; float_adm_test.cpp compares it with the
 // instruction on every float where the CPU's table is this one.
 #pragma once
 

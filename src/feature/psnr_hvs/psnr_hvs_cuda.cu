@@ -34,7 +34,7 @@
 //                   each (math::variance_ratio's and math::masking's `fused`), in terms_kernel<_, true>.
 //                   They move the masking level, which reaches a term only where a coefficient's
 //                   error exceeds its threshold: on the gate's random inputs it changes 4 of the
-//                   48 outputs (tests/test_psnr_hvs_cuda.cpp runs the same code on the host);
+//                   48 outputs (psnr_hvs_cuda_test.cpp runs the same code on the host);
 //  kMirrorShift:    each block's last row is read one row up (row y + 6 instead of y + 7), in
 //                   terms_kernel;
 //  kReductionOrder: the plane sums are a plain parallel float reduction (plain_sum_kernel:
