@@ -12,7 +12,7 @@
 #include <oneapi/tbb/parallel_invoke.h>
 
 #include "bench_support.hpp"
-#include "engine/gpu_scorer.hpp"
+#include "gpu/scheduler.hpp"
 #include "feature/registry.hpp"
 #include "io/video_reader.hpp"
 #include "model/model.hpp"
@@ -102,7 +102,7 @@ BENCHMARK(BM_ReadPair)
 constexpr int kBatch = 64;  // frames per timed iteration
 
 bool gpu_ready(benchmark::State& state) {
-    if (const auto why = gpu_unavailable_reason(); !why.empty()) {
+    if (const auto why = gpu_unavailable_reason("cuda"); !why.empty()) {
         state.SkipWithError(("no usable GPU: " + why).c_str());
         return false;
     }
@@ -112,7 +112,7 @@ bool gpu_ready(benchmark::State& state) {
 void BM_PipelineGpuHostFrames(benchmark::State& state) {
     if (!gpu_ready(state)) return;
     const Frames frames(state);
-    GpuScorer scorer(vmaf_features(), frames.format, 4);
+    GpuScorer scorer(vmaf_features(), frames.format, "cuda", 4);
     for (int i = 0; i < kDistinctFrames; ++i) {
         scorer.pin(frames.ref[i]);
         scorer.pin(frames.dist[i]);
@@ -134,7 +134,7 @@ void BM_PipelineGpuHostFrames(benchmark::State& state) {
 void gpu_device_frames(benchmark::State& state, unsigned slots) {
     if (!gpu_ready(state)) return;
     const Frames frames(state);
-    GpuScorer scorer(vmaf_features(), frames.format, slots);
+    GpuScorer scorer(vmaf_features(), frames.format, "cuda", slots);
     const std::size_t row = static_cast<std::size_t>(frames.format.width) * frames.format.bytes_per_sample();
     std::vector<cuda::DeviceBuffer<std::uint8_t>> ref, dist;
     for (int i = 0; i < kDistinctFrames; ++i) {
@@ -192,7 +192,7 @@ void twin_device_frames(benchmark::State& state, const TwinDescriptor& twin) {
     if (!gpu_ready(state)) return;
     const Frames frames(state);
     const MetricDescriptor& metric = metric_named(twin.metric);
-    GpuScorer scorer({FeatureInstance{&metric, metric.parse_options({})}}, frames.format, 4);
+    GpuScorer scorer({FeatureInstance{&metric, metric.parse_options({})}}, frames.format, "cuda", 4);
     const int planes = scorer.planes() == PlaneSet::kAll ? 3 : 1;
     // Per distinct frame and plane: device copies of the reference and distorted planes.
     std::vector<cuda::DeviceBuffer<std::uint8_t>> buffers;

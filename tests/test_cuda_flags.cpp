@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "engine/gpu_scorer.hpp"
+#include "gpu/scheduler.hpp"
 #ifdef VMAFX_HAVE_CUDA
 #include "cuda/probe.hpp"
 #endif
@@ -78,7 +78,7 @@ TEST(CudaProbe, StrictArithmeticHasTheHostBits) {
 #ifndef VMAFX_HAVE_CUDA
     GTEST_SKIP() << "skipped: the CUDA backend is not built";
 #else
-    if (const auto why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "skipped: no usable GPU: " << why;
+    if (const auto why = gpu_unavailable_reason("cuda"); !why.empty()) GTEST_SKIP() << "skipped: no usable GPU: " << why;
     std::mt19937_64 rng(2026);
     const std::size_t n = 1 << 16;
     auto af = operands<float>(rng, n), bf = operands<float>(rng, n), cf = operands<float>(rng, n);

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.hpp"
-#include "engine/gpu_scorer.hpp"
+#include "gpu/scheduler.hpp"
 #include "picture/picture.hpp"
 #include "pictures.hpp"
 
@@ -126,6 +126,6 @@ protected:
 /// is not built).
 #define VMAFX_REQUIRE_GPU()                                                                      \
     do {                                                                                         \
-        const std::string why = vmafx::gpu_unavailable_reason();                                \
+        const std::string why = vmafx::gpu_unavailable_reason("cuda");                                \
         if (!why.empty()) GTEST_SKIP() << "skipped: no usable CUDA device: " << why;             \
     } while (0)

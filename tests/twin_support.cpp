@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <tbb/parallel_for.h>
 
-#include "engine/gpu_scorer.hpp"
+#include "gpu/scheduler.hpp"
 #include "model/builtin_models.hpp"
 #include "model/model.hpp"
 #include "feature/registry.hpp"
@@ -60,7 +60,7 @@ double value(const ScoreTable& table, const std::string& name, unsigned frame) {
 ScoreTable run_gpu(const MetricDescriptor& metric, const Options& options, const Clip& clip, unsigned slots,
                    PlantedDefect plant) {
 #ifdef VMAFX_HAVE_CUDA
-    GpuScorer scorer({FeatureInstance{&metric, options}}, clip.format, slots, 1, plant);
+    GpuScorer scorer({FeatureInstance{&metric, options}}, clip.format, "cuda", slots, 1, plant);
     for (unsigned i = 0; i < clip.frames(); ++i) scorer.submit(i, clip.ref[i], clip.dist[i]);
     return scorer.drain();
 #else

@@ -3,7 +3,6 @@
 // Exit status: 0 success (also --help and --version); 2 a usage error, anything wrong with the
 // command line itself (vmafx::UsageError, CLI11's parse errors); 1 every other error (files,
 // model files, decoding, output, internal).
-#include <cctype>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -317,8 +316,8 @@ int run_cli(int argc, char** argv) {
         std::printf("compressed input: %s\n", libav.c_str());
         // Which metrics each GPU backend computes on the GPU; the others run on the CPU.
         for (const vmafx::GpuBackendInfo& b : vmafx::gpu_backends()) {
-            std::string name = b.name, twins;
-            for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            const std::string name = b.label;
+            std::string twins;
             for (const vmafx::TwinDescriptor* t : vmafx::twin_registry(b.name))
                 twins += std::string(twins.empty() ? "" : " ") + t->metric;
             if (!b.built || twins.empty())

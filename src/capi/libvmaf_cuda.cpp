@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "capi/capi.hpp"
-#include "engine/gpu_scorer.hpp"
+#include "gpu/scheduler.hpp"
 
 #pragma GCC visibility push(default)
 #include "libvmaf/libvmaf_cuda.h"
@@ -45,7 +45,7 @@ struct Driver {
 
 /// The driver's calls, or an Error saying why not (no usable GPU, an entry point missing).
 const Driver& driver() {
-    static const std::string why = vmafx::gpu_unavailable_reason();
+    static const std::string why = vmafx::gpu_unavailable_reason("cuda");
     if (!why.empty()) throw vmafx::Error(fmt::format("CUDA is not usable: {}", why));
     static const Driver d = [] {
         Driver r;

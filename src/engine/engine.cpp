@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -27,7 +26,7 @@
 
 #include "base/trace.hpp"
 #include "engine/extraction.hpp"
-#include "engine/gpu_scorer.hpp"
+#include "gpu/scheduler.hpp"
 #include "engine/pooling.hpp"
 #include "feature/registry.hpp"
 #include "io/av_reader.hpp"
@@ -36,12 +35,6 @@
 namespace vmafx {
 
 namespace {
-
-/// `s` in capitals ("cuda": "CUDA").
-std::string upper(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return s;
-}
 
 std::string describe(const VideoFormat& f) {
     return fmt::format("{}x{} {} {}-bit", f.width, f.height, subsampling_name(f.subsampling), f.bit_depth);
@@ -406,7 +399,6 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     }
 }
 
-#ifdef VMAFX_HAVE_CUDA
 /// GpuSide on a GpuScorer. The scorer reads a submitted picture until `slots` more frames were
 /// submitted, so the last `slots` pairs are held here. Dropping them early (release()) is safe
 /// even with frames in flight: pool pictures are not pinned, and an upload from pageable memory
@@ -449,7 +441,7 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     // pinned (about 0.7 ms per MB) when first used, by the read stage: a short run makes few,
     // and a long one makes the rest while its first frames are scored.
     std::vector<std::optional<Picture>> refs(kRing), dists(kRing);
-    GpuScorer scorer(instances, result.format, kSlots, result.subsample, config.planted_defect);
+    GpuScorer scorer(instances, result.format, config.backend, kSlots, result.subsample, config.planted_defect);
     trace::phase("GPU scorer created");
     const PlaneSet planes = scorer.planes();
     unsigned next = 0;
@@ -492,14 +484,8 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     pairs.finish();
     result.scores = std::move(scorer.drain());
 }
-#endif
 
 }  // namespace
-
-#ifndef VMAFX_HAVE_CUDA
-std::string gpu_unavailable_reason() { return "this vmafx was built without the CUDA backend"; }
-void gpu_prepare() {}
-#endif
 
 FeatureSpec parse_feature_spec(const std::string& text) {
     FeatureSpec spec;
@@ -725,12 +711,16 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
             if (find_twin(f.metric->name, config.backend))
                 b.backend = config.backend;
             else
-                b.note = fmt::format("no {} twin", upper(config.backend));
+                b.note = fmt::format("no {} twin", backend_label(config.backend));
         }
         result.backends.push_back(std::move(b));
     }
     if (config.backend != kCpuBackend) {
-#ifdef VMAFX_HAVE_CUDA
+        if (!device_api(config.backend)) {
+            const GpuBackendInfo* info = find_gpu_backend(config.backend);
+            throw Error(fmt::format("--backend {}: this vmafx was built without the {} backend ({})", config.backend,
+                                    backend_label(config.backend), info ? info->built_without : "unknown backend"));
+        }
         // Metrics without a twin run on the CPU in the same run (as upstream mixes its CUDA and
         // CPU extractors); the GPU pipeline alone when every metric has one.
         const BackendSplit split = split_by_twin(plan.instances, config.backend);
@@ -742,14 +732,10 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
             run_cpu(config, on_cpu, pairs, result);
         } else {
             constexpr unsigned kSlots = 4;
-            GpuScorer scorer(on_gpu, result.format, kSlots, result.subsample, config.planted_defect);
+            GpuScorer scorer(on_gpu, result.format, config.backend, kSlots, result.subsample, config.planted_defect);
             ScorerSide side(scorer, kSlots);
             run_cpu(config, on_cpu, pairs, result, &side);
         }
-#else
-        throw Error("--backend cuda: this vmafx was built without the CUDA backend (configure with -DVMAFX_CUDA=ON "
-                    "where nvcc is installed)");
-#endif
     } else {
         run_cpu(config, plan.instances, pairs, result);
     }
@@ -802,16 +788,16 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
     // A GPU run starts creating the CUDA context now, while the inputs open, and waits for it
     // whatever happens (so that no thread is still inside the driver when the process exits).
     struct GpuStart {
-        bool started = false;
+        std::string backend;  ///< the GPU backend started, or empty
         ~GpuStart() {
-            if (started) gpu_unavailable_reason();
+            if (!backend.empty()) gpu_unavailable_reason(backend);
         }
     } gpu_start;
     if (config.backend != kCpuBackend &&
         std::any_of(plan.instances.begin(), plan.instances.end(),
                     [&](const FeatureInstance& f) { return find_twin(f.metric->name, config.backend) != nullptr; })) {
-        gpu_prepare();
-        gpu_start.started = true;
+        gpu_prepare(config.backend);
+        gpu_start.backend = config.backend;
     }
     Inputs in;
     open_inputs(config, in);

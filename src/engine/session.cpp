@@ -11,7 +11,7 @@
 #include <oneapi/tbb/task_group.h>
 
 #include "engine/extraction.hpp"
-#include "engine/gpu_scorer.hpp"
+#include "gpu/scheduler.hpp"
 
 namespace vmafx {
 
@@ -49,19 +49,12 @@ struct Session::Impl {
     bool gpu = false;        ///< use_gpu() called
     bool gpu_twins = false;  ///< its argument: the twins run on the GPU
     std::deque<std::pair<std::shared_ptr<const void>, std::shared_ptr<const void>>> held;
-#ifdef VMAFX_HAVE_CUDA
+    std::string backend;  ///< use_gpu()'s GPU backend
     std::unique_ptr<GpuScorer> scorer;
-#endif
     bool cpu_metrics = true;                ///< whether frames go to the CPU extractors
     PlaneSet cpu_planes = PlaneSet::kLuma;  ///< the planes they read
 
-    bool on_gpu() const {
-#ifdef VMAFX_HAVE_CUDA
-        return scorer != nullptr;
-#else
-        return false;
-#endif
-    }
+    bool on_gpu() const { return scorer != nullptr; }
 
     void hold(std::shared_ptr<const void> a, std::shared_ptr<const void> b) {
         held.emplace_back(std::move(a), std::move(b));
@@ -73,14 +66,12 @@ struct Session::Impl {
     void start(unsigned index, const VideoFormat& f) {
         if (order.empty()) {
             std::vector<FeatureInstance> cpu = instances;
-#ifdef VMAFX_HAVE_CUDA
             if (gpu && gpu_twins) {
-                BackendSplit split = split_by_twin(instances, "cuda");
+                BackendSplit split = split_by_twin(instances, backend);
                 cpu = std::move(split.cpu);
                 if (!split.gpu.empty())
-                    scorer = std::make_unique<GpuScorer>(split.gpu, f, kSlots, config.subsample);  // throws
+                    scorer = std::make_unique<GpuScorer>(split.gpu, f, backend, kSlots, config.subsample);  // throws
             }
-#endif
             extractors.emplace(cpu, f, config.subsample);  // throws for a format it cannot score
             const Needs needs = needs_of(cpu);
             ref_history.emplace(needs.history.refs);
@@ -202,15 +193,13 @@ void Session::add_feature(const MetricDescriptor& metric, const OptionValues& op
     add_instance(impl_->instances, metric, options);
 }
 
-void Session::use_gpu(bool twins) {
+void Session::use_gpu(bool twins, const std::string& backend) {
     if (!impl_->order.empty()) throw UsageError("the GPU must be chosen before the first frame");
-#ifdef VMAFX_HAVE_CUDA
+    if (!device_api(backend))
+        throw Error(fmt::format("this vmafx was built without the {} backend", backend_label(backend)));
     impl_->gpu = true;
     impl_->gpu_twins = twins;
-#else
-    (void)twins;
-    throw Error("this vmafx was built without the CUDA backend");
-#endif
+    impl_->backend = backend;
 }
 
 bool Session::uses_gpu() const { return impl_->gpu; }
@@ -226,13 +215,11 @@ void Session::push(unsigned index, std::shared_ptr<Picture> ref, std::shared_ptr
                                      dist->format.height, dist->format.bit_depth,
                                      subsampling_name(dist->format.subsampling)));
     m.start(index, ref->format);
-#ifdef VMAFX_HAVE_CUDA
     if (m.scorer) {
         // Submitted first, so that the device works while the CPU metrics run.
         m.scorer->submit(index, *ref, *dist);
         m.hold(ref, dist);
     }
-#endif
     if (m.cpu_metrics) m.extract(index, std::move(ref), std::move(dist));
 }
 
@@ -241,7 +228,6 @@ void Session::push_device(unsigned index, const VideoFormat& format, const Devic
     Impl& m = *impl_;
     if (!m.gpu) throw UsageError("device pictures need the GPU (Session::use_gpu)");
     if (m.flushed) throw UsageError("frames pushed after the flush");
-#ifdef VMAFX_HAVE_CUDA
     m.start(index, format);
     if (m.scorer) {
         m.scorer->submit_device(index, ref, dist);
@@ -249,13 +235,10 @@ void Session::push_device(unsigned index, const VideoFormat& format, const Devic
     }
     if (m.cpu_metrics) {
         auto r = std::make_shared<Picture>(format), d = std::make_shared<Picture>(format);
-        download_picture(ref, *r, m.cpu_planes);
-        download_picture(dist, *d, m.cpu_planes);
+        download_picture(m.backend, ref, *r, m.cpu_planes);
+        download_picture(m.backend, dist, *d, m.cpu_planes);
         m.extract(index, std::move(r), std::move(d));
     }
-#else
-    (void)index, (void)format, (void)ref, (void)dist, (void)keep;
-#endif
 }
 
 void Session::flush() {
@@ -266,12 +249,10 @@ void Session::flush() {
     m.ref_history.reset();
     m.dist_history.reset();
     if (m.extractors) m.extractors->flush(m.table);
-#ifdef VMAFX_HAVE_CUDA
     if (m.scorer) {
         merge_scores(m.scorer->drain(), m.table);
         m.held.clear();
     }
-#endif
     order_as_upstream(m.table, m.instances, static_cast<unsigned>(m.seen.size()), m.config.subsample);
     if (!m.config.predict_at_flush) return;
     std::vector<const Model*> models;

@@ -50,16 +50,17 @@ public:
     /// Throws UsageError once a frame was pushed or for a bad option.
     void add_feature(const MetricDescriptor& metric, const OptionValues& options);
 
-    /// Runs the registered metrics that have a CUDA twin on the GPU (a GpuScorer) and the others
-    /// on the CPU, split as the CLI's `--backend cuda` (split_by_twin), so that the values are
-    /// the CLI's with `--backend cuda` (the twins' equal the CPU's, docs/parity.md). Frames must
+    /// Runs the registered metrics that have a twin on GPU backend `backend` on the GPU (a
+    /// GpuScorer) and the others on the CPU, split as the CLI's `--backend cuda`
+    /// (split_by_twin), so that the values are the CLI's with `--backend cuda` (the twins'
+    /// equal the CPU's, docs/parity.md). Frames must
     /// then be pushed with indices 0, 1, 2, ... in that order (when some metric has a twin). The GPU work of this and of every
     /// later call runs in the CUDA context current on the calling thread (the primary context
     /// of the current device when none is). `twins` false: every metric runs on the CPU, and
     /// device pictures (push_device) are downloaded (upstream's context with a gpumask). Throws
-    /// UsageError once a frame was pushed; Error when this vmafx was built without the CUDA
+    /// UsageError once a frame was pushed; Error when this vmafx was built without the
     /// backend.
-    void use_gpu(bool twins = true);
+    void use_gpu(bool twins = true, const std::string& backend = "cuda");
     bool uses_gpu() const;
 
     /// As push(), from pictures of `format` in device memory (pitch in bytes, samples as in

@@ -130,6 +130,7 @@ inline constexpr const char* kCpuBackend = "cpu";
 /// `built_without` says how to build it).
 struct GpuBackendInfo {
     const char* name;
+    const char* label;  ///< as prose names it: "CUDA"
     bool built;
     const char* built_without;  ///< e.g. "configure with -DVMAFX_CUDA=ON where nvcc is installed"
 };
@@ -138,6 +139,8 @@ struct GpuBackendInfo {
 std::span<const GpuBackendInfo> gpu_backends();
 /// The GPU backend named `name`, or nullptr (also for "cpu").
 const GpuBackendInfo* find_gpu_backend(const std::string& name);
+/// The label of backend `name` ("CUDA"; "CPU" for kCpuBackend; `name` itself when unknown).
+std::string backend_label(const std::string& name);
 
 /// All registered twins of the built backends, in the order of gpu/twins.def (empty when no
 /// GPU backend is built).

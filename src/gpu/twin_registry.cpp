@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/device_api.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx {
@@ -19,17 +20,26 @@ namespace vmafx {
 
 namespace {
 
-// The CUDA backend (src/cuda/).
+}  // namespace
+
+// The CUDA backend (src/cuda/): its twins' entries and its device API.
 #ifdef VMAFX_HAVE_CUDA
+namespace cuda {
+extern const DeviceApi device_api;
+}
 #define VMAFX_TWIN_cuda(ns) {"cuda", &ns::twin},
+constexpr const DeviceApi* kCudaApi = &cuda::device_api;
 constexpr bool kCudaBuilt = true;
 #else
 #define VMAFX_TWIN_cuda(ns)
+constexpr const DeviceApi* kCudaApi = nullptr;
 constexpr bool kCudaBuilt = false;
 #endif
 
+namespace {
+
 constexpr GpuBackendInfo kBackends[] = {
-    {"cuda", kCudaBuilt, "configure with -DVMAFX_CUDA=ON where nvcc is installed"},
+    {"cuda", "CUDA", kCudaBuilt, "configure with -DVMAFX_CUDA=ON where nvcc is installed"},
 };
 
 struct Entry {
@@ -72,6 +82,12 @@ const GpuBackendInfo* find_gpu_backend(const std::string& name) {
     return nullptr;
 }
 
+std::string backend_label(const std::string& name) {
+    if (name == kCpuBackend) return "CPU";
+    const GpuBackendInfo* b = find_gpu_backend(name);
+    return b ? b->label : name;
+}
+
 std::span<const TwinDescriptor* const> twin_registry() { return lists().all; }
 
 std::span<const TwinDescriptor* const> twin_registry(const std::string& backend) {
@@ -90,6 +106,11 @@ const TwinDescriptor* find_twin(const std::string& metric, const std::string& ba
 const char* backend_of(const TwinDescriptor& twin) {
     for (const Entry& e : kEntries)
         if (e.twin == &twin) return e.backend;
+    return nullptr;
+}
+
+const DeviceApi* device_api(const std::string& backend) {
+    if (backend == "cuda") return kCudaApi;
     return nullptr;
 }
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/printf.h>
 
-#include "engine/gpu_scorer.hpp"
+#include "gpu/scheduler.hpp"
 #include "feature/registry.hpp"
 #include "model/builtin_models.hpp"
 
@@ -169,7 +169,7 @@ std::vector<ParityCase> parity_cases(const TwinDescriptor* only) {
 
 std::vector<ParityRow> run_parity(const std::vector<ParityInput>& inputs, const std::vector<ParityCase>& cases,
                                   PlantedDefect plant) {
-    if (const std::string why = gpu_unavailable_reason(); !why.empty())
+    if (const std::string why = gpu_unavailable_reason(kGateBackend); !why.empty())
         throw Error(fmt::format("the parity gate needs the CUDA backend: {}", why));
     std::vector<ParityRow> rows;
     for (const auto& in : inputs)

@@ -1,75 +1,83 @@
-#include "engine/gpu_scorer.hpp"
+#include "gpu/scheduler.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <future>
-#include <mutex>
-#include <system_error>
+#include <utility>
 
-#include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include "base/trace.hpp"
-#include "cuda/device.hpp"
 
 namespace vmafx {
 
 namespace {
-std::once_flag prepare_once;
-std::shared_future<std::string> prepared;  // gpu_prepare()'s outcome: empty, or why not usable
-}  // namespace
 
-void gpu_prepare() {
-    std::call_once(prepare_once, [] {
-        const auto start = [] {
-            std::string why = cuda::unavailable_reason();
-            // cudaFree(nullptr) is the documented way to create the primary context.
-            if (why.empty() && cudaFree(nullptr) != cudaSuccess) why = cudaGetErrorString(cudaGetLastError());
-            return why;
-        };
-        try {
-            prepared = std::async(std::launch::async, start).share();
-        } catch (const std::system_error&) {  // no thread to spare: start up on this one
-            std::promise<std::string> now;
-            now.set_value(start());
-            prepared = now.get_future().share();
-        }
-    });
+/// The device API of `backend`; throws Error naming why it cannot run.
+const DeviceApi& usable_api(const std::string& backend) {
+    if (const std::string why = gpu_unavailable_reason(backend); !why.empty())
+        throw Error(fmt::format("the {} backend cannot run: {}", backend, why));
+    return *device_api(backend);
 }
 
-std::string gpu_unavailable_reason() {
-    gpu_prepare();
-    return prepared.get();
-}
+/// Device memory of `bytes` bytes, freed with the object. Move-only.
+class DeviceMemory {
+public:
+    DeviceMemory(const DeviceApi& api, std::size_t bytes) : api_(&api), data_(api.alloc_device(bytes)), bytes_(bytes) {}
+    ~DeviceMemory() { api_->free_device(data_); }
+    DeviceMemory(DeviceMemory&& o) noexcept : api_(o.api_), data_(std::exchange(o.data_, nullptr)), bytes_(o.bytes_) {}
+    DeviceMemory& operator=(DeviceMemory&&) = delete;
+    void* get() const { return data_; }
+    std::size_t size() const { return bytes_; }
 
-void download_picture(const DevicePicture& from, Picture& to, PlaneSet planes) {
-    const int count = planes == PlaneSet::kAll ? 3 : 1;
-    for (int p = 0; p < count; ++p) {
-        Plane& plane = to.planes[p];
-        const std::size_t row_bytes = static_cast<std::size_t>(plane.width()) * to.format.bytes_per_sample();
-        cuda::check(cudaMemcpy2D(plane.data(), static_cast<std::size_t>(plane.stride()), from.planes[p].data,
-                                 static_cast<std::size_t>(from.planes[p].pitch), row_bytes,
-                                 static_cast<std::size_t>(plane.height()), cudaMemcpyDeviceToHost),
-                    "downloading a device picture");
-    }
-}
+private:
+    const DeviceApi* api_;
+    void* data_;
+    std::size_t bytes_;
+};
 
-namespace {
+/// A queue of the device API, destroyed (after its work) with the object.
+class Queue {
+public:
+    explicit Queue(const DeviceApi& api) : api_(api), q_(api.create_queue()) {}
+    ~Queue() { api_.destroy_queue(q_); }
+    Queue(const Queue&) = delete;
+    Queue& operator=(const Queue&) = delete;
+    GpuQueue* get() const { return q_; }
+
+private:
+    const DeviceApi& api_;
+    GpuQueue* q_;
+};
+
+/// An event of the device API, destroyed with the object.
+class Event {
+public:
+    explicit Event(const DeviceApi& api) : api_(api), e_(api.create_event()) {}
+    ~Event() { api_.destroy_event(e_); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    GpuEvent* get() const { return e_; }
+
+private:
+    const DeviceApi& api_;
+    GpuEvent* e_;
+};
 
 /// Device pictures of one video (reference or distorted): a ring of slots + history pictures,
 /// so that the previous pictures of a frame in flight are never overwritten, each with the
 /// event of its upload.
 class PictureRing {
 public:
-    PictureRing(const VideoFormat& format, int planes, std::size_t size) : format_(format), planes_(planes) {
+    PictureRing(const DeviceApi& api, const VideoFormat& format, int planes, std::size_t size)
+        : api_(api), format_(format), planes_(planes) {
         for (int p = 0; p < planes; ++p) {
             row_bytes_[p] = static_cast<std::size_t>(format.plane_width(p)) * format.bytes_per_sample();
             pitch_[p] = (row_bytes_[p] + 255) / 256 * 256;
         }
         for (std::size_t r = 0; r < size; ++r) {
             for (int p = 0; p < planes; ++p)
-                buffers_.emplace_back(pitch_[p] * static_cast<std::size_t>(format.plane_height(p)));
-            uploaded_.push_back(std::make_unique<cuda::Event>());
+                buffers_.emplace_back(api, pitch_[p] * static_cast<std::size_t>(format.plane_height(p)));
+            uploaded_.push_back(std::make_unique<Event>(api));
         }
     }
 
@@ -84,22 +92,21 @@ public:
         return pic;
     }
 
-    /// Copies the planes of `from` (host or device memory, `kind`) into entry `r` on `stream`
+    /// Copies the planes of `from` (host or device memory, `kind`) into entry `r` on `queue`
     /// and records its upload event.
     template <typename PlaneOf>
-    void upload(std::size_t r, PlaneOf plane_of, cudaMemcpyKind kind, cudaStream_t stream, const char* what) {
+    void upload(std::size_t r, PlaneOf plane_of, CopyKind kind, GpuQueue* queue, const char* what) {
         for (int p = 0; p < planes_; ++p) {
             const auto [data, pitch] = plane_of(p);
-            cuda::check(cudaMemcpy2DAsync(buffers_[r * planes_ + p].get(), pitch_[p], data, pitch, row_bytes_[p],
-                                          static_cast<std::size_t>(format_.plane_height(p)), kind, stream),
-                        what);
+            api_.copy_2d_async(buffers_[r * planes_ + p].get(), pitch_[p], data, pitch, row_bytes_[p],
+                               static_cast<std::size_t>(format_.plane_height(p)), kind, queue, what);
         }
-        cuda::check(cudaEventRecord(uploaded_[r]->get(), stream), "cudaEventRecord");
+        api_.record(uploaded_[r]->get(), queue);
     }
 
-    /// Makes `stream` wait for the upload of entry `r` and returns its picture.
-    DevicePicture wait_for(std::size_t r, cudaStream_t stream) const {
-        cuda::check(cudaStreamWaitEvent(stream, uploaded_[r]->get(), 0), "cudaStreamWaitEvent");
+    /// Makes `queue` wait for the upload of entry `r` and returns its picture.
+    DevicePicture wait_for(std::size_t r, GpuQueue* queue) const {
+        api_.queue_wait(queue, uploaded_[r]->get());
         return picture(r);
     }
 
@@ -110,14 +117,40 @@ public:
     }
 
 private:
+    const DeviceApi& api_;
     VideoFormat format_;
     int planes_;
     std::size_t row_bytes_[3] = {}, pitch_[3] = {};
-    std::vector<cuda::DeviceBuffer<std::uint8_t>> buffers_;  // entry-major, then plane
-    std::vector<std::unique_ptr<cuda::Event>> uploaded_;
+    std::vector<DeviceMemory> buffers_;  // entry-major, then plane
+    std::vector<std::unique_ptr<Event>> uploaded_;
 };
 
 }  // namespace
+
+std::string gpu_unavailable_reason(const std::string& backend) {
+    const GpuBackendInfo* info = find_gpu_backend(backend);
+    if (!info) return fmt::format("no GPU backend is named \"{}\"", backend);
+    const DeviceApi* api = device_api(backend);
+    if (!api) return fmt::format("this vmafx was built without the {} backend", backend_label(backend));
+    return api->unavailable_reason();
+}
+
+void gpu_prepare(const std::string& backend) {
+    if (const DeviceApi* api = device_api(backend)) api->prepare();
+}
+
+void download_picture(const std::string& backend, const DevicePicture& from, Picture& to, PlaneSet planes) {
+    const DeviceApi* api = device_api(backend);
+    if (!api) throw Error(fmt::format("this vmafx was built without the {} backend", backend_label(backend)));
+    const int count = planes == PlaneSet::kAll ? 3 : 1;
+    for (int p = 0; p < count; ++p) {
+        Plane& plane = to.planes[p];
+        const std::size_t row_bytes = static_cast<std::size_t>(plane.width()) * to.format.bytes_per_sample();
+        api->copy_2d(plane.data(), static_cast<std::size_t>(plane.stride()), from.planes[p].data,
+                     static_cast<std::size_t>(from.planes[p].pitch), row_bytes, static_cast<std::size_t>(plane.height()),
+                     CopyKind::kDeviceToHost, "downloading a device picture");
+    }
+}
 
 struct GpuScorer::Impl {
     struct Twin {
@@ -125,6 +158,9 @@ struct GpuScorer::Impl {
         bool temporal = false;  ///< MetricDescriptor::sees_every_frame: runs on every frame
     };
 
+    explicit Impl(const DeviceApi& a) : api(a) {}
+
+    const DeviceApi& api;
     VideoFormat format;
     unsigned slots = 0;
     unsigned subsample = 1;
@@ -132,10 +168,10 @@ struct GpuScorer::Impl {
     History history;
     std::vector<Twin> twins;
     std::unique_ptr<PictureRing> refs, dists;
-    std::vector<std::unique_ptr<cuda::Stream>> streams;  // per slot
-    std::vector<std::unique_ptr<cuda::Event>> done;      // per slot
-    std::vector<long long> slot_frame;                   // frame in each slot, -1 when free
-    std::vector<const void*> pinned;                     // host memory registered by pin()
+    std::vector<std::unique_ptr<Queue>> queues;  // per slot
+    std::vector<std::unique_ptr<Event>> done;    // per slot
+    std::vector<long long> slot_frame;           // frame in each slot, -1 when free
+    std::vector<void*> pinned;                   // host memory registered by pin()
     long long next = 0;      // next frame index expected
     long long finished = 0;  // frames whose scores are stored
     double wait_seconds = 0, finish_seconds = 0;  // waiting for frames, their host finish (trace)
@@ -147,7 +183,7 @@ struct GpuScorer::Impl {
 
     void finish_slot(unsigned s) {
         const auto t0 = std::chrono::steady_clock::now();
-        cuda::check(cudaEventSynchronize(done[s]->get()), "waiting for a frame");
+        api.host_wait(done[s]->get());
         const auto t1 = std::chrono::steady_clock::now();
         wait_seconds += std::chrono::duration<double>(t1 - t0).count();
         const auto index = static_cast<unsigned>(slot_frame[s]);
@@ -170,36 +206,35 @@ struct GpuScorer::Impl {
     }
 
     void enqueue(unsigned s, long long index, const DevicePicture& ref, const DevicePicture& dist) {
-        cudaStream_t stream = streams[s]->get();
+        GpuQueue* queue = queues[s]->get();
         GpuFrame f;
         f.index = static_cast<unsigned>(index);
         f.ref = ref;
         f.dist = dist;
         // Previous pictures: their ring entries, once their uploads are done.
         for (unsigned back = 1; back <= history.refs && back <= index; ++back)
-            f.prev_ref[back - 1] = refs->wait_for(refs->entry(index - back), stream);
+            f.prev_ref[back - 1] = refs->wait_for(refs->entry(index - back), queue);
         for (unsigned back = 1; back <= history.dists && back <= index; ++back)
-            f.prev_dist[back - 1] = dists->wait_for(dists->entry(index - back), stream);
+            f.prev_dist[back - 1] = dists->wait_for(dists->entry(index - back), queue);
         for (auto& t : twins)
-            if (runs(t, index)) t.twin->enqueue(f, s, cuda::queue_of(stream));
-        cuda::check(cudaEventRecord(done[s]->get(), stream), "cudaEventRecord");
+            if (runs(t, index)) t.twin->enqueue(f, s, queue);
+        api.record(done[s]->get(), queue);
         slot_frame[s] = index;
         ++next;
     }
 };
 
-GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFormat& format, unsigned slots,
-                     unsigned subsample, PlantedDefect plant)
-    : impl_(std::make_unique<Impl>()) {
-    if (const std::string why = gpu_unavailable_reason(); !why.empty())
-        throw Error(fmt::format("the CUDA backend cannot run: {}", why));
+GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFormat& format,
+                     const std::string& backend, unsigned slots, unsigned subsample, PlantedDefect plant)
+    : impl_(std::make_unique<Impl>(usable_api(backend))) {
     Impl& m = *impl_;
     m.format = format;
     m.slots = std::max(1u, slots);
     m.subsample = std::max(1u, subsample);
     for (const auto& f : features) {
-        const TwinDescriptor* twin = find_twin(f.metric->name, "cuda");
-        if (!twin) throw Error(fmt::format("feature \"{}\" has no CUDA twin yet", f.metric->name));
+        const TwinDescriptor* twin = find_twin(f.metric->name, backend);
+        if (!twin)
+            throw Error(fmt::format("feature \"{}\" has no {} twin yet", f.metric->name, backend_label(backend)));
         f.metric->check_format(f.options, format);
         const History h = f.metric->history_for(f.options);
         m.history.refs = std::max(m.history.refs, h.refs);
@@ -209,19 +244,19 @@ GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFo
         m.twins.push_back({twin->create(f.options, format, m.slots, plants ? plant : PlantedDefect::kNone),
                            f.metric->sees_every_frame(f.options)});
     }
-    m.refs = std::make_unique<PictureRing>(format, m.plane_count(), m.slots + m.history.refs);
-    m.dists = std::make_unique<PictureRing>(format, m.plane_count(), m.slots + m.history.dists);
+    m.refs = std::make_unique<PictureRing>(m.api, format, m.plane_count(), m.slots + m.history.refs);
+    m.dists = std::make_unique<PictureRing>(m.api, format, m.plane_count(), m.slots + m.history.dists);
     for (unsigned s = 0; s < m.slots; ++s) {
-        m.streams.push_back(std::make_unique<cuda::Stream>());
-        m.done.push_back(std::make_unique<cuda::Event>());
+        m.queues.push_back(std::make_unique<Queue>(m.api));
+        m.done.push_back(std::make_unique<Event>(m.api));
     }
     m.slot_frame.assign(m.slots, -1);
 }
 
 GpuScorer::~GpuScorer() {
     if (!impl_) return;
-    for (auto& s : impl_->streams) cudaStreamSynchronize(s->get());
-    for (const void* p : impl_->pinned) cudaHostUnregister(const_cast<void*>(p));
+    impl_->queues.clear();  // each waits for its work, then goes
+    for (void* p : impl_->pinned) impl_->api.unpin_host(p);
 }
 
 PlaneSet GpuScorer::planes() const { return impl_->planes; }
@@ -232,7 +267,7 @@ void GpuScorer::pin(const Picture& pic) {
         void* data = const_cast<std::uint8_t*>(plane.data());
         const std::size_t bytes = static_cast<std::size_t>(plane.stride()) * static_cast<std::size_t>(plane.height());
         if (!data || std::find(impl_->pinned.begin(), impl_->pinned.end(), data) != impl_->pinned.end()) continue;
-        cuda::check(cudaHostRegister(data, bytes, cudaHostRegisterDefault), "cudaHostRegister");
+        impl_->api.pin_host(data, bytes);
         impl_->pinned.push_back(data);
     }
 }
@@ -240,20 +275,20 @@ void GpuScorer::pin(const Picture& pic) {
 void GpuScorer::submit(unsigned index, const Picture& ref, const Picture& dist) {
     Impl& m = *impl_;
     const unsigned s = m.acquire(index);
-    cudaStream_t stream = m.streams[s]->get();
+    GpuQueue* queue = m.queues[s]->get();
     const auto host_planes = [](const Picture& pic) {
         return [&pic](int p) { return std::pair<const void*, std::size_t>(pic.planes[p].data(), pic.planes[p].stride()); };
     };
     const std::size_t r = m.refs->entry(index), d = m.dists->entry(index);
-    m.refs->upload(r, host_planes(ref), cudaMemcpyHostToDevice, stream, "uploading the reference picture");
-    m.dists->upload(d, host_planes(dist), cudaMemcpyHostToDevice, stream, "uploading the distorted picture");
+    m.refs->upload(r, host_planes(ref), CopyKind::kHostToDevice, queue, "uploading the reference picture");
+    m.dists->upload(d, host_planes(dist), CopyKind::kHostToDevice, queue, "uploading the distorted picture");
     m.enqueue(s, index, m.refs->picture(r), m.dists->picture(d));
 }
 
 void GpuScorer::submit_device(unsigned index, const DevicePicture& ref, const DevicePicture& dist) {
     Impl& m = *impl_;
     const unsigned s = m.acquire(index);
-    cudaStream_t stream = m.streams[s]->get();
+    GpuQueue* queue = m.queues[s]->get();
     const auto device_planes = [](const DevicePicture& pic) {
         return [&pic](int p) {
             return std::pair<const void*, std::size_t>(pic.planes[p].data, static_cast<std::size_t>(pic.planes[p].pitch));
@@ -264,11 +299,11 @@ void GpuScorer::submit_device(unsigned index, const DevicePicture& ref, const De
     DevicePicture ref_used = ref, dist_used = dist;
     const std::size_t r = m.refs->entry(index), d = m.dists->entry(index);
     if (m.history.refs) {
-        m.refs->upload(r, device_planes(ref), cudaMemcpyDeviceToDevice, stream, "copying the reference picture");
+        m.refs->upload(r, device_planes(ref), CopyKind::kDeviceToDevice, queue, "copying the reference picture");
         ref_used = m.refs->picture(r);
     }
     if (m.history.dists) {
-        m.dists->upload(d, device_planes(dist), cudaMemcpyDeviceToDevice, stream, "copying the distorted picture");
+        m.dists->upload(d, device_planes(dist), CopyKind::kDeviceToDevice, queue, "copying the distorted picture");
         dist_used = m.dists->picture(d);
     }
     m.enqueue(s, index, ref_used, dist_used);

@@ -1,0 +1,65 @@
+// The device API of a GPU backend: the few calls the backend-neutral GPU scheduler
+// (gpu/scheduler.hpp) needs of a device, as a table of functions (as libplacebo's pl_gpu_fns):
+// device and pinned memory, 2D copies, queues and events. Each backend implements it in its own
+// folder (CUDA: src/cuda/device_api.cpp) and registers it in gpu/twin_registry.cpp. No
+// backend's types: queues and events are opaque pointers, device memory is `void*` addresses of
+// the backend's. Every call throws Error naming what failed on the backend's error, except the
+// release calls, which never throw.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "gpu/twin.hpp"
+
+namespace vmafx {
+
+/// An event of a GPU backend (CUDA: a cudaEvent_t): a point in a queue's work that the host or
+/// another queue can wait for. Opaque, as GpuQueue.
+struct GpuEvent;
+
+/// The direction of a copy.
+enum class CopyKind { kHostToDevice, kDeviceToDevice, kDeviceToHost };
+
+/// A GPU backend's device API. All sizes in bytes; a 2D copy moves `rows` rows of `row_bytes`
+/// bytes from rows `src_pitch` apart to rows `dst_pitch` apart.
+struct DeviceApi {
+    const char* name;  ///< the backend's name ("cuda"), as gpu_backends() lists it
+    /// Starts, on a thread of its own, what the first device call would otherwise wait for
+    /// (driver start-up, context creation). Idempotent; never throws.
+    void (*prepare)();
+    /// Empty when a device is usable; else why not. Waits for prepare()'s work (starting it).
+    std::string (*unavailable_reason)();
+
+    void* (*alloc_device)(std::size_t bytes);  ///< device memory (nullptr for 0 bytes)
+    void (*free_device)(void* p);
+    /// Page-locks host memory [p, p + bytes) so that copies from it are truly asynchronous.
+    void (*pin_host)(void* p, std::size_t bytes);
+    void (*unpin_host)(void* p);
+
+    GpuQueue* (*create_queue)();
+    void (*destroy_queue)(GpuQueue* q);  ///< after waiting for its work
+    GpuEvent* (*create_event)();
+    void (*destroy_event)(GpuEvent* e);
+    /// Records `e` at the current end of `q`'s work.
+    void (*record)(GpuEvent* e, GpuQueue* q);
+    /// Makes `q`'s later work wait until `e` has happened (the host does not wait).
+    void (*queue_wait)(GpuQueue* q, GpuEvent* e);
+    /// Blocks the host until `e` has happened.
+    void (*host_wait)(GpuEvent* e);
+
+    /// Enqueues a 2D copy on `q` (asynchronous: the host memory of an upload from pageable
+    /// memory is read before the call returns; pinned memory later, until the copy is done).
+    void (*copy_2d_async)(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch,
+                          std::size_t row_bytes, std::size_t rows, CopyKind kind, GpuQueue* q, const char* what);
+    /// A 2D copy that has completed when the call returns (and waits for the device's work
+    /// that was enqueued on the backend's default queue before it).
+    void (*copy_2d)(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t row_bytes,
+                    std::size_t rows, CopyKind kind, const char* what);
+};
+
+/// The device API of GPU backend `backend`, or nullptr when it is unknown or not built
+/// (gpu/twin_registry.cpp).
+const DeviceApi* device_api(const std::string& backend);
+
+}  // namespace vmafx
