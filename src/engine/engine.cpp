@@ -25,8 +25,8 @@
 #include <oneapi/tbb/parallel_pipeline.h>
 
 #include "base/trace.hpp"
+#include "engine/core.hpp"
 #include "engine/extraction.hpp"
-#include "gpu/scheduler.hpp"
 #include "engine/pooling.hpp"
 #include "feature/registry.hpp"
 #include "io/av_reader.hpp"
@@ -285,28 +285,11 @@ unsigned thread_count(const RunConfig& config) {
     return config.threads ? config.threads : std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
 }
 
-/// The GPU half of a mixed run (`--backend cuda` with metrics that have no twin): the twins of
-/// the other metrics run on the device while the CPU pipeline runs these. The CPU pipeline's
-/// last (in-order) stage submits each frame's pictures to it. (An interface, so that the CPU
-/// pipeline builds without the CUDA backend.)
-class GpuSide {
-public:
-    virtual ~GpuSide() = default;
-    /// The planes the twins read.
-    virtual PlaneSet planes() const = 0;
-    /// Submits frame `index` (the next in order).
-    virtual void submit(unsigned index, const std::shared_ptr<Picture>& ref, const std::shared_ptr<Picture>& dist) = 0;
-    /// Drops the pictures it holds (back to their pool, which must outlive them: run_cpu calls
-    /// this before its pool goes, also when the pipeline throws).
-    virtual void release() = 0;
-    /// Waits for every frame and adds the twins' scores (and aggregates) to `table`.
-    virtual void drain_into(ScoreTable& table) = 0;
-};
-
-/// The CPU pipeline: frames in parallel through oneTBB, a bounded number in flight. With `gpu`,
-/// each frame's pictures are also submitted, in order, to the GPU half of a mixed run.
+/// The CPU pipeline: frames in parallel through oneTBB, a bounded number in flight. With `gpu`
+/// (a mixed run: `--backend cuda` with metrics that have no twin), each frame's pictures are
+/// also submitted, in order, to the core's GPU half, which runs the twins of the others.
 void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, PairSource& pairs,
-             RunResult& result, GpuSide* gpu = nullptr) {
+             RunResult& result, GpuHalf* gpu = nullptr) {
     const VideoFormat& format = result.format;
     const unsigned subsample = result.subsample;
     const FrameExtractors extractors(instances, format, subsample);
@@ -318,7 +301,7 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     // Declared in this order so that the tokens (holding pictures) go before the pool.
     PicturePool pool;
     struct ReleaseHeld {  // declared after the pool: goes first, also when the pipeline throws
-        GpuSide* gpu;
+        GpuHalf* gpu;
         ~ReleaseHeld() { if (gpu) gpu->release(); }
     } release_held{gpu};
     const std::size_t in_flight = std::max<std::size_t>(2, 2 * static_cast<std::size_t>(threads));
@@ -382,7 +365,7 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                 for (const auto& [name, value] : t->scores) result.scores.set(name, t->index, value);
                 t->scores.clear();
                 if (gpu) {
-                    gpu->submit(t->index, t->ref, t->dist);
+                    gpu->submit(t->index, *t->ref, *t->dist, t->ref, t->dist);
                     t->release();
                 }
             }));
@@ -399,38 +382,14 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     }
 }
 
-/// GpuSide on a GpuScorer. The scorer reads a submitted picture until `slots` more frames were
-/// submitted, so the last `slots` pairs are held here. Dropping them early (release()) is safe
-/// even with frames in flight: pool pictures are not pinned, and an upload from pageable memory
-/// has read its source when submit() returns (CUDA stages it).
-class ScorerSide final : public GpuSide {
-public:
-    ScorerSide(GpuScorer& scorer, unsigned slots) : scorer_(scorer), slots_(slots) {}
-    PlaneSet planes() const override { return scorer_.planes(); }
-    void submit(unsigned index, const std::shared_ptr<Picture>& ref, const std::shared_ptr<Picture>& dist) override {
-        scorer_.submit(index, *ref, *dist);
-        held_.emplace_back(ref, dist);
-        if (held_.size() > slots_) held_.pop_front();
-    }
-    void release() override { held_.clear(); }
-    void drain_into(ScoreTable& table) override {
-        merge_scores(scorer_.drain(), table);
-    }
-
-private:
-    GpuScorer& scorer_;
-    unsigned slots_;
-    std::deque<std::pair<std::shared_ptr<Picture>, std::shared_ptr<Picture>>> held_;
-};
-
 /// The GPU pipeline, two oneTBB stages: the first reads frame pairs (the two files at once,
 /// large planes in parallel pieces, only the planes the twins read) into a ring of
 /// pinned pictures, up to kReadAhead frames ahead; the second submits them in order to the
-/// GpuScorer, which keeps kSlots frames in flight on the device. Reading thus overlaps both
+/// core's GPU half, which keeps kSlots frames in flight on the device. Reading thus overlaps both
 /// the uploads and the kernels.
 void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, PairSource& pairs,
              RunResult& result) {
-    constexpr unsigned kSlots = 4;      // frames in flight on the device
+    constexpr unsigned kSlots = GpuHalf::kSlots;  // frames in flight on the device
     constexpr unsigned kReadAhead = 4;  // frames read but not yet submitted, at most
     // Ring slot i % kRing is rewritten for frame i once frame i - kReadAhead was submitted,
     // hence once frame i - kRing finished on the device (GpuScorer::submit's contract).
@@ -441,7 +400,7 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     // pinned (about 0.7 ms per MB) when first used, by the read stage: a short run makes few,
     // and a long one makes the rest while its first frames are scored.
     std::vector<std::optional<Picture>> refs(kRing), dists(kRing);
-    GpuScorer scorer(instances, result.format, config.backend, kSlots, result.subsample, config.planted_defect);
+    GpuHalf scorer(instances, result.format, config.backend, result.subsample, config.planted_defect);
     trace::phase("GPU scorer created");
     const PlaneSet planes = scorer.planes();
     unsigned next = 0;
@@ -473,7 +432,7 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                          }) &
             tbb::make_filter<unsigned, void>(tbb::filter_mode::serial_in_order, [&](unsigned i) {
                 const auto t0 = std::chrono::steady_clock::now();
-                scorer.submit(i, *refs[i % kRing], *dists[i % kRing]);
+                scorer.submit(i, *refs[i % kRing], *dists[i % kRing], nullptr, nullptr);  // the ring keeps them
                 submit_seconds += trace::seconds_since(t0);
                 if (i == 0) trace::phase("first frame submitted");
                 if (config.progress) config.progress(i + 1, expected);
@@ -482,7 +441,7 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                              1e3 * submit_seconds));
     result.frames = pairs.count();
     pairs.finish();
-    result.scores = std::move(scorer.drain());
+    scorer.drain_into(result.scores);
 }
 
 }  // namespace
@@ -731,10 +690,8 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
         } else if (on_gpu.empty()) {
             run_cpu(config, on_cpu, pairs, result);
         } else {
-            constexpr unsigned kSlots = 4;
-            GpuScorer scorer(on_gpu, result.format, config.backend, kSlots, result.subsample, config.planted_defect);
-            ScorerSide side(scorer, kSlots);
-            run_cpu(config, on_cpu, pairs, result, &side);
+            GpuHalf gpu(on_gpu, result.format, config.backend, result.subsample, config.planted_defect);
+            run_cpu(config, on_cpu, pairs, result, &gpu);
         }
     } else {
         run_cpu(config, plan.instances, pairs, result);

@@ -10,8 +10,8 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
+#include "engine/core.hpp"
 #include "engine/extraction.hpp"
-#include "gpu/scheduler.hpp"
 
 namespace vmafx {
 
@@ -43,23 +43,15 @@ struct Session::Impl {
     std::optional<tbb::task_arena> arena;
     tbb::task_group group;
     std::deque<std::unique_ptr<Slot>> in_flight;
-    // GPU (use_gpu()): the twins' scorer, and the memory of the last kSlots frames submitted to
-    // it (declared first: released after the scorer, which waits for its streams).
-    static constexpr unsigned kSlots = 4;
+    // GPU (use_gpu()): the core's GPU half (the twins' scorer and the pictures it may still read).
     bool gpu = false;        ///< use_gpu() called
     bool gpu_twins = false;  ///< its argument: the twins run on the GPU
-    std::deque<std::pair<std::shared_ptr<const void>, std::shared_ptr<const void>>> held;
-    std::string backend;  ///< use_gpu()'s GPU backend
-    std::unique_ptr<GpuScorer> scorer;
+    std::string backend;     ///< use_gpu()'s GPU backend
+    std::unique_ptr<GpuHalf> scorer;
     bool cpu_metrics = true;                ///< whether frames go to the CPU extractors
     PlaneSet cpu_planes = PlaneSet::kLuma;  ///< the planes they read
 
     bool on_gpu() const { return scorer != nullptr; }
-
-    void hold(std::shared_ptr<const void> a, std::shared_ptr<const void> b) {
-        held.emplace_back(std::move(a), std::move(b));
-        if (held.size() > kSlots) held.pop_front();
-    }
 
     /// Checks frame `index` of format `f` against the earlier ones; the first frame fixes the
     /// format and creates the extractors (and the GPU scorer).
@@ -70,7 +62,7 @@ struct Session::Impl {
                 BackendSplit split = split_by_twin(instances, backend);
                 cpu = std::move(split.cpu);
                 if (!split.gpu.empty())
-                    scorer = std::make_unique<GpuScorer>(split.gpu, f, backend, kSlots, config.subsample);  // throws
+                    scorer = std::make_unique<GpuHalf>(split.gpu, f, backend, config.subsample);  // throws
             }
             extractors.emplace(cpu, f, config.subsample);  // throws for a format it cannot score
             const Needs needs = needs_of(cpu);
@@ -217,8 +209,7 @@ void Session::push(unsigned index, std::shared_ptr<Picture> ref, std::shared_ptr
     m.start(index, ref->format);
     if (m.scorer) {
         // Submitted first, so that the device works while the CPU metrics run.
-        m.scorer->submit(index, *ref, *dist);
-        m.hold(ref, dist);
+        m.scorer->submit(index, *ref, *dist, ref, dist);
     }
     if (m.cpu_metrics) m.extract(index, std::move(ref), std::move(dist));
 }
@@ -230,8 +221,7 @@ void Session::push_device(unsigned index, const VideoFormat& format, const Devic
     if (m.flushed) throw UsageError("frames pushed after the flush");
     m.start(index, format);
     if (m.scorer) {
-        m.scorer->submit_device(index, ref, dist);
-        m.hold(keep, nullptr);
+        m.scorer->submit_device(index, ref, dist, std::move(keep));
     }
     if (m.cpu_metrics) {
         auto r = std::make_shared<Picture>(format), d = std::make_shared<Picture>(format);
@@ -249,10 +239,7 @@ void Session::flush() {
     m.ref_history.reset();
     m.dist_history.reset();
     if (m.extractors) m.extractors->flush(m.table);
-    if (m.scorer) {
-        merge_scores(m.scorer->drain(), m.table);
-        m.held.clear();
-    }
+    if (m.scorer) m.scorer->drain_into(m.table);
     order_as_upstream(m.table, m.instances, static_cast<unsigned>(m.seen.size()), m.config.subsample);
     if (!m.config.predict_at_flush) return;
     std::vector<const Model*> models;
