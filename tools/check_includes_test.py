@@ -146,8 +146,11 @@ class RealRuleBook(unittest.TestCase):
         "src/feature/common/shared.hpp": '#include "feature/metric.hpp"\n',
         "src/feature/motion/motion_math.hpp": '#include "feature/common/shared.hpp"\n',
         "src/feature/float_motion/float_motion.cpp": '#include "feature/common/shared.hpp"\n',
-        "src/cuda/device.hpp": '#include "base/error.hpp"\n',
-        "src/engine/engine.hpp": '#include "feature/metric.hpp"\n#include "cuda/device.hpp"\n',
+        "src/gpu/twin.hpp": '#include "feature/metric.hpp"\n',
+        "src/gpu/scheduler.hpp": '#include "gpu/twin.hpp"\n',
+        "src/cuda/device.hpp": '#include "gpu/twin.hpp"\n',
+        "src/feature/motion/motion_cuda.cu": '#include "cuda/device.hpp"\n#include "gpu/twin.hpp"\n',
+        "src/engine/engine.hpp": '#include "feature/metric.hpp"\n#include "gpu/scheduler.hpp"\n',
         "src/output/writers.cpp": '#include "engine/engine.hpp"\n',
     }
 
@@ -167,6 +170,14 @@ class RealRuleBook(unittest.TestCase):
     def test_metrics_know_no_engine(self):
         problems = self.check(**{"src/feature/motion/motion_math.hpp": '#include "engine/engine.hpp"\n'})
         self.assertIn("layer `metric` may not include layer `engine`", problems[0])
+
+    def test_the_engine_knows_no_backend_and_no_metric_the_gpu_pipeline(self):
+        problems = self.check(**{"src/engine/engine.cpp": '#include "cuda/device.hpp"\n'})
+        self.assertIn("layer `engine` may not include layer `device`", problems[0])
+        problems = self.check(**{"src/feature/motion/motion_cuda.cu": '#include "gpu/scheduler.hpp"\n'})
+        self.assertIn("layer `metric` may not include layer `scheduler`", problems[0])
+        problems = self.check(**{"src/cuda/device.hpp": '#include "gpu/scheduler.hpp"\n'})
+        self.assertIn("layer `device` may not include layer `scheduler`", problems[0])
 
     def test_a_metric_folder_includes_only_itself_and_common(self):
         problems = self.check(**{"src/feature/float_motion/float_motion.cpp": '#include "feature/motion/motion_math.hpp"\n'})
