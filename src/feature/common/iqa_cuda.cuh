@@ -32,7 +32,7 @@
 //                     (fma(double(sample), double(tap), sum), the product not rounded to float),
 //                     every tap of every map, as a compiler contracting the loop body would;
 //  kMirrorShift:      the decimation's mirror reads indices reflected from below 0 one sample
-//                     further in (filter_pixel's plant_shift), and the Gaussian's last window
+//                     further in (decimate_at's ShiftedBorder), and the Gaussian's last window
 //                     column reads its last tap one column to the left (the border of the valid
 //                     region, which exists without decimation);
 //  kRoundingConstant: the vertical pass of ref*ref rounds its double sum to float toward zero
@@ -84,7 +84,7 @@ __global__ void decimate_kernel(const float* __restrict__ src, int w, int h, int
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y);
     if (x >= sw) return;
-    dst[static_cast<std::ptrdiff_t>(y) * sw + x] = filter_pixel(src, w, h, x * factor, y * factor, taps, klen,
+    dst[static_cast<std::ptrdiff_t>(y) * sw + x] = decimate_at(src, w, h, x * factor, y * factor, taps, klen,
                                                                 plant_shift);
 }
 

@@ -24,7 +24,7 @@ inline constexpr int kMaps = 5;
 /// The planted regressions of the twins (parity-gate tests only; all off in normal runs).
 struct Plant {
     bool fma = false;       ///< kContraction: the horizontal pass as fused multiply-adds
-    int mirror_shift = 0;   ///< kMirrorShift: decimation mirror (filter_pixel's plant_shift)...
+    int mirror_shift = 0;   ///< kMirrorShift: decimation mirror (decimate_at's ShiftedBorder)...
     bool border = false;    ///< ...and the last window column's last tap one column left
     bool toward_zero = false;  ///< kRoundingConstant: ref*ref's vertical pass rounded toward 0
 
@@ -37,6 +37,22 @@ struct Plant {
         return p;
     }
 };
+
+/// The planted kMirrorShift's border for filter_pixel_with: the symmetric mirror, with `shift`
+/// added to every index mirrored from below 0 (the twin's mutant; the CPU's math has no
+/// test-only parameter).
+struct ShiftedBorder {
+    int shift;
+    VMAFX_HOST_DEVICE int operator()(int i, int n) const { return mirror(i, n) + (i < 0 ? shift : 0); }
+};
+
+/// A twin's decimation output: iqa::filter_pixel, or with the planted ShiftedBorder where
+/// `mirror_shift` (Plant::mirror_shift) is not 0.
+VMAFX_HOST_DEVICE inline float decimate_at(const float* img, int w, int h, int x, int y, const float* kernel, int klen,
+                                           int mirror_shift) {
+    return mirror_shift != 0 ? filter_pixel_with(img, w, h, x, y, kernel, klen, ShiftedBorder{mirror_shift})
+                             : filter_pixel(img, w, h, x, y, kernel, klen);
+}
 
 /// picture_copy's float of one sample with offset 0 (floatimg::to_float): float(sample) /
 /// scaler + 0.0f, scaler 4, 16 or 256 at 10, 12, 16 bits (a division by a power of two, exact);

@@ -117,10 +117,10 @@ std::vector<iqa::TermSums> model_sums(const iqa::TwinPlan& plan, const Picture& 
         c.emplace_back(static_cast<std::size_t>(sw) * sh);
         for (int y = 0; y < sh; ++y)
             for (int x = 0; x < sw; ++x) {
-                r[k][static_cast<std::size_t>(y) * sw + x] = iqa::filter_pixel(
+                r[k][static_cast<std::size_t>(y) * sw + x] = iqa::decimate_at(
                     r[k - 1].data(), pw, ph, x * plan.factor, y * plan.factor, plan.taps.data(), plan.klen,
                     plant.mirror_shift);
-                c[k][static_cast<std::size_t>(y) * sw + x] = iqa::filter_pixel(
+                c[k][static_cast<std::size_t>(y) * sw + x] = iqa::decimate_at(
                     c[k - 1].data(), pw, ph, x * plan.factor, y * plan.factor, plan.taps.data(), plan.klen,
                     plant.mirror_shift);
             }

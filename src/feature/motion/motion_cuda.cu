@@ -22,7 +22,8 @@
 //  kMirrorShift:      the vertical pass mirrors the rows above the top edge one row off (-k reads
 //                     row k + 1), in row_sums_kernel;
 //  kRoundingConstant: the vertical pass rounds with 2^(bit_depth - 2) instead of 2^(bit_depth - 1)
-//                     (motion::vertical_blur's halve_rounding), in row_sums_kernel.
+//                     (planted_vertical_blur, the twin's own mutant of motion::vertical_blur_8/_16;
+//                     the CPU's math has no test-only parameter), in row_sums_kernel.
 // No kContraction: the device path has no floating-point operation at all (integer taps, shifts
 // and sums), so there is no a*b+c a compiler could fuse; no kReductionOrder: every sum is an
 // integer sum modulo 2^32 or 2^64 (order-free), and a row's sum of |blurred difference| (each
@@ -82,7 +83,7 @@ __device__ inline void load_differences(const unsigned char* prev, int prev_pitc
             const std::uint32_t cv = __ldg(reinterpret_cast<const std::uint32_t*>(c + x));
 #pragma unroll
             for (int q = 0; q < kLaneColumns; ++q)
-                d[q] = motion::sample_difference<Sample>(static_cast<Sample>(pv >> (8 * q)),
+                d[q] = motion::sample_difference(static_cast<Sample>(pv >> (8 * q)),
                                                          static_cast<Sample>(cv >> (8 * q)));
         } else {
             const uint2 pv = __ldg(reinterpret_cast<const uint2*>(p + x));
@@ -90,7 +91,7 @@ __device__ inline void load_differences(const unsigned char* prev, int prev_pitc
             const std::uint32_t pw[2] = {pv.x, pv.y}, cw[2] = {cv.x, cv.y};
 #pragma unroll
             for (int q = 0; q < kLaneColumns; ++q)
-                d[q] = motion::sample_difference<Sample>(static_cast<Sample>(pw[q / 2] >> (16 * (q % 2))),
+                d[q] = motion::sample_difference(static_cast<Sample>(pw[q / 2] >> (16 * (q % 2))),
                                                          static_cast<Sample>(cw[q / 2] >> (16 * (q % 2))));
         }
         return;
@@ -98,8 +99,20 @@ __device__ inline void load_differences(const unsigned char* prev, int prev_pitc
 #pragma unroll
     for (int q = 0; q < kLaneColumns; ++q) {
         const int column = x + q < -kRadius || x + q >= width + kRadius ? 0 : motion::mirror(x + q, width);
-        d[q] = motion::sample_difference<Sample>(__ldg(p + column), __ldg(c + column));
+        d[q] = motion::sample_difference(__ldg(p + column), __ldg(c + column));
     }
+}
+
+/// The planted kRoundingConstant (parity-gate tests only): motion::vertical_blur with half its
+/// rounding constant, 2^(bit_depth - 2), on the shared tap sums.
+template <typename Sample>
+__device__ std::int32_t planted_vertical_blur(std::int32_t d0, std::int32_t d1, std::int32_t d2, std::int32_t d3,
+                                              std::int32_t d4, int bit_depth) {
+    if constexpr (sizeof(Sample) == 1)
+        return (motion::vertical_taps_8(d0, d1, d2, d3, d4) + (std::int32_t{1} << (bit_depth - 2))) >> bit_depth;
+    else
+        return static_cast<std::int32_t>(
+            (motion::vertical_taps_16(d0, d1, d2, d3, d4) + (std::int64_t{1} << (bit_depth - 2))) >> bit_depth);
 }
 
 /// Adds one tile's row sums into `row_sums`. Grid: (ceil(strips / kWarps), ceil(height /
@@ -153,8 +166,11 @@ __global__ void __launch_bounds__(kBlockThreads)
         std::int32_t v[kLaneColumns + 2 * kRadius];  // columns x - 2 .. x + 5
 #pragma unroll
         for (int q = 0; q < kLaneColumns; ++q)
-            v[kRadius + q] = motion::vertical_blur<Sample>(window[0][q], window[1][q], window[2][q], window[3][q],
-                                                           window[4][q], bit_depth, plant_half_rounding);
+            v[kRadius + q] = plant_half_rounding
+                                 ? planted_vertical_blur<Sample>(window[0][q], window[1][q], window[2][q],
+                                                                 window[3][q], window[4][q], bit_depth)
+                                 : motion::vertical_blur<Sample>(window[0][q], window[1][q], window[2][q],
+                                                                 window[3][q], window[4][q], bit_depth);
 #pragma unroll
         for (int k = 0; k < kRadius; ++k) {
             v[k] = __shfl_up_sync(0xffffffffu, v[kLaneColumns + k], 1);

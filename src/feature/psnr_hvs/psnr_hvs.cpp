@@ -92,9 +92,20 @@ const PlaneTables& plane_tables(int plane) {
     return tables.plane[plane];
 }
 
-void fdct8(std::int32_t out[8], const std::int32_t* in, int stride) { math::fdct8(out, in, stride); }
+void fdct8(std::int32_t out[8], const std::int32_t* in, int stride) {
+    std::int32_t src[64] = {};
+    std::int32_t dst[64] = {};
+    for (int k = 0; k < 8; ++k) src[k] = in[static_cast<std::ptrdiff_t>(k) * stride];
+    math::fdct8(dst, 0, src, 0, 1);
+    for (int k = 0; k < 8; ++k) out[k] = dst[k];
+}
 
-void fdct8x8(std::int32_t block[64]) { math::fdct8x8(block); }
+void fdct8x8(std::int32_t block[64]) {
+    std::int32_t b[64];
+    for (int k = 0; k < 64; ++k) b[k] = block[k];
+    math::fdct8x8(b);
+    for (int k = 0; k < 64; ++k) block[k] = b[k];
+}
 
 template <typename Sample>
 float plane_score(const Sample* ref, std::ptrdiff_t ref_stride, const Sample* dist, std::ptrdiff_t dist_stride,

@@ -31,7 +31,8 @@
 // Planted regressions (tests of the parity gate only; the twin's plant_, fixed at creation):
 //  kContraction:    the steps of the variance sums (gvar + dg * dg, vars + dq * dq) and of the
 //                   masking energy (energy + float(c * c) * mask) become one fused multiply-add
-//                   each (math::variance_ratio's and math::masking's `fused`), in terms_kernel<_, true>.
+//                   each (math::planted's variance_ratio and masking: psnr_hvs_block.inc under its
+//                   contraction policy, psnr_hvs_twin.hpp), in terms_kernel<_, true>.
 //                   They move the masking level, which reaches a term only where a coefficient's
 //                   error exceeds its threshold: on the gate's random inputs it changes 4 of the
 //                   48 outputs (psnr_hvs_cuda_test.cpp runs the same code on the host);
@@ -50,7 +51,7 @@
 
 #include "cuda/device.hpp"
 #include "feature/psnr_hvs/psnr_hvs.hpp"
-#include "feature/psnr_hvs/psnr_hvs_math.hpp"
+#include "feature/psnr_hvs/psnr_hvs_twin.hpp"
 #include "cuda/sequential_sum.hpp"
 #include "gpu/twin.hpp"
 
@@ -96,9 +97,9 @@ __global__ void __launch_bounds__(kTermsThreads)
     const std::size_t first = static_cast<std::size_t>(blockIdx.x) * kTermsThreads;
     const std::size_t block = first + threadIdx.x;
     if (block < blocks)
-        psnr_hvs::math::grid_block_terms<Sample>(ref, ref_pitch, dist, dist_pitch, blocks_x, block, table,
-                                                 stage + kStagePitch * threadIdx.x, kPlantContraction,
-                                                 plant_mirror_shift);
+        psnr_hvs::math::grid_block_terms<Sample, kPlantContraction>(ref, ref_pitch, dist, dist_pitch, blocks_x, block,
+                                                                    table, stage + kStagePitch * threadIdx.x,
+                                                                    plant_mirror_shift);
     __syncthreads();
     // This thread block's blocks, first .. first + count - 1: their terms are contiguous in `terms`.
     const std::size_t count = blocks - first < kTermsThreads ? blocks - first : kTermsThreads;

@@ -22,7 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "feature/psnr_hvs/psnr_hvs.hpp"
-#include "feature/psnr_hvs/psnr_hvs_math.hpp"
+#include "feature/psnr_hvs/psnr_hvs_twin.hpp"
 #include "parity/inputs.hpp"
 #include "test_support.hpp"
 
@@ -52,11 +52,15 @@ std::vector<float> twin_terms(const PlanePair& p, int plane, bool contraction, b
         const psnr_hvs::PlaneTables& t = psnr_hvs::plane_tables(plane);
         float* out = terms.data() + 64 * b;
         if (p.bit_depth == 8)
-            psnr_hvs::math::grid_block_terms<std::uint8_t>(p.ref.data(), p.pitch(), p.dist.data(), p.pitch(), bx, b, t,
-                                                           out, contraction, mirror_shift);
+            contraction ? psnr_hvs::math::grid_block_terms<std::uint8_t, true>(p.ref.data(), p.pitch(), p.dist.data(),
+                                                                               p.pitch(), bx, b, t, out, mirror_shift)
+                        : psnr_hvs::math::grid_block_terms<std::uint8_t, false>(p.ref.data(), p.pitch(), p.dist.data(),
+                                                                                p.pitch(), bx, b, t, out, mirror_shift);
         else
-            psnr_hvs::math::grid_block_terms<std::uint16_t>(p.ref.data(), p.pitch(), p.dist.data(), p.pitch(), bx, b,
-                                                            t, out, contraction, mirror_shift);
+            contraction ? psnr_hvs::math::grid_block_terms<std::uint16_t, true>(p.ref.data(), p.pitch(), p.dist.data(),
+                                                                                p.pitch(), bx, b, t, out, mirror_shift)
+                        : psnr_hvs::math::grid_block_terms<std::uint16_t, false>(
+                              p.ref.data(), p.pitch(), p.dist.data(), p.pitch(), bx, b, t, out, mirror_shift);
     }
     return terms;
 }

@@ -1,0 +1,86 @@
+// The shared-arithmetic subset: the language that the *_math.hpp headers are written in, so that
+// one text compiles as C++20 (the CPU reference), as CUDA (the twins) and as GLSL 4.60 with
+// GL_EXT_shader_explicit_arithmetic_types (a Vulkan compute shader), with the same operations in
+// the same order on each. docs/design.md "The shared-arithmetic subset" states the rules; in
+// short:
+//  - fixed-width integer types by their <stdint.h> names (int32_t, uint32_t, int64_t, uint64_t;
+//    no arithmetic on 8- or 16-bit types, which C++ promotes to int and GLSL does not), float,
+//    double, bool, int;
+//  - casts as functional casts, T(x), for those single-word type names (C++: a static_cast;
+//    GLSL: a constructor; integer narrowing wraps modulo 2^n on both, C++20 and SPIR-V
+//    OpSConvert/OpUConvert/OpBitcast);
+//  - every operation whose operands differ in width or signedness written with an explicit cast
+//    (C++'s usual conversions and GLSL's implicit ones then have nothing to decide);
+//  - double literals through VMAFX_D (GLSL's unsuffixed literal is a float; VMAFX_D(x) is
+//    double(x) there, so x must be exactly a float: 0.0, 2.0, 32.0...), float literals with f; integer literals of 64 bits as int64_t(k) / uint64_t(k); no hex float literals;
+//  - functions marked VMAFX_FN (VMAFX_CONSTEXPR_FN where C++ needs a constant expression),
+//    constants VMAFX_CONST, out and in-out parameters through VMAFX_OUT / VMAFX_INOUT and
+//    fixed-size arrays through VMAFX_IN_ARRAY / VMAFX_INOUT_ARRAY (C++: references; GLSL: copy
+//    in, copy out; the subset never passes one object as two parameters, so the two agree);
+//  - no templates, overloads, pointers, references elsewhere, auto, range-for, lambdas, enums,
+//    default arguments, member initialisers, std:: calls; structs are plain aggregates; width
+//    or float/double variants are separate functions named by suffix (_8/_16, _f/_d);
+//  - names within VMAFX_NAMESPACE_BEGIN(ns) / VMAFX_NAMESPACE_END (C++: vmafx::ns; GLSL has one
+//    global namespace, so one shader includes one metric's header);
+//  - include guards, not #pragma once (glslang does not implement it); C++-only adaptors
+//    (templates that dispatch to the named variants, pointer-walking loops) sit in
+//    `#if !VMAFX_GLSL` blocks and hold no arithmetic of their own.
+// A shader defines VMAFX_GLSL 1 before including a header (and enables
+// GL_GOOGLE_include_directive and GL_EXT_shader_explicit_arithmetic_types); C++ and CUDA leave
+// it undefined. Floating-point contraction is off on all three: -ffp-contract=off (C++),
+// --fmad=false (CUDA), and on the GLSL side every floating operation of the SPIR-V decorated
+// NoContraction (tools/spirv_no_contraction.py; `precise` does not reach out-parameters).
+#ifndef VMAFX_BASE_SHARED_MATH_HPP
+#define VMAFX_BASE_SHARED_MATH_HPP
+
+#if !defined(VMAFX_GLSL)
+#define VMAFX_GLSL 0
+#endif
+
+#if VMAFX_GLSL
+
+#define VMAFX_FN
+#define VMAFX_CONSTEXPR_FN
+#define VMAFX_CONST const
+#define VMAFX_D(x) double(x)
+#define VMAFX_IN(T, name) in T name
+#define VMAFX_OUT(T, name) out T name
+#define VMAFX_INOUT(T, name) inout T name
+#define VMAFX_IN_ARRAY(T, name, n) in T name[n]
+#define VMAFX_INOUT_ARRAY(T, name, n) inout T name[n]
+#define VMAFX_NAMESPACE_BEGIN(ns)
+#define VMAFX_NAMESPACE_END
+
+#else  // C++20 and CUDA
+
+#include <math.h>
+#include <stdint.h>
+
+#include "base/host_device.hpp"
+
+/// A function of the subset (inline; __host__ __device__ under nvcc).
+#define VMAFX_FN VMAFX_HOST_DEVICE inline
+/// A function of the subset that C++ callers use in constant expressions.
+#define VMAFX_CONSTEXPR_FN VMAFX_HOST_DEVICE constexpr
+/// A named constant (C++: inline constexpr; GLSL: const).
+#define VMAFX_CONST inline constexpr
+/// A double literal whose value is exactly a float (GLSL: double(x) of the float literal; its
+/// lf suffix cannot be pasted on by glslang's preprocessor).
+#define VMAFX_D(x) x
+/// A read-only aggregate parameter of type T (C++: const T&; GLSL: a copy).
+#define VMAFX_IN(T, name) const T& name
+/// An out parameter of type T (C++: T&).
+#define VMAFX_OUT(T, name) T& name
+/// An in-out parameter of type T (C++: T&).
+#define VMAFX_INOUT(T, name) T& name
+/// An input array of n elements of T (C++: a reference to const T[n]).
+#define VMAFX_IN_ARRAY(T, name, n) const T (&name)[n]
+/// An in-out array of n elements of T (C++: a reference to T[n]).
+#define VMAFX_INOUT_ARRAY(T, name, n) T (&name)[n]
+/// Opens / closes namespace vmafx::ns (nothing in GLSL).
+#define VMAFX_NAMESPACE_BEGIN(ns) namespace vmafx::ns {
+#define VMAFX_NAMESPACE_END }
+
+#endif
+
+#endif  // VMAFX_BASE_SHARED_MATH_HPP
