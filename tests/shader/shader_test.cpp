@@ -1,0 +1,178 @@
+// The shared-arithmetic subset run on a Vulkan device (lavapipe in CI) against the CPU, bit for
+// bit: motion_math.hpp (integer) and iqa_math.hpp (float_ssim's window terms: float and double,
+// a double square root and divisions) compiled as GLSL into the compute shaders motion.comp and
+// iqa.comp (SPIR-V built by tests/shader/CMakeLists.txt, every float operation NoContraction),
+// and the same case functions (motion_case.hpp, iqa_case.hpp) compiled as C++. Every output
+// value's bits are compared. Without a Vulkan device the tests report skipped with the reason;
+// VMAFX_REQUIRE_VULKAN=1 (scripts/run_tests.sh sets it where lavapipe is installed) makes that
+// a failure.
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "iqa_case.hpp"
+#include "motion_case.hpp"
+#include "vulkan_runner.hpp"
+
+namespace vmafx::shader_test {
+namespace {
+
+using iqa::iqa_case;
+using iqa::IqaCase;
+using iqa::IqaResult;
+using motion::motion_case;
+using motion::MotionCase;
+using motion::MotionResult;
+
+static_assert(sizeof(MotionCase) == 104 && sizeof(MotionResult) == 40, "std430 layout of motion_case.hpp");
+static_assert(sizeof(IqaCase) == 64 && sizeof(IqaResult) == 48, "std430 layout of iqa_case.hpp");
+
+/// The process's device (opened once).
+VulkanRunner& runner() {
+    static VulkanRunner r;
+    return r;
+}
+
+/// Skips (or, under VMAFX_REQUIRE_VULKAN=1, fails) the test when there is no device.
+#define REQUIRE_DEVICE()                                                                              \
+    do {                                                                                              \
+        if (!runner().available()) {                                                                  \
+            const char* req = std::getenv("VMAFX_REQUIRE_VULKAN");                                   \
+            if (req && std::string(req) == "1")                                                       \
+                FAIL() << "VMAFX_REQUIRE_VULKAN=1 but " << runner().why_unavailable();                \
+            GTEST_SKIP() << runner().why_unavailable();                                               \
+        }                                                                                             \
+    } while (0)
+
+template <typename T>
+std::vector<unsigned char> bytes_of(const std::vector<T>& v) {
+    std::vector<unsigned char> b(v.size() * sizeof(T));
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+}
+
+template <typename T>
+std::vector<T> from_bytes(const std::vector<unsigned char>& b) {
+    std::vector<T> v(b.size() / sizeof(T));
+    std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
+    return v;
+}
+
+template <typename T>
+std::uint64_t bits(T v) {
+    std::uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof v);
+    return b;
+}
+
+constexpr std::uint32_t kCases = 1u << 18;
+
+TEST(SharedMathShader, MotionMathMatchesCpuBitForBit) {
+    REQUIRE_DEVICE();
+    std::mt19937_64 rng(24);
+    std::vector<MotionCase> cases(kCases);
+    const int depths[4] = {8, 10, 12, 16};
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        MotionCase& c = cases[i];
+        std::memset(&c, 0, sizeof c);
+        c.bit_depth = depths[i % 4];
+        const std::uint32_t top = (1u << c.bit_depth) - 1;
+        for (int k = 0; k < 5; ++k) {
+            // Half the cases near each other (small differences, as real frames), half anywhere.
+            c.prev[k] = static_cast<std::int32_t>(rng() % (top + 1));
+            c.cur[k] = i % 2 ? static_cast<std::int32_t>(rng() % (top + 1))
+                             : static_cast<std::int32_t>(std::min<std::uint32_t>(
+                                   top, static_cast<std::uint32_t>(c.prev[k]) + static_cast<std::uint32_t>(rng() % 9)));
+            // Blurred values within the range of 16-bit samples, or any int32 (the lanes wrap).
+            c.y[k] = i % 3 ? static_cast<std::int32_t>(rng() % 262144) - 131072 : static_cast<std::int32_t>(rng());
+        }
+        c.size = 3 + static_cast<std::int32_t>(rng() % 4000);
+        c.index = static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(c.size + 4)) - 2;
+        c.width = static_cast<std::int32_t>(rng() % 8192);
+        c.score = static_cast<double>(rng() % 1000000) / 17.0;
+        c.factor = static_cast<double>(rng() % 1000) / 999.0;
+        c.offset = static_cast<double>(rng() % 100000) / 7.0;
+    }
+    const auto out = from_bytes<MotionResult>(
+        runner().run(VMAFX_SHADER_DIR "/motion.spv", bytes_of(cases), kCases * sizeof(MotionResult), kCases));
+    ASSERT_EQ(out.size(), kCases);
+    std::uint32_t mismatches = 0;
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        const MotionResult want = motion_case(cases[i]);
+        const MotionResult& got = out[i];
+        const bool same = bits(want.blend) == bits(got.blend) && want.v8 == got.v8 && want.v16 == got.v16 &&
+                          want.h_exact == got.h_exact && want.h_lane == got.h_lane && want.mag == got.mag &&
+                          want.mirrored == got.mirrored && want.lane_end == got.lane_end;
+        if (!same && ++mismatches <= 5)
+            ADD_FAILURE() << "case " << i << ": cpu blend " << want.blend << " v8 " << want.v8 << " v16 " << want.v16
+                          << " h " << want.h_exact << "/" << want.h_lane << " mag " << want.mag << " mirror "
+                          << want.mirrored << " lanes " << want.lane_end << "; shader blend " << got.blend << " v8 "
+                          << got.v8 << " v16 " << got.v16 << " h " << got.h_exact << "/" << got.h_lane << " mag "
+                          << got.mag << " mirror " << got.mirrored << " lanes " << got.lane_end;
+    }
+    EXPECT_EQ(mismatches, 0u) << "of " << kCases << " cases on " << runner().device_name();
+    // The cases reach what they are for: clamped and unclamped, wrapped lanes.
+    std::uint32_t wrapped = 0;
+    for (std::uint32_t i = 0; i < kCases; ++i) wrapped += out[i].h_exact != out[i].h_lane;
+    EXPECT_GT(wrapped, kCases / 10) << "the lane variant's 32-bit wrap is exercised";
+}
+
+/// A float from its parts: mantissa bits `m` (23) and an exponent e (unbiased), positive.
+float float_of(std::uint32_t m, int e) {
+    const std::uint32_t b = (static_cast<std::uint32_t>(e + 127) << 23) | (m & 0x7fffffu);
+    float f;
+    std::memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+TEST(SharedMathShader, IqaWindowTermsMatchCpuBitForBit) {
+    REQUIRE_DEVICE();
+    std::mt19937_64 rng(2024);
+    std::uniform_real_distribution<float> sample(0.0f, 255.0f);
+    std::uniform_real_distribution<float> spread(0.0f, 2000.0f);
+    std::vector<IqaCase> cases(kCases);
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        IqaCase& c = cases[i];
+        // Gaussian means of 8-bit-scale samples and plausible second moments: variances from 0
+        // (flat windows, where the clamp and the s12 rule act) to large, covariance of either sign.
+        c.mu1 = sample(rng);
+        c.mu2 = i % 5 == 0 ? c.mu1 : sample(rng);
+        const float var1 = i % 7 == 0 ? 0.0f : spread(rng);
+        const float var2 = i % 11 == 0 ? 0.0f : spread(rng);
+        c.sq1 = c.mu1 * c.mu1 + var1 - (i % 13 == 0 ? 0.5f : 0.0f);
+        c.sq2 = c.mu2 * c.mu2 + var2;
+        c.both = c.mu1 * c.mu2 + (spread(rng) - 1000.0f) * (i % 3 == 0 ? 0.0f : 1.0f);
+        for (float& x : c.x) x = i % 4 == 0 ? float_of(static_cast<std::uint32_t>(rng()), static_cast<int>(rng() % 9))
+                                            : sample(rng);
+    }
+    const auto out = from_bytes<IqaResult>(
+        runner().run(VMAFX_SHADER_DIR "/iqa.spv", bytes_of(cases), kCases * sizeof(IqaResult), kCases));
+    ASSERT_EQ(out.size(), kCases);
+    std::uint32_t mismatches = 0, clamped = 0;
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        const IqaResult want = iqa_case(cases[i]);
+        const IqaResult& got = out[i];
+        const bool same = bits(want.l) == bits(got.l) && bits(want.c) == bits(got.c) && bits(want.s) == bits(got.s) &&
+                          bits(want.lcs) == bits(got.lcs) && bits(want.v1) == bits(got.v1) &&
+                          bits(want.v2) == bits(got.v2) && bits(want.cov) == bits(got.cov) &&
+                          bits(want.filtered) == bits(got.filtered);
+        clamped += want.v1 == 0.0f;
+        if (!same && ++mismatches <= 5)
+            ADD_FAILURE() << std::hexfloat << "case " << i << ": cpu l " << want.l << " c " << want.c << " s "
+                          << want.s << " lcs " << want.lcs << " v " << want.v1 << "," << want.v2 << " cov "
+                          << want.cov << " f " << want.filtered << "; shader l " << got.l << " c " << got.c << " s "
+                          << got.s << " lcs " << got.lcs << " v " << got.v1 << "," << got.v2 << " cov " << got.cov
+                          << " f " << got.filtered;
+    }
+    EXPECT_EQ(mismatches, 0u) << "of " << kCases << " cases on " << runner().device_name();
+    EXPECT_GT(clamped, kCases / 20) << "the variance clamp is exercised";
+}
+
+}  // namespace
+}  // namespace vmafx::shader_test
