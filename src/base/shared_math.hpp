@@ -17,6 +17,8 @@
 //    constants VMAFX_CONST, out and in-out parameters through VMAFX_OUT / VMAFX_INOUT and
 //    fixed-size arrays through VMAFX_IN_ARRAY / VMAFX_INOUT_ARRAY (C++: references; GLSL: copy
 //    in, copy out; the subset never passes one object as two parameters, so the two agree);
+//  - bit counting and rounding to even through vmafx_clz32 and vmafx_round_even (defined here
+//    for each language);
 //  - no templates, overloads, pointers, references elsewhere, auto, range-for, lambdas, enums,
 //    default arguments, member initialisers, std:: calls; structs are plain aggregates; width
 //    or float/double variants are separate functions named by suffix (_8/_16, _f/_d);
@@ -51,6 +53,11 @@
 #define VMAFX_NAMESPACE_BEGIN(ns)
 #define VMAFX_NAMESPACE_END
 
+/// Leading zero bits of x (32 for 0).
+int vmafx_clz32(uint32_t x) { return 31 - findMSB(x); }
+/// x rounded to the nearest integer, ties to even.
+double vmafx_round_even(double x) { return roundEven(x); }
+
 #else  // C++20 and CUDA
 
 #include <math.h>
@@ -80,6 +87,18 @@
 /// Opens / closes namespace vmafx::ns (nothing in GLSL).
 #define VMAFX_NAMESPACE_BEGIN(ns) namespace vmafx::ns {
 #define VMAFX_NAMESPACE_END }
+
+/// Leading zero bits of x (32 for 0).
+VMAFX_FN int vmafx_clz32(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __clz(static_cast<int>(x));
+#else
+    return x == 0 ? 32 : __builtin_clz(x);
+#endif
+}
+
+/// x rounded to the nearest integer, ties to even (nearbyint in the default rounding mode).
+VMAFX_FN double vmafx_round_even(double x) { return nearbyint(x); }
 
 #endif
 
