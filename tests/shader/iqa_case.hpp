@@ -4,7 +4,7 @@
 #ifndef VMAFX_TESTS_SHADER_IQA_CASE_HPP
 #define VMAFX_TESTS_SHADER_IQA_CASE_HPP
 
-#include "feature/float_ssim/iqa_math.hpp"
+#include "feature/common/iqa_math.hpp"
 
 VMAFX_NAMESPACE_BEGIN(iqa)
 

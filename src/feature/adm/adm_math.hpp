@@ -47,7 +47,7 @@ VMAFX_CONST int64_t kOneBy30Q32 = int64_t(143165577);  ///< 1/30 in Q32 (levels 
 VMAFX_CONST int64_t kRound32 = int64_t(-2147483647) - int64_t(1);
 
 /// cos(1 degree)^2 as upstream's float: (float)(cos(pi / 180) * cos(pi / 180)) in double
-/// (0x1.ffd814p-1, written as its exact decimal value; tests/test_adm_cuda.cpp checks it against
+/// (0x1.ffd814p-1, written as its exact decimal value; adm_cuda_test.cpp checks it against
 /// that expression).
 VMAFX_CONST float kCos1DegSq = 0.99969542026519775390625f;
 

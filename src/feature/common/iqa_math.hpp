@@ -10,8 +10,8 @@
 // Upstream: libvmaf 3.2.0 src/feature/iqa/convolve.c (_iqa_convolve's 1-D build,
 // _iqa_filter_pixel, KBND_SYMMETRIC), iqa/ssim_tools.c/.h (_iqa_ssim's default path,
 // g_gaussian_window_h/_v), iqa/decimate.c.
-#ifndef VMAFX_FEATURE_FLOAT_SSIM_IQA_MATH_HPP
-#define VMAFX_FEATURE_FLOAT_SSIM_IQA_MATH_HPP
+#ifndef VMAFX_FEATURE_COMMON_IQA_MATH_HPP
+#define VMAFX_FEATURE_COMMON_IQA_MATH_HPP
 
 #include "base/shared_math.hpp"
 
@@ -53,7 +53,7 @@ VMAFX_FN int mirror(int i, int n) {
 /// upstream forms them: C1 = (K1 L)^2, C2 = (K2 L)^2, C3 = C2 / 2, each product and the
 /// quotient rounded to float (written as their exact decimal values, 0x1.a028f4p+2,
 /// 0x1.d42e12p+5 and 0x1.d42e12p+4, so that no compiler's constant folding can differ; GLSL has
-/// no hex float literals; tests/test_float_ssim_cuda.cpp recomputes them at run time).
+/// no hex float literals; src/feature/float_ssim/float_ssim_cuda_test.cpp recomputes them at run time).
 VMAFX_CONST float kC1 = 6.50249958038330078125f;   // (0.01f * 255) * (0.01f * 255)
 VMAFX_CONST float kC2 = 58.522495269775390625f;    // (0.03f * 255) * (0.03f * 255)
 VMAFX_CONST float kC3 = 29.2612476348876953125f;   // kC2 / 2.0f
@@ -153,4 +153,4 @@ VMAFX_HOST_DEVICE inline float filter_pixel(const float* img, int w, int h, int 
 }  // namespace vmafx::iqa
 #endif
 
-#endif  // VMAFX_FEATURE_FLOAT_SSIM_IQA_MATH_HPP
+#endif  // VMAFX_FEATURE_COMMON_IQA_MATH_HPP
