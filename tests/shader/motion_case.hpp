@@ -1,7 +1,7 @@
 // One test case of motion_math.hpp, written in the shared-arithmetic subset so that the shader
 // (motion.comp) and the C++ side of tests/shader/shader_test.cpp run the same calls: every
 // function of the header on one case's inputs. The structs' layouts are the same in C++ and in
-// GLSL's std430 (every member at its natural alignment, sizes multiples of 8).
+// GLSL's std430 (int32 members only).
 #ifndef VMAFX_TESTS_SHADER_MOTION_CASE_HPP
 #define VMAFX_TESTS_SHADER_MOTION_CASE_HPP
 
@@ -9,13 +9,9 @@
 
 VMAFX_NAMESPACE_BEGIN(motion)
 
-/// Inputs: motion_blend's score, factor, offset; five rows' samples prev / cur (up to bit_depth
-/// bits); five vertically blurred values y (any int32); mirror's index and size;
-/// lane_columns_end's width.
+/// Inputs: five rows' samples prev / cur (up to bit_depth bits); five vertically blurred values
+/// y (any int32); mirror's index and size; lane_columns_end's width.
 struct MotionCase {
-    double score;
-    double factor;
-    double offset;
     int32_t prev[5];
     int32_t cur[5];
     int32_t y[5];
@@ -28,7 +24,6 @@ struct MotionCase {
 
 /// Outputs: one value of each function (v8 from the samples' low 8 bits at bit depth 8).
 struct MotionResult {
-    double blend;
     int32_t v8;
     int32_t v16;
     int32_t h_exact;
@@ -48,7 +43,6 @@ VMAFX_FN MotionResult motion_case(VMAFX_IN(MotionCase, c)) {
         e[k] = sample_difference(c.prev[k] & 255, c.cur[k] & 255);
     }
     MotionResult r;
-    r.blend = motion_blend(c.score, c.factor, c.offset);
     r.v8 = vertical_blur_8(e[0], e[1], e[2], e[3], e[4], 8);
     r.v16 = vertical_blur_16(d[0], d[1], d[2], d[3], d[4], c.bit_depth);
     r.h_exact = horizontal_blur_exact(c.y[0], c.y[1], c.y[2], c.y[3], c.y[4]);
