@@ -27,6 +27,7 @@
 #include "base/trace.hpp"
 #include "engine/core.hpp"
 #include "engine/extraction.hpp"
+#include "engine/inputs.hpp"
 #include "engine/pooling.hpp"
 #include "feature/registry.hpp"
 #include "io/av_reader.hpp"
@@ -35,10 +36,6 @@
 namespace vmafx {
 
 namespace {
-
-std::string describe(const VideoFormat& f) {
-    return fmt::format("{}x{} {} {}-bit", f.width, f.height, subsampling_name(f.subsampling), f.bit_depth);
-}
 
 /// Recycles pictures so that a run allocates only as many as it has in flight. A new picture
 /// is handed out empty: the reader allocates its planes once it has seen that a frame is there
@@ -91,191 +88,6 @@ struct Token {
         for (auto& p : prev_ref) p.reset();
         for (auto& p : prev_dist) p.reset();
     }
-};
-
-/// Runs `a` and `b` at the same time and waits for both; rethrows `a`'s exception first, as if
-/// they had run in turn. Where `threads` is set (a stream is read), `b` gets a thread of its
-/// own: a writer feeding both videos (one process writing two pipes) may block on either, so
-/// the two reads must really overlap, which oneTBB does not promise when it has one thread.
-void concurrently(bool threads, const std::function<void()>& a, const std::function<void()>& b) {
-    std::exception_ptr a_error, b_error;
-    const auto guarded = [](const std::function<void()>& fn, std::exception_ptr& error) {
-        try {
-            fn();
-        } catch (...) {
-            error = std::current_exception();
-        }
-    };
-    if (threads) {
-        std::thread other([&] { guarded(b, b_error); });
-        guarded(a, a_error);
-        other.join();
-    } else {
-        // Its own context: a cancelled pipeline cannot skip one of the two.
-        tbb::task_group_context context(tbb::task_group_context::isolated);
-        tbb::parallel_invoke([&] { guarded(a, a_error); }, [&] { guarded(b, b_error); }, context);
-    }
-    if (a_error) std::rethrow_exception(a_error);
-    if (b_error) std::rethrow_exception(b_error);
-}
-
-/// The error of videos whose lengths differ (after the skips) without --frame_cnt.
-Error length_mismatch(const RunConfig& config, const std::string& ref, std::uint64_t ref_frames,
-                      const std::string& dist, std::uint64_t dist_frames) {
-    return Error(fmt::format("reference \"{}\" has {} frame{} but distorted \"{}\" has {}{}; use --frame_cnt N "
-                             "to score the first N frames of both",
-                             ref, ref_frames, ref_frames == 1 ? "" : "s", dist, dist_frames,
-                             config.frame_skip_ref || config.frame_skip_dist ? " (after skipping)" : ""));
-}
-
-/// The error of a run with nothing to score.
-Error no_frames(const std::string& ref, const std::string& dist) {
-    return Error(fmt::format("no frames to score in \"{}\" and \"{}\"", ref, dist));
-}
-
-/// The frame pairs of a run, read in order: frame i of both videos at once, until `limit`
-/// pairs or the end of either video.
-class PairSource {
-public:
-    PairSource(const RunConfig& config, VideoReader& ref, VideoReader& dist, unsigned limit)
-        : config_(config), ref_(ref), dist_(dist), limit_(limit), threads_(ref.is_stream() || dist.is_stream()) {}
-
-    /// Whether next() is known to return false: `limit` reached, or a video ended.
-    bool exhausted() const { return count_ == limit_ || ended_; }
-
-    /// Reads the next pair into `ref` and `dist` (the planes `which`). Returns false when the
-    /// run has no more pairs: `limit` reached, or one video or both ended.
-    bool next(Picture& ref, Picture& dist, PlaneSet which) {
-        if (exhausted()) return false;
-        if (config_.align_pts) return next_by_time(ref, dist, which);
-        bool ref_ok = false, dist_ok = false;
-        concurrently(
-            threads_, [&] { ref_ok = ref_.read(ref, which); }, [&] { dist_ok = dist_.read(dist, which); });
-        if (ref_ok && dist_ok) {
-            ++count_;
-            return true;
-        }
-        ended_ = true;
-        ref_longer_ = ref_ok;
-        dist_longer_ = dist_ok;
-        return false;
-    }
-
-    /// Pairs read so far.
-    unsigned count() const { return count_; }
-
-    /// Pairs the run is expected to read, for progress display: `limit` capped by what each
-    /// reader expects after its skip; 0 when unknown.
-    unsigned expected() const {
-        std::uint64_t n = limit_;
-        const auto cap = [&n](const VideoReader& r, unsigned skipped) {
-            if (const auto e = r.expected_frames()) n = std::min<std::uint64_t>(n, *e > skipped ? *e - skipped : 0);
-        };
-        cap(ref_, config_.frame_skip_ref);
-        cap(dist_, config_.frame_skip_dist);
-        return n == UINT_MAX ? 0u : static_cast<unsigned>(n);
-    }
-
-    /// With --align pts: a warning counting the frames dropped for want of a partner, or empty.
-    std::string alignment_warning() const {
-        if (!config_.align_pts || (dropped_ref_ == 0 && dropped_dist_ == 0)) return {};
-        return fmt::format("--align pts: {} frame{} of reference \"{}\" and {} of distorted \"{}\" had no frame "
-                           "of the other within {:.3f} ms and were not scored ({} pair{} scored)",
-                           dropped_ref_, dropped_ref_ == 1 ? "" : "s", ref_.path(), dropped_dist_, dist_.path(),
-                           tolerance_ * 1e3, count_, count_ == 1 ? "" : "s");
-    }
-
-    /// After the last pair: unless --frame_cnt asked for a common prefix (or --align pts pairs
-    /// by time), throws when one video ended before the other, naming both counts (a stream
-    /// that is longer is read to its end to count its frames); throws when there was no pair
-    /// at all.
-    void finish() {
-        if (config_.align_pts) {
-            if (count_ == 0) throw no_frames(ref_.path(), dist_.path());
-            return;
-        }
-        if (config_.frame_count || (!ref_longer_ && !dist_longer_)) {
-            if (count_ == 0) throw no_frames(ref_.path(), dist_.path());
-            return;
-        }
-        VideoReader& longer = ref_longer_ ? ref_ : dist_;
-        const unsigned skipped = ref_longer_ ? config_.frame_skip_ref : config_.frame_skip_dist;
-        std::uint64_t more = 1;  // the frame read with the other's end
-        if (const auto c = longer.frame_count()) {
-            more = c->whole + (c->damage.empty() ? 0u : 1u) - skipped - count_;
-        } else {
-            Picture scratch;
-            while (longer.read(scratch, PlaneSet::kLuma)) ++more;
-        }
-        const std::uint64_t ref_frames = ref_longer_ ? count_ + more : count_;
-        const std::uint64_t dist_frames = dist_longer_ ? count_ + more : count_;
-        throw length_mismatch(config_, ref_.path(), ref_frames, dist_.path(), dist_frames);
-    }
-
-private:
-    /// next() with --align pts: reads on from whichever video is behind, dropping its frame,
-    /// until the two frames in hand are within tolerance_ of each other; at either video's end
-    /// the other's remaining frames are dropped (read to its end to count them, unless the
-    /// limit was reached).
-    bool next_by_time(Picture& ref, Picture& dist, PlaneSet which) {
-        if (tolerance_ < 0) {
-            const auto interval = [](const VideoReader& r) {
-                if (!r.frame_interval())
-                    throw Error(fmt::format("--align pts: \"{}\" has no timestamps or frame rate (raw and y4m video "
-                                            "is paired by position only)",
-                                            r.path()));
-                return *r.frame_interval();
-            };
-            tolerance_ = std::min(interval(ref_), interval(dist_)) / 2;
-        }
-        bool need_ref = true, need_dist = true;
-        bool ref_ok = true, dist_ok = true;
-        for (;;) {
-            if (need_ref && need_dist) {
-                concurrently(
-                    threads_, [&] { ref_ok = ref_.read(ref, which); }, [&] { dist_ok = dist_.read(dist, which); });
-            } else if (need_ref) {
-                ref_ok = ref_.read(ref, which);
-            } else if (need_dist) {
-                dist_ok = dist_.read(dist, which);
-            }
-            need_ref = need_dist = false;
-            if (!ref_ok || !dist_ok) {
-                ended_ = true;
-                // The other video's frame in hand and the rest of it have no partner.
-                VideoReader& other = ref_ok ? ref_ : dist_;
-                unsigned& dropped = ref_ok ? dropped_ref_ : dropped_dist_;
-                if (ref_ok || dist_ok) {
-                    Picture scratch;
-                    for (++dropped; other.read(scratch, PlaneSet::kLuma);) ++dropped;
-                }
-                return false;
-            }
-            const double tr = ref_.timestamp().value_or(0.0), td = dist_.timestamp().value_or(0.0);
-            if (std::abs(tr - td) < tolerance_) {
-                ++count_;
-                return true;
-            }
-            if (tr < td) {
-                ++dropped_ref_;
-                need_ref = true;
-            } else {
-                ++dropped_dist_;
-                need_dist = true;
-            }
-        }
-    }
-
-    const RunConfig& config_;
-    VideoReader& ref_;
-    VideoReader& dist_;
-    unsigned limit_;
-    double tolerance_ = -1;                      ///< --align pts: seconds (set at the first pair)
-    unsigned dropped_ref_ = 0, dropped_dist_ = 0;  ///< --align pts: frames without a partner
-    bool threads_;
-    unsigned count_ = 0;
-    bool ended_ = false;
-    bool ref_longer_ = false, dist_longer_ = false;  ///< which one still had a frame at the end
 };
 
 /// Worker threads of the run: --threads, or every hardware thread when it is 0; at most
@@ -472,27 +284,6 @@ FeatureSpec parse_feature_spec(const std::string& text) {
 
 namespace {
 
-/// Frames of a regular file after `skip`, its damaged frame counted as one.
-unsigned frames_after(const FrameCount& c, unsigned skip) {
-    const unsigned all = c.whole + (c.damage.empty() ? 0u : 1u);
-    return all - std::min(all, skip);
-}
-
-/// Throws the damage of a regular file when its damaged frame is among frames
-/// skip..skip+frames-1, the ones a run scores.
-void check_damage(const FrameCount& c, unsigned skip, std::uint64_t frames) {
-    if (!c.damage.empty() && skip + frames > c.whole) throw Error(c.damage);
-}
-
-/// After a run that scored `frames` frames from `skip`: a damaged tail it did not reach is a
-/// warning naming the file and the frame.
-void warn_damage(const std::optional<FrameCount>& c, unsigned skip, unsigned frames,
-                 std::vector<std::string>& warnings) {
-    if (!c || c->damage.empty()) return;
-    warnings.push_back(fmt::format("{} (not scored: the run scored frames {} to {})", c->damage, skip,
-                                   static_cast<std::uint64_t>(skip) + frames - 1));
-}
-
 
 /// What a run computes, decided before any video is opened: the models and the metric
 /// instances (models' features first, then the extra features; equal instances shared).
@@ -563,101 +354,6 @@ RunPlan plan_run(const RunConfig& config) {
     check_model_names(plan.models, !config.no_prediction);
     if (!config.scale_dist.empty()) check_scale_flags(config.scale_dist);
     return plan;
-}
-
-/// The two videos of a run, opened and checked against each other, their known frame counts
-/// (regular files) and the number of pairs to score at most.
-struct Inputs {
-    std::unique_ptr<VideoReader> ref, dist;
-    std::optional<FrameCount> ref_count, dist_count;
-    unsigned limit = UINT_MAX;
-    std::vector<std::string> notices;  ///< the readers' (VideoReader::notices())
-};
-
-/// Opens both videos: two streams at once (opening a pipe waits for its writer, and one
-/// writer may feed both); otherwise the file first, so that its errors come without waiting
-/// for the stream's writer. Throws when the formats differ or both are one stream.
-void open_inputs(const RunConfig& config, Inputs& in) {
-    // Standard input closed: a file opened now would take descriptor 0 and be read as "-".
-    if ((config.reference_path == "-" || config.distorted_path == "-") && ::fcntl(STDIN_FILENO, F_GETFD) < 0)
-        throw Error(fmt::format("standard input: cannot read: {}", std::strerror(errno)));
-    // Codec threads of decoded videos: --threads (0: one per core, libavcodec's choice).
-    const auto open_ref = [&] { in.ref = open_video(config.reference_path, config.raw_format, config.threads); };
-    const auto open_dist = [&] { in.dist = open_video(config.distorted_path, config.raw_format, config.threads); };
-    const bool ref_stream = !stream_identity_of(config.reference_path).empty();
-    const bool dist_stream = !stream_identity_of(config.distorted_path).empty();
-    if (ref_stream && dist_stream) {
-        concurrently(true, open_ref, open_dist);
-    } else if (ref_stream) {
-        open_dist();
-        open_ref();
-    } else {
-        open_ref();
-        open_dist();
-    }
-    const VideoFormat format = in.ref->format();
-    const VideoFormat& dist_format = in.dist->format();
-    if (dist_format.width != format.width || dist_format.height != format.height) {
-        if (config.scale_dist.empty())
-            throw Error(fmt::format("reference \"{}\" is {}x{} but distorted \"{}\" is {}x{}: the sizes must match, "
-                                    "or add --scale-dist bicubic (or another libswscale algorithm) to scale the "
-                                    "distorted video to the reference's size",
-                                    in.ref->path(), format.width, format.height, in.dist->path(), dist_format.width,
-                                    dist_format.height));
-        in.dist = scale_video(std::move(in.dist), format.width, format.height, config.scale_dist);
-    }
-    for (const VideoReader* r : {in.ref.get(), in.dist.get()}) {
-        for (std::string& n : r->notices()) in.notices.push_back(std::move(n));
-        if (config.align_pts && !r->frame_interval())
-            throw Error(fmt::format("--align pts: \"{}\" has no timestamps or frame rate (raw and y4m video is "
-                                    "paired by position only)",
-                                    r->path()));
-    }
-    if (!(in.dist->format() == format))
-        throw Error(fmt::format("reference \"{}\" is {} but distorted \"{}\" is {}: they must match",
-                                in.ref->path(), describe(format), in.dist->path(), describe(in.dist->format())));
-    if (in.ref->is_stream() && in.ref->stream_identity() == in.dist->stream_identity())
-        throw Error(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream", in.ref->path(),
-                                in.dist->path()));
-}
-
-/// Frame counts. Regular files: known now, so that a mismatch or a damaged frame to be scored
-/// is reported before scoring, with both numbers; they must agree unless --frame_cnt asks for
-/// the common prefix. Streams: read until they end (PairSource checks their lengths). Then
-/// skips the frames --frame_skip_ref/_dist ask for.
-void count_and_skip(const RunConfig& config, Inputs& in) {
-    in.ref_count = in.ref->frame_count();
-    in.dist_count = in.dist->frame_count();
-    in.limit = config.frame_count ? config.frame_count : UINT_MAX;
-    if (in.ref_count && in.dist_count) {
-        const FrameCount& rc = *in.ref_count;
-        const FrameCount& dc = *in.dist_count;
-        if (config.frame_skip_ref > rc.whole) in.ref->skip(config.frame_skip_ref);     // throws
-        if (config.frame_skip_dist > dc.whole) in.dist->skip(config.frame_skip_dist);  // throws
-        const unsigned ref_frames = frames_after(rc, config.frame_skip_ref);
-        const unsigned dist_frames = frames_after(dc, config.frame_skip_dist);
-        if (config.frame_count == 0 && !config.align_pts) {
-            // Every frame is to be scored: a damaged one is an error, whatever the other video.
-            check_damage(rc, config.frame_skip_ref, ref_frames);
-            check_damage(dc, config.frame_skip_dist, dist_frames);
-            if (ref_frames != dist_frames)
-                throw length_mismatch(config, in.ref->path(), ref_frames, in.dist->path(), dist_frames);
-        }
-        in.limit = std::min({in.limit, ref_frames, dist_frames});
-        if (in.limit == 0) throw no_frames(in.ref->path(), in.dist->path());
-        check_damage(rc, config.frame_skip_ref, in.limit);
-        check_damage(dc, config.frame_skip_dist, in.limit);
-    } else if ((in.ref_count || in.dist_count) && config.frame_count == 0 && !config.align_pts) {
-        // A regular file beside a stream, every frame to be scored: its damaged frame is an
-        // error now, before any picture is allocated or the stream read.
-        const bool ref_known = in.ref_count.has_value();
-        const FrameCount& c = ref_known ? *in.ref_count : *in.dist_count;
-        const unsigned skip = ref_known ? config.frame_skip_ref : config.frame_skip_dist;
-        if (skip <= c.whole) check_damage(c, skip, frames_after(c, skip));
-    }
-    concurrently(
-        in.ref->is_stream() || in.dist->is_stream(), [&] { in.ref->skip(config.frame_skip_ref); },
-        [&] { in.dist->skip(config.frame_skip_dist); });
 }
 
 /// Scores every frame with the run's metric instances on the configured backend.
