@@ -188,7 +188,9 @@ void Session::add_feature(const MetricDescriptor& metric, const OptionValues& op
 void Session::use_gpu(bool twins, const std::string& backend) {
     if (!impl_->order.empty()) throw UsageError("the GPU must be chosen before the first frame");
     if (!device_api(backend))
-        throw Error(fmt::format("this vmafx was built without the {} backend", backend_label(backend)));
+        throw Error(find_gpu_backend(backend)
+                        ? fmt::format("this vmafx was built without the {} backend", backend_label(backend))
+                        : fmt::format("no GPU backend is named \"{}\"", backend));
     impl_->gpu = true;
     impl_->gpu_twins = twins;
     impl_->backend = backend;
