@@ -162,6 +162,14 @@ const char* type_name(OptionType t) {
 
 Json history_json(const History& h) { return {{"refs", h.refs}, {"dists", h.dists}}; }
 
+/// The depths of `set`, in increasing order.
+Json bit_depths_json(const BitDepths& set) {
+    Json list = Json::array();
+    for (int b = 1; b <= 31; ++b)
+        if (set.has(b)) list.push_back(b);
+    return list;
+}
+
 /// What the snapshot holds of `metric`: its upstream source, options (name, output-name alias,
 /// type, default, range, whether a feature parameter), provided features and their aliases,
 /// planes, previous pictures at the defaults and under each flipped bool option that changes
@@ -176,7 +184,7 @@ Json descriptor_json(const MetricDescriptor& metric) {
                            {"default", o.default_value},
                            {"min", o.min},
                            {"max", o.max},
-                           {"feature_param", o.feature_param}});
+                           {"feature_param", o.is_feature_parameter()}});
         if (o.type == OptionType::kString) {
             if (o.default_text) options.back()["default_text"] = o.default_text;
             else options.back()["default_text"] = nullptr;
@@ -202,8 +210,7 @@ Json descriptor_json(const MetricDescriptor& metric) {
               {"min_chroma_height", l.min_chroma_height},
               {"chroma_rounds_down", l.chroma_rounds_down},
               {"min_longer_side", l.min_longer_side},
-              {"min_bit_depth", l.min_bit_depth},
-              {"max_bit_depth", l.max_bit_depth},
+              {"bit_depths", bit_depths_json(l.bit_depths)},
               {"why", l.why}}}};
 }
 
@@ -246,7 +253,7 @@ std::string ratio(Subsampling s) {
     return fmt::format("{}:{}:{}", n[0], n[1], n[2]);
 }
 
-/// The message check_format gives for `f`, which `l` refuses for its size, worked out here
+/// The message check gives for `f`, which `l` refuses for its size, worked out here
 /// from the limits: the luma rule first, then the chroma planes' (ceil or, with
 /// chroma_rounds_down, floor of the halved luma size).
 std::string size_refusal(const char* name, const FormatLimits& l, const VideoFormat& f) {
@@ -281,11 +288,11 @@ TEST_P(EveryMetric, RefusesFormatsOutsideItsLimits) {
             EXPECT_EQ(l.smallest(s), (std::pair{l.min_width, l.min_height}));
         }
         for (const auto& [w, h] : l.corners(s)) {
-            for (const int bits : {l.min_bit_depth, l.max_bit_depth}) {
+            for (const int bits : {l.bit_depths.lowest(), l.bit_depths.highest()}) {
                 const VideoFormat at{w, h, bits, s};
                 EXPECT_NO_THROW(metric.make_extractor(defaults, at)) << test::format_label(at);
             }
-            const VideoFormat at{w, h, l.min_bit_depth, s};
+            const VideoFormat at{w, h, l.bit_depths.lowest(), s};
             if (w > 1) small.push_back(resized(at, w - 1, h));
             if (h > 1) small.push_back(resized(at, w, h - 1));
             if (w > 1 && h > 1) small.push_back(resized(at, w - 1, h - 1));
@@ -296,13 +303,19 @@ TEST_P(EveryMetric, RefusesFormatsOutsideItsLimits) {
         const std::string got = test::error_of([&] { metric.make_extractor(defaults, f); });
         EXPECT_EQ(got.rfind(want, 0), 0u) << "\"" << got << "\" does not start with \"" << want << "\"";
     }
-    const auto [w444, h444] = l.smallest(Subsampling::k444);
-    const VideoFormat at{w444, h444, l.min_bit_depth, Subsampling::k444};
-    for (const int bits : {7, 17, l.min_bit_depth - 1, l.max_bit_depth + 1}) {
-        if (bits >= l.min_bit_depth && bits <= l.max_bit_depth) continue;
-        const std::string want = fmt::format("{}: bit depth {} is not supported ({} to {})", metric.name, bits,
-                                             l.min_bit_depth, l.max_bit_depth);
-        EXPECT_EQ(test::error_of([&] { metric.make_extractor(defaults, with_depth(at, bits)); }), want);
+    // Every depth from 1 to 20 at the first corner of 4:4:4: accepted where the set has it, else
+    // refused with the one message naming the set.
+    const auto [w444, h444] = l.corners(Subsampling::k444).front();
+    const VideoFormat at{w444, h444, l.bit_depths.lowest(), Subsampling::k444};
+    for (int bits = 1; bits <= 20; ++bits) {
+        const VideoFormat f = with_depth(at, bits);
+        if (l.bit_depths.has(bits)) {
+            EXPECT_NO_THROW(metric.make_extractor(defaults, f)) << test::format_label(f);
+            continue;
+        }
+        const std::string want = fmt::format("{}: bit depth {} is not supported ({})", metric.name, bits,
+                                             l.bit_depths.text());
+        EXPECT_EQ(test::error_of([&] { metric.make_extractor(defaults, f); }), want);
     }
 
     // A run of the engine on a file of the first size refused says the same.

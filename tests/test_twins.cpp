@@ -51,7 +51,7 @@ std::vector<std::pair<int, int>> sweep_sizes(const FormatLimits& l) {
 std::vector<int> sweep_depths(const FormatLimits& l) {
     std::vector<int> out;
     for (const int bits : {8, 10, 12, 16})
-        if (bits >= l.min_bit_depth && bits <= l.max_bit_depth) out.push_back(bits);
+        if (l.bit_depths.has(bits)) out.push_back(bits);
     return out;
 }
 
@@ -157,7 +157,7 @@ TEST_P(TwinCuda, ShortVideos) {
         if (h.refs != d.refs || h.dists != d.dists) sets.push_back(flipped);
     }
     for (const auto& [w, h] : {std::pair{m.limits.min_width, m.limits.min_height}, std::pair{853, 481}})
-        for (const int bits : {m.limits.min_bit_depth, m.limits.max_bit_depth})
+        for (const int bits : {m.limits.bit_depths.lowest(), m.limits.bit_depths.highest()})
             for (unsigned frames = 1; frames <= 3; ++frames) {
                 const Clip clip = synthetic_clip({std::max(w, m.limits.min_width), std::max(h, m.limits.min_height), bits,
                                                   Subsampling::k420},

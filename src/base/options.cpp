@@ -114,7 +114,7 @@ std::string Options::feature_name(const std::string& feature) const {
     std::map<std::string, std::string> parts;
     for (const auto& [name, v] : values_) {
         const OptionSpec* spec = find_spec(specs_, name);
-        if (!spec || !spec->feature_param) continue;
+        if (!spec || !spec->is_feature_parameter()) continue;
         const char* key = spec->alias ? spec->alias : spec->name;
         switch (spec->type) {
         case OptionType::kBool: parts[name] = fmt::format("_{}", key); break;
@@ -125,7 +125,7 @@ std::string Options::feature_name(const std::string& feature) const {
     }
     for (const auto& [name, text] : texts_) {
         const OptionSpec* spec = find_spec(specs_, name);
-        if (!spec || !spec->feature_param) continue;
+        if (!spec || !spec->is_feature_parameter()) continue;
         parts[name] = fmt::format("_{}_{}", spec->alias ? spec->alias : spec->name, text);
     }
     const bool any = !parts.empty();

@@ -16,6 +16,13 @@ namespace vmafx {
 /// Type of an option, as upstream's VmafOption types (bool, int, double, string).
 enum class OptionType { kBool, kInt, kDouble, kString };
 
+/// What an option is to upstream's output names (upstream's VmafOption flag
+/// VMAF_OPT_FLAG_FEATURE_PARAM).
+enum class OptionRole {
+    kSetting,           ///< changes the computation or the outputs written, never the output names
+    kFeatureParameter,  ///< a non-default value adds "_<alias>_<value>" to the output names
+};
+
 /// A provided feature: its upstream name and the short name upstream writes in output names
 /// when a feature parameter differs from its default (libvmaf src/feature/alias.c), e.g.
 /// {"VMAF_integer_feature_vif_scale0_score", "integer_vif_scale0"}. alias == nullptr: the
@@ -42,7 +49,7 @@ inline constexpr char kSettingsTag = 0;
 /// One option of a metric (upstream: one row of the extractor's VmafOption table), bound to a
 /// member of the metric's Settings struct. Declare rows with option<&Settings::member>(...).
 /// `alias` abbreviates the option in output names (e.g. "egl" for "vif_enhn_gain_limit");
-/// only options with `feature_param` set change the output names.
+/// only options whose role is OptionRole::kFeatureParameter change the output names.
 struct OptionSpec {
     const char* name;   ///< upstream's option name, e.g. "vif_enhn_gain_limit"
     const char* alias;  ///< nullptr: the name itself is used in output names
@@ -50,7 +57,7 @@ struct OptionSpec {
     double default_value;  ///< bools as 0 or 1, ints exactly
     double min;            ///< smallest accepted value (inclusive)
     double max;            ///< largest accepted value (inclusive)
-    bool feature_param;    ///< a non-default value changes the output names (upstream's flag)
+    OptionRole role;       ///< whether a non-default value changes the output names
     const char* help;      ///< upstream's help text
     const void* settings_type;                    ///< detail::kSettingsTag of the bound struct
     void (*assign)(void* settings, double value);  ///< writes the value into the bound member (not strings)
@@ -59,14 +66,17 @@ struct OptionSpec {
     /// range: default_value, min and max are 0.
     const char* default_text = nullptr;
     void (*assign_text)(void* settings, const std::string& text) = nullptr;
+
+    /// Whether a non-default value changes the output names (role kFeatureParameter).
+    constexpr bool is_feature_parameter() const { return role == OptionRole::kFeatureParameter; }
 };
 
 /// Option row bound to `Member` (a bool, int or double member of a Settings struct); bools
 /// have range [0, 1]. E.g. option<&vif::Settings::gain_limit>("vif_enhn_gain_limit", "egl",
-/// 100.0, 1.0, 100.0, true, "...").
+/// 100.0, 1.0, 100.0, OptionRole::kFeatureParameter, "...").
 template <auto Member>
 constexpr OptionSpec option(const char* name, const char* alias, double default_value, double min, double max,
-                            bool feature_param, const char* help) {
+                            OptionRole role, const char* help) {
     using Traits = detail::MemberTraits<decltype(Member)>;
     using Settings = typename Traits::Settings;
     using T = typename Traits::Type;
@@ -80,7 +90,7 @@ constexpr OptionSpec option(const char* name, const char* alias, double default_
             default_value,
             min,
             max,
-            feature_param,
+            role,
             help,
             &detail::kSettingsTag<Settings>,
             [](void* settings, double value) { static_cast<Settings*>(settings)->*Member = static_cast<T>(value); }};
@@ -91,7 +101,7 @@ constexpr OptionSpec option(const char* name, const char* alias, double default_
 /// (e.g. cambi's eotf). `default_text` nullptr stands for upstream's NULL default. In output
 /// names a non-default value of a feature parameter is written "_<alias>_<text>".
 template <auto Member>
-constexpr OptionSpec option(const char* name, const char* alias, const char* default_text, bool feature_param,
+constexpr OptionSpec option(const char* name, const char* alias, const char* default_text, OptionRole role,
                             const char* help) {
     using Traits = detail::MemberTraits<decltype(Member)>;
     using Settings = typename Traits::Settings;
@@ -102,7 +112,7 @@ constexpr OptionSpec option(const char* name, const char* alias, const char* def
             0.0,
             0.0,
             0.0,
-            feature_param,
+            role,
             help,
             &detail::kSettingsTag<Settings>,
             nullptr,

@@ -1,6 +1,7 @@
 #include "feature/metric.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include <fmt/format.h>
 
@@ -26,6 +27,23 @@ int luma_for_chroma(int min_chroma, bool halved, bool rounds_down) {
 
 }  // namespace
 
+int BitDepths::lowest() const { return mask ? std::countr_zero(mask) : 0; }
+
+int BitDepths::highest() const { return mask ? 31 - std::countl_zero(mask) : 0; }
+
+std::string BitDepths::text() const {
+    const int lo = lowest();
+    const int hi = highest();
+    if (BitDepths::range(lo, hi) == *this) return fmt::format("{} to {}", lo, hi);
+    std::string out;
+    for (int b = lo; b <= hi; ++b) {
+        if (!has(b)) continue;
+        if (!out.empty()) out += b == hi ? " or " : ", ";
+        out += std::to_string(b);
+    }
+    return out;
+}
+
 std::pair<int, int> FormatLimits::chroma_size(const VideoFormat& format) const {
     const bool halve_w = format.subsampling != Subsampling::k444;
     const bool halve_h = format.subsampling == Subsampling::k420;
@@ -48,9 +66,9 @@ namespace {
 
 /// Throws Error naming metric `name` and the limit unless `limits` accept `format`.
 void check_limits(const char* name, const FormatLimits& limits, const VideoFormat& format) {
-    if (format.bit_depth < limits.min_bit_depth || format.bit_depth > limits.max_bit_depth)
-        throw Error(fmt::format("{}: bit depth {} is not supported ({} to {})", name, format.bit_depth,
-                                limits.min_bit_depth, limits.max_bit_depth));
+    if (!limits.bit_depths.has(format.bit_depth))
+        throw Error(fmt::format("{}: bit depth {} is not supported ({})", name, format.bit_depth,
+                                limits.bit_depths.text()));
     const char* space = *limits.why ? " " : "";
     if (format.width < limits.min_width || format.height < limits.min_height)
         throw Error(fmt::format("{}: picture {}x{} is too small: its luma plane must be at least {}x{}{}{}", name,
@@ -72,15 +90,14 @@ void check_limits(const char* name, const FormatLimits& limits, const VideoForma
 
 }  // namespace
 
-void MetricDescriptor::check_format(const VideoFormat& format) const { check_limits(name, limits, format); }
-
-void MetricDescriptor::check_format(const Options& opts, const VideoFormat& format) const {
+void MetricDescriptor::check(const Options& opts, const VideoFormat& format) const {
     check_limits(name, limits_under(opts), format);
+    if (refuse) refuse(opts, format);
 }
 
 std::unique_ptr<FeatureExtractor> MetricDescriptor::make_extractor(const Options& opts,
                                                                    const VideoFormat& format) const {
-    check_format(opts, format);
+    check(opts, format);
     return create(opts, format);
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -52,21 +54,53 @@ public:
     virtual void flush(ScoreTable& table) const { (void)table; }
 };
 
+/// A set of bit depths (1 to 31 bits): bit n of `mask` set accepts n-bit samples.
+struct BitDepths {
+    std::uint32_t mask = 0;
+
+    /// Every depth from `lo` to `hi` (1 <= lo <= hi <= 31).
+    static constexpr BitDepths range(int lo, int hi) {
+        std::uint32_t m = 0;
+        for (int b = lo; b <= hi; ++b) m |= std::uint32_t{1} << b;
+        return {m};
+    }
+    /// The depths listed.
+    static constexpr BitDepths of(std::initializer_list<int> depths) {
+        std::uint32_t m = 0;
+        for (const int b : depths) m |= std::uint32_t{1} << b;
+        return {m};
+    }
+    /// Whether `bits` is in the set (false outside 1..31).
+    constexpr bool has(int bits) const { return bits >= 1 && bits <= 31 && (mask >> bits & 1u); }
+    /// The smallest and the largest depth of the set (0 for an empty set).
+    int lowest() const;
+    int highest() const;
+    /// The set as the refusal message names it: "8 to 16" when it has no gap, else the depths
+    /// listed, "8, 10, 12 or 16".
+    std::string text() const;
+    constexpr bool operator==(const BitDepths&) const = default;
+};
+
+/// Every depth the readers accept: 8 to 16 bits.
+inline constexpr BitDepths kEveryBitDepth = BitDepths::range(8, 16);
+/// 8, 10, 12 and 16 bits: the depths upstream's picture_copy (picture_copy.c) converts as such
+/// (it reads the others byte-wise) and its integer PSNR and ciede size their peaks for; the
+/// metrics resting on them refuse 9, 11 and 13 to 15 bits.
+inline constexpr BitDepths kWholeUnitBitDepths = BitDepths::of({8, 10, 12, 16});
+
 /// The formats a metric can score: luma width and height at least min_width x min_height, the
 /// larger of them at least min_longer_side (cambi: upstream refuses pictures below 216 both
 /// ways, yet scores 1x216 and 216x2), each chroma plane at least min_chroma_width x
-/// min_chroma_height, bit depth in
-/// [min_bit_depth, max_bit_depth]. The chroma planes are measured as VideoFormat gives them
-/// (ceil(w/2) wide at 4:2:0 and 4:2:2, ceil(h/2) high at 4:2:0, the luma's size at 4:4:4),
-/// or, with chroma_rounds_down, as upstream extractors that halve the luma size with integer
-/// division size them (floor(w/2), floor(h/2): speed.c init_chroma). `why` says where the size
-/// limits come from (for the message). Positional initialisers name the luma sizes, the bit
-/// depths and `why`; the chroma members come after them.
+/// min_chroma_height, bit depth in `bit_depths`. The chroma planes are measured as VideoFormat
+/// gives them (ceil(w/2) wide at 4:2:0 and 4:2:2, ceil(h/2) high at 4:2:0, the luma's size at
+/// 4:4:4), or, with chroma_rounds_down, as upstream extractors that halve the luma size with
+/// integer division size them (floor(w/2), floor(h/2): speed.c init_chroma). `why` says where
+/// the size limits come from (for the message). Positional initialisers name the luma sizes, the
+/// bit depths and `why`; the chroma members come after them.
 struct FormatLimits {
     int min_width = 1;
     int min_height = 1;
-    int min_bit_depth = 8;
-    int max_bit_depth = 16;
+    BitDepths bit_depths = kEveryBitDepth;
     const char* why = "";
     int min_chroma_width = 1;
     int min_chroma_height = 1;
@@ -113,8 +147,7 @@ struct MetricDescriptor {
     PlaneSet planes = PlaneSet::kLuma;
     /// The previous pictures it reads under `options`; nullptr: none.
     History (*history)(const Options& options) = nullptr;
-    /// The formats it can score with its default options (checked by check_format before
-    /// `create`).
+    /// The formats it can score with its default options (checked by check() before `create`).
     FormatLimits limits = {};
     /// The formats it can score under `options`, where those differ from `limits` (speed_chroma:
     /// speed_prescale scales the chroma planes before its 80x80 minimum); nullptr: `limits`.
@@ -126,8 +159,12 @@ struct MetricDescriptor {
     /// VMAF_FEATURE_EXTRACTOR_TEMPORAL without previous pictures: psnr, whose enable_apsnr
     /// sums every frame).
     bool temporal = false;
-    /// The CPU extractor for `format` (already checked against `limits`). Throws Error for
-    /// what it cannot score beyond the limits (e.g. an option combination), naming the metric.
+    /// What it cannot score beyond the limits under `options` (an option combination, an option
+    /// at a format): throws Error naming the metric; nullptr: nothing. Run by check(), before the
+    /// CPU extractor or any GPU twin is made, so that every backend refuses alike.
+    void (*refuse)(const Options& options, const VideoFormat& format) = nullptr;
+    /// The CPU extractor for `format` (already passed by check()). May throw Error for what it
+    /// cannot score found while it is made (e.g. cambi's per-picture plans), naming the metric.
     std::unique_ptr<FeatureExtractor> (*create)(const Options& options, const VideoFormat& format) = nullptr;
 
     /// Parses and checks option values (Options' constructor for this metric).
@@ -138,13 +175,14 @@ struct MetricDescriptor {
     /// Whether it runs on every frame under --subsample N (temporal, or reading previous
     /// pictures under `opts`), on every backend; the others run on every N-th frame only.
     bool sees_every_frame(const Options& opts) const { return temporal || history_for(opts).any(); }
-    /// Throws Error naming the metric and the limit unless `limits` accept `format`.
-    void check_format(const VideoFormat& format) const;
     /// The limits under `opts`: limits_for(opts), or `limits`.
     FormatLimits limits_under(const Options& opts) const { return limits_for ? limits_for(opts) : limits; }
-    /// Throws Error naming the metric and the limit unless limits_under(opts) accept `format`.
-    void check_format(const Options& opts, const VideoFormat& format) const;
-    /// check_format under `opts`, then `create`.
+    /// Whether the metric can score `format` under `opts`: throws Error naming the metric and
+    /// the limit unless limits_under(opts) accept `format` (bit depth first, then the sizes),
+    /// then runs `refuse`. The CPU extractor (make_extractor) and every GPU twin (the GPU
+    /// scorer, before the twin's factory) are made only after it.
+    void check(const Options& opts, const VideoFormat& format) const;
+    /// check(opts, format), then `create`.
     std::unique_ptr<FeatureExtractor> make_extractor(const Options& opts, const VideoFormat& format) const;
     /// Whether `feature` (an upstream name) is one of its features.
     bool provides(const std::string& feature) const;

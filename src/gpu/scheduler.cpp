@@ -235,7 +235,7 @@ GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFo
         const TwinDescriptor* twin = find_twin(f.metric->name, backend);
         if (!twin)
             throw Error(fmt::format("feature \"{}\" has no {} twin yet", f.metric->name, backend_label(backend)));
-        f.metric->check_format(f.options, format);
+        f.metric->check(f.options, format);
         const History h = f.metric->history_for(f.options);
         m.history.refs = std::max(m.history.refs, h.refs);
         m.history.dists = std::max(m.history.dists, h.dists);

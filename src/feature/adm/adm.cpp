@@ -17,25 +17,25 @@ using adm::Settings;
 
 // Upstream's option table (integer_adm.c `options[]`), in its order.
 constexpr OptionSpec kAdmOptions[] = {
-    option<&Settings::debug>("debug", nullptr, 0, 0, 1, false, "debug mode: enable additional output"),
-    option<&Settings::csf_scale>("adm_csf_scale", "scf", 1.0, 0.0, 50.0, true,
+    option<&Settings::debug>("debug", nullptr, 0, 0, 1, OptionRole::kSetting, "debug mode: enable additional output"),
+    option<&Settings::csf_scale>("adm_csf_scale", "scf", 1.0, 0.0, 50.0, OptionRole::kFeatureParameter,
                                  "scale coefficient for the horizontal & vertical direction terms of CSF"),
-    option<&Settings::csf_diag_scale>("adm_csf_diag_scale", "scfd", 1.0, 0.0, 50.0, true,
+    option<&Settings::csf_diag_scale>("adm_csf_diag_scale", "scfd", 1.0, 0.0, 50.0, OptionRole::kFeatureParameter,
                                       "scale coefficient for the diagonal direction term of CSF"),
-    option<&Settings::dlm_weight>("adm_dlm_weight", "dlmw", 0.5, 0.0, 1.0, true,
+    option<&Settings::dlm_weight>("adm_dlm_weight", "dlmw", 0.5, 0.0, 1.0, OptionRole::kFeatureParameter,
                                   "linear weighting between DLM and AIM; 1 corresponds to DLM-only"),
     option<&Settings::enhn_gain_limit>(
-        "adm_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, true,
+        "adm_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, OptionRole::kFeatureParameter,
         "enhancement gain imposed on adm, must be >= 1.0, where 1.0 means the gain is completely disabled"),
-    option<&Settings::norm_view_dist>("adm_norm_view_dist", "nvd", 3.0, 0.75, 24.0, true,
+    option<&Settings::norm_view_dist>("adm_norm_view_dist", "nvd", 3.0, 0.75, 24.0, OptionRole::kFeatureParameter,
                                       "normalized viewing distance = viewing distance / ref display's physical height"),
-    option<&Settings::ref_display_height>("adm_ref_display_height", "rdh", 1080, 1, 4320, true,
+    option<&Settings::ref_display_height>("adm_ref_display_height", "rdh", 1080, 1, 4320, OptionRole::kFeatureParameter,
                                           "reference display height in pixels"),
-    option<&Settings::csf_mode>("adm_csf_mode", "csf", 0, 0, 3, true, "contrast sensitivity function"),
-    option<&Settings::noise_weight>("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0, true, "noise weight"),
-    option<&Settings::skip_aim>("adm_skip_aim", nullptr, 0, 0, 1, false, "skip the calculation of AIM"),
-    option<&Settings::skip_scale0>("adm_skip_scale0", "ssz", 0, 0, 1, true, "skip the calculation of scale 0"),
-    option<&Settings::min_val>("adm_min_val", "min", 0.0, 0.0, 1.0, true,
+    option<&Settings::csf_mode>("adm_csf_mode", "csf", 0, 0, 3, OptionRole::kFeatureParameter, "contrast sensitivity function"),
+    option<&Settings::noise_weight>("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0, OptionRole::kFeatureParameter, "noise weight"),
+    option<&Settings::skip_aim>("adm_skip_aim", nullptr, 0, 0, 1, OptionRole::kSetting, "skip the calculation of AIM"),
+    option<&Settings::skip_scale0>("adm_skip_scale0", "ssz", 0, 0, 1, OptionRole::kFeatureParameter, "skip the calculation of scale 0"),
+    option<&Settings::min_val>("adm_min_val", "min", 0.0, 0.0, 1.0, OptionRole::kFeatureParameter,
                                "minimum value allowed; lower values will be clipped to this value"),
 };
 
@@ -84,7 +84,7 @@ namespace adm {
 const MetricDescriptor descriptor{
     .name = "adm", .upstream_source = "libvmaf/src/feature/integer_adm.c",
     .options = kAdmOptions, .features = kAdmFeatures,
-    .limits = {kMinSize, kMinSize, 8, 16,
+    .limits = {kMinSize, kMinSize, kEveryBitDepth,
                "(upstream crashes below 17 and reads outside its buffers below 33)"},
     .create = create_adm};
 

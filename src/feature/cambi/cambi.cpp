@@ -27,42 +27,42 @@ using cambi::Settings;
 
 // Option table, as upstream's `options[]` of cambi.c.
 constexpr OptionSpec kCambiOptions[] = {
-    option<&Settings::max_val>("cambi_max_val", "cmxv", 1000.0, 0.0, 1000.0, true,
+    option<&Settings::max_val>("cambi_max_val", "cmxv", 1000.0, 0.0, 1000.0, OptionRole::kFeatureParameter,
                                "maximum value allowed; larger values will be clipped to this value"),
-    option<&Settings::enc_width>("enc_width", "encw", 0, 180, 7680, true, "Encoding width"),
-    option<&Settings::enc_height>("enc_height", "ench", 0, 150, 7680, true, "Encoding height"),
-    option<&Settings::enc_bitdepth>("enc_bitdepth", "encbd", 0, 6, 16, true, "Encoding bitdepth"),
-    option<&Settings::src_width>("src_width", "srcw", 0, 320, 7680, true, "Source width. Only used when full_ref=true."),
-    option<&Settings::src_height>("src_height", "srch", 0, 200, 4320, true,
+    option<&Settings::enc_width>("enc_width", "encw", 0, 180, 7680, OptionRole::kFeatureParameter, "Encoding width"),
+    option<&Settings::enc_height>("enc_height", "ench", 0, 150, 7680, OptionRole::kFeatureParameter, "Encoding height"),
+    option<&Settings::enc_bitdepth>("enc_bitdepth", "encbd", 0, 6, 16, OptionRole::kFeatureParameter, "Encoding bitdepth"),
+    option<&Settings::src_width>("src_width", "srcw", 0, 320, 7680, OptionRole::kFeatureParameter, "Source width. Only used when full_ref=true."),
+    option<&Settings::src_height>("src_height", "srch", 0, 200, 4320, OptionRole::kFeatureParameter,
                                   "Source height. Only used when full_ref=true."),
-    option<&Settings::window_size>("window_size", "ws", 65, 15, 127, true,
+    option<&Settings::window_size>("window_size", "ws", 65, 15, 127, OptionRole::kFeatureParameter,
                                    "Window size to compute CAMBI: 65 corresponds to ~1 degree at 4k"),
-    option<&Settings::topk>("topk", nullptr, 0.6, 0.0001, 1.0, true,
+    option<&Settings::topk>("topk", nullptr, 0.6, 0.0001, 1.0, OptionRole::kFeatureParameter,
                             "Ratio of pixels for the spatial pooling computation, must be 0 < topk <= 1.0"),
-    option<&Settings::cambi_topk>("cambi_topk", "ctpk", 0.6, 0.0001, 1.0, true,
+    option<&Settings::cambi_topk>("cambi_topk", "ctpk", 0.6, 0.0001, 1.0, OptionRole::kFeatureParameter,
                                   "Ratio of pixels for the spatial pooling computation, must be 0 < cambi_topk <= 1.0"),
-    option<&Settings::tvi_threshold>("tvi_threshold", "tvit", 0.019, 0.0001, 1.0, true,
+    option<&Settings::tvi_threshold>("tvi_threshold", "tvit", 0.019, 0.0001, 1.0, OptionRole::kFeatureParameter,
                                      "Visibilty threshold for luminance \xCE\x94L < tvi_threshold*L_mean"),
-    option<&Settings::vis_lum_threshold>("cambi_vis_lum_threshold", "vlt", 0.0, 0.0, 300.0, true,
+    option<&Settings::vis_lum_threshold>("cambi_vis_lum_threshold", "vlt", 0.0, 0.0, 300.0, OptionRole::kFeatureParameter,
                                          "Luminance value below which we assume any banding is not visible"),
     option<&Settings::max_log_contrast>(
-        "max_log_contrast", "mlc", 2, 0, 5, true,
+        "max_log_contrast", "mlc", 2, 0, 5, OptionRole::kFeatureParameter,
         "Maximum contrast in log luma level (2^max_log_contrast) at 10-bits, e.g., 2 is equivalent to 4 luma "
         "levels at 10-bit and 1 luma level at 8-bit. From 0 to 5: default 2 is recommended for banding from "
         "compression."),
-    option<&Settings::heatmaps_path>("heatmaps_path", nullptr, nullptr, false, "Path where heatmaps will be dumped."),
-    option<&Settings::full_ref>("full_ref", nullptr, 0, 0, 1, false,
+    option<&Settings::heatmaps_path>("heatmaps_path", nullptr, nullptr, OptionRole::kSetting, "Path where heatmaps will be dumped."),
+    option<&Settings::full_ref>("full_ref", nullptr, 0, 0, 1, OptionRole::kSetting,
                                 "If true, CAMBI will be run in full-reference mode and will be computed on both "
                                 "the reference and distorted inputs"),
-    option<&Settings::eotf>("eotf", nullptr, "bt1886", true,
+    option<&Settings::eotf>("eotf", nullptr, "bt1886", OptionRole::kFeatureParameter,
                             "Determines the EOTF used to compute the visibility thresholds. Possible values: "
                             "['bt1886', 'pq']. Default: 'bt1886'"),
-    option<&Settings::cambi_eotf>("cambi_eotf", "ceot", "bt1886", true,
+    option<&Settings::cambi_eotf>("cambi_eotf", "ceot", "bt1886", OptionRole::kFeatureParameter,
                                   "Determines the EOTF used to compute the visibility thresholds. Possible values: "
                                   "['bt1886', 'pq']. Default: 'bt1886'. If both eotf and cambi_eotf are set, "
                                   "cambi_eotf takes precedence."),
     option<&Settings::high_res_speedup>(
-        "cambi_high_res_speedup", "hrs", 0, 0, 2160, true,
+        "cambi_high_res_speedup", "hrs", 0, 0, 2160, OptionRole::kFeatureParameter,
         "Speed up the processing by downsampling post spatial mask for resolutions >= 1080p. Min speed-up "
         "resolution possible values: [1080, 1440, 2160, 0]. Default: 0 (not applied)Note some loss of accuracy "
         "is expected with this speedup."),
@@ -823,8 +823,7 @@ const MetricDescriptor descriptor{
     .options = kCambiOptions, .features = kCambiFeatures, .planes = PlaneSet::kLuma, .history = nullptr,
     .limits = {.min_width = 1,
                .min_height = 2,
-               .min_bit_depth = 8,
-               .max_bit_depth = 16,
+               .bit_depths = kEveryBitDepth,
                .why = "(upstream refuses pictures below 216 in both dimensions, and its windows reach outside "
                       "a picture 1 high)",
                .min_longer_side = kMinSide},

@@ -143,9 +143,6 @@ private:
 };
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
-    const int b = format.bit_depth;
-    if (b != 8 && b != 10 && b != 12 && b != 16)
-        throw Error(fmt::format("ciede: bit depth {} is not supported (8, 10, 12 or 16)", b));
     if (format.subsampling == Subsampling::k422 && format.height == 1 && format.width > kMaxWidthOneRow422)
         throw Error(fmt::format("ciede: 4:2:2 picture {}x{} is not supported: one row high, it must be at most {} "
                                 "wide (upstream's chroma upsampling reads beyond the chroma planes)",
@@ -237,7 +234,7 @@ Settings::Settings(const Options& options) : name(options.feature_name("ciede200
 const MetricDescriptor descriptor{
     .name = "ciede", .upstream_source = "libvmaf/src/feature/ciede.c",
     .options = {}, .features = kFeatures, .planes = PlaneSet::kAll, .history = nullptr,
-    .limits = {1, 1, 8, 16, ""},
+    .limits = {1, 1, kWholeUnitBitDepths, ""},
     .create = create};
 
 }  // namespace vmafx::ciede

@@ -9,9 +9,9 @@ namespace vmafx::example {
 namespace {
 
 constexpr OptionSpec kOptions[] = {
-    option<&Settings::scale>("example_scale", "sc", 1.0, 0.5, 4.0, true, "multiplies the score"),
-    option<&Settings::chroma>("example_chroma", "ch", 0, 0, 1, true, "also the chroma planes"),
-    option<&Settings::history>("example_history", "hist", 0, 0, 2, true,
+    option<&Settings::scale>("example_scale", "sc", 1.0, 0.5, 4.0, OptionRole::kFeatureParameter, "multiplies the score"),
+    option<&Settings::chroma>("example_chroma", "ch", 0, 0, 1, OptionRole::kFeatureParameter, "also the chroma planes"),
+    option<&Settings::history>("example_history", "hist", 0, 0, 2, OptionRole::kFeatureParameter,
                                "also the previous distorted pictures (and the previous reference)"),
 };
 
@@ -79,7 +79,7 @@ double Settings::score(std::uint64_t sum, int width, int height) const {
 const MetricDescriptor descriptor{
     .name = "example_blur_sad", .upstream_source = "",
     .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll, .history = history_of,
-    .limits = {4, 4, 8, 16, "(every plane must be 2 wide: the mirrored 3-tap blur needs 2 samples)"},
+    .limits = {4, 4, kEveryBitDepth, "(every plane must be 2 wide: the mirrored 3-tap blur needs 2 samples)"},
     .create = create};
 
 }  // namespace vmafx::example

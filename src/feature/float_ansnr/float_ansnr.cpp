@@ -111,10 +111,6 @@ private:
 };
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
-    double peak = 0.0;
-    double psnr_max = 0.0;
-    if (!float_psnr::peak_and_cap(format.bit_depth, peak, psnr_max))
-        throw Error(fmt::format("float_ansnr: bit depth {} is not supported (8, 10, 12 or 16)", format.bit_depth));
     return std::make_unique<Extractor>(options, format);
 }
 
@@ -156,7 +152,7 @@ Settings::Settings(const Options& options)
 const MetricDescriptor descriptor{
     .name = "float_ansnr", .upstream_source = "libvmaf/src/feature/float_ansnr.c, ansnr.c, ansnr_tools.c",
     .options = {}, .features = kFeatures, .planes = PlaneSet::kLuma, .history = nullptr,
-    .limits = {kMinSide, kMinSide, 8, 16,
+    .limits = {kMinSide, kMinSide, kWholeUnitBitDepths,
                "(the 5x5 mirrored filter reads two samples beyond each border; upstream reads outside its buffers "
                "below)"},
     .create = create};

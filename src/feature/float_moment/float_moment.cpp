@@ -21,8 +21,6 @@ constexpr const char* kDis2nd = "float_moment_dis2nd";
 
 constexpr FeatureName kFeatures[] = {{kRef1st}, {kDis1st}, {kRef2nd}, {kDis2nd}};
 
-bool upstream_depth(int bits) { return bits == 8 || bits == 10 || bits == 12 || bits == 16; }
-
 // Sums of x and of (float)(x * x) in double, rows then columns, x as picture_copy makes it
 // (float division by `scaler`, 1 at 8 bits): the CPU's running sums, one add at a time. The
 // reference that exact_sums() reproduces where it can, and the path where it cannot.
@@ -124,10 +122,6 @@ private:
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
     (void)options;
-    if (!upstream_depth(format.bit_depth))
-        throw Error(fmt::format(
-            "float_moment: bit depth {} is not supported (upstream scores 8, 10, 12 and 16 bits only)",
-            format.bit_depth));
     return std::make_unique<Extractor>(format);
 }
 
@@ -153,7 +147,7 @@ void finish_moments(double& first, double& second, int width, int height) {
 const MetricDescriptor descriptor{
     .name = "float_moment", .upstream_source = "libvmaf/src/feature/float_moment.c",
     .options = {}, .features = kFeatures, .planes = PlaneSet::kLuma,
-    .limits = {1, 1, 8, 16, ""},
+    .limits = {1, 1, kWholeUnitBitDepths, ""},
     .create = create};
 
 }  // namespace vmafx::float_moment

@@ -102,7 +102,7 @@ public:
         : format_(format), plant_(plant), scaler_(float_moment::scaler_of(format.bit_depth)),
           samples_(static_cast<std::size_t>(format.width) * static_cast<std::size_t>(format.height)),
           sums_(slots), host_sums_(slots), frames_("float_moment", slots) {
-        descriptor_check(options);
+        (void)options;  // none; the descriptor's check refused what the CPU refuses before this
         // The CPU's second sum is exact (an integer number of units below 2^53 at every step)
         // where w * h * 2^(2 * bit_depth) <= 2^53; beyond, its running double sum rounds.
         sequential_ = gpu::double_sum_may_round(samples_, 2 * format.bit_depth);
@@ -149,9 +149,6 @@ public:
     }
 
 private:
-    /// Throws Error where the CPU extractor refuses (options, bit depth).
-    void descriptor_check(const Options& options) const { (void)float_moment::descriptor.make_extractor(options, format_); }
-
     void add_sums(const DevicePlane& plane, MomentSums* sums, int pic, double* terms, cudaStream_t stream) {
         const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(format_.width) * format_.bytes_per_sample();
         if (plane.pitch < row_bytes) throw Error("float_moment (CUDA): a luma pitch below the row");

@@ -197,18 +197,18 @@ History float_motion_history(const Options& options) { return {Settings(options)
 
 /// Upstream's option table of "float_motion" (float_motion.c `options`), in its order.
 constexpr OptionSpec kOptions[] = {
-    option<&Settings::debug>("debug", nullptr, 1, 0, 1, false, "debug mode: enable additional output"),
-    option<&Settings::force_zero>("motion_force_zero", "force_0", 0, 0, 1, true, "forcing motion score to zero"),
-    option<&Settings::fps_weight>("motion_fps_weight", "mfw", 1.0, 0.0, 5.0, true,
+    option<&Settings::debug>("debug", nullptr, 1, 0, 1, OptionRole::kSetting, "debug mode: enable additional output"),
+    option<&Settings::force_zero>("motion_force_zero", "force_0", 0, 0, 1, OptionRole::kFeatureParameter, "forcing motion score to zero"),
+    option<&Settings::fps_weight>("motion_fps_weight", "mfw", 1.0, 0.0, 5.0, OptionRole::kFeatureParameter,
                                   "fps-aware multiplicative weight/correction"),
-    option<&Settings::blend_factor>("motion_blend_factor", "mbf", 1.0, 0.0, 1.0, true,
+    option<&Settings::blend_factor>("motion_blend_factor", "mbf", 1.0, 0.0, 1.0, OptionRole::kFeatureParameter,
                                     "blend motion score given an offset"),
-    option<&Settings::blend_offset>("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0, true,
+    option<&Settings::blend_offset>("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0, OptionRole::kFeatureParameter,
                                     "blend motion score starting from this offset"),
-    option<&Settings::add_scale1>("motion_add_scale1", "mdc", 0, 0, 1, true, "add motion score from scale1"),
-    option<&Settings::filter_size>("motion_filter_size", "mfs", 5, 0, 9, true, "filtering size"),
-    option<&Settings::add_uv>("motion_add_uv", "mau", 0, 0, 1, true, "include U and V terms"),
-    option<&Settings::max_val>("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0, true,
+    option<&Settings::add_scale1>("motion_add_scale1", "mdc", 0, 0, 1, OptionRole::kFeatureParameter, "add motion score from scale1"),
+    option<&Settings::filter_size>("motion_filter_size", "mfs", 5, 0, 9, OptionRole::kFeatureParameter, "filtering size"),
+    option<&Settings::add_uv>("motion_add_uv", "mau", 0, 0, 1, OptionRole::kFeatureParameter, "include U and V terms"),
+    option<&Settings::max_val>("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0, OptionRole::kFeatureParameter,
                                "maximum value allowed; larger values will be clipped to this value"),
 };
 
@@ -237,7 +237,7 @@ namespace float_motion {
 const MetricDescriptor descriptor{
     .name = "float_motion", .upstream_source = "libvmaf/src/feature/float_motion.c",
     .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll, .history = float_motion_history,
-    .limits = {3, 3, 8, 16, "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
+    .limits = {3, 3, kEveryBitDepth, "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
     .first_write = float_motion_first_write, .create = create_float_motion};
 
 Settings::Settings(const Options& options)

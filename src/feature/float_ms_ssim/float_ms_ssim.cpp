@@ -17,10 +17,10 @@ namespace {
 
 /// Upstream's option table (float_ms_ssim.c `options`): no option is a feature parameter.
 constexpr OptionSpec kOptions[] = {
-    option<&Settings::enable_lcs>("enable_lcs", nullptr, 0, 0, 1, false,
+    option<&Settings::enable_lcs>("enable_lcs", nullptr, 0, 0, 1, OptionRole::kSetting,
                                   "enable luminance, contrast and structure intermediate output"),
-    option<&Settings::enable_db>("enable_db", nullptr, 0, 0, 1, false, "write MS-SSIM values as dB"),
-    option<&Settings::clip_db>("clip_db", nullptr, 0, 0, 1, false, "clip dB scores"),
+    option<&Settings::enable_db>("enable_db", nullptr, 0, 0, 1, OptionRole::kSetting, "write MS-SSIM values as dB"),
+    option<&Settings::clip_db>("clip_db", nullptr, 0, 0, 1, OptionRole::kSetting, "clip dB scores"),
 };
 
 /// The outputs: float_ms_ssim (upstream's provided_features) and, with enable_lcs, what
@@ -63,9 +63,7 @@ public:
     Extractor(const Options& options, const VideoFormat& format)
         : format_(format),
           settings_(options),
-          max_db_(iqa::max_db(settings_.clip_db, format.bit_depth, format.width, format.height)) {
-        Settings::check(format);
-    }
+          max_db_(iqa::max_db(settings_.clip_db, format.bit_depth, format.width, format.height)) {}
 
     void extract(const FrameInput& in, FrameScores& out) const override {
         // The pyramid: scale k is decimated_size(scale k - 1, 2) on each side.
@@ -128,13 +126,6 @@ Settings::Settings(const Options& options) : name(options.feature_name(kFeatures
     }
 }
 
-void Settings::check(const VideoFormat& format) {
-    if (!floatimg::to_float_supported(format.bit_depth))
-        throw Error(fmt::format("float_ms_ssim: bit depth {} is not supported (8, 10, 12 or 16: upstream's "
-                                "float copy of the picture reads other depths as bytes)",
-                                format.bit_depth));
-}
-
 void Settings::write_frame(const std::array<iqa::SsimMeans, kScales>& means, double max_db, unsigned index,
                            FrameScores& out) const {
     double msssim = 1.0;
@@ -169,7 +160,7 @@ std::span<const float, kLowPassLen * kLowPassLen> low_pass() { return kLowPass; 
 const MetricDescriptor descriptor{
     .name = "float_ms_ssim", .upstream_source = "libvmaf/src/feature/float_ms_ssim.c",
     .options = kOptions, .features = kFeatures,
-    .limits = {kMinSide, kMinSide, 8, 16,
+    .limits = {kMinSide, kMinSide, kWholeUnitBitDepths,
                "(its fifth scale, four halvings rounded down, must hold the 11x11 Gaussian window)"},
     .create = create};
 

@@ -45,10 +45,6 @@ struct Settings {
     std::string name;  ///< float_ms_ssim
     std::array<std::string, kScales> l_names, c_names, s_names;
 
-    /// Throws Error for a bit depth upstream's float copy does not convert (not 8, 10, 12 or
-    /// 16), as the CPU extractor and the CUDA twin refuse it.
-    static void check(const VideoFormat& format);
-
     /// Appends frame `index`'s outputs from the means of its scales (CPU extractor and CUDA twin
     /// alike): the product over the scales of pow(l, alpha) pow(c, beta) pow(s, gamma) in double
     /// (as dB, capped at `max_db`, with enable_db), then with enable_lcs the l, c and s means of

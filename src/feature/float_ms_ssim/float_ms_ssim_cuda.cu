@@ -11,7 +11,7 @@
 // builds with -ffp-contract=off); the sums are the CPU's sequence of rounded double adds
 // (SequentialSum, exact); the means (iqa::means_from_sums), the pow products of the scales in
 // double, the infinity refusal, the dB conversion and the outputs run on the host in the CPU's
-// own code (Settings::write_frame), so libm's pow is the CPU's. Refusals: Settings::check.
+// own code (Settings::write_frame), so libm's pow is the CPU's. Refusals: the descriptor's limits (8, 10, 12 or 16 bits), checked before the twin is made.
 //
 // Planted regressions: see feature/common/iqa_cuda.cuh (kContraction in the horizontal
 // pass, kMirrorShift in the decimation's mirror and the Gaussian's right border,
@@ -36,7 +36,7 @@ public:
     FloatMsSsimTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
         : settings_(options),
           max_db_(iqa::max_db(settings_.clip_db, format.bit_depth, format.width, format.height)),
-          pipeline_("float_ms_ssim", checked(format), iqa::float_ms_ssim_plan(), slots, plant) {}
+          pipeline_("float_ms_ssim", format, iqa::float_ms_ssim_plan(), slots, plant) {}
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
         pipeline_.enqueue(f, slot, cuda::stream_of(queue));
@@ -52,12 +52,6 @@ public:
     }
 
 private:
-    /// `format` after the CPU extractor's refusals (before any device memory is allocated).
-    static const VideoFormat& checked(const VideoFormat& format) {
-        float_ms_ssim::Settings::check(format);
-        return format;
-    }
-
     float_ms_ssim::Settings settings_;
     double max_db_;
     iqa::device::SsimPipeline pipeline_;

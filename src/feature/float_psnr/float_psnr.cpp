@@ -119,10 +119,6 @@ private:
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
     (void)options;
-    double peak = 0, cap = 0;
-    if (!peak_and_cap(format.bit_depth, peak, cap))
-        throw Error(fmt::format("float_psnr: bit depth {} is not supported (upstream scores 8, 10, 12 and 16 bits only)",
-                                format.bit_depth));
     return std::make_unique<Extractor>(format);
 }
 
@@ -149,7 +145,7 @@ double psnr_of_noise(double noise, int width, int height, int bit_depth) {
 const MetricDescriptor descriptor{
     .name = "float_psnr", .upstream_source = "libvmaf/src/feature/float_psnr.c",
     .options = {}, .features = kFeatures, .planes = PlaneSet::kLuma,
-    .limits = {1, 1, 8, 16, ""},
+    .limits = {1, 1, kWholeUnitBitDepths, ""},
     .create = create};
 
 }  // namespace vmafx::float_psnr

@@ -16,11 +16,11 @@ namespace {
 
 /// Upstream's option table (float_ssim.c `options`): no option is a feature parameter.
 constexpr OptionSpec kOptions[] = {
-    option<&Settings::enable_lcs>("enable_lcs", nullptr, 0, 0, 1, false,
+    option<&Settings::enable_lcs>("enable_lcs", nullptr, 0, 0, 1, OptionRole::kSetting,
                                   "enable luminance, contrast and structure intermediate output"),
-    option<&Settings::enable_db>("enable_db", nullptr, 0, 0, 1, false, "write SSIM values as dB"),
-    option<&Settings::clip_db>("clip_db", nullptr, 0, 0, 1, false, "clip dB scores"),
-    option<&Settings::scale>("scale", nullptr, 0, 0, 10, false,
+    option<&Settings::enable_db>("enable_db", nullptr, 0, 0, 1, OptionRole::kSetting, "write SSIM values as dB"),
+    option<&Settings::clip_db>("clip_db", nullptr, 0, 0, 1, OptionRole::kSetting, "clip dB scores"),
+    option<&Settings::scale>("scale", nullptr, 0, 0, 10, OptionRole::kSetting,
                              "decimation scale factor (0=auto, 1=no downscaling, 2-10=explicit)"),
 };
 
@@ -101,10 +101,6 @@ int Settings::factor(int width, int height) const {
 }
 
 int Settings::checked_factor(const VideoFormat& format) const {
-    if (!floatimg::to_float_supported(format.bit_depth))
-        throw Error(fmt::format("float_ssim: bit depth {} is not supported (8, 10, 12 or 16: upstream's float "
-                                "copy of the picture reads other depths as bytes)",
-                                format.bit_depth));
     const int f = factor(format.width, format.height);
     if (f > 1) {
         const int w = iqa::decimated_size(format.width, f);
@@ -131,7 +127,7 @@ void Settings::write_frame(const iqa::SsimMeans& m, double max_db, FrameScores& 
 const MetricDescriptor descriptor{
     .name = "float_ssim", .upstream_source = "libvmaf/src/feature/float_ssim.c",
     .options = kOptions, .features = kFeatures,
-    .limits = {iqa::kGaussianLen, iqa::kGaussianLen, 8, 16,
+    .limits = {iqa::kGaussianLen, iqa::kGaussianLen, kWholeUnitBitDepths,
                "(the 11x11 Gaussian window; upstream writes 0 or NaN below)"},
     .create = create};
 

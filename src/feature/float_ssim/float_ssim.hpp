@@ -44,8 +44,8 @@ struct Settings {
     int factor(int width, int height) const;
 
     /// The decimation factor for `format` (factor()), after the CPU extractor's refusals:
-    /// throws Error for a bit depth upstream's float copy does not convert (not 8, 10, 12 or 16)
-    /// and for a luma whose decimation leaves fewer than 11 x 11 samples. The CUDA twin refuses
+    /// throws Error for a luma whose decimation leaves fewer than 11 x 11 samples (the
+    /// descriptor's limits refuse bit depths other than 8, 10, 12 and 16). The CUDA twin refuses
     /// through the same function.
     int checked_factor(const VideoFormat& format) const;
 

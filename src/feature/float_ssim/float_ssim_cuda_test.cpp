@@ -170,7 +170,7 @@ FrameScores model_frame(const MetricDescriptor& metric, const Options& options, 
                              iqa::max_db(settings.clip_db, format.bit_depth, format.width, format.height), out);
     } else {
         const float_ms_ssim::Settings settings(options);
-        float_ms_ssim::Settings::check(format);
+        metric.check(options, format);
         const std::vector<iqa::TermSums> sums =
             model_sums(iqa::float_ms_ssim_plan(), ref, dist, format.bit_depth, plant);
         std::array<iqa::SsimMeans, float_ms_ssim::kScales> means;

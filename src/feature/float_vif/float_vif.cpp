@@ -221,27 +221,27 @@ using float_vif::Settings;
 
 /// Upstream's option table of "float_vif" (float_vif.c `options`), in its order.
 constexpr OptionSpec kOptions[] = {
-    option<&Settings::debug>("debug", nullptr, 0, 0, 1, false, "debug mode: enable additional output"),
+    option<&Settings::debug>("debug", nullptr, 0, 0, 1, OptionRole::kSetting, "debug mode: enable additional output"),
     option<&Settings::gain_limit>(
-        "vif_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, true,
+        "vif_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, OptionRole::kFeatureParameter,
         "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain is completely disabled"),
-    option<&Settings::kernelscale>("vif_kernelscale", "ks", 1.0, 0.1, 4.0, true,
+    option<&Settings::kernelscale>("vif_kernelscale", "ks", 1.0, 0.1, 4.0, OptionRole::kFeatureParameter,
                                    "scaling factor for the gaussian kernel (2.0 means multiplying the standard "
                                    "deviation by 2 and enlarge the kernel size accordingly"),
-    option<&Settings::prescale>("vif_prescale", "ps", 1.0, 0.1, 4.0, true,
+    option<&Settings::prescale>("vif_prescale", "ps", 1.0, 0.1, 4.0, OptionRole::kFeatureParameter,
                                 "scaling factor for the frame (2.0 means making the image twice as large on each "
                                 "dimension)"),
-    option<&Settings::scale1_min>("vif_scale1_min_val", "s1miv", 0.0, 0.0, 1.0, true,
+    option<&Settings::scale1_min>("vif_scale1_min_val", "s1miv", 0.0, 0.0, 1.0, OptionRole::kFeatureParameter,
                                   "minimum value allowed; smaller values will be set to this value"),
-    option<&Settings::scale2_min>("vif_scale2_min_val", "s2miv", 0.0, 0.0, 1.0, true,
+    option<&Settings::scale2_min>("vif_scale2_min_val", "s2miv", 0.0, 0.0, 1.0, OptionRole::kFeatureParameter,
                                   "minimum value allowed; smaller values will be set to this value"),
-    option<&Settings::scale3_min>("vif_scale3_min_val", "s3miv", 0.0, 0.0, 1.0, true,
+    option<&Settings::scale3_min>("vif_scale3_min_val", "s3miv", 0.0, 0.0, 1.0, OptionRole::kFeatureParameter,
                                   "minimum value allowed; smaller values will be set to this value"),
     option<&Settings::prescale_method>(
-        "vif_prescale_method", "pm", "nearest", true,
+        "vif_prescale_method", "pm", "nearest", OptionRole::kFeatureParameter,
         "scaling method for the frame, supported options: [nearest, bilinear, bicubic, lanczos4]"),
-    option<&Settings::sigma_nsq>("vif_sigma_nsq", "snsq", 2.0, 0.0, 5.0, true, "neural noise variance"),
-    option<&Settings::skip_scale0>("vif_skip_scale0", "ssclz", 0, 0, 1, true, "when set, skip scale 0 calculations"),
+    option<&Settings::sigma_nsq>("vif_sigma_nsq", "snsq", 2.0, 0.0, 5.0, OptionRole::kFeatureParameter, "neural noise variance"),
+    option<&Settings::skip_scale0>("vif_skip_scale0", "ssclz", 0, 0, 1, OptionRole::kFeatureParameter, "when set, skip scale 0 calculations"),
 };
 
 /// Upstream's provided_features[] (in the order write_frame() writes them), with the aliases
@@ -296,7 +296,7 @@ namespace float_vif {
 const MetricDescriptor descriptor{
     .name = "float_vif", .upstream_source = "libvmaf/src/feature/float_vif.c",
     .options = kOptions, .features = kFeatures,
-    .limits = {16, 16, 8, 16,
+    .limits = {16, 16, kEveryBitDepth,
                "(scale 3, a 1/8 decimation, must fit its 3-tap mirrored filter; upstream reads outside its "
                "buffers below)"},
     .create = create_float_vif};

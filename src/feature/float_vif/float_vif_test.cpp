@@ -67,7 +67,7 @@ TEST(FloatVifOptions, PrescaleMethod) {
     EXPECT_STREQ(rows[i].alias, "pm");
     EXPECT_EQ(rows[i].type, OptionType::kString);
     EXPECT_STREQ(rows[i].default_text, "nearest");
-    EXPECT_TRUE(rows[i].feature_param);
+    EXPECT_TRUE(rows[i].is_feature_parameter());
     EXPECT_STREQ(rows[i].help, "scaling method for the frame, supported options: [nearest, bilinear, bicubic, lanczos4]");
 
     EXPECT_EQ(vif_options({{"vif_prescale", "0.5"}, {"vif_prescale_method", "bicubic"}})

@@ -19,20 +19,20 @@ using motion::Settings;
 
 // Option table, as upstream's `options[]` of integer_motion.c.
 constexpr OptionSpec kMotionOptions[] = {
-    option<&Settings::force_zero>("motion_force_zero", "force_0", 0, 0, 1, true, "forcing motion score to zero"),
-    option<&Settings::blend_factor>("motion_blend_factor", "mbf", 1.0, 0.0, 1.0, true,
+    option<&Settings::force_zero>("motion_force_zero", "force_0", 0, 0, 1, OptionRole::kFeatureParameter, "forcing motion score to zero"),
+    option<&Settings::blend_factor>("motion_blend_factor", "mbf", 1.0, 0.0, 1.0, OptionRole::kFeatureParameter,
                                     "blend motion score given an offset"),
-    option<&Settings::blend_offset>("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0, true,
+    option<&Settings::blend_offset>("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0, OptionRole::kFeatureParameter,
                                     "blend motion score starting from this offset"),
-    option<&Settings::fps_weight>("motion_fps_weight", "mfw", 1.0, 0.0, 5.0, true,
+    option<&Settings::fps_weight>("motion_fps_weight", "mfw", 1.0, 0.0, 5.0, OptionRole::kFeatureParameter,
                                   "fps-aware multiplicative weight/correction"),
-    option<&Settings::max_val>("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0, true,
+    option<&Settings::max_val>("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0, OptionRole::kFeatureParameter,
                                "maximum value allowed; larger values will be clipped to this value"),
-    option<&Settings::five_frame_window>("motion_five_frame_window", "mffw", 0, 0, 1, true,
+    option<&Settings::five_frame_window>("motion_five_frame_window", "mffw", 0, 0, 1, OptionRole::kFeatureParameter,
                                          "use five-frame temporal window"),
-    option<&Settings::moving_average>("motion_moving_average", "mma", 0, 0, 1, true,
+    option<&Settings::moving_average>("motion_moving_average", "mma", 0, 0, 1, OptionRole::kFeatureParameter,
                                       "use moving average for motion scores after first frame"),
-    option<&Settings::debug>("debug", nullptr, 0, 0, 1, false, "debug mode: enable additional output"),
+    option<&Settings::debug>("debug", nullptr, 0, 0, 1, OptionRole::kSetting, "debug mode: enable additional output"),
 };
 
 constexpr const char* kSadFeature = "VMAF_integer_feature_motion_sad_score";
@@ -175,7 +175,7 @@ namespace motion {
 const MetricDescriptor descriptor{
     .name = "motion", .upstream_source = "libvmaf/src/feature/integer_motion.c",
     .options = kMotionOptions, .features = kMotionFeatures, .history = motion_history,
-    .limits = {kRadius + 1, kRadius + 1, 8, 16,
+    .limits = {kRadius + 1, kRadius + 1, kEveryBitDepth,
                "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
     .first_write = motion_first_write, .create = create_motion};
 

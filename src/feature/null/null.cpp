@@ -19,7 +19,7 @@ std::unique_ptr<FeatureExtractor> create(const Options&, const VideoFormat&) { r
 const MetricDescriptor descriptor{
     .name = "null", .upstream_source = "libvmaf/src/feature/null.c",
     .options = {}, .features = {}, .planes = PlaneSet::kLuma,
-    .limits = {1, 1, 8, 16, ""},
+    .limits = {1, 1, kEveryBitDepth, ""},
     .create = create};
 
 }  // namespace vmafx::null

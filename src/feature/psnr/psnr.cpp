@@ -18,13 +18,13 @@ namespace {
 
 // Option table, as upstream's `options[]` of integer_psnr.c (no feature parameters).
 constexpr OptionSpec kOptions[] = {
-    option<&Settings::enable_chroma>("enable_chroma", nullptr, 1, 0, 1, false,
+    option<&Settings::enable_chroma>("enable_chroma", nullptr, 1, 0, 1, OptionRole::kSetting,
                                      "enable calculation for chroma channels"),
-    option<&Settings::enable_mse>("enable_mse", nullptr, 0, 0, 1, false, "enable MSE calculation"),
-    option<&Settings::enable_apsnr>("enable_apsnr", nullptr, 0, 0, 1, false, "enable APSNR calculation"),
-    option<&Settings::reduced_hbd_peak>("reduced_hbd_peak", nullptr, 0, 0, 1, false,
+    option<&Settings::enable_mse>("enable_mse", nullptr, 0, 0, 1, OptionRole::kSetting, "enable MSE calculation"),
+    option<&Settings::enable_apsnr>("enable_apsnr", nullptr, 0, 0, 1, OptionRole::kSetting, "enable APSNR calculation"),
+    option<&Settings::reduced_hbd_peak>("reduced_hbd_peak", nullptr, 0, 0, 1, OptionRole::kSetting,
                                         "reduce hbd peak value to align with scaled 8-bit content"),
-    option<&Settings::min_sse>("min_sse", nullptr, 0.0, 0.0, DBL_MAX, false, "constrain the minimum possible sse"),
+    option<&Settings::min_sse>("min_sse", nullptr, 0.0, 0.0, DBL_MAX, OptionRole::kSetting, "constrain the minimum possible sse"),
 };
 
 // Upstream's provided_features[] (no aliases).
@@ -37,8 +37,6 @@ constexpr const char* kApsnrNames[3] = {"apsnr_y", "apsnr_cb", "apsnr_cr"};
 // The smaller / larger of a and b, written as upstream's MIN / MAX macros (NaN picks b).
 inline double min_of(double a, double b) { return a < b ? a : b; }
 inline double max_of(double a, double b) { return a > b ? a : b; }
-
-bool upstream_depth(int bits) { return bits == 8 || bits == 10 || bits == 12 || bits == 16; }
 
 class Extractor final : public FeatureExtractor {
 public:
@@ -65,9 +63,6 @@ private:
 };
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
-    if (!upstream_depth(format.bit_depth))
-        throw Error(fmt::format("psnr: bit depth {} is not supported (upstream scores 8, 10, 12 and 16 bits only)",
-                                format.bit_depth));
     return std::make_unique<Extractor>(options, format);
 }
 
@@ -154,7 +149,7 @@ std::uint64_t plane_sse(const Plane& ref, const Plane& dist) {
 const MetricDescriptor descriptor{
     .name = "psnr", .upstream_source = "libvmaf/src/feature/integer_psnr.c",
     .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll,
-    .limits = {1, 1, 8, 16, ""},
+    .limits = {1, 1, kWholeUnitBitDepths, ""},
     .temporal = true,
     .create = create};
 

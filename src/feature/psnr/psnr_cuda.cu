@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kRowsThreads)
 class PsnrTwin final : public GpuTwin {
 public:
     PsnrTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
-        : format_(format), plant_(plant), scorer_(checked(options, format), format), sums_(slots),
+        : format_(format), plant_(plant), scorer_(options, format), sums_(slots),
           host_sums_(slots), frames_("psnr", slots) {
         for (int p = 0; p < 3; ++p) {
             row_offset_[p] = rows_per_slot_;
@@ -146,13 +146,6 @@ public:
     void flush(ScoreTable& table) const override { scorer_.flush(table); }
 
 private:
-    /// `options`, after checking that the CPU extractor takes them at `format` (throws Error
-    /// where it refuses).
-    static const Options& checked(const Options& options, const VideoFormat& format) {
-        (void)psnr::descriptor.make_extractor(options, format);
-        return options;
-    }
-
     void add_sse(const DevicePlane& ref, const DevicePlane& dist, int p, unsigned* row_sums, PlaneSums* sums,
                  cudaStream_t stream) const {
         const int width = format_.plane_width(p), height = format_.plane_height(p);

@@ -214,7 +214,7 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
 const MetricDescriptor descriptor{
     .name = "psnr_hvs", .upstream_source = "libvmaf/src/feature/third_party/xiph/psnr_hvs.c",
     .options = {}, .features = kFeatures, .planes = PlaneSet::kAll,
-    .limits = {1, 1, 8, 12, ""},
+    .limits = {1, 1, BitDepths::range(8, 12), ""},
     .create = create};
 
 }  // namespace vmafx::psnr_hvs

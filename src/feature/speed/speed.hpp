@@ -107,15 +107,15 @@ struct Geometry {
 /// at least 80 (80 at prescale 1, 20 at 4, 159 at 0.5, 800 at 0.1).
 int smallest_plane_side(double prescale);
 
-/// Throws Error naming `metric` where upstream fails or its result is undefined: unless
-/// `bit_depth` is 8, 10, 12 or 16 (the depths picture_copy converts); unless
+/// Throws Error naming `metric` where upstream fails or its result is undefined (beyond the
+/// descriptors' limits, which refuse bit depths other than 8, 10, 12 and 16): unless
 /// `kernelscale` is one of vif_tools.c's 21 kernel scales (within 1e-3 in float; upstream
 /// crashes); unless a `plane_width` x `plane_height` plane (`what` names it) has a 5 x 5 block
 /// at `prescale` ("SpEED: image too small", then a crash); when `prescale` is within 1e-3 of 1
 /// yet changes the size (upstream skips the rescale and reads samples it never wrote); and,
 /// with `unscaled_buffers` (speed_temporal, whose buffers have the unscaled height), when
 /// `prescale` makes the height larger (upstream writes past its buffers and aborts).
-void check(const char* metric, const char* what, const Params& params, int bit_depth, int plane_width,
+void check(const char* metric, const char* what, const Params& params, int plane_width,
            int plane_height, bool unscaled_buffers = false);
 
 /// The SpEED score of one pair of float pictures `ref`, `dis` (geometry's width x height

@@ -44,7 +44,7 @@ constexpr OptionSpec kOptions[] = {
     speed::sigma_nn_row<Settings>(),
     speed::nn_floor_row<Settings>(),
     speed::max_val_row<Settings>(),
-    option<&Settings::weight_var_mode>("speed_weight_var_mode", "wvm", 0, 0, 6, true,
+    option<&Settings::weight_var_mode>("speed_weight_var_mode", "wvm", 0, 0, 6, OptionRole::kFeatureParameter,
                                        "different approaches to perform variance-absed weighting"),
 };
 
@@ -110,7 +110,7 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
     // and refuses (crashes) when those are too small; the odd planes themselves are ceil.
     const int w = format.subsampling == Subsampling::k444 ? format.width : format.width / 2;
     const int h = format.subsampling == Subsampling::k420 ? format.height / 2 : format.height;
-    speed::check("speed_chroma", "chroma plane", s.params(), format.bit_depth, w, h);
+    speed::check("speed_chroma", "chroma plane", s.params(), w, h);
     return std::make_unique<Extractor>(options, format);
 }
 
@@ -119,7 +119,8 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
 // factory (speed::check) refuses the planes that scale below 80, saying what they scale to.
 FormatLimits limits_at(double prescale) {
     const int side = std::min(speed::smallest_plane_side(1.0), speed::smallest_plane_side(prescale));
-    return {.why = "(each chroma plane, scaled by speed_prescale, must be at least 80x80: SpEED's operating "
+    return {.bit_depths = kWholeUnitBitDepths,
+            .why = "(each chroma plane, scaled by speed_prescale, must be at least 80x80: SpEED's operating "
                    "picture, 1/16 of it, needs a 5x5 block; upstream halves the luma size rounding down)",
             .min_chroma_width = side,
             .min_chroma_height = side,

@@ -465,12 +465,8 @@ int smallest_plane_side(double prescale) {
     return n;
 }
 
-void check(const char* metric, const char* what, const Params& params, int bit_depth, int plane_width,
+void check(const char* metric, const char* what, const Params& params, int plane_width,
            int plane_height, bool unscaled_buffers) {
-    if (!floatimg::to_float_supported(bit_depth))
-        throw Error(fmt::format("{}: bit depth {} is not supported (8, 10, 12 or 16: upstream's picture_copy "
-                                "converts no other)",
-                                metric, bit_depth));
     if (!floatimg::vif_kernelscale_valid(static_cast<float>(params.kernelscale)))
         throw Error(fmt::format("{}: invalid speed_kernelscale {:g} (upstream accepts only its 21 kernel scales: "
                                 "1, 0.5, 1.5, 2, 2/3, 2.4, 360/97, 4/3, 3.5/3, 3.75/3, 4.25/3, 5/3, 3, 1/2.25, "

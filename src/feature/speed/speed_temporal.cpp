@@ -43,7 +43,7 @@ constexpr OptionSpec kOptions[] = {
     speed::sigma_nn_row<Settings>(),
     speed::nn_floor_row<Settings>(),
     speed::max_val_row<Settings>(),
-    option<&Settings::use_ref_diff>("speed_use_ref_diff", "urd", 0, 0, 1, true, "debug mode: enable additional output"),
+    option<&Settings::use_ref_diff>("speed_use_ref_diff", "urd", 0, 0, 1, OptionRole::kFeatureParameter, "debug mode: enable additional output"),
 };
 
 constexpr FeatureName kFeatures[] = {{"Speed_temporal_feature_speed_temporal_score", "speed_temporal"}};
@@ -102,7 +102,7 @@ private:
 
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
     const Settings s(options);
-    speed::check("speed_temporal", "luma", s.params(), format.bit_depth, format.width, format.height, true);
+    speed::check("speed_temporal", "luma", s.params(), format.width, format.height, true);
     return std::make_unique<Extractor>(options, format);
 }
 
@@ -113,7 +113,7 @@ History history_of(const Options&) { return {1, 1}; }
 const MetricDescriptor descriptor{
     .name = "speed_temporal", .upstream_source = "libvmaf/src/feature/speed.c",
     .options = kOptions, .features = kFeatures, .history = history_of,
-    .limits = {80, 80, 8, 16,
+    .limits = {80, 80, kWholeUnitBitDepths,
                "(the luma, scaled by speed_prescale, must be at least 80x80: SpEED's operating picture, 1/16 "
                "of it, needs a 5x5 block)"},
     .create = create};

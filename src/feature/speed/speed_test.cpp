@@ -303,7 +303,7 @@ TEST(SpeedOptions, PrescaleMethodIsATextOption) {
         EXPECT_STREQ(row.alias, "psm");
         EXPECT_EQ(row.type, OptionType::kString);
         EXPECT_STREQ(row.default_text, "nearest");
-        EXPECT_TRUE(row.feature_param);
+        EXPECT_TRUE(row.is_feature_parameter());
         EXPECT_STREQ(row.help, "scaling method for the frame, supported options: [nearest, bilinear, bicubic, lanczos4]");
     }
     EXPECT_EQ(chroma.parse_options({{"speed_prescale", "0.5"}, {"speed_prescale_method", "bilinear"}})

@@ -486,11 +486,11 @@ using vif::Settings;
 
 /// Upstream's option table of "vif" (integer_vif.c `options`).
 constexpr OptionSpec kOptions[] = {
-    option<&Settings::debug>("debug", nullptr, 0, 0, 1, false, "debug mode: enable additional output"),
+    option<&Settings::debug>("debug", nullptr, 0, 0, 1, OptionRole::kSetting, "debug mode: enable additional output"),
     option<&Settings::gain_limit>(
-        "vif_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, true,
+        "vif_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, OptionRole::kFeatureParameter,
         "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain is completely disabled"),
-    option<&Settings::skip_scale0>("vif_skip_scale0", "ssclz", 0, 0, 1, true, "when set, skip scale 0 calculations"),
+    option<&Settings::skip_scale0>("vif_skip_scale0", "ssclz", 0, 0, 1, OptionRole::kFeatureParameter, "when set, skip scale 0 calculations"),
 };
 
 /// Upstream's provided_features[] (in the order write_frame() writes them), with the aliases
@@ -522,7 +522,7 @@ Settings::Settings(const Options& options) {
 const MetricDescriptor descriptor{
     .name = "vif", .upstream_source = "libvmaf/src/feature/integer_vif.c",
     .options = kOptions, .features = kFeatures,
-    .limits = {kMinSide, kMinSide, 8, 16, "(its scale 3, a 1/8 decimation, must be at least 2x2)"},
+    .limits = {kMinSide, kMinSide, kEveryBitDepth, "(its scale 3, a 1/8 decimation, must be at least 2x2)"},
     .create = create_vif};
 
 }  // namespace vif
