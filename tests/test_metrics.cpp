@@ -1,6 +1,6 @@
 // Registry-driven suites: what every metric of metric_registry() must do, checked from its
-// descriptor, with no per-metric code. For each metric reproducing upstream (a non-empty
-// upstream_source): every output of every frame of every fixture equals the golden value bit
+// descriptor, with no per-metric code. For each metric whose oracle is libvmaf (it has golden
+// values): every output of every frame of every fixture equals the golden value bit
 // for bit, with its default options and with each option set the built-in models give it; and
 // its option table, outputs, planes, history and limits equal the checked-in snapshot
 // tests/data/metric_tables.json (VMAFX_UPDATE_SNAPSHOT=1 rewrites it). For every metric: the
@@ -36,7 +36,7 @@ std::vector<const MetricDescriptor*> upstream_metrics() {
     std::vector<const MetricDescriptor*> out;
     // Those with outputs: "null" writes none (tests/test_cli.cpp checks that, as upstream's tool).
     for (const MetricDescriptor* m : metric_registry())
-        if (*m->upstream_source && !m->features.empty()) out.push_back(m);
+        if (m->oracle.has_golden() && !m->features.empty()) out.push_back(m);
     return out;
 }
 
@@ -172,11 +172,13 @@ Json bit_depths_json(const BitDepths& set) {
 
 /// What the snapshot holds of `metric`: its upstream source, options (name, output-name alias,
 /// type, default, range, whether a feature parameter), provided features and their aliases,
-/// planes, previous pictures at the defaults and under each flipped bool option that changes
+/// planes and previous pictures at the defaults and under each flipped bool option that changes
 /// them, and limits.
 Json descriptor_json(const MetricDescriptor& metric) {
     Json options = Json::array();
     Json history = {{"defaults", history_json(metric.history_for(metric.parse_options({})))}};
+    const auto planes_json = [&](const Options& o) { return metric.planes_for(o) == PlaneSet::kLuma ? "luma" : "all"; };
+    Json planes = {{"defaults", planes_json(metric.parse_options({}))}};
     for (const OptionSpec& o : metric.options) {
         options.push_back({{"name", o.name},
                            {"alias", o.alias ? o.alias : ""},
@@ -191,17 +193,20 @@ Json descriptor_json(const MetricDescriptor& metric) {
         }
         if (o.type != OptionType::kBool) continue;
         const std::string flipped = o.default_value != 0.0 ? "false" : "true";
-        const History h = metric.history_for(metric.parse_options({{o.name, flipped}}));
+        const Options with = metric.parse_options({{o.name, flipped}});
+        const History h = metric.history_for(with);
         if (history_json(h) != history["defaults"]) history[std::string(o.name) + "=" + flipped] = history_json(h);
+        if (planes_json(with) != planes["defaults"]) planes[std::string(o.name) + "=" + flipped] = planes_json(with);
     }
     Json features = Json::array();
     for (const FeatureName& f : metric.features) features.push_back({{"name", f.name}, {"alias", f.alias ? f.alias : ""}});
     const FormatLimits& l = metric.limits;
     return {{"name", metric.name},
-            {"upstream_source", metric.upstream_source},
+            {"oracle", metric.oracle.reference ? metric.oracle.reference : ""},
+            {"upstream_source", metric.oracle.source},
             {"options", options},
             {"features", features},
-            {"planes", metric.planes == PlaneSet::kLuma ? "luma" : "all"},
+            {"planes", planes},
             {"history", history},
             {"limits",
              {{"min_width", l.min_width},

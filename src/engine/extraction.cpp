@@ -29,7 +29,7 @@ void add_instance(std::vector<FeatureInstance>& instances, const MetricDescripto
 Needs needs_of(const std::vector<FeatureInstance>& instances) {
     Needs n;
     for (const auto& f : instances) {
-        if (f.metric->planes == PlaneSet::kAll) n.planes = PlaneSet::kAll;
+        if (f.metric->planes_for(f.options) == PlaneSet::kAll) n.planes = PlaneSet::kAll;
         const History h = f.metric->history_for(f.options);
         n.history.refs = std::max(n.history.refs, h.refs);
         n.history.dists = std::max(n.history.dists, h.dists);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -100,6 +101,8 @@ std::unique_ptr<FeatureExtractor> MetricDescriptor::make_extractor(const Options
     check(opts, format);
     return create(opts, format);
 }
+
+bool Oracle::is_libvmaf() const { return reference && std::string_view(reference) == kLibvmaf; }
 
 History MetricDescriptor::history_for(const Options& opts) const {
     const History h = history ? history(opts) : History{};

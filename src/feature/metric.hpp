@@ -119,6 +119,23 @@ struct FormatLimits {
     std::vector<std::pair<int, int>> corners(Subsampling s) const;
 };
 
+/// The name of upstream Netflix libvmaf at the release vmafx reproduces, as an oracle.
+inline constexpr const char* kLibvmaf = "libvmaf 3.2.0";
+
+/// The reference implementation whose values a metric reproduces bit for bit: libvmaf
+/// (kLibvmaf) for upstream's metrics, another one for a metric libvmaf does not have (e.g.
+/// "libjxl 0.11" for SSIMULACRA 2), or none. The golden files (../shared/golden) hold
+/// libvmaf's output only, so only metrics whose oracle is kLibvmaf have golden values.
+struct Oracle {
+    const char* reference = nullptr;  ///< kLibvmaf, another reference's name and version, or nullptr: none
+    const char* source = "";          ///< the reference's source file(s) the metric follows ("" with none)
+
+    /// Whether the reference is libvmaf (same pointer or same text as kLibvmaf).
+    bool is_libvmaf() const;
+    /// Whether the golden files hold values of the metric (its oracle is libvmaf).
+    bool has_golden() const { return is_libvmaf(); }
+};
+
 /// When upstream's extractor first writes an output. Upstream's feature collector lists outputs
 /// in the order of their first write, and its writers keep that order; with one thread that is
 /// the extract call of the first frame (extractors in registration order), then the second
@@ -130,21 +147,27 @@ enum class FirstWrite {
     kFlush,       ///< at its flush, after the last frame
 };
 
+/// A descriptor's `planes` for a metric that reads every plane whatever its options.
+inline PlaneSet all_planes(const Options& options) {
+    (void)options;
+    return PlaneSet::kAll;
+}
+
 /// One metric: everything the engine, the models, the GPU pipeline and the tests need to know
 /// of it, declared in the metric's folder and listed in feature/registry.cpp.
 struct MetricDescriptor {
     /// Upstream's extractor name ("vif", "adm", "motion").
     const char* name;
-    /// Where the algorithm comes from: upstream's source file(s) the metric reproduces bit for
-    /// bit (libvmaf 3.2.0), or "" for a metric upstream does not have (the tests' example),
-    /// which then has no golden values.
-    const char* upstream_source;
+    /// Where its truth comes from: the reference implementation it reproduces bit for bit and
+    /// the file(s) there (libvmaf 3.2.0 for upstream's metrics); none for the tests' example.
+    Oracle oracle;
     /// Its options (upstream's VmafOption table), bound to the members of its Settings.
     std::span<const OptionSpec> options;
     /// The features it provides (upstream names) with their output-name aliases.
     std::span<const FeatureName> features;
-    /// The planes its extract() reads (luma only lets readers skip chroma).
-    PlaneSet planes = PlaneSet::kLuma;
+    /// The planes it reads under `options` (luma only lets readers skip chroma and the GPU
+    /// upload it); nullptr: the luma only. all_planes for a metric that always reads chroma.
+    PlaneSet (*planes)(const Options& options) = nullptr;
     /// The previous pictures it reads under `options`; nullptr: none.
     History (*history)(const Options& options) = nullptr;
     /// The formats it can score with its default options (checked by check() before `create`).
@@ -172,6 +195,8 @@ struct MetricDescriptor {
     /// The previous pictures the metric reads under `opts`; throws Error when the descriptor
     /// asks for more than kMaxHistory of either video.
     History history_for(const Options& opts) const;
+    /// The planes the metric reads under `opts`: planes(opts), or the luma only.
+    PlaneSet planes_for(const Options& opts) const { return planes ? planes(opts) : PlaneSet::kLuma; }
     /// Whether it runs on every frame under --subsample N (temporal, or reading previous
     /// pictures under `opts`), on every backend; the others run on every N-th frame only.
     bool sees_every_frame(const Options& opts) const { return temporal || history_for(opts).any(); }

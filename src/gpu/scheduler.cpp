@@ -239,7 +239,7 @@ GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFo
         const History h = f.metric->history_for(f.options);
         m.history.refs = std::max(m.history.refs, h.refs);
         m.history.dists = std::max(m.history.dists, h.dists);
-        if (f.metric->planes == PlaneSet::kAll) m.planes = PlaneSet::kAll;
+        if (f.metric->planes_for(f.options) == PlaneSet::kAll) m.planes = PlaneSet::kAll;
         const bool plants = std::find(twin->defects.begin(), twin->defects.end(), plant) != twin->defects.end();
         m.twins.push_back({twin->create(f.options, format, m.slots, plants ? plant : PlantedDefect::kNone),
                            f.metric->sees_every_frame(f.options)});

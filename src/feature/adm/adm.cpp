@@ -82,7 +82,7 @@ std::unique_ptr<FeatureExtractor> create_adm(const Options& options, const Video
 namespace adm {
 
 const MetricDescriptor descriptor{
-    .name = "adm", .upstream_source = "libvmaf/src/feature/integer_adm.c",
+    .name = "adm", .oracle = {kLibvmaf, "libvmaf/src/feature/integer_adm.c"},
     .options = kAdmOptions, .features = kAdmFeatures,
     .limits = {kMinSize, kMinSize, kEveryBitDepth,
                "(upstream crashes below 17 and reads outside its buffers below 33)"},

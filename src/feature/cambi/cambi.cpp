@@ -819,8 +819,8 @@ namespace cambi {
 
 
 const MetricDescriptor descriptor{
-    .name = "cambi", .upstream_source = "libvmaf/src/feature/cambi.c",
-    .options = kCambiOptions, .features = kCambiFeatures, .planes = PlaneSet::kLuma, .history = nullptr,
+    .name = "cambi", .oracle = {kLibvmaf, "libvmaf/src/feature/cambi.c"},
+    .options = kCambiOptions, .features = kCambiFeatures, .planes = nullptr, .history = nullptr,
     .limits = {.min_width = 1,
                .min_height = 2,
                .bit_depths = kEveryBitDepth,

@@ -232,8 +232,8 @@ float chroma_at(const Plane& chroma, Subsampling s, int x, int y) {
 Settings::Settings(const Options& options) : name(options.feature_name("ciede2000")) { options.bind(*this); }
 
 const MetricDescriptor descriptor{
-    .name = "ciede", .upstream_source = "libvmaf/src/feature/ciede.c",
-    .options = {}, .features = kFeatures, .planes = PlaneSet::kAll, .history = nullptr,
+    .name = "ciede", .oracle = {kLibvmaf, "libvmaf/src/feature/ciede.c"},
+    .options = {}, .features = kFeatures, .planes = all_planes, .history = nullptr,
     .limits = {1, 1, kWholeUnitBitDepths, ""},
     .create = create};
 

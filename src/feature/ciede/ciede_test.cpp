@@ -116,7 +116,7 @@ TEST(Ciede, NoOptionsAndPlainName) {
     EXPECT_TRUE(descriptor.options.empty());
     ASSERT_EQ(descriptor.features.size(), 1u);
     EXPECT_STREQ(descriptor.features[0].name, "ciede2000");
-    EXPECT_EQ(descriptor.planes, PlaneSet::kAll);
+    EXPECT_EQ(descriptor.planes_for(descriptor.parse_options({})), PlaneSet::kAll);
     EXPECT_EQ(ciede::Settings(descriptor.parse_options({})).name, "ciede2000");
     EXPECT_THROW((void)descriptor.parse_options({{"ciede_kl", "1"}}), UsageError);
 }

@@ -60,6 +60,9 @@ History history_of(const Options& options) {
     return {s.history > 0 ? 1u : 0u, static_cast<unsigned>(s.history)};
 }
 
+// The chroma planes with example_chroma, else the luma.
+PlaneSet planes_of(const Options& options) { return Settings(options).chroma ? PlaneSet::kAll : PlaneSet::kLuma; }
+
 }  // namespace
 
 Settings::Settings(const Options& options) : name(options.feature_name(kFeatures[0].name)) { options.bind(*this); }
@@ -77,8 +80,8 @@ double Settings::score(std::uint64_t sum, int width, int height) const {
 }
 
 const MetricDescriptor descriptor{
-    .name = "example_blur_sad", .upstream_source = "",
-    .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll, .history = history_of,
+    .name = "example_blur_sad", .oracle = {},
+    .options = kOptions, .features = kFeatures, .planes = planes_of, .history = history_of,
     .limits = {4, 4, kEveryBitDepth, "(every plane must be 2 wide: the mirrored 3-tap blur needs 2 samples)"},
     .create = create};
 

@@ -663,7 +663,7 @@ const std::int32_t* rcp_table_shifted() {
 }
 
 const MetricDescriptor descriptor{
-    .name = "float_adm", .upstream_source = "libvmaf/src/feature/float_adm.c",
+    .name = "float_adm", .oracle = {kLibvmaf, "libvmaf/src/feature/float_adm.c"},
     .options = kOptions, .features = kFeatures,
     .limits = {17, 17, kEveryBitDepth,
                "(each DWT level needs 2 samples and the last level's bands 2x2 for the masking "

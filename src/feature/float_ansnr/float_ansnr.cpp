@@ -150,8 +150,8 @@ Settings::Settings(const Options& options)
 }
 
 const MetricDescriptor descriptor{
-    .name = "float_ansnr", .upstream_source = "libvmaf/src/feature/float_ansnr.c, ansnr.c, ansnr_tools.c",
-    .options = {}, .features = kFeatures, .planes = PlaneSet::kLuma, .history = nullptr,
+    .name = "float_ansnr", .oracle = {kLibvmaf, "libvmaf/src/feature/float_ansnr.c, ansnr.c, ansnr_tools.c"},
+    .options = {}, .features = kFeatures, .planes = nullptr, .history = nullptr,
     .limits = {kMinSide, kMinSide, kWholeUnitBitDepths,
                "(the 5x5 mirrored filter reads two samples beyond each border; upstream reads outside its buffers "
                "below)"},

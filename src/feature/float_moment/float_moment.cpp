@@ -145,8 +145,8 @@ void finish_moments(double& first, double& second, int width, int height) {
 }
 
 const MetricDescriptor descriptor{
-    .name = "float_moment", .upstream_source = "libvmaf/src/feature/float_moment.c",
-    .options = {}, .features = kFeatures, .planes = PlaneSet::kLuma,
+    .name = "float_moment", .oracle = {kLibvmaf, "libvmaf/src/feature/float_moment.c"},
+    .options = {}, .features = kFeatures, .planes = nullptr,
     .limits = {1, 1, kWholeUnitBitDepths, ""},
     .create = create};
 

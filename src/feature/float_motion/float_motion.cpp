@@ -225,6 +225,9 @@ constexpr FeatureName kFeatures[] = {
 
 // float_motion.c writes motion3 first in its second frame's call (frame 0's value, from frame
 // 1's score) or, with one frame, at its flush; with motion_force_zero every output at once.
+// The chroma planes with motion_add_uv (their SADs are added to the luma's), else the luma.
+PlaneSet planes_of(const Options& options) { return Settings(options).add_uv ? PlaneSet::kAll : PlaneSet::kLuma; }
+
 FirstWrite float_motion_first_write(const Options& options, const std::string& feature) {
     return feature == kMotion3Feature && options.get("motion_force_zero") == 0 ? FirstWrite::kSecondCall
                                                                                 : FirstWrite::kFirstCall;
@@ -235,8 +238,8 @@ FirstWrite float_motion_first_write(const Options& options, const std::string& f
 namespace float_motion {
 
 const MetricDescriptor descriptor{
-    .name = "float_motion", .upstream_source = "libvmaf/src/feature/float_motion.c",
-    .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll, .history = float_motion_history,
+    .name = "float_motion", .oracle = {kLibvmaf, "libvmaf/src/feature/float_motion.c"},
+    .options = kOptions, .features = kFeatures, .planes = planes_of, .history = float_motion_history,
     .limits = {3, 3, kEveryBitDepth, "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
     .first_write = float_motion_first_write, .create = create_float_motion};
 

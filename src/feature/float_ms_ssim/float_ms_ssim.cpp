@@ -158,7 +158,7 @@ std::array<int, 2> scale_size(int width, int height, int k) {
 std::span<const float, kLowPassLen * kLowPassLen> low_pass() { return kLowPass; }
 
 const MetricDescriptor descriptor{
-    .name = "float_ms_ssim", .upstream_source = "libvmaf/src/feature/float_ms_ssim.c",
+    .name = "float_ms_ssim", .oracle = {kLibvmaf, "libvmaf/src/feature/float_ms_ssim.c"},
     .options = kOptions, .features = kFeatures,
     .limits = {kMinSide, kMinSide, kWholeUnitBitDepths,
                "(its fifth scale, four halvings rounded down, must hold the 11x11 Gaussian window)"},

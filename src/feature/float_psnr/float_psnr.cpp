@@ -143,8 +143,8 @@ double psnr_of_noise(double noise, int width, int height, int bit_depth) {
 }
 
 const MetricDescriptor descriptor{
-    .name = "float_psnr", .upstream_source = "libvmaf/src/feature/float_psnr.c",
-    .options = {}, .features = kFeatures, .planes = PlaneSet::kLuma,
+    .name = "float_psnr", .oracle = {kLibvmaf, "libvmaf/src/feature/float_psnr.c"},
+    .options = {}, .features = kFeatures, .planes = nullptr,
     .limits = {1, 1, kWholeUnitBitDepths, ""},
     .create = create};
 

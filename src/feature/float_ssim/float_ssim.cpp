@@ -125,7 +125,7 @@ void Settings::write_frame(const iqa::SsimMeans& m, double max_db, FrameScores& 
 }
 
 const MetricDescriptor descriptor{
-    .name = "float_ssim", .upstream_source = "libvmaf/src/feature/float_ssim.c",
+    .name = "float_ssim", .oracle = {kLibvmaf, "libvmaf/src/feature/float_ssim.c"},
     .options = kOptions, .features = kFeatures,
     .limits = {iqa::kGaussianLen, iqa::kGaussianLen, kWholeUnitBitDepths,
                "(the 11x11 Gaussian window; upstream writes 0 or NaN below)"},

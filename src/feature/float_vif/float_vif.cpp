@@ -294,7 +294,7 @@ std::unique_ptr<FeatureExtractor> create_float_vif(const Options& options, const
 namespace float_vif {
 
 const MetricDescriptor descriptor{
-    .name = "float_vif", .upstream_source = "libvmaf/src/feature/float_vif.c",
+    .name = "float_vif", .oracle = {kLibvmaf, "libvmaf/src/feature/float_vif.c"},
     .options = kOptions, .features = kFeatures,
     .limits = {16, 16, kEveryBitDepth,
                "(scale 3, a 1/8 decimation, must fit its 3-tap mirrored filter; upstream reads outside its "

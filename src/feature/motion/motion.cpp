@@ -173,7 +173,7 @@ FirstWrite motion_first_write(const Options&, const std::string& feature) {
 namespace motion {
 
 const MetricDescriptor descriptor{
-    .name = "motion", .upstream_source = "libvmaf/src/feature/integer_motion.c",
+    .name = "motion", .oracle = {kLibvmaf, "libvmaf/src/feature/integer_motion.c"},
     .options = kMotionOptions, .features = kMotionFeatures, .history = motion_history,
     .limits = {kRadius + 1, kRadius + 1, kEveryBitDepth,
                "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},

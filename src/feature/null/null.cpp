@@ -17,8 +17,8 @@ std::unique_ptr<FeatureExtractor> create(const Options&, const VideoFormat&) { r
 }  // namespace
 
 const MetricDescriptor descriptor{
-    .name = "null", .upstream_source = "libvmaf/src/feature/null.c",
-    .options = {}, .features = {}, .planes = PlaneSet::kLuma,
+    .name = "null", .oracle = {kLibvmaf, "libvmaf/src/feature/null.c"},
+    .options = {}, .features = {}, .planes = nullptr,
     .limits = {1, 1, kEveryBitDepth, ""},
     .create = create};
 

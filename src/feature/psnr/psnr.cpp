@@ -146,9 +146,16 @@ std::uint64_t plane_sse(const Plane& ref, const Plane& dist) {
                                        : sse_of<std::uint16_t, std::uint64_t>(ref, dist);
 }
 
+namespace {
+
+// Cb and Cr with enable_chroma, else the luma.
+PlaneSet planes_of(const Options& options) { return Settings(options).enable_chroma ? PlaneSet::kAll : PlaneSet::kLuma; }
+
+}  // namespace
+
 const MetricDescriptor descriptor{
-    .name = "psnr", .upstream_source = "libvmaf/src/feature/integer_psnr.c",
-    .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll,
+    .name = "psnr", .oracle = {kLibvmaf, "libvmaf/src/feature/integer_psnr.c"},
+    .options = kOptions, .features = kFeatures, .planes = planes_of,
     .limits = {1, 1, kWholeUnitBitDepths, ""},
     .temporal = true,
     .create = create};

@@ -212,8 +212,8 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
 // NaN too; the other planes keep their scores (upstream 3.2.0 writes them so, e.g. psnr_hvs_y
 // of an 8x8 4:2:0 picture beside null chroma scores).
 const MetricDescriptor descriptor{
-    .name = "psnr_hvs", .upstream_source = "libvmaf/src/feature/third_party/xiph/psnr_hvs.c",
-    .options = {}, .features = kFeatures, .planes = PlaneSet::kAll,
+    .name = "psnr_hvs", .oracle = {kLibvmaf, "libvmaf/src/feature/third_party/xiph/psnr_hvs.c"},
+    .options = {}, .features = kFeatures, .planes = all_planes,
     .limits = {1, 1, BitDepths::range(8, 12), ""},
     .create = create};
 

@@ -134,8 +134,8 @@ FormatLimits limits_for(const Options& options) { return limits_at(Settings(opti
 }  // namespace
 
 const MetricDescriptor descriptor{
-    .name = "speed_chroma", .upstream_source = "libvmaf/src/feature/speed.c",
-    .options = kOptions, .features = kFeatures, .planes = PlaneSet::kAll,
+    .name = "speed_chroma", .oracle = {kLibvmaf, "libvmaf/src/feature/speed.c"},
+    .options = kOptions, .features = kFeatures, .planes = all_planes,
     .limits = limits_at(1.0),
     .limits_for = limits_for,
     .create = create};

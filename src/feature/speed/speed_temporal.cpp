@@ -111,7 +111,7 @@ History history_of(const Options&) { return {1, 1}; }
 }  // namespace
 
 const MetricDescriptor descriptor{
-    .name = "speed_temporal", .upstream_source = "libvmaf/src/feature/speed.c",
+    .name = "speed_temporal", .oracle = {kLibvmaf, "libvmaf/src/feature/speed.c"},
     .options = kOptions, .features = kFeatures, .history = history_of,
     .limits = {80, 80, kWholeUnitBitDepths,
                "(the luma, scaled by speed_prescale, must be at least 80x80: SpEED's operating picture, 1/16 "

@@ -520,7 +520,7 @@ Settings::Settings(const Options& options) {
 }
 
 const MetricDescriptor descriptor{
-    .name = "vif", .upstream_source = "libvmaf/src/feature/integer_vif.c",
+    .name = "vif", .oracle = {kLibvmaf, "libvmaf/src/feature/integer_vif.c"},
     .options = kOptions, .features = kFeatures,
     .limits = {kMinSide, kMinSide, kEveryBitDepth, "(its scale 3, a 1/8 decimation, must be at least 2x2)"},
     .create = create_vif};
