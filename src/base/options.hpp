@@ -40,6 +40,17 @@ struct MemberTraits<Value Class::*> {
     using Settings = Class;
     using Type = Value;
 };
+/// The member a path of member pointers (&A::b, &B::c, ...) ends at, and the struct it starts in.
+template <auto First, auto... Rest>
+struct MemberPath {
+    using Settings = typename MemberTraits<decltype(First)>::Settings;
+    using Type = typename MemberPath<Rest...>::Type;
+};
+template <auto Last>
+struct MemberPath<Last> {
+    using Settings = typename MemberTraits<decltype(Last)>::Settings;
+    using Type = typename MemberTraits<decltype(Last)>::Type;
+};
 /// One address per Settings type, so that an option is only ever written into the struct it
 /// was declared for.
 template <typename Settings>
@@ -71,19 +82,26 @@ struct OptionSpec {
     constexpr bool is_feature_parameter() const { return role == OptionRole::kFeatureParameter; }
 };
 
-/// Option row bound to `Member` (a bool, int or double member of a Settings struct); bools
-/// have range [0, 1]. E.g. option<&vif::Settings::gain_limit>("vif_enhn_gain_limit", "egl",
-/// 100.0, 1.0, 100.0, OptionRole::kFeatureParameter, "...").
-template <auto Member>
+/// Option row bound to `Member` (a bool, int, int-based enum or double member of a Settings
+/// struct), or to a member of a struct member of it (`Path`: option<&Settings::config,
+/// &Config::gain>(...) writes settings.config.gain); enums are ints in the table; bools have
+/// range [0, 1]. E.g. option<&vif::Settings::gain_limit>("vif_enhn_gain_limit", "egl", 100.0,
+/// 1.0, 100.0, OptionRole::kFeatureParameter, "...").
+template <auto Member, auto... Path>
 constexpr OptionSpec option(const char* name, const char* alias, double default_value, double min, double max,
                             OptionRole role, const char* help) {
-    using Traits = detail::MemberTraits<decltype(Member)>;
+    using Traits = detail::MemberPath<Member, Path...>;
     using Settings = typename Traits::Settings;
     using T = typename Traits::Type;
-    static_assert(std::is_same_v<T, bool> || std::is_same_v<T, int> || std::is_same_v<T, double>,
-                  "options bind bool, int or double members");
+    constexpr bool is_int_enum = [] {
+        if constexpr (std::is_enum_v<T>) return std::is_same_v<std::underlying_type_t<T>, int>;
+        else return false;
+    }();
+    static_assert(std::is_same_v<T, bool> || std::is_same_v<T, int> || std::is_same_v<T, double> || is_int_enum,
+                  "options bind bool, int, int-based enum or double members");
     constexpr OptionType type =
-        std::is_same_v<T, bool> ? OptionType::kBool : (std::is_same_v<T, int> ? OptionType::kInt : OptionType::kDouble);
+        std::is_same_v<T, bool> ? OptionType::kBool
+                                : (std::is_same_v<T, int> || is_int_enum ? OptionType::kInt : OptionType::kDouble);
     return {name,
             alias,
             type,
@@ -93,7 +111,11 @@ constexpr OptionSpec option(const char* name, const char* alias, double default_
             role,
             help,
             &detail::kSettingsTag<Settings>,
-            [](void* settings, double value) { static_cast<Settings*>(settings)->*Member = static_cast<T>(value); }};
+            [](void* settings, double value) {
+                T& member = ((static_cast<Settings*>(settings)->*Member).*....*Path);
+                if constexpr (is_int_enum) member = static_cast<T>(static_cast<int>(value));
+                else member = static_cast<T>(value);
+            }};
 }
 
 /// String option row bound to `Member` (a std::string member of a Settings struct): any text is

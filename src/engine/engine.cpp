@@ -264,7 +264,10 @@ FeatureSpec parse_feature_spec(const std::string& text) {
     spec.name = text.substr(0, eq);
     if (spec.name.empty()) throw UsageError(fmt::format("--feature \"{}\": no feature name", text));
     const MetricDescriptor& metric = metric_named(spec.name);
-    if (eq == std::string::npos) return spec;
+    if (eq == std::string::npos) {
+        spec.parsed = metric.parse_options({});
+        return spec;
+    }
     std::string rest = text.substr(eq + 1);
     std::size_t start = 0;
     while (start <= rest.size()) {
@@ -278,7 +281,7 @@ FeatureSpec parse_feature_spec(const std::string& text) {
         if (colon == std::string::npos) break;
         start = colon + 1;
     }
-    metric.parse_options(spec.options);  // throws UsageError for a bad option
+    spec.parsed = metric.parse_options(spec.options);  // throws UsageError for a bad option
     return spec;
 }
 
@@ -350,7 +353,8 @@ RunPlan plan_run(const RunConfig& config) {
         for (const auto& req : plan.models.back()->required_features())
             add_instance(plan.instances, *req.metric, req.options);
     }
-    for (const auto& f : config.features) add_instance(plan.instances, metric_named(f.name), f.options);
+    for (const auto& f : config.features)
+        add_instance(plan.instances, metric_named(f.name), f.parsed ? *f.parsed : metric_named(f.name).parse_options(f.options));
     check_model_names(plan.models, !config.no_prediction);
     if (!config.scale_dist.empty()) check_scale_flags(config.scale_dist);
     return plan;

@@ -22,10 +22,14 @@ namespace vmafx {
 struct FeatureSpec {
     std::string name;
     OptionValues options;
+    /// `options` parsed against the metric's table, when parse_feature_spec made the spec (the
+    /// run then uses them as they are); empty for a spec built by hand, whose options the run
+    /// parses.
+    std::optional<Options> parsed = std::nullopt;
 };
 
 /// Parses upstream's `--feature` syntax "NAME" or "NAME=opt=val:opt=val" and checks it against
-/// the registry. Throws UsageError on a malformed option string, an unknown feature, an option
+/// the registry, keeping the parsed options (FeatureSpec::parsed): they are parsed once. Throws UsageError on a malformed option string, an unknown feature, an option
 /// the feature does not have, or a bad option value.
 FeatureSpec parse_feature_spec(const std::string& text);
 

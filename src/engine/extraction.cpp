@@ -19,7 +19,10 @@ namespace vmafx {
 
 void add_instance(std::vector<FeatureInstance>& instances, const MetricDescriptor& metric,
                   const OptionValues& options) {
-    Options opts = metric.parse_options(options);
+    add_instance(instances, metric, metric.parse_options(options));
+}
+
+void add_instance(std::vector<FeatureInstance>& instances, const MetricDescriptor& metric, Options opts) {
     const std::string name = opts.feature_name(metric.name);
     for (const auto& f : instances)
         if (f.metric == &metric && f.options.feature_name(metric.name) == name) return;

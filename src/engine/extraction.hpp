@@ -22,6 +22,8 @@ namespace vmafx {
 /// dropped with it. Throws UsageError for an option the metric does not have or a bad value.
 void add_instance(std::vector<FeatureInstance>& instances, const MetricDescriptor& metric,
                   const OptionValues& options);
+/// As above with options already parsed (`options` were made by metric.parse_options).
+void add_instance(std::vector<FeatureInstance>& instances, const MetricDescriptor& metric, Options options);
 
 /// What a run's metric instances read: the union of their planes (luma only unless one
 /// reads chroma) and of their previous pictures.

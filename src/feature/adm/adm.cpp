@@ -18,23 +18,23 @@ using adm::Settings;
 // Upstream's option table (integer_adm.c `options[]`), in its order.
 constexpr OptionSpec kAdmOptions[] = {
     option<&Settings::debug>("debug", nullptr, 0, 0, 1, OptionRole::kSetting, "debug mode: enable additional output"),
-    option<&Settings::csf_scale>("adm_csf_scale", "scf", 1.0, 0.0, 50.0, OptionRole::kFeatureParameter,
+    option<&Settings::config, &adm::AdmConfig::csf, &adm::CsfConfig::csf_scale>("adm_csf_scale", "scf", 1.0, 0.0, 50.0, OptionRole::kFeatureParameter,
                                  "scale coefficient for the horizontal & vertical direction terms of CSF"),
-    option<&Settings::csf_diag_scale>("adm_csf_diag_scale", "scfd", 1.0, 0.0, 50.0, OptionRole::kFeatureParameter,
+    option<&Settings::config, &adm::AdmConfig::csf, &adm::CsfConfig::csf_diag_scale>("adm_csf_diag_scale", "scfd", 1.0, 0.0, 50.0, OptionRole::kFeatureParameter,
                                       "scale coefficient for the diagonal direction term of CSF"),
     option<&Settings::dlm_weight>("adm_dlm_weight", "dlmw", 0.5, 0.0, 1.0, OptionRole::kFeatureParameter,
                                   "linear weighting between DLM and AIM; 1 corresponds to DLM-only"),
-    option<&Settings::enhn_gain_limit>(
+    option<&Settings::config, &adm::AdmConfig::enhn_gain_limit>(
         "adm_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, OptionRole::kFeatureParameter,
         "enhancement gain imposed on adm, must be >= 1.0, where 1.0 means the gain is completely disabled"),
-    option<&Settings::norm_view_dist>("adm_norm_view_dist", "nvd", 3.0, 0.75, 24.0, OptionRole::kFeatureParameter,
+    option<&Settings::config, &adm::AdmConfig::csf, &adm::CsfConfig::norm_view_dist>("adm_norm_view_dist", "nvd", 3.0, 0.75, 24.0, OptionRole::kFeatureParameter,
                                       "normalized viewing distance = viewing distance / ref display's physical height"),
-    option<&Settings::ref_display_height>("adm_ref_display_height", "rdh", 1080, 1, 4320, OptionRole::kFeatureParameter,
+    option<&Settings::config, &adm::AdmConfig::csf, &adm::CsfConfig::ref_display_height>("adm_ref_display_height", "rdh", 1080, 1, 4320, OptionRole::kFeatureParameter,
                                           "reference display height in pixels"),
-    option<&Settings::csf_mode>("adm_csf_mode", "csf", 0, 0, 3, OptionRole::kFeatureParameter, "contrast sensitivity function"),
-    option<&Settings::noise_weight>("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0, OptionRole::kFeatureParameter, "noise weight"),
-    option<&Settings::skip_aim>("adm_skip_aim", nullptr, 0, 0, 1, OptionRole::kSetting, "skip the calculation of AIM"),
-    option<&Settings::skip_scale0>("adm_skip_scale0", "ssz", 0, 0, 1, OptionRole::kFeatureParameter, "skip the calculation of scale 0"),
+    option<&Settings::config, &adm::AdmConfig::csf, &adm::CsfConfig::mode>("adm_csf_mode", "csf", 0, 0, 3, OptionRole::kFeatureParameter, "contrast sensitivity function"),
+    option<&Settings::config, &adm::AdmConfig::noise_weight>("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0, OptionRole::kFeatureParameter, "noise weight"),
+    option<&Settings::config, &adm::AdmConfig::skip_aim>("adm_skip_aim", nullptr, 0, 0, 1, OptionRole::kSetting, "skip the calculation of AIM"),
+    option<&Settings::config, &adm::AdmConfig::skip_scale0>("adm_skip_scale0", "ssz", 0, 0, 1, OptionRole::kFeatureParameter, "skip the calculation of scale 0"),
     option<&Settings::min_val>("adm_min_val", "min", 0.0, 0.0, 1.0, OptionRole::kFeatureParameter,
                                "minimum value allowed; lower values will be clipped to this value"),
 };
@@ -89,23 +89,18 @@ const MetricDescriptor descriptor{
     .create = create_adm};
 
 
+Settings::Settings() : Settings(descriptor.parse_options({})) {}
+
 Settings::Settings(const Options& options) {
     options.bind(*this);
-    config.csf.mode = static_cast<CsfMode>(csf_mode);
-    config.csf.norm_view_dist = norm_view_dist;
-    config.csf.ref_display_height = ref_display_height;
-    config.csf.csf_scale = csf_scale;
-    config.csf.csf_diag_scale = csf_diag_scale;
-    config.enhn_gain_limit = enhn_gain_limit;
-    config.noise_weight = noise_weight;
-    config.skip_aim = skip_aim;
-    config.skip_scale0 = skip_scale0;
     for (const FeatureName& f : kAdmFeatures) names.push_back(options.feature_name(f.name));
 }
 
 void Settings::check_options() const {
     // Upstream's extract() fails (-EINVAL) for every frame in this case: its 16-bit
     // pipeline cannot represent an angular frequency below that of 1080 lines at 3H.
+    const double norm_view_dist = config.csf.norm_view_dist;
+    const int ref_display_height = config.csf.ref_display_height;
     if (norm_view_dist * ref_display_height < 3.0 * 1080)
         throw Error(fmt::format(
             "adm: adm_norm_view_dist * adm_ref_display_height = {:g} is below the limit 3240 (3.0 * 1080) "

@@ -23,13 +23,11 @@ namespace adm {
 
 /// Descriptor of the integer ADM extractor "adm" (listed in feature/metrics.def).
 ///
-/// Options (upstream's table, aliases in output names): debug (bool, not a feature
-/// parameter: adds the debug outputs), adm_csf_scale (scf, [0, 50], 1), adm_csf_diag_scale
-/// (scfd, [0, 50], 1), adm_dlm_weight (dlmw, [0, 1], 0.5), adm_enhn_gain_limit (egl,
-/// [1, 100], 100), adm_norm_view_dist (nvd, [0.75, 24], 3), adm_ref_display_height (rdh,
-/// int [1, 4320], 1080), adm_csf_mode (csf, int [0, 3], 0: Watson97, 1: Barten, 2 and 3:
-/// blended tables), adm_noise_weight (nw, [0, 1500], 0.03125), adm_skip_aim (bool, not a
-/// feature parameter), adm_skip_scale0 (ssz, bool), adm_min_val (min, [0, 1], 0).
+/// Options (upstream's table, in adm.cpp with their aliases, ranges and defaults; listed in
+/// docs/metrics.md "Option tables"): debug (adds the debug outputs), adm_csf_scale,
+/// adm_csf_diag_scale, adm_dlm_weight, adm_enhn_gain_limit, adm_norm_view_dist,
+/// adm_ref_display_height, adm_csf_mode (0: Watson97, 1: Barten, 2 and 3: blended tables),
+/// adm_noise_weight, adm_skip_aim, adm_skip_scale0, adm_min_val.
 ///
 /// Per frame, extract() writes VMAF_integer_feature_adm2_score, _aim_score, _adm3_score
 /// (max(adm2 * dlmw + (1 - aim) * (1 - dlmw), min)) and integer_adm_scale0..3, and with
@@ -46,9 +44,10 @@ extern const MetricDescriptor descriptor;
 /// configuration, and how a frame's AdmScores become its outputs (upstream integer_adm.c
 /// init() and extract()).
 struct Settings {
-    Settings() = default;
-    /// The options of `descriptor` bound to the members below, then the pipeline
-    /// configuration and the output names formed from them.
+    /// The defaults of the descriptor's option table.
+    Settings();
+    /// The options of `descriptor` bound to the members below (and into `config`), and the
+    /// output names formed from them.
     explicit Settings(const Options& options);
 
     /// Throws Error for options the integer ADM cannot score with: nvd * rdh below 3240.
@@ -61,21 +60,13 @@ struct Settings {
     /// scale ratios; with debug also adm, num, den and the per-scale num/den).
     void write_frame(const AdmScores& s, FrameScores& out) const;
 
-    // Bound options (upstream's names in the descriptor's table).
-    bool debug = false;
-    double csf_scale = 1.0;
-    double csf_diag_scale = 1.0;
-    double dlm_weight = 0.5;
-    double enhn_gain_limit = 100.0;
-    double norm_view_dist = 3.0;
-    int ref_display_height = 1080;
-    int csf_mode = 0;
-    double noise_weight = 0.03125;
-    bool skip_aim = false;
-    bool skip_scale0 = false;
-    double min_val = 0.0;
+    // Bound options (upstream's names and defaults in the descriptor's table, the one place
+    // they are written): debug, adm_dlm_weight, adm_min_val here, the other nine in `config`.
+    bool debug;
+    double dlm_weight;
+    double min_val;
 
-    AdmConfig config;                ///< the pipeline configuration formed from the options
+    AdmConfig config;                ///< the pipeline configuration: the options it reads, bound
     std::vector<std::string> names;  ///< output name of each provided feature, in table order
 };
 

@@ -20,13 +20,14 @@ namespace vmafx::adm {
 /// column -1 to -1), so its scores there are undefined.
 constexpr int kMinSize = 33;
 
-/// Options of one ADM computation (upstream AdmState fields).
+/// Options of one ADM computation (upstream AdmState fields), bound by adm's option table (its
+/// defaults are written there only: adm::Settings() gives them).
 struct AdmConfig {
-    CsfConfig csf;
-    double enhn_gain_limit = 100.0;  ///< adm_enhn_gain_limit, in [1, 100]
-    double noise_weight = 0.03125;   ///< adm_noise_weight
-    bool skip_aim = false;           ///< adm_skip_aim: AIM numerators are left 0
-    bool skip_scale0 = false;        ///< adm_skip_scale0: level 0 is only low-passed
+    CsfConfig csf;           ///< adm_csf_mode, adm_norm_view_dist, adm_ref_display_height, adm_csf_scale, adm_csf_diag_scale
+    double enhn_gain_limit;  ///< adm_enhn_gain_limit, in [1, 100]
+    double noise_weight;     ///< adm_noise_weight
+    bool skip_aim;           ///< adm_skip_aim: AIM numerators are left 0
+    bool skip_scale0;        ///< adm_skip_scale0: level 0 is only low-passed
 };
 
 /// Scores of one frame, before upstream's extract() combines them into its outputs.

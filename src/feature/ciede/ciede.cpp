@@ -142,11 +142,16 @@ private:
     Settings settings_;
 };
 
-std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
+// The descriptor's `refuse`: a 4:2:2 picture one row high and wider than kMaxWidthOneRow422.
+void refuse(const Options& options, const VideoFormat& format) {
+    (void)options;
     if (format.subsampling == Subsampling::k422 && format.height == 1 && format.width > kMaxWidthOneRow422)
         throw Error(fmt::format("ciede: 4:2:2 picture {}x{} is not supported: one row high, it must be at most {} "
                                 "wide (upstream's chroma upsampling reads beyond the chroma planes)",
                                 format.width, format.height, kMaxWidthOneRow422));
+}
+
+std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
     return std::make_unique<Extractor>(options, format);
 }
 
@@ -235,6 +240,6 @@ const MetricDescriptor descriptor{
     .name = "ciede", .oracle = {kLibvmaf, "libvmaf/src/feature/ciede.c"},
     .options = {}, .features = kFeatures, .planes = all_planes, .history = nullptr,
     .limits = {1, 1, kWholeUnitBitDepths, ""},
-    .create = create};
+    .refuse = refuse, .create = create};
 
 }  // namespace vmafx::ciede

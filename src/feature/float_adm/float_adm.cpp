@@ -670,6 +670,8 @@ const MetricDescriptor descriptor{
                "neighbourhood; upstream reads outside its buffers below)"},
     .create = create_float_adm};
 
+Settings::Settings() : Settings(descriptor.parse_options({})) {}
+
 Settings::Settings(const Options& options) {
     options.bind(*this);
     // names: the 7 scores, then adm_num, adm_den (indices 7, 8), adm_scale0 (9, never written),

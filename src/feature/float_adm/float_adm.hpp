@@ -42,27 +42,30 @@ struct Scores {
 
 /// One "float_adm" instance's options and outputs (upstream float_adm.c options, extract()).
 struct Settings {
-    Settings() = default;
+    /// The defaults of the descriptor's option table.
+    Settings();
     /// The options of `descriptor` bound to the members below, and the output names.
     explicit Settings(const Options& options);
 
-    bool debug = false;
-    double enhn_gain_limit = 100.0;
-    double norm_view_dist = 3.0;
-    double noise_weight = 0.03125;
-    double csf_scale = 1.0;
-    double csf_diag_scale = 1.0;
-    int ref_display_height = 1080;
-    int csf_mode = 0;
-    int bypass_cm = 0;
-    bool adm3_apply_hm = false;
-    double p_norm = 3.0;
-    double dlm_weight = 0.5;
-    double min_val = 0.0;
-    double f1s0 = -1.0, f1s1 = -1.0, f1s2 = -1.0, f1s3 = -1.0;  ///< adm_f1s0..3
-    double f2s0 = -1.0, f2s1 = -1.0, f2s2 = -1.0, f2s3 = -1.0;  ///< adm_f2s0..3
-    int skip_aim_scale = -1;
-    bool skip_scale0 = false;
+    // Bound options: upstream's names and defaults in the descriptor's table (float_adm.cpp),
+    // the one place the defaults are written.
+    bool debug;
+    double enhn_gain_limit;
+    double norm_view_dist;
+    double noise_weight;
+    double csf_scale;
+    double csf_diag_scale;
+    int ref_display_height;
+    int csf_mode;
+    int bypass_cm;
+    bool adm3_apply_hm;
+    double p_norm;
+    double dlm_weight;
+    double min_val;
+    double f1s0, f1s1, f1s2, f1s3;  ///< adm_f1s0..3
+    double f2s0, f2s1, f2s2, f2s3;  ///< adm_f2s0..3
+    int skip_aim_scale;
+    bool skip_scale0;
     std::vector<std::string> names;  ///< output name of each provided feature, in table order
 
     /// The float CSF weights of `scale` for the h and v bands (factor1) and the diagonal band

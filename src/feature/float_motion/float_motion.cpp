@@ -65,13 +65,6 @@ class FloatMotionExtractor final : public FeatureExtractor {
 public:
     FloatMotionExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {
         const int radius = static_cast<int>(blur_filter(settings_.filter_size).size()) / 2;
-        if (settings_.add_uv && settings_.add_scale1)
-            throw Error("float_motion: motion_add_uv with motion_add_scale1 is not supported (upstream reads the "
-                        "chroma buffers with the luma stride there, i.e. uninitialised memory)");
-        if (settings_.add_scale1 && static_cast<int>(format.width * 0.5 + 0.5) > floatimg::kBilinearMaxWidth)
-            throw Error(fmt::format("float_motion: motion_add_scale1 scales the luma to {} columns, above upstream's "
-                                    "limit {}",
-                                    static_cast<int>(format.width * 0.5 + 0.5), floatimg::kBilinearMaxWidth));
         const int planes = settings_.add_uv ? 3 : 1;
         for (int p = 0; p < planes; ++p) {
             const int w = format.plane_width(p);
@@ -225,6 +218,20 @@ constexpr FeatureName kFeatures[] = {
 
 // float_motion.c writes motion3 first in its second frame's call (frame 0's value, from frame
 // 1's score) or, with one frame, at its flush; with motion_force_zero every output at once.
+// What float_motion cannot score beyond its limits (the descriptor's `refuse`, before the
+// extractor is made): motion_add_uv with motion_add_scale1, and motion_add_scale1 on a luma
+// whose half is wider than upstream's bilinear scaler takes.
+void refuse(const Options& options, const VideoFormat& format) {
+    const Settings s(options);
+    if (s.add_uv && s.add_scale1)
+        throw Error("float_motion: motion_add_uv with motion_add_scale1 is not supported (upstream reads the "
+                    "chroma buffers with the luma stride there, i.e. uninitialised memory)");
+    if (s.add_scale1 && static_cast<int>(format.width * 0.5 + 0.5) > floatimg::kBilinearMaxWidth)
+        throw Error(fmt::format("float_motion: motion_add_scale1 scales the luma to {} columns, above upstream's "
+                                "limit {}",
+                                static_cast<int>(format.width * 0.5 + 0.5), floatimg::kBilinearMaxWidth));
+}
+
 // The chroma planes with motion_add_uv (their SADs are added to the luma's), else the luma.
 PlaneSet planes_of(const Options& options) { return Settings(options).add_uv ? PlaneSet::kAll : PlaneSet::kLuma; }
 
@@ -241,7 +248,8 @@ const MetricDescriptor descriptor{
     .name = "float_motion", .oracle = {kLibvmaf, "libvmaf/src/feature/float_motion.c"},
     .options = kOptions, .features = kFeatures, .planes = planes_of, .history = float_motion_history,
     .limits = {3, 3, kEveryBitDepth, "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
-    .first_write = float_motion_first_write, .create = create_float_motion};
+    .first_write = float_motion_first_write, .refuse = refuse,
+    .create = create_float_motion};
 
 Settings::Settings(const Options& options)
     : motion_name(options.feature_name(kMotionFeature)),
