@@ -65,10 +65,8 @@ private:
 Image to_float(const Plane& plane, int bit_depth, int offset = -128);
 /// As above, into `dst` (rows `stride` floats apart, at least plane.width() each).
 void to_float(const Plane& plane, int bit_depth, float* dst, std::ptrdiff_t stride, int offset = -128);
-/// Whether upstream's picture_copy converts `bit_depth` as such (8, 10, 12 or 16 bits).
-inline bool to_float_supported(int bit_depth) {
-    return bit_depth == 8 || bit_depth == 10 || bit_depth == 12 || bit_depth == 16;
-}
+// The depths picture_copy converts as such (8, 10, 12, 16) are the metrics' descriptors'
+// kWholeUnitBitDepths (feature/metric.hpp).
 
 /// Mirrors `i` into [0, size) without repeating the edge: -i below 0, 2 * size - i - 2 at
 /// and above size (upstream's convolution edges). Valid for |overshoot| <= size - 1.
