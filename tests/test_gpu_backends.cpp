@@ -27,7 +27,9 @@ TEST(GpuBackends, TheRegistryNamesCudaAndAnswersByBackend) {
     // A built backend has a device API named as it is, and its twins; one not built has neither.
     const DeviceApi* api = device_api("cuda");
     EXPECT_EQ(api != nullptr, cuda.built);
-    if (api) EXPECT_STREQ(api->name, "cuda");
+    if (api) {
+        EXPECT_STREQ(api->name, "cuda");
+    }
     EXPECT_EQ(twin_registry("cuda").empty(), !cuda.built);
     EXPECT_EQ(twin_registry("cuda").size(), twin_registry().size());
     EXPECT_TRUE(twin_registry(kCpuBackend).empty());

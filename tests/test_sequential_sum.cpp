@@ -282,8 +282,9 @@ void device_rows(std::uint64_t seed) {
             std::copy(row.begin(), row.end(), host.begin() + static_cast<std::ptrdiff_t>(b * pitch));
             want[b] = plain_sum(row);
         }
-        if (!host.empty())
+        if (!host.empty()) {
             ASSERT_EQ(cudaMemcpy(terms, host.data(), host.size() * sizeof(Acc), cudaMemcpyHostToDevice), cudaSuccess);
+        }
         sum.enqueue(terms, n, pitch, batch, out, stream);
         std::vector<Acc> got(batch);
         ASSERT_EQ(cudaMemcpyAsync(got.data(), out, batch * sizeof(Acc), cudaMemcpyDeviceToHost, stream), cudaSuccess);

@@ -18,7 +18,6 @@
 #include "feature/float_psnr/float_psnr.hpp"
 #include "feature/float_psnr/float_psnr_math.hpp"
 #include "feature/psnr/psnr.hpp"
-#include "cuda/sequential_sum.hpp"
 #include "gpu/sequential_sum_core.hpp"
 #include "test_support.hpp"
 #include "twin_support.hpp"
