@@ -370,3 +370,16 @@ inline Acc seq_emulate(const Acc* terms, std::size_t n, SeqStats* stats = nullpt
 }
 
 }  // namespace vmafx::gpu::seqsum
+
+namespace vmafx::gpu {
+
+/// Whether a CPU's running double sum of `n` non-negative terms, each a whole number of units
+/// below 2^term_bits (e.g. float_moment's and float_psnr's float squares at `bits` per sample:
+/// term_bits = 2 * bits), can round: false where n * 2^term_bits <= 2^53, since every partial
+/// sum is then an exact integer number of units, so an integer sum in any order is the CPU's;
+/// true beyond, where the sum must go through SequentialSum<double>.
+constexpr bool double_sum_may_round(std::size_t n, int term_bits) {
+    return term_bits >= 53 || n > (std::size_t{1} << (53 - term_bits));
+}
+
+}  // namespace vmafx::gpu
