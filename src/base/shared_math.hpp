@@ -17,8 +17,9 @@
 //    constants VMAFX_CONST, out and in-out parameters through VMAFX_OUT / VMAFX_INOUT and
 //    fixed-size arrays through VMAFX_IN_ARRAY / VMAFX_INOUT_ARRAY (C++: references; GLSL: copy
 //    in, copy out; the subset never passes one object as two parameters, so the two agree);
-//  - bit counting and rounding to even through vmafx_clz32 and vmafx_round_even (defined here
-//    for each language);
+//  - bit counting, rounding to even and bit casts through vmafx_clz32, vmafx_clz64,
+//    vmafx_round_even, vmafx_float_bits / vmafx_bits_float and vmafx_double_bits /
+//    vmafx_bits_double (defined here for each language);
 //  - no templates, overloads, pointers, references elsewhere, auto, range-for, lambdas, enums,
 //    default arguments, member initialisers, std:: calls; structs are plain aggregates; width
 //    or float/double variants are separate functions named by suffix (_8/_16, _f/_d);
@@ -55,13 +56,25 @@
 
 /// Leading zero bits of x (32 for 0).
 int vmafx_clz32(uint32_t x) { return 31 - findMSB(x); }
+/// Leading zero bits of x (64 for 0); findMSB takes 32-bit operands only.
+int vmafx_clz64(uint64_t x) {
+    uint32_t hi = uint32_t(x >> 32);
+    return hi != 0u ? 31 - findMSB(hi) : 63 - findMSB(uint32_t(x));
+}
 /// x rounded to the nearest integer, ties to even.
 double vmafx_round_even(double x) { return roundEven(x); }
+/// The bits of a float / the float of bits (IEEE binary32).
+uint32_t vmafx_float_bits(float x) { return floatBitsToUint(x); }
+float vmafx_bits_float(uint32_t b) { return uintBitsToFloat(b); }
+/// The bits of a double / the double of bits (IEEE binary64).
+uint64_t vmafx_double_bits(double x) { return doubleBitsToUint64(x); }
+double vmafx_bits_double(uint64_t b) { return uint64BitsToDouble(b); }
 
 #else  // C++20 and CUDA
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/host_device.hpp"
 
@@ -97,8 +110,40 @@ VMAFX_FN int vmafx_clz32(uint32_t x) {
 #endif
 }
 
+/// Leading zero bits of x (64 for 0).
+VMAFX_FN int vmafx_clz64(uint64_t x) {
+#if defined(__CUDA_ARCH__)
+    return __clzll(static_cast<long long>(x));
+#else
+    return x == 0 ? 64 : __builtin_clzll(x);
+#endif
+}
+
 /// x rounded to the nearest integer, ties to even (nearbyint in the default rounding mode).
 VMAFX_FN double vmafx_round_even(double x) { return nearbyint(x); }
+
+/// The bits of a float (IEEE binary32), and the float of bits.
+VMAFX_FN uint32_t vmafx_float_bits(float x) {
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+VMAFX_FN float vmafx_bits_float(uint32_t b) {
+    float x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
+/// The bits of a double (IEEE binary64), and the double of bits.
+VMAFX_FN uint64_t vmafx_double_bits(double x) {
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    return b;
+}
+VMAFX_FN double vmafx_bits_double(uint64_t b) {
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
 
 #endif
 

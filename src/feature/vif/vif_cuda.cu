@@ -144,7 +144,7 @@ struct ScaleGeometry {
 // ---------------------------------------------------------------------------------------------
 // The log2 table on the device: the CPU's log2_table() packed 8 entries to a word.
 
-/// round(2048 * log2(32768)): the smallest entry that log2_q11 reads.
+/// round(2048 * log2(32768)): the smallest entry that the VIF terms read.
 constexpr std::uint32_t kLog2Base = 2048 * 15;
 /// Packed entries: one per 8 consecutive indices of [32768, 65536); 16-byte vectors of them.
 constexpr int kPackedLog2Entries = 32768 / 8;
@@ -174,7 +174,7 @@ std::vector<std::uint16_t> pack_log2_table() {
     return packed;
 }
 
-/// The packed table (in shared memory) as a Table for vif::log2_q11: entry i of log2_table()
+/// The packed table (in shared memory) as a Table for vif::add_sample_terms: entry i of log2_table()
 /// for i in [32768, 65536).
 struct PackedLog2 {
     const std::uint16_t* packed;

@@ -23,8 +23,6 @@ inline constexpr int kScales = 4;
 inline constexpr int kMinSide = 16;
 /// Largest half filter width (scale 0: 17 taps).
 inline constexpr int kMaxHalf = 8;
-/// The noise variance 2.0 in the fixed-point units of sigma1_sq (2 * 65536).
-inline constexpr std::int32_t kSigmaNsq = 65536 << 1;
 
 /// One scale's symmetric low-pass filter: `width` taps in 1/65536; every set sums to 65536.
 struct Filter {

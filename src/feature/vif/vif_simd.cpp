@@ -476,7 +476,7 @@ using VF64 = hn::Vec<DF64>;
 using DI64 = hn::RebindToSigned<DF64>;
 using DQ = hn::RebindToUnsigned<DF64>;
 
-/// The table index and 2048 * shift of log2_q11() for lanes holding an integer v in
+/// The table index and 2048 * shift of log2_index_64() / log2_q11_64() for lanes holding an integer v in
 /// [2^17, 2^52) as a double: the shift keeping the top 16 bits of v is its binary exponent
 /// minus 15, the index v >> shift; 2048 * log2(v) is then table[index] + 2048 * shift. Lanes
 /// outside `mask` get index 0 and shift 0 (table[0] is 0), so they add nothing; they must hold
