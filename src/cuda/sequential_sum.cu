@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kThreads)
         SeqChunk& c = info[static_cast<std::size_t>(row) * chunks + j];
         c.pos = pos_s[0];
         c.neg = neg_s[0];
-        c.length = static_cast<int>(end - begin);
+        c.count = static_cast<int>(end - begin);
     }
 }
 
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(kThreads)
     const unsigned j = blockIdx.x, row = blockIdx.y;
     SeqChunk* c = info + static_cast<std::size_t>(row) * chunks + j;
     const SeqBase base = c->base;
-    const int length = c->length;
+    const int length = c->count;
     const Acc* t = terms + row * pitch + static_cast<std::size_t>(j) * kChunk;
     int e[kCandidates];
     SeqTransfer acc[kCandidates];

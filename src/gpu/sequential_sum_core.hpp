@@ -1,6 +1,13 @@
-// The arithmetic of SequentialSum (gpu/sequential_sum.hpp): host/device functions that the CUDA
-// passes (gpu/sequential_sum.cu) call, and a host emulation of the whole method that the tests
-// run against plain sequential loops (tests/test_sequential_sum.cpp).
+// The arithmetic of SequentialSum (cuda/sequential_sum.hpp): functions that the CUDA passes
+// (cuda/sequential_sum.cu) call, and a host emulation of the whole method that the tests run
+// against plain sequential loops (tests/test_sequential_sum.cpp). Written in the
+// shared-arithmetic subset (base/shared_math.hpp): the per-element arithmetic (binade, grid,
+// tie parity, the transfers and their composition, the walk's step) compiles as C++, CUDA
+// (__host__ __device__) and GLSL. Its float and double variants are one body,
+// sequential_sum_acc.inc, included twice (names suffixed _f and _d); the C++ adaptors at the
+// end (templates on Acc over the two variants, the pointer loop seq_add, the host emulation
+// seq_emulate with its vectors, the host's test double_sum_may_round) hold no per-element
+// arithmetic of their own.
 //
 // The method, for one row of n terms t_0..t_{n-1} of type Acc (float: p = 24, double: p = 53),
 // whose CPU value is  s = +0; s = fl(s + t_i) for i = 0..n-1  (round to nearest, ties to even):
@@ -25,110 +32,56 @@
 // Nothing is bounded or approximated in the result: the predictions only choose which exact
 // path a chunk takes. Signed zeros, NaN and infinities: the sum is +0 until a term changes it,
 // and only the one-by-one path ever sees a zero or non-finite running sum or term bound.
-#pragma once
+#ifndef VMAFX_GPU_SEQUENTIAL_SUM_CORE_HPP
+#define VMAFX_GPU_SEQUENTIAL_SUM_CORE_HPP
 
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-#include <vector>
+#include "base/shared_math.hpp"
 
-#include "base/host_device.hpp"
-
-namespace vmafx::gpu::seqsum {
+VMAFX_NAMESPACE_BEGIN(gpu::seqsum)
 
 /// Terms per chunk (the device's passes A and C use kChunk / kTermsPerThread threads a chunk).
-constexpr int kChunk = 2048;
+VMAFX_CONST int kChunk = 2048;
 /// Consecutive terms each thread of pass C composes before the block's ordered tree.
-constexpr int kTermsPerThread = 8;
+VMAFX_CONST int kTermsPerThread = 8;
 /// Candidate binades per chunk: e0 - 1, e0, e0 + 1.
-constexpr int kCandidates = 3;
+VMAFX_CONST int kCandidates = 3;
 /// base e0 of a chunk without a prediction (its prefix is 0 or not finite).
-constexpr int kNoBase = -100000;
-
-/// The format of Acc: p significand bits (with the hidden one), the smallest and largest
-/// exponents of a normal number.
-template <typename Acc>
-struct SeqFormat;
-template <>
-struct SeqFormat<float> {
-    static constexpr int p = 24, emin = -126, emax = 127;
-    using Bits = std::uint32_t;
-};
-template <>
-struct SeqFormat<double> {
-    static constexpr int p = 53, emin = -1022, emax = 1023;
-    using Bits = std::uint64_t;
-};
+VMAFX_CONST int kNoBase = -100000;
 
 /// 2^k as a double for -1074 <= k <= 1023 (bit construction: exact, no library call).
-VMAFX_HOST_DEVICE inline double seq_pow2(int k) {
-    std::uint64_t b;
-    if (k >= -1022) b = static_cast<std::uint64_t>(k + 1023) << 52;
-    else b = std::uint64_t{1} << (k + 1074);
-    double d;
-    std::memcpy(&d, &b, sizeof d);
-    return d;
+VMAFX_FN double seq_pow2(int k) {
+    uint64_t b;
+    if (k >= -1022) b = uint64_t(k + 1023) << 52;
+    else b = uint64_t(1) << (k + 1074);
+    return vmafx_bits_double(b);
 }
 
 /// +infinity as a double.
-VMAFX_HOST_DEVICE inline double seq_inf() {
-    const std::uint64_t b = std::uint64_t{0x7ff} << 52;
-    double d;
-    std::memcpy(&d, &b, sizeof d);
-    return d;
-}
+VMAFX_FN double seq_inf() { return vmafx_bits_double(uint64_t(0x7ff) << 52); }
 
 /// x * 2^k for -1074 <= k <= 2046, exact unless the result overflows or is subnormal (for
 /// k > 1023 the first product overflows only where the result does).
-VMAFX_HOST_DEVICE inline double seq_scale(double x, int k) {
+VMAFX_FN double seq_scale(double x, int k) {
     if (k > 1023) return x * seq_pow2(1023) * seq_pow2(k - 1023);
     return x * seq_pow2(k);
-}
-
-/// The bits of v.
-template <typename Acc>
-VMAFX_HOST_DEVICE inline typename SeqFormat<Acc>::Bits seq_bits(Acc v) {
-    typename SeqFormat<Acc>::Bits b;
-    std::memcpy(&b, &v, sizeof b);
-    return b;
-}
-
-/// The binade e of a > 0 (2^e <= a < 2^(e+1)) when a is a normal finite number; kNoBase for
-/// 0, subnormals, infinities and NaN (and negative a).
-template <typename Acc>
-VMAFX_HOST_DEVICE inline int seq_binade(Acc a) {
-    using F = SeqFormat<Acc>;
-    const auto b = seq_bits(a);
-    constexpr int sign_shift = sizeof(Acc) * 8 - 1;
-    if ((b >> sign_shift) != 0) return kNoBase;
-    const int biased = static_cast<int>(b >> (F::p - 1));
-    constexpr int bias = F::emax;
-    if (biased == 0 || biased == 2 * F::emax + 1) return kNoBase;
-    return biased - bias;
-}
-
-/// The parity of a / u for a normal a > 0 and u = ulp(a): the lowest significand bit.
-template <typename Acc>
-VMAFX_HOST_DEVICE inline int seq_parity(Acc a) {
-    return static_cast<int>(seq_bits(a) & 1u);
 }
 
 /// A run of terms' action on a running value a on the grid u of one binade, as a function of
 /// the entry parity q = (a / u) mod 2: a becomes a + inc[q] * u with parity par[q]. inc wraps
 /// modulo 2^64 (compositions are then associative whatever the values; an applied transfer's
-/// true increment is below 2^p). bad: a term is too large for the grid (the transfer must not
-/// be applied).
+/// true increment is below 2^p). bad (0 or 1): a term is too large for the grid (the transfer
+/// must not be applied).
 struct SeqTransfer {
-    std::uint64_t inc[2];
-    unsigned char par[2];
-    unsigned char bad;
+    uint64_t inc[2];
+    int32_t par[2];
+    int32_t bad;
 };
 
 /// The identity (no terms).
-VMAFX_HOST_DEVICE inline SeqTransfer seq_identity() {
-    SeqTransfer t{};
-    t.inc[0] = t.inc[1] = 0;
+VMAFX_FN SeqTransfer seq_identity() {
+    SeqTransfer t;
+    t.inc[0] = uint64_t(0);
+    t.inc[1] = uint64_t(0);
     t.par[0] = 0;
     t.par[1] = 1;
     t.bad = 0;
@@ -136,59 +89,15 @@ VMAFX_HOST_DEVICE inline SeqTransfer seq_identity() {
 }
 
 /// A then B (order matters).
-VMAFX_HOST_DEVICE inline SeqTransfer seq_compose(const SeqTransfer& a, const SeqTransfer& b) {
+VMAFX_FN SeqTransfer seq_compose(VMAFX_IN(SeqTransfer, a), VMAFX_IN(SeqTransfer, b)) {
     SeqTransfer c;
     for (int q = 0; q < 2; ++q) {
         const int mid = a.par[q];
         c.inc[q] = a.inc[q] + b.inc[mid];
         c.par[q] = b.par[mid];
     }
-    c.bad = static_cast<unsigned char>(a.bad | b.bad);
+    c.bad = a.bad | b.bad;
     return c;
-}
-
-/// Whether binade e can hold a chunk's running value: normal, and not the top binade (whose
-/// upper end 2^(emax+1) is not a number).
-template <typename Acc>
-VMAFX_HOST_DEVICE inline bool seq_usable_binade(int e) {
-    return e >= SeqFormat<Acc>::emin && e < SeqFormat<Acc>::emax;
-}
-
-/// One term's transfer in binade e (seq_usable_binade) of the frame sigma (+1 or -1): the term
-/// there is sigma * t, its quotient q = sigma * t / 2^(e - p + 1), exact in double (a float
-/// term's quotient always; a double term's unless it overflows, then the transfer is bad, or
-/// falls below 2^-1022, then it rounds to 0 as the exact quotient does).
-template <typename Acc>
-VMAFX_HOST_DEVICE inline SeqTransfer seq_term(Acc t, int e, int sigma) {
-    constexpr int p = SeqFormat<Acc>::p;
-    SeqTransfer r;
-    const double q = seq_scale(sigma > 0 ? static_cast<double>(t) : -static_cast<double>(t), p - 1 - e);
-    const double a = q < 0 ? -q : q;
-    constexpr double limit = static_cast<double>(1ull << p);  // 2^p: |term| <= the binade's width
-    if (!(a <= limit)) {  // also NaN
-        r = seq_identity();
-        r.bad = 1;
-        return r;
-    }
-    const double n = floor(a);
-    const double f = a - n;  // exact (Sterbenz for a >= 1; a itself below 1)
-    r.bad = 0;
-    if (f != 0.5) {
-        const std::int64_t m = static_cast<std::int64_t>(n) + (f > 0.5 ? 1 : 0);
-        const std::int64_t inc = q < 0 ? -m : m;
-        const int odd = static_cast<int>(inc & 1);
-        r.inc[0] = r.inc[1] = static_cast<std::uint64_t>(inc);
-        r.par[0] = static_cast<unsigned char>(odd);
-        r.par[1] = static_cast<unsigned char>(1 - odd);
-    } else {  // a tie: floor(q) or floor(q) + 1, whichever leaves a / u even
-        const std::int64_t lo = q < 0 ? -static_cast<std::int64_t>(n) - 1 : static_cast<std::int64_t>(n);
-        for (int par = 0; par < 2; ++par) {
-            const std::int64_t inc = ((par + lo) & 1) != 0 ? lo + 1 : lo;
-            r.inc[par] = static_cast<std::uint64_t>(inc);
-            r.par[par] = 0;
-        }
-    }
-    return r;
 }
 
 /// A chunk's prediction from the approximate prefix P of the chunk sums before it: its sign
@@ -198,99 +107,167 @@ struct SeqBase {
     int sigma;
 };
 
-VMAFX_HOST_DEVICE inline SeqBase seq_base(double prefix) {
-    SeqBase b;
-    b.sigma = prefix < 0 ? -1 : 1;
-    b.e0 = seq_binade<double>(prefix < 0 ? -prefix : prefix);
-    return b;
-}
-
 /// Candidate binade k (0 .. kCandidates - 1) of a chunk with base b.
-VMAFX_HOST_DEVICE inline int seq_candidate(const SeqBase& b, int k) { return b.e0 == kNoBase ? kNoBase : b.e0 - 1 + k; }
+VMAFX_FN int seq_candidate(VMAFX_IN(SeqBase, b), int k) { return b.e0 == kNoBase ? kNoBase : b.e0 - 1 + k; }
 
-/// A chunk's data after passes A to C: its length, its term bounds (pos: sum of the positive
+/// A chunk's data after passes A to C: its count of terms, its term bounds (pos: sum of the positive
 /// terms, neg: of |negative terms|, each computed in double in any order: relative error below
 /// kChunk * 2^-53), its base and its candidate transfers.
 struct SeqChunk {
-    double pos, neg;
+    double pos;
+    double neg;
     SeqBase base;
-    int length;
+    int count;  ///< the chunk's terms (not `length`: a method name in GLSL)
     SeqTransfer tr[kCandidates];
 };
 
-/// What the walk needs of a chunk (seq_step): per candidate k, the range [lo[k], hi[k]) of
+/// What the walk needs of a chunk (seq_step_*): per candidate k, the range [lo[k], hi[k]) of
 /// a = sigma * s (double) where the transfer applies, its grid u[k] and its increments by
 /// entry parity. An unusable candidate has an empty range (lo = +inf, hi = -inf).
 struct SeqStep {
-    double lo[kCandidates], hi[kCandidates], u[kCandidates];
-    std::uint64_t inc[kCandidates][2];
+    double lo[kCandidates];
+    double hi[kCandidates];
+    double u[kCandidates];
+    uint64_t inc[kCandidates][2];
     int sigma;
     int pad;
 };
 
-/// The walk's data of chunk c. Why applying it is exact: let a = sigma * s lie in
-/// [lo[k], hi[k]) for the candidate binade e = e0 - 1 + k, grid u = 2^(e - p + 1); a is then a
-/// normal number of binade e, on the grid u. While the chunk's first i adds have each been
-/// rounded on the grid u (induction), the running value is a + (an exact prefix of the chunk's
-/// terms, within [-down, up]) + (i errors of at most u / 2), so the next add's exact value lies
-/// within [a - down - n u / 2, a + up + n u / 2] (n = the chunk's length). With
-///   lo = 2^e + (down + (n + 2) u) (1 + 2^-30),  hi = 2^(e+1) - (up + (n + 2) u) (1 + 2^-30)
-/// (each rounded to double once: off by at most u / 2 for double, far less for float; the
-/// factor covers the bounds' own relative error, below kChunk * 2^-53, and the few roundings
-/// of these formulas, 2^-52 relative each), that interval stays inside [2^e + u, 2^(e+1) - u):
-/// the add rounds on the grid u (never up to 2^(e+1)), as the transfer assumes, and the
-/// running value stays in the binade. Non-finite or NaN bounds give empty ranges.
+// The float variants: seq_bits_f, seq_binade_f, seq_parity_f, seq_usable_binade_f, seq_term_f,
+// seq_step_f, seq_apply_f, seq_add_term_f, kSeqP_f, kSeqEmin_f, kSeqEmax_f.
+#define VMAFX_SEQ_ACC float
+#define VMAFX_SEQ_BITS uint32_t
+#define VMAFX_SEQ_WIDTH 32
+#define VMAFX_SEQ_P 24
+#define VMAFX_SEQ_EMIN (-126)
+#define VMAFX_SEQ_EMAX 127
+#define VMAFX_SEQ_TO_BITS vmafx_float_bits
+#define VMAFX_SEQ_FN(name) name##_f
+#include "gpu/sequential_sum_acc.inc"
+#undef VMAFX_SEQ_ACC
+#undef VMAFX_SEQ_BITS
+#undef VMAFX_SEQ_WIDTH
+#undef VMAFX_SEQ_P
+#undef VMAFX_SEQ_EMIN
+#undef VMAFX_SEQ_EMAX
+#undef VMAFX_SEQ_TO_BITS
+#undef VMAFX_SEQ_FN
+
+// The double variants: the same names with _d.
+#define VMAFX_SEQ_ACC double
+#define VMAFX_SEQ_BITS uint64_t
+#define VMAFX_SEQ_WIDTH 64
+#define VMAFX_SEQ_P 53
+#define VMAFX_SEQ_EMIN (-1022)
+#define VMAFX_SEQ_EMAX 1023
+#define VMAFX_SEQ_TO_BITS vmafx_double_bits
+#define VMAFX_SEQ_FN(name) name##_d
+#include "gpu/sequential_sum_acc.inc"
+#undef VMAFX_SEQ_ACC
+#undef VMAFX_SEQ_BITS
+#undef VMAFX_SEQ_WIDTH
+#undef VMAFX_SEQ_P
+#undef VMAFX_SEQ_EMIN
+#undef VMAFX_SEQ_EMAX
+#undef VMAFX_SEQ_TO_BITS
+#undef VMAFX_SEQ_FN
+
+/// A chunk's base from the approximate prefix of the chunk sums before it (pass B).
+VMAFX_FN SeqBase seq_base(double prefix) {
+    SeqBase b;
+    b.sigma = prefix < VMAFX_D(0.0) ? -1 : 1;
+    b.e0 = seq_binade_d(prefix < VMAFX_D(0.0) ? -prefix : prefix);
+    return b;
+}
+
+VMAFX_NAMESPACE_END
+
+#if !VMAFX_GLSL
+// ---------------------------------------------------------------------------------------------
+// C++ adaptors: templates on the accumulator type over the _f / _d variants, the pointer loop
+// of the CPU's sum, and the host emulation.
+
+#include <cstddef>
+#include <type_traits>
+#include <vector>
+
+namespace vmafx::gpu::seqsum {
+
+/// The format of Acc (float or double): p significand bits (with the hidden one), the smallest
+/// and largest exponents of a normal number, the type of its bits.
+template <typename Acc>
+struct SeqFormat;
+template <>
+struct SeqFormat<float> {
+    static constexpr int p = kSeqP_f, emin = kSeqEmin_f, emax = kSeqEmax_f;
+    using Bits = uint32_t;
+};
+template <>
+struct SeqFormat<double> {
+    static constexpr int p = kSeqP_d, emin = kSeqEmin_d, emax = kSeqEmax_d;
+    using Bits = uint64_t;
+};
+
+/// Whether Acc is float (else double; SeqFormat<Acc> rejects any other type).
+template <typename Acc>
+inline constexpr bool kIsFloat = std::is_same_v<Acc, float> && sizeof(SeqFormat<Acc>) > 0;
+
+/// seq_bits_f / seq_bits_d.
+template <typename Acc>
+VMAFX_HOST_DEVICE inline typename SeqFormat<Acc>::Bits seq_bits(Acc v) {
+    if constexpr (kIsFloat<Acc>) return seq_bits_f(v);
+    else return seq_bits_d(v);
+}
+
+/// seq_binade_f / seq_binade_d.
+template <typename Acc>
+VMAFX_HOST_DEVICE inline int seq_binade(Acc a) {
+    if constexpr (kIsFloat<Acc>) return seq_binade_f(a);
+    else return seq_binade_d(a);
+}
+
+/// seq_parity_f / seq_parity_d.
+template <typename Acc>
+VMAFX_HOST_DEVICE inline int seq_parity(Acc a) {
+    if constexpr (kIsFloat<Acc>) return seq_parity_f(a);
+    else return seq_parity_d(a);
+}
+
+/// seq_usable_binade_f / seq_usable_binade_d.
+template <typename Acc>
+VMAFX_HOST_DEVICE inline bool seq_usable_binade(int e) {
+    if constexpr (kIsFloat<Acc>) return seq_usable_binade_f(e);
+    else return seq_usable_binade_d(e);
+}
+
+/// seq_term_f / seq_term_d.
+template <typename Acc>
+VMAFX_HOST_DEVICE inline SeqTransfer seq_term(Acc t, int e, int sigma) {
+    if constexpr (kIsFloat<Acc>) return seq_term_f(t, e, sigma);
+    else return seq_term_d(t, e, sigma);
+}
+
+/// seq_step_f / seq_step_d.
 template <typename Acc>
 VMAFX_HOST_DEVICE inline SeqStep seq_step(const SeqChunk& c) {
-    constexpr int p = SeqFormat<Acc>::p;
-    constexpr double slack = 1.0 + 0x1p-30;
-    const double inf = seq_inf();
-    SeqStep st{};
-    st.sigma = c.base.sigma;
-    const double up = c.base.sigma > 0 ? c.pos : c.neg;
-    const double down = c.base.sigma > 0 ? c.neg : c.pos;
-    for (int k = 0; k < kCandidates; ++k) {
-        const int e = seq_candidate(c.base, k);
-        st.inc[k][0] = c.tr[k].inc[0];
-        st.inc[k][1] = c.tr[k].inc[1];
-        st.lo[k] = inf;
-        st.hi[k] = -inf;
-        st.u[k] = 0;
-        if (e == kNoBase || !seq_usable_binade<Acc>(e) || c.tr[k].bad) continue;
-        const double u = seq_pow2(e - p + 1);
-        const double lo = seq_pow2(e) + (down + (c.length + 2) * u) * slack;
-        const double hi = seq_pow2(e + 1) - (up + (c.length + 2) * u) * slack;
-        if (!(lo < hi)) continue;  // also NaN
-        st.lo[k] = lo;
-        st.hi[k] = hi;
-        st.u[k] = u;
-    }
-    return st;
+    if constexpr (kIsFloat<Acc>) return seq_step_f(c);
+    else return seq_step_d(c);
 }
 
-/// Applies the chunk of step st to the running sum s when a candidate applies (see seq_step)
-/// and returns true; leaves s and returns false otherwise (the chunk then goes one by one).
-/// |inc| u < 2^e: inc is exact in Acc, inc * u a multiple of u below 2^e, a + inc * u on the
-/// grid u inside the binade: every operation is exact.
+/// seq_apply_f / seq_apply_d.
 template <typename Acc>
 VMAFX_HOST_DEVICE inline bool seq_apply(Acc& s, const SeqStep& st) {
-    const Acc a = st.sigma > 0 ? s : -s;
-    const double ad = static_cast<double>(a);
-    for (int k = 0; k < kCandidates; ++k) {
-        if (ad >= st.lo[k] && ad < st.hi[k]) {
-            const auto inc = static_cast<std::int64_t>(st.inc[k][seq_parity(a)]);
-            const Acc moved = a + static_cast<Acc>(inc) * static_cast<Acc>(st.u[k]);
-            s = st.sigma > 0 ? moved : -moved;
-            return true;
-        }
-    }
-    return false;
+    if constexpr (kIsFloat<Acc>) return seq_apply_f(s, st);
+    else return seq_apply_d(s, st);
 }
 
-/// The CPU's loop over n terms, continuing from s.
+/// The CPU's loop over n terms, continuing from s (seq_add_term_f / _d in order).
 template <typename Acc>
 VMAFX_HOST_DEVICE inline Acc seq_add(Acc s, const Acc* terms, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) s += terms[i];
+    for (std::size_t i = 0; i < n; ++i) {
+        if constexpr (kIsFloat<Acc>) s = seq_add_term_f(s, terms[i]);
+        else s = seq_add_term_d(s, terms[i]);
+    }
     return s;
 }
 
@@ -320,7 +297,7 @@ inline Acc seq_emulate(const Acc* terms, std::size_t n, SeqStats* stats = nullpt
         }
         info[j].pos = pos;
         info[j].neg = neg;
-        info[j].length = static_cast<int>(end - begin);
+        info[j].count = static_cast<int>(end - begin);
     }
     // B.
     double prefix = 0;
@@ -343,7 +320,7 @@ inline Acc seq_emulate(const Acc* terms, std::size_t n, SeqStats* stats = nullpt
                 SeqTransfer acc = seq_identity();
                 for (int i = 0; i < kTermsPerThread; ++i) {
                     const int at = r * kTermsPerThread + i;
-                    if (at < info[j].length) acc = seq_compose(acc, seq_term<Acc>(terms[j * kChunk + at], e, info[j].base.sigma));
+                    if (at < info[j].count) acc = seq_compose(acc, seq_term<Acc>(terms[j * kChunk + at], e, info[j].base.sigma));
                 }
                 tree[r] = acc;
             }
@@ -358,7 +335,7 @@ inline Acc seq_emulate(const Acc* terms, std::size_t n, SeqStats* stats = nullpt
     for (std::size_t j = 0; j < chunks; ++j) {
         const SeqStep step = seq_step<Acc>(info[j]);
         if (!seq_apply<Acc>(s, step)) {
-            s = seq_add<Acc>(s, terms + j * kChunk, static_cast<std::size_t>(info[j].length));
+            s = seq_add<Acc>(s, terms + j * kChunk, static_cast<std::size_t>(info[j].count));
             ++sequential;
         }
     }
@@ -383,3 +360,7 @@ constexpr bool double_sum_may_round(std::size_t n, int term_bits) {
 }
 
 }  // namespace vmafx::gpu
+
+#endif  // !VMAFX_GLSL
+
+#endif  // VMAFX_GPU_SEQUENTIAL_SUM_CORE_HPP

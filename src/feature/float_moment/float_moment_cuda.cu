@@ -15,7 +15,7 @@
 //    CPU's second sum is (double)(units) / scaler^2 exactly;
 //  - otherwise (16 bits above 2^21 samples, where the CPU's double sum rounds) also writes v2
 //    as double to a per-slot term buffer (row-major: the CPU's order), and SequentialSum<double>
-//    (gpu/sequential_sum.hpp) reproduces the CPU's running double sum of it bit for bit.
+//    (cuda/sequential_sum.hpp) reproduces the CPU's running double sum of it bit for bit.
 // The sums are copied to the slot's pinned host memory; finish() forms them as above and divides
 // with the CPU's own finish_moments().
 //

@@ -12,7 +12,7 @@
 // 2^53, so exact, and the CPU's sum is (double)(units) / scaler^2 exactly. Otherwise (16 bits
 // above 2^21 samples, where the CPU's double sum rounds) the kernel also writes d2 as double to
 // a per-slot term buffer (row-major: the CPU's order) and SequentialSum<double>
-// (gpu/sequential_sum.hpp) reproduces the CPU's running double sum of it bit for bit.
+// (cuda/sequential_sum.hpp) reproduces the CPU's running double sum of it bit for bit.
 // finish() forms the score with the CPU's own psnr_of_noise (the division by w * h, the log and
 // the caps, on the host).
 //
