@@ -1,8 +1,10 @@
 // The shared-arithmetic subset run on a Vulkan device (lavapipe in CI) against the CPU, bit for
-// bit: motion_math.hpp (integer) and iqa_math.hpp (float_ssim's window terms: float and double,
-// a double square root and divisions) compiled as GLSL into the compute shaders motion.comp and
-// iqa.comp (SPIR-V built by tests/shader/CMakeLists.txt, every float operation NoContraction),
-// and the same case functions (motion_case.hpp, iqa_case.hpp) compiled as C++. Every output
+// bit: motion_math.hpp (integer), iqa_math.hpp (float_ssim's window terms: float and double,
+// a double square root and divisions) and vif_math.hpp (integer VIF's variances, the gain and
+// the logarithms around the table reads: int64, double divisions, truncations) compiled as GLSL
+// into the compute shaders motion.comp, iqa.comp and vif.comp (SPIR-V built by
+// tests/shader/CMakeLists.txt, every float operation NoContraction), and the same case
+// functions (motion_case.hpp, iqa_case.hpp, vif_case.hpp) compiled as C++. Every output
 // value's bits are compared. Without a Vulkan device the tests report skipped with the reason;
 // VMAFX_REQUIRE_VULKAN=1 (scripts/run_tests.sh sets it where lavapipe is installed) makes that
 // a failure.
@@ -16,8 +18,10 @@
 
 #include <gtest/gtest.h>
 
+#include "feature/vif/vif_kernels.hpp"
 #include "iqa_case.hpp"
 #include "motion_case.hpp"
+#include "vif_case.hpp"
 #include "vulkan_runner.hpp"
 
 namespace vmafx::shader_test {
@@ -29,9 +33,14 @@ using iqa::IqaResult;
 using motion::motion_case;
 using motion::MotionCase;
 using motion::MotionResult;
+using vif::vif_case;
+using vif::vif_case_reads;
+using vif::VifCase;
+using vif::VifResult;
 
 static_assert(sizeof(MotionCase) == 80 && sizeof(MotionResult) == 32, "std430 layout of motion_case.hpp");
 static_assert(sizeof(IqaCase) == 64 && sizeof(IqaResult) == 48, "std430 layout of iqa_case.hpp");
+static_assert(sizeof(VifCase) == 32 && sizeof(VifResult) == 72, "std430 layout of vif_case.hpp");
 
 /// The process's device (opened once).
 VulkanRunner& runner() {
@@ -169,6 +178,74 @@ TEST(SharedMathShader, IqaWindowTermsMatchCpuBitForBit) {
     }
     EXPECT_EQ(mismatches, 0u) << "of " << kCases << " cases on " << runner().device_name();
     EXPECT_GT(clamped, kCases / 20) << "the variance clamp is exercised";
+}
+
+TEST(SharedMathShader, VifTermsMatchCpuBitForBit) {
+    REQUIRE_DEVICE();
+    std::mt19937_64 rng(1717);
+    const auto& table = vif::log2_table();
+    std::vector<VifCase> cases(kCases);
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        VifCase& c = cases[i];
+        std::memset(&c, 0, sizeof c);
+        const double limits[4] = {100.0, 1.0, 2.5, 1.0 + static_cast<double>(rng() % 1000) / 100.0};
+        c.gain_limit = limits[i % 4];
+        c.a_mu1 = static_cast<std::uint32_t>(rng());
+        c.a_mu2 = i % 5 == 0 ? c.a_mu1 : static_cast<std::uint32_t>(rng());
+        // Variances wanted: around the noise variance 2 * 65536 (the log terms' threshold), up to
+        // 2^31 - 1, or any int32 (negative ones included); the covariance a fraction of
+        // sqrt(s1 * s2) of either sign, sometimes beyond it (then the gain is large and clamped).
+        const auto variance = [&](std::uint64_t r) -> std::int32_t {
+            switch (r % 4) {
+            case 0: return static_cast<std::int32_t>(rng() % (1u << 19));
+            case 1: return static_cast<std::int32_t>(rng() % (1u << 31));
+            case 2: return static_cast<std::int32_t>(rng() % (1u << 24));
+            default: return static_cast<std::int32_t>(static_cast<std::uint32_t>(rng()));
+            }
+        };
+        const std::int32_t s1 = variance(rng()), s2 = variance(rng());
+        const double root = std::sqrt(std::max(0.0, static_cast<double>(s1)) * std::max(0.0, static_cast<double>(s2)));
+        const double fraction = static_cast<double>(rng() % 2001) / 1000.0 - (i % 3 == 0 ? 1.0 : 0.2);
+        const double s12 = std::min(2147483647.0, std::max(-2147483648.0, std::floor(root * fraction)));
+        // The products that give these variances modulo 2^32 (variances() subtracts the means'
+        // products).
+        c.xx = vif::mean_product(c.a_mu1, c.a_mu1) + static_cast<std::uint32_t>(s1);
+        c.yy = vif::mean_product(c.a_mu2, c.a_mu2) + static_cast<std::uint32_t>(s2);
+        c.xy = vif::mean_product(c.a_mu1, c.a_mu2) + static_cast<std::uint32_t>(static_cast<std::int32_t>(s12));
+    }
+    // Binding 0: the table's entries 32768..65535 (the indices read), then the cases.
+    std::vector<std::uint32_t> entries(32768);
+    for (std::uint32_t k = 0; k < 32768; ++k) entries[k] = table[32768 + k];
+    std::vector<unsigned char> input = bytes_of(entries);
+    const std::vector<unsigned char> case_bytes = bytes_of(cases);
+    input.insert(input.end(), case_bytes.begin(), case_bytes.end());
+    const auto out = from_bytes<VifResult>(
+        runner().run(VMAFX_SHADER_DIR "/vif.spv", input, kCases * sizeof(VifResult), kCases));
+    ASSERT_EQ(out.size(), kCases);
+    std::uint32_t mismatches = 0, logs = 0, nums = 0, non_log = 0;
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        std::uint32_t den_index, numer_index, numer1_index;
+        vif_case_reads(cases[i], den_index, numer_index, numer1_index);
+        const auto entry = [&](std::uint32_t index) -> std::uint32_t { return index == 0 ? 0u : table[index]; };
+        const VifResult want = vif_case(cases[i], entry(den_index), entry(numer_index), entry(numer1_index));
+        const VifResult& got = out[i];
+        logs += want.logs == 1 && want.num == 0;
+        nums += want.num == 1;
+        non_log += want.logs == 0;
+        if (std::memcmp(&want, &got, sizeof want) != 0 && ++mismatches <= 5)
+            ADD_FAILURE() << "case " << i << ": cpu s " << want.sigma1_sq << "," << want.sigma2_sq << ","
+                          << want.sigma12 << " args " << want.den_v << "," << want.numer_v << "," << want.numer1_v
+                          << " terms " << want.num_log << "," << want.den_log << "," << want.num_non_log << ","
+                          << want.den_non_log << "; shader s " << got.sigma1_sq << "," << got.sigma2_sq << ","
+                          << got.sigma12 << " args " << got.den_v << "," << got.numer_v << "," << got.numer1_v
+                          << " terms " << got.num_log << "," << got.den_log << "," << got.num_non_log << ","
+                          << got.den_non_log;
+    }
+    EXPECT_EQ(mismatches, 0u) << "of " << kCases << " cases on " << runner().device_name();
+    // Every path of the per-sample terms is exercised.
+    EXPECT_GT(nums, kCases / 10) << "samples with the numerator's logarithms";
+    EXPECT_GT(logs, kCases / 20) << "samples with the denominator's logarithm only";
+    EXPECT_GT(non_log, kCases / 10) << "samples below the noise variance";
 }
 
 }  // namespace
