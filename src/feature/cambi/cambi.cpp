@@ -1,16 +1,16 @@
 // CAMBI, bit-exact to upstream libvmaf 3.2.0 (src/feature/cambi.c, cambi.h, luminance_tools.c,
-// and x86/cambi_avx2.c, which produced the golden values: its kernels give the C code's bits).
+// and x86/cambi_avx2.c, which produced the golden values: its kernels give the C code's bits):
+// the options, what an instance derives from them (Plan), the extractor and the heatmap files.
+// A picture's stages: cambi_preprocess.cpp (to 10 bits, the spatial mask) and cambi_contrast.cpp
+// (contrast values, pooling, the score over five scales); cambi_internal.hpp lists the files.
 #include "feature/cambi/cambi.hpp"
-#include "feature/cambi/cambi_kernels.hpp"
+#include "feature/cambi/cambi_internal.hpp"
 #include "feature/cambi/cambi_levels.hpp"
 
 #include <algorithm>
 #include <array>
-#include <bit>
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <fcntl.h>
@@ -75,31 +75,22 @@ constexpr const char* kFullReferenceName = "cambi_full_reference";
 // Upstream's provided_features[] with its alias (alias.c).
 constexpr FeatureName kCambiFeatures[] = {{kScoreFeature, "cambi"}};
 
-constexpr int kScales = 5;
-constexpr int kScaleWeights[kScales] = {16, 8, 4, 2, 1};
-// Suprathreshold contrast response: the weight of a luma step of d + 1 levels.
-constexpr int kContrastWeights[32] = {1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
-                                      8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9};
-constexpr int kMinSide = 216;        // upstream's CAMBI_MIN_WIDTH_HEIGHT
-constexpr int kMaskFilter = 7;       // the spatial mask's window
-constexpr int kReciprocals = 4226;   // upstream's CAMBI_RECIPROCAL_LUT_SIZE
-constexpr double kDefaultTopk = 0.6;
 constexpr const char* kDefaultEotf = "bt1886";
 
-// Upstream's reciprocal table: entry i is 1/i printed with 9 significant digits and read back
-// as a float (its generator's rounding, which is not always the float nearest 1/i); entry 0 is 0.
-const std::array<float, kReciprocals>& reciprocals() {
-    static const std::array<float, kReciprocals> table = [] {
-        std::array<float, kReciprocals> t{};
-        char text[64];
-        for (int i = 1; i < kReciprocals; ++i) {
-            std::snprintf(text, sizeof text, "%.9g", 1.0 / i);
-            t[static_cast<std::size_t>(i)] = std::strtof(text, nullptr);
-        }
-        return t;
-    }();
-    return table;
-}
+// --- A picture's stages: cambi_internal.hpp ---------------------------------------------------
+
+using cambi::Band;
+using cambi::Buffers;
+using cambi::Heatmaps;
+using cambi::kContrastWeights;
+using cambi::kDefaultTopk;
+using cambi::kMinSide;
+using cambi::kReciprocals;
+using cambi::kScales;
+using cambi::picture_score;
+using cambi::Plan;
+using cambi::preprocess;
+using cambi::reciprocals;
 
 // --- Luminance: cambi_levels.cpp ---------------------------------------------------------------
 
@@ -112,476 +103,11 @@ using cambi::vlt_luma_for;
 
 // --- What an instance derives from its options and format ------------------------------------
 
-// cambi.c init: the band of 10-bit levels whose histograms the contrast values read,
-// [band_base, band_top] with band_base = max(0, vlt_luma - 3 num_diffs + 1) and band_top the
-// largest visibility limit tvi_for_diff[num_diffs - 1] (already + num_diffs). Upstream keeps its
-// size band_top + 1 - band_base in a uint16_t, so a visibility threshold above the tvi limits
-// leaves no level, or wraps the size to 65536 + band_top + 1 - band_base. In both cases no step
-// d passes the test value <= tvi[d] < value + d + 1 - ... (value + d + 1 > vlt_luma >= band_top
-// + 3 num_diffs > tvi[d]): every contrast value is 0, and so is the score. What upstream reads or
-// writes outside its histograms then depends on the picture (band_reach_error below).
-enum class Band {
-    kLevels,   ///< band_base <= band_top: the histograms of band_top + 1 - band_base levels
-    kEmpty,    ///< band_base == band_top + 1: a size of 0 (an empty histogram buffer)
-    kWrapped,  ///< band_base > band_top + 1: the uint16_t size wraps to 65536 + band_top + 1 - band_base
-};
-
 /// The band of an instance with this vlt_luma (cambi.c get_vlt_luma), num_diffs and band_top.
 Band band_of(int vlt_luma, int num_diffs, int band_top) {
     const int low = vlt_luma - 3 * num_diffs + 1;
     const int base = low > 0 ? low : 0;
     return base <= band_top ? Band::kLevels : (base == band_top + 1 ? Band::kEmpty : Band::kWrapped);
-}
-
-// Upstream's picture buffers (vmaf_picture_alloc): rows of the width rounded up to 32 samples,
-// zero-initialised.
-constexpr int kRowAlign = 32;
-int aligned_row(int width) { return (width + kRowAlign - 1) & ~(kRowAlign - 1); }
-
-struct Plan {
-    int enc_w = 0, enc_h = 0, src_w = 0, src_h = 0;
-    int enc_bitdepth = 0;
-    bool speedup = false;
-    int window = 0, src_window = 0;
-    int num_diffs = 0;
-    std::vector<std::uint16_t> tvi;  // per step: the largest level + num_diffs
-    std::uint16_t vlt_luma = 0;
-    int band_base = 0, band_size = 0;  // levels [band_base, band_base + band_size) matter (kLevels)
-    Band band = Band::kLevels;
-    int band_top = 0;                  // tvi[num_diffs - 1]
-    std::string band_options;          // the options that set the band, for messages
-    int alloc_w = 0, alloc_h = 0;
-    double topk = kDefaultTopk;
-};
-
-// --- Buffers of one picture's computation (upstream's CambiBuffers and pics[]) ---------------
-//
-// The image and mask are planes of alloc_h rows of aligned_row(alloc_w) samples, as upstream's,
-// that every scale rewrites in place, indexed as upstream indexes them (row * stride + column),
-// so that where upstream reads past a scale's last row (windows taller than the scale) or past
-// its last column (windows wider than the scale, up to the row's alignment) it reads the same
-// earlier data, or the same zeros, here.
-struct Buffers {
-    std::vector<std::uint16_t> image, mask;
-    std::vector<float> c_values;
-    std::vector<std::uint16_t> histograms;
-    std::vector<std::uint16_t> mode_rows;  // 3 rows of the mode filter
-    std::vector<std::uint8_t> derivative;  // ring of kMaskFilter + 1 rows
-    std::vector<std::uint32_t> column_sums;
-    std::ptrdiff_t stride = 0;
-    int alloc_w = 0, alloc_h = 0;  // the plan the planes were last sized for
-
-    // Sizes the buffers for a picture of width x height. The image and mask planes are zero
-    // outside [0, width) x [0, height) (what upstream's reads past a scale's rows and columns may
-    // reach that this picture does not write); inside it preprocess and spatial_mask write every
-    // sample before it is read, as row_values does every c value a scale pools, so those are
-    // not cleared again for every picture.
-    void prepare(const Plan& p, int width, int height) {
-        const int row_length = aligned_row(p.alloc_w);
-        const std::size_t plane = static_cast<std::size_t>(row_length) * static_cast<std::size_t>(p.alloc_h);
-        stride = row_length;
-        // (a thread's buffers serve every cambi instance it runs: another instance's planes, even
-        // of the same size, may have written the padding)
-        if (image.size() != plane || alloc_w != p.alloc_w || alloc_h != p.alloc_h) {
-            alloc_w = p.alloc_w;
-            alloc_h = p.alloc_h;
-            image.assign(plane, 0);
-            mask.assign(plane, 0);
-            c_values.assign(plane, 0.0f);
-        } else if (width != p.alloc_w || height != p.alloc_h) {
-            // (columns [alloc_w, row_length) are never written: they stay zero)
-            for (int i = 0; i < p.alloc_h; ++i) {
-                const std::size_t row = static_cast<std::size_t>(i) * static_cast<std::size_t>(row_length);
-                const std::size_t from = row + static_cast<std::size_t>(i < height ? width : 0);
-                std::fill(image.begin() + static_cast<std::ptrdiff_t>(from),
-                          image.begin() + static_cast<std::ptrdiff_t>(row + row_length), 0);
-                std::fill(mask.begin() + static_cast<std::ptrdiff_t>(from),
-                          mask.begin() + static_cast<std::ptrdiff_t>(row + row_length), 0);
-            }
-        }
-        histograms.assign(static_cast<std::size_t>(p.alloc_w) * static_cast<std::size_t>(p.band_size) +
-                              cambi::kHistogramSlack,
-                          0);
-        mode_rows.assign(3 * static_cast<std::size_t>(p.alloc_w), 0);
-        derivative.assign(static_cast<std::size_t>(kMaskFilter + 1) * static_cast<std::size_t>(p.alloc_w), 0);
-        column_sums.assign(static_cast<std::size_t>(p.alloc_w), 0);
-    }
-};
-
-// --- Preprocessing: to 10 bits at the target size (cambi.c decimate_generic_*) ---------------
-
-template <typename Sample, typename Convert>
-void resample(const Plane& in, Buffers& b, int out_w, int out_h, Convert convert) {
-    const int in_w = in.width();
-    const int in_h = in.height();
-    if (in_w == out_w && in_h == out_h) {
-        for (int i = 0; i < out_h; ++i) {
-            const Sample* row = in.row<Sample>(i);
-            std::uint16_t* out = &b.image[static_cast<std::size_t>(i) * b.stride];
-            for (int j = 0; j < out_w; ++j) out[j] = convert(row[j]);
-        }
-        return;
-    }
-    // Nearest neighbour at the pixel centres, in float as upstream steps it.
-    const float ratio_x = static_cast<float>(static_cast<unsigned>(in_w)) / static_cast<unsigned>(out_w);
-    const float ratio_y = static_cast<float>(static_cast<unsigned>(in_h)) / static_cast<unsigned>(out_h);
-    const float start_x = static_cast<float>(static_cast<double>(ratio_x / 2) - 0.5);
-    const float start_y = static_cast<float>(static_cast<double>(ratio_y / 2) - 0.5);
-    float y = start_y;
-    for (int i = 0; i < out_h; ++i) {
-        const unsigned src_y = static_cast<unsigned>(static_cast<int>(static_cast<double>(y) + 0.5));
-        const Sample* row = in.row<Sample>(static_cast<int>(src_y));
-        std::uint16_t* out = &b.image[static_cast<std::size_t>(i) * b.stride];
-        float x = start_x;
-        for (int j = 0; j < out_w; ++j) {
-            const unsigned src_x = static_cast<unsigned>(static_cast<int>(static_cast<double>(x) + 0.5));
-            out[j] = convert(row[src_x]);
-            x += ratio_x;
-        }
-        y += ratio_y;
-    }
-}
-
-// cambi.c anti_dithering_filter: each sample the mean of its 2x2 block to the bottom right
-// (pairs at the last row and column), in place, row by row.
-void anti_dither(Buffers& b, int width, int height) {
-    std::uint16_t* d = b.image.data();
-    const std::ptrdiff_t s = b.stride;
-    for (int i = 0; i < height - 1; ++i) {
-        for (int j = 0; j < width - 1; ++j)
-            d[i * s + j] = static_cast<std::uint16_t>(
-                (d[i * s + j] + d[i * s + j + 1] + d[(i + 1) * s + j] + d[(i + 1) * s + j + 1]) >> 2);
-        const int j = width - 1;
-        d[i * s + j] = static_cast<std::uint16_t>((d[i * s + j] + d[(i + 1) * s + j]) >> 1);
-    }
-    const int i = height - 1;
-    for (int j = 0; j < width - 1; ++j)
-        d[i * s + j] = static_cast<std::uint16_t>((d[i * s + j] + d[i * s + j + 1]) >> 1);
-}
-
-void preprocess(const Plane& luma, int bit_depth, const Plan& p, Buffers& b, int width, int height) {
-    if (bit_depth >= 10) {
-        const int shift = bit_depth - 10;
-        const int round = shift == 0 ? 0 : 1 << (shift - 1);
-        resample<std::uint16_t>(luma, b, width, height,
-                                [&](std::uint16_t v) { return static_cast<std::uint16_t>((v + round) >> shift); });
-    } else if (bit_depth == 9) {
-        resample<std::uint16_t>(luma, b, width, height,
-                                [](std::uint16_t v) { return static_cast<std::uint16_t>(v << 1); });
-    } else {
-        const int shift = 10 - bit_depth;
-        resample<std::uint8_t>(luma, b, width, height,
-                               [&](std::uint8_t v) { return static_cast<std::uint16_t>(v << shift); });
-    }
-    if (p.enc_bitdepth < 10) anti_dither(b, width, height);
-}
-
-// --- The spatial mask (cambi.c get_spatial_mask) ----------------------------------------------
-
-int ceil_log2(std::uint32_t n) {
-    if (n == 0) return 0;
-    std::uint32_t t = n - 1;
-    int shift = 0;
-    while (t > 0) {
-        t >>= 1;
-        ++shift;
-    }
-    return shift;
-}
-
-// A pixel is kept when more than mask_index of the pixels of its 7x7 window (clipped to the
-// picture) equal their right and lower neighbours (the last column and row count as equal).
-void spatial_mask(Buffers& b, int width, int height) {
-    const std::uint32_t shifted = (static_cast<unsigned>(width) >> 6) * (static_cast<unsigned>(height) >> 6);
-    const std::uint32_t mask_index =
-        static_cast<std::uint16_t>((kMaskFilter * kMaskFilter + 3 * (ceil_log2(shifted) - 11) - 1) >> 1);
-    const int pad = kMaskFilter >> 1;
-    static_assert(kMaskFilter == 7, "the window sums below spell out 7 columns");
-    const int ring = kMaskFilter + 1;
-    const std::uint16_t* img = b.image.data();
-    const std::ptrdiff_t s = b.stride;
-    const auto derivative_row = [&](int r) -> std::uint8_t* {
-        return &b.derivative[static_cast<std::size_t>(r % ring) * static_cast<std::size_t>(width)];
-    };
-    // (the last column and the last row apart, in loops the compiler can vectorise)
-    const auto compute_derivative = [&](int r) {
-        std::uint8_t* __restrict d = derivative_row(r);
-        const std::uint16_t* __restrict here = img + r * s;
-        if (r == height - 1) {
-            for (int c = 0; c < width - 1; ++c) d[c] = here[c] == here[c + 1];
-        } else {
-            const std::uint16_t* __restrict below = img + (r + 1) * s;
-            for (int c = 0; c < width - 1; ++c) d[c] = (here[c] == here[c + 1]) & (here[c] == below[c]);
-        }
-        d[width - 1] = r == height - 1 || here[width - 1] == img[(r + 1) * s + width - 1];
-    };
-    std::uint32_t* sums = b.column_sums.data();  // per column: the derivative over rows r-3..r+3
-    std::fill(sums, sums + width, 0u);
-    for (int r = 0; r < pad && r < height; ++r) {
-        compute_derivative(r);
-        const std::uint8_t* d = derivative_row(r);
-        for (int c = 0; c < width; ++c) sums[c] += d[c];
-    }
-    for (int r = 0; r < height; ++r) {
-        const int enter = r + pad;
-        if (enter < height) {
-            compute_derivative(enter);
-            const std::uint8_t* d = derivative_row(enter);
-            for (int c = 0; c < width; ++c) sums[c] += d[c];
-        }
-        const int leave = r - pad - 1;
-        if (leave >= 0) {
-            const std::uint8_t* d = derivative_row(leave);
-            for (int c = 0; c < width; ++c) sums[c] -= d[c];
-        }
-        // Each column's window: the column sums of [c - pad, c + pad] inside the picture (integer
-        // sums, the same in any order: whole windows in a loop the compiler can vectorise).
-        std::uint16_t* __restrict m = &b.mask[static_cast<std::size_t>(r) * s];
-        const std::uint32_t* __restrict cs = sums;
-        const auto clipped = [&](int c) {
-            std::uint32_t window = 0;
-            for (int k = std::max(c - pad, 0); k <= std::min(c + pad, width - 1); ++k) window += cs[k];
-            return window;
-        };
-        const int inner_end = width - pad;
-        for (int c = 0; c < std::min(pad, width); ++c) m[c] = clipped(c) > mask_index;
-        for (int c = pad; c < inner_end; ++c)
-            m[c] = cs[c - 3] + cs[c - 2] + cs[c - 1] + cs[c] + cs[c + 1] + cs[c + 2] + cs[c + 3] > mask_index;
-        for (int c = std::max(inner_end, pad); c < width; ++c) m[c] = clipped(c) > mask_index;
-    }
-}
-
-// --- Scales: decimation and the mode filter ----------------------------------------------------
-
-// (decimation and the mode filter: cambi_kernels.hpp, simd_decimate() and simd_mode_filter())
-
-// --- Contrast values (cambi.c calculate_c_values, x86/cambi_avx2.c) ----------------------------
-
-struct Contrast {
-    const Plan& p;
-    Buffers& b;
-    int width, height, pad;
-
-    // The histograms' update of a row: row `leave` leaving the window and row `enter` entering it
-    // (-1 for none), over upstream's columns (cambi_kernels.hpp: simd_histogram_row()).
-    void slide(cambi::HistogramRowFn kernel, int leave, int enter) {
-        const auto at = [&](const std::vector<std::uint16_t>& plane, int r) {
-            return r < 0 ? nullptr : &plane[static_cast<std::size_t>(r) * static_cast<std::size_t>(b.stride)];
-        };
-        kernel({b.histograms.data(), width, pad, p.band_base, p.band_size, at(b.image, leave), at(b.mask, leave),
-                at(b.image, enter), at(b.mask, enter)});
-    }
-
-    // Per level of the band (level - band_base), the steps d whose contrast counts there, as bits:
-    // value <= tvi[d] and value + d + 1 > vlt_luma, value = level + num_diffs (the test of each d
-    // depends only on the level; num_diffs <= 32).
-    std::vector<std::uint32_t> steps;
-
-    void prepare_steps() {
-        steps.assign(static_cast<std::size_t>(p.band_size), 0u);
-        for (int compact = 0; compact < p.band_size; ++compact) {
-            const int value = compact + p.band_base + p.num_diffs;
-            for (int d = 0; d < p.num_diffs; ++d)
-                if (value <= p.tvi[static_cast<std::size_t>(d)] && value + d + 1 > p.vlt_luma)
-                    steps[static_cast<std::size_t>(compact)] |= 1u << d;
-        }
-    }
-
-    // The contrast values of row r: per masked in-band pixel, the largest over its steps d of
-    // weight(d) p0 pm / (p0 + pm) (a maximum: the order of the steps does not matter).
-    void row_values(int r) {
-        const auto& rec = reciprocals();
-        const std::uint16_t* img = &b.image[static_cast<std::size_t>(r) * b.stride];
-        const std::uint16_t* msk = &b.mask[static_cast<std::size_t>(r) * b.stride];
-        float* out = &b.c_values[static_cast<std::size_t>(r) * static_cast<std::size_t>(width)];
-        const std::uint16_t* h = b.histograms.data();
-        for (int c = 0; c < width; ++c) {
-            if (!msk[c]) {
-                out[c] = 0.0f;
-                continue;
-            }
-            const int compact = static_cast<int>(img[c]) - p.band_base;
-            if (static_cast<unsigned>(compact) >= static_cast<unsigned>(p.band_size)) {
-                out[c] = 0.0f;
-                continue;
-            }
-            const int p0 = h[static_cast<std::size_t>(compact) * width + c];
-            float best = 0.0f;
-            for (std::uint32_t todo = steps[static_cast<std::size_t>(compact)]; todo != 0; todo &= todo - 1) {
-                const int d = std::countr_zero(todo);
-                const int up = compact + d + 1;
-                const int down = compact - d - 1;
-                const int p1 = h[static_cast<std::size_t>(up) * width + c];
-                const int p2 = down >= 0 ? h[static_cast<std::size_t>(down) * width + c] : 0;
-                const int pm = p1 > p2 ? p1 : p2;
-                const float val = static_cast<float>(kContrastWeights[d] * p0 * pm) * rec[pm + p0];
-                if (val > best) best = val;
-            }
-            out[c] = best;
-        }
-    }
-
-    void run() {
-        // (no fill of the c values: row_values writes every column of rows 0 .. height - 1)
-        std::fill(b.histograms.begin(), b.histograms.begin() + static_cast<std::ptrdiff_t>(width) * p.band_size, 0);
-        prepare_steps();
-        const cambi::HistogramRowFn kernel = cambi::simd_histogram_row();
-        for (int i = 0; i < pad; ++i) slide(kernel, -1, i);
-        for (int i = 0; i < pad + 1; ++i) {
-            if (i + pad < height) slide(kernel, -1, i + pad);
-            row_values(i);
-        }
-        for (int i = pad + 1; i < height - pad; ++i) {
-            slide(kernel, i - pad - 1, i + pad);
-            row_values(i);
-        }
-        for (int i = height - pad; i < height; ++i) {
-            if (i - pad - 1 >= 0) slide(kernel, i - pad - 1, -1);
-            row_values(i);
-        }
-    }
-};
-
-// --- Pooling ------------------------------------------------------------------------------------
-
-// Upstream's quick_select: partially orders arr so that its first k elements are its k largest.
-void quick_select(float* arr, int n, int k) {
-    if (n == k) return;
-    int left = 0, right = n - 1;
-    while (left < right) {
-        const float pivot = arr[k];
-        int i = left, j = right;
-        do {
-            while (arr[i] > pivot) ++i;
-            while (arr[j] < pivot) --j;
-            if (i <= j) {
-                std::swap(arr[i], arr[j]);
-                ++i;
-                --j;
-            }
-        } while (i <= j);
-        if (j < k) left = i;
-        if (k < i) right = j;
-    }
-}
-
-double spatial_pooling(float* c, double topk, int width, int height) {
-    const int n = height * width;
-    const int want = static_cast<int>(topk * n);
-    const int k = want < 1 ? 1 : (want > n ? n : want);
-    quick_select(c, n, k);
-    double sum = 0;
-    for (int i = 0; i < k; ++i) sum += c[i];
-    return sum / k;
-}
-
-// The heatmap files of an instance (cambi.c init and dump_c_values): one per scale, each frame's
-// contrast values of that scale at frame * rows, scaled to 16 bits.
-struct Heatmaps {
-    std::array<int, kScales> fds{-1, -1, -1, -1, -1};
-    double scaling = 0.0;  // 65535 / the largest contrast value
-
-    // Writes the c values of a width x height scale of frame `frame` (pwrite: frames may be
-    // written by several threads at once, each to its own rows).
-    void write(int scale, const float* c, int width, int height, unsigned frame) const {
-        std::vector<std::uint16_t> row(static_cast<std::size_t>(width));
-        for (int i = 0; i < height; ++i) {
-            for (int j = 0; j < width; ++j)
-                row[static_cast<std::size_t>(j)] = static_cast<std::uint16_t>(scaling * c[i * width + j]);
-            const std::int64_t offset = (static_cast<std::int64_t>(frame) * height + i) * width * 2;
-            const std::size_t bytes = row.size() * sizeof(std::uint16_t);
-            if (::pwrite(fds[static_cast<std::size_t>(scale)], row.data(), bytes, static_cast<off_t>(offset)) !=
-                static_cast<ssize_t>(bytes))
-                throw Error(fmt::format("cambi: cannot write the heatmap of scale {} (frame {})", scale, frame));
-        }
-    }
-};
-
-// Where upstream reaches outside its histogram buffer at a scale of width x height (window half
-// `pad`) when the band is not kLevels (every contrast value is then 0; see Band): "" where it
-// does not, else the first place in upstream's order. The image and mask rows are those
-// upstream's loops visit (rows past the scale's height included), as Contrast::run visits them.
-//
-// - kEmpty: upstream's AVX2 row kernel (x86/cambi_avx2.c calculate_c_values_row_avx2, which its
-//   dispatch picks on every x86 CPU with AVX2) clamps the level of each pixel of a vector of 8
-//   columns into [0, size - 1] = [0, -1] and gathers the count of histogram row -1, before its
-//   buffer, for every vector (columns col .. col + 7 with col + 8 < width) holding a masked
-//   pixel, in every row [0, max(pad + 1, height)) whose contrast values it computes.
-// - kWrapped: the interior update of a row (cambi.h uh_slide, uh_slide_edge: rows i in [pad + 1,
-//   height - pad), every column j in [0, max(pad, width))) takes a masked pixel of level v as in
-//   the band when (uint16_t)(v - band_base) < size, which holds for v <= band_top too, and then
-//   indexes histogram row v - band_base < 0 without the cast: it writes before its buffer, unless
-//   the leaving and the entering pixel are both counted at the same level (the update is
-//   skipped). (The first and last rows' updates cast the row to uint16_t and stay inside.)
-std::string band_reach_error(const Plan& p, const Buffers& b, int width, int height, int pad) {
-    const auto at = [&](const std::vector<std::uint16_t>& plane, int r, int c) {
-        return plane[static_cast<std::size_t>(r) * static_cast<std::size_t>(b.stride) + static_cast<std::size_t>(c)];
-    };
-    if (p.band == Band::kEmpty) {
-        const int vector_end = width > 8 ? (width - 1) / 8 * 8 : 0;
-        for (int r = 0; r < std::max(pad + 1, height); ++r)
-            for (int c = 0; c < vector_end; ++c)
-                if (at(b.mask, r, c))
-                    return fmt::format("the masked pixel at row {}, column {} makes upstream read the count of "
-                                       "histogram row -1, before its (empty) buffer",
-                                       r, c);
-        return "";
-    }
-    const auto counted = [&](int r, int c, int& level) {
-        if (!at(b.mask, r, c)) return false;
-        level = at(b.image, r, c);
-        return level >= p.band_base || level <= p.band_top;
-    };
-    for (int i = pad + 1; i < height - pad; ++i)
-        for (int j = 0; j < std::max(pad, width); ++j) {
-            int leaving = 0, entering = 0;
-            const bool sub = counted(i - pad - 1, j, leaving);
-            const bool add = counted(i + pad, j, entering);
-            if (sub && add && leaving == entering) continue;
-            const bool sub_below = sub && leaving < p.band_base;  // (then leaving <= band_top)
-            const bool add_below = add && entering < p.band_base;
-            if (!sub_below && !add_below) continue;
-            const int level = sub_below ? leaving : entering;
-            return fmt::format("the masked pixel of level {} (at most the band's top {}) at row {}, column {} makes "
-                               "upstream write to histogram row {}, before its buffer",
-                               level, p.band_top, sub_below ? i - pad - 1 : i + pad, j, level - p.band_base);
-        }
-    return "";
-}
-
-// The score of one picture at width x height with the given window (cambi.c cambi_score);
-// with `heatmaps`, each scale's c values are written to them as frame `frame`. Throws Error
-// where upstream reaches outside its histograms (band_reach_error), naming `what`.
-double picture_score(const Plan& p, Buffers& b, int width, int height, int window, const Heatmaps* heatmaps = nullptr,
-                     unsigned frame = 0, const char* what = "distorted") {
-    spatial_mask(b, width, height);
-    double per_scale[kScales];
-    int sw = width, sh = height;
-    const int pad = window >> 1;
-    for (int scale = 0; scale < kScales; ++scale) {
-        if (scale > 0 || p.speedup) {
-            sw = (sw + 1) >> 1;
-            sh = (sh + 1) >> 1;
-            cambi::simd_decimate()(b.image.data(), b.stride, sw, sh);
-            cambi::simd_decimate()(b.mask.data(), b.stride, sw, sh);
-        }
-        cambi::simd_mode_filter()(b.image.data(), b.stride, sw, sh, b.mode_rows.data());
-        if (p.band == Band::kLevels) {
-            Contrast{p, b, sw, sh, pad, {}}.run();
-        } else {
-            if (const std::string where = band_reach_error(p, b, sw, sh, pad); !where.empty())
-                throw Error(fmt::format("cambi: {}: frame {} ({} picture), scale {} ({}x{}): {} (upstream corrupts "
-                                        "or reads outside its memory there; refused)",
-                                        p.band_options, frame, what, scale, sw, sh, where));
-            std::fill(b.c_values.begin(), b.c_values.begin() + static_cast<std::ptrdiff_t>(sw) * sh, 0.0f);
-        }
-        if (heatmaps) heatmaps->write(scale, b.c_values.data(), sw, sh, frame);
-        per_scale[scale] = spatial_pooling(b.c_values.data(), p.topk, sw, sh);
-    }
-    double score = 0.0;
-    for (int scale = 0; scale < kScales; ++scale) score += per_scale[scale] * kScaleWeights[scale];
-    const int side = 2 * (window >> 1) + 1;
-    return score / static_cast<std::uint16_t>(side * side);
 }
 
 // --- The extractor --------------------------------------------------------------------------------
@@ -814,9 +340,18 @@ std::unique_ptr<FeatureExtractor> create_cambi(const Options& options, const Vid
 
 namespace cambi {
 
-// The scalar reference kernels of cambi_kernels.hpp: cambi_reference.cpp.
-
-
+void Heatmaps::write(int scale, const float* c, int width, int height, unsigned frame) const {
+    std::vector<std::uint16_t> row(static_cast<std::size_t>(width));
+    for (int i = 0; i < height; ++i) {
+        for (int j = 0; j < width; ++j)
+            row[static_cast<std::size_t>(j)] = static_cast<std::uint16_t>(scaling * c[i * width + j]);
+        const std::int64_t offset = (static_cast<std::int64_t>(frame) * height + i) * width * 2;
+        const std::size_t bytes = row.size() * sizeof(std::uint16_t);
+        if (::pwrite(fds[static_cast<std::size_t>(scale)], row.data(), bytes, static_cast<off_t>(offset)) !=
+            static_cast<ssize_t>(bytes))
+            throw Error(fmt::format("cambi: cannot write the heatmap of scale {} (frame {})", scale, frame));
+    }
+}
 
 const MetricDescriptor descriptor{
     .name = "cambi", .oracle = {kLibvmaf, "libvmaf/src/feature/cambi.c"},

@@ -51,7 +51,8 @@ namespace vmafx::cambi {
 /// full_ref with a source wider than a 10-bit picture), always with an Error naming cambi; and
 /// extract() refuses samples above the bit depth, as upstream does, and pictures for which
 /// upstream reads or writes outside its histograms when cambi_vis_lum_threshold puts the band of
-/// levels above the tvi_threshold's limits (cambi.cpp: Band, band_reach_error).
+/// levels above the tvi_threshold's limits (cambi_internal.hpp: Band; cambi_contrast.cpp:
+/// band_reach_error).
 extern const MetricDescriptor descriptor;
 
 /// The options of one "cambi" instance, bound to the descriptor's table.

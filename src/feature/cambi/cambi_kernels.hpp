@@ -1,8 +1,9 @@
-// Row kernel of CAMBI's sliding-window histograms (cambi.cpp Contrast, upstream cambi.c
+// Row kernel of CAMBI's sliding-window histograms (cambi_contrast.cpp Contrast, upstream cambi.c
 // calculate_c_values and its update_histogram_* / uh_slide helpers): the scalar reference
 // (reference_histogram_row(), in cambi_reference.cpp) and a SIMD version giving the same counts
 // (cambi_simd.cpp, Google Highway with run-time dispatch, simd_histogram_row()). Internal: used
-// by cambi.cpp, cambi_reference.cpp, cambi_simd.cpp and cambi_simd_test.cpp.
+// by cambi_contrast.cpp, cambi_preprocess.cpp, cambi_reference.cpp, cambi_simd.cpp and
+// cambi_simd_test.cpp.
 #pragma once
 
 #include <cstddef>

@@ -219,7 +219,7 @@ TEST(CambiRefusals, OptionsUpstreamRefusesAtInitialisation) {
               std::string::npos);
 }
 
-// The band of levels (cambi.cpp Band): with T = tvi_for_diff[num_diffs - 1] (+ num_diffs) and
+// The band of levels (cambi_internal.hpp Band): with T = tvi_for_diff[num_diffs - 1] (+ num_diffs) and
 // V the 10-bit level of cambi_vis_lum_threshold, upstream's band [max(0, V - 3 num_diffs + 1),
 // T] is empty when V = T + 3 num_diffs and wraps its uint16_t size above; every contrast value
 // is then 0, and whether upstream reads (empty) or writes (wrapped) outside its histograms
