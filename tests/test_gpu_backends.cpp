@@ -50,11 +50,11 @@ TEST(GpuBackends, AnUnknownOrUnbuiltBackendIsRefusedWithItsName) {
     if (!gpu_backends()[0].built) {
         EXPECT_EQ(gpu_unavailable_reason("cuda"), "this vmafx was built without the CUDA backend");
         Session s(SessionConfig{});
-        EXPECT_THROW(s.use_gpu(true, "cuda"), Error);
+        EXPECT_THROW(s.use_gpu("cuda"), Error);
     }
     Session s(SessionConfig{});
     try {
-        s.use_gpu(true, "vulkan");
+        s.use_gpu("vulkan");
         ADD_FAILURE() << "a backend that does not exist was accepted";
     } catch (const Error& e) {
         EXPECT_EQ(std::string(e.what()), "no GPU backend is named \"vulkan\"");

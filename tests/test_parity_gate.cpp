@@ -53,14 +53,14 @@ protected:
 };
 
 TEST_F(ParityGateTest, RandomOddSizesEveryBitDepth) {
-    const auto rows = run_parity(random_inputs(dir_.string(), 2, 11), parity_cases());
+    const auto rows = run_parity(random_inputs(dir_.string(), 2, 11), parity_cases("cuda"));
     ASSERT_FALSE(rows.empty());
     EXPECT_EQ(count_breaches(rows), 0u) << format_parity_table(rows);
 }
 
 TEST_F(ParityGateTest, Fixtures) {
     VMAFX_REQUIRE_FIXTURES();
-    const auto rows = run_parity(fixture_inputs(test::fixtures_dir().string()), parity_cases());
+    const auto rows = run_parity(fixture_inputs(test::fixtures_dir().string()), parity_cases("cuda"));
     std::cout << format_parity_table(rows);
     ASSERT_FALSE(rows.empty());
     EXPECT_EQ(count_breaches(rows), 0u);
@@ -77,7 +77,7 @@ TEST_P(PlantedDefectsCuda, EachDefectBreachesWhereTheControlIsClean) {
     const TwinDescriptor& twin = *GetParam();
     ASSERT_FALSE(twin.defects.empty());
     const std::vector<ParityInput> inputs = random_inputs(dir_.string(), 1, 5);
-    const std::vector<ParityCase> cases = parity_cases(&twin);
+    const std::vector<ParityCase> cases = parity_cases("cuda", &twin);
     const std::vector<ParityRow> control = run_parity(inputs, cases, PlantedDefect::kNone);
     ASSERT_FALSE(control.empty());
     EXPECT_EQ(count_breaches(control), 0u) << "the control breaches:\n" << format_parity_table(control);

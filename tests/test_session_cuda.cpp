@@ -59,7 +59,7 @@ ScoreTable score(const test::Clip& clip, Feed feed, unsigned threads) {
     s.add_model(Model(spec));
     s.add_feature(metric_named("ciede"), {});
     s.add_feature(metric_named("float_ssim"), {});
-    if (feed != Feed::kCpu) s.use_gpu();
+    if (feed != Feed::kCpu) s.use_gpu("cuda");
     for (unsigned i = 0; i < clip.frames(); ++i) {
         if (feed == Feed::kDevice) {
 #ifdef VMAFX_HAVE_CUDA
@@ -104,11 +104,11 @@ TEST(SessionCuda, FramesOutOfOrderAreRefused) {
     const test::Clip clip = test::synthetic_clip(format, 2, 5u);
     Session s(SessionConfig{});
     s.add_feature(metric_named("psnr"), {});
-    s.use_gpu();
+    s.use_gpu("cuda");
     EXPECT_THROW(s.push(1, std::make_shared<Picture>(clip.ref[1]), std::make_shared<Picture>(clip.dist[1])),
                  UsageError);
     s.push(0, std::make_shared<Picture>(clip.ref[0]), std::make_shared<Picture>(clip.dist[0]));
-    EXPECT_THROW(s.use_gpu(), UsageError);
+    EXPECT_THROW(s.use_gpu("cuda"), UsageError);
     s.push(1, std::make_shared<Picture>(clip.ref[1]), std::make_shared<Picture>(clip.dist[1]));
     s.flush();
     EXPECT_EQ(s.scores().frames("psnr_y"), 2u);

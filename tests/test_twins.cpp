@@ -132,7 +132,7 @@ TEST_P(TwinCuda, EveryOptionCorner) {
     const VideoFormat formats[] = {{l.min_width + 2, l.min_height + 1, 8, Subsampling::k420},
                                    {std::max(l.min_width, 131), std::max(l.min_height, 67), 10, Subsampling::k422},
                                    {std::max(l.min_width, 97), std::max(l.min_height, 45), 16, Subsampling::k444}};
-    const std::vector<ParityCase> cases = parity_cases(GetParam());
+    const std::vector<ParityCase> cases = parity_cases("cuda", GetParam());
     ASSERT_FALSE(cases.empty());
     unsigned compared = 0;
     for (const VideoFormat& format : formats) {

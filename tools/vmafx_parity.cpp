@@ -17,7 +17,9 @@ int main(int argc, char** argv) {
     std::string twin_name, plant_name = "none";
     unsigned random = 0, seed = 1;
     bool hard = false;
-    app.add_option("--backends", backends, "the pair compared (only cpu,cuda exists)")->check(CLI::IsMember({"cpu,cuda"}));
+    std::vector<std::string> pairs;  // cpu and each GPU backend of the twin registry
+    for (const GpuBackendInfo& b : gpu_backends()) pairs.push_back(std::string("cpu,") + b.name);
+    app.add_option("--backends", backends, "the pair compared: cpu and a GPU backend")->check(CLI::IsMember(pairs));
     app.add_option("--fixtures", fixtures, "folder of unpacked fixtures (shared/fixtures/prepare.py --out DIR)");
     app.add_option("--random", random, "also N generated random-content videos per bit depth (odd sizes)");
     app.add_flag("--hard", hard, "also the generated inputs that make sums hard (16-bit sums past 2^53 units, "
@@ -42,14 +44,15 @@ int main(int argc, char** argv) {
             auto h = hard_inputs(work);
             inputs.insert(inputs.end(), h.begin(), h.end());
         }
+        const std::string backend = backends.substr(backends.find(',') + 1);
         const TwinDescriptor* twin = nullptr;
-        if (!twin_name.empty() && !(twin = find_twin(twin_name, "cuda")))
+        if (!twin_name.empty() && !(twin = find_twin(twin_name, backend)))
             throw Error("--twin " + twin_name + ": no such twin");
         PlantedDefect plant = PlantedDefect::kNone;
         for (PlantedDefect d : {PlantedDefect::kContraction, PlantedDefect::kMirrorShift,
                                 PlantedDefect::kRoundingConstant, PlantedDefect::kReductionOrder})
             if (plant_name == planted_defect_name(d)) plant = d;
-        const auto rows = run_parity(inputs, parity_cases(twin), plant);
+        const auto rows = run_parity(inputs, parity_cases(backend, twin), plant);
         std::fputs(format_parity_table(rows).c_str(), stdout);
         return rows.empty() || count_breaches(rows) ? 1 : 0;
     } catch (const std::exception& e) {

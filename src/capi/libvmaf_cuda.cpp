@@ -232,7 +232,7 @@ int vmaf_cuda_import_state(VmafContext* vmaf, VmafCudaState* cu_state) {
         auto binding = std::make_shared<Binding>(*cu_state);
         // As upstream, a context configured with a gpumask runs no CUDA extractor (every
         // metric on the CPU; device pictures are then downloaded).
-        vmaf->session->use_gpu(vmaf->cfg.gpumask == 0);  // throws once pictures were read
+        vmaf->session->use_gpu("cuda", vmaf->cfg.gpumask == 0);  // throws once pictures were read
         vmaf->cuda = std::move(binding);
         return 0;
     });

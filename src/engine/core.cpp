@@ -1,6 +1,8 @@
 #include "engine/core.hpp"
 
-#include "engine/extraction.hpp"
+#include <algorithm>
+
+#include <fmt/format.h>
 
 namespace vmafx {
 
@@ -30,6 +32,117 @@ void GpuHalf::submit_device(unsigned index, const DevicePicture& ref, const Devi
 void GpuHalf::drain_into(ScoreTable& table) {
     merge_scores(scorer_->drain(), table);
     held_.clear();
+}
+
+namespace {
+
+/// The instances of `instances` that run on the CPU under `config`, and the twins' GPU half.
+std::vector<FeatureInstance> split(const std::vector<FeatureInstance>& instances, const VideoFormat& format,
+                                   const CoreConfig& config, std::unique_ptr<GpuHalf>& gpu) {
+    if (config.backend == kCpuBackend) return instances;
+    BackendSplit s = split_by_twin(instances, config.backend);
+    if (!s.gpu.empty())
+        gpu = std::make_unique<GpuHalf>(s.gpu, format, config.backend, config.subsample, config.plant);  // throws
+    return std::move(s.cpu);
+}
+
+CoreConfig normalized(CoreConfig config) {
+    config.subsample = std::max(1u, config.subsample);
+    return config;
+}
+
+}  // namespace
+
+bool runs_wholly_on_gpu(const std::vector<FeatureInstance>& instances, const std::string& backend) {
+    if (backend == kCpuBackend) return false;
+    const BackendSplit s = split_by_twin(instances, backend);
+    return !s.gpu.empty() && s.cpu.empty();
+}
+
+ScoringCore::ScoringCore(const std::vector<FeatureInstance>& instances, const VideoFormat& format,
+                         const CoreConfig& config)
+    : format_(format),
+      config_(normalized(config)),
+      cpu_instances_(split(instances, format, config_, gpu_)),
+      cpu_needs_(needs_of(cpu_instances_)),
+      ref_history_(cpu_needs_.history.refs),
+      dist_history_(cpu_needs_.history.dists) {
+    if (!cpu_instances_.empty()) extractors_.emplace(cpu_instances_, format, config_.subsample);  // throws
+}
+
+ScoringCore::~ScoringCore() = default;
+
+PlaneSet ScoringCore::planes() const {
+    if (gpu_ && gpu_->planes() == PlaneSet::kAll) return PlaneSet::kAll;
+    return has_cpu() || !gpu_ ? cpu_needs_.planes : gpu_->planes();
+}
+
+void ScoringCore::pin(const Picture& pic) {
+    if (gpu_) gpu_->pin(pic);
+}
+
+void ScoringCore::submit(const CoreFrame& f) {
+    if (gpu_) gpu_->submit(f.index, *f.ref, *f.dist, f.ref, f.dist);
+}
+
+void ScoringCore::submit_device(unsigned index, const DevicePicture& ref, const DevicePicture& dist,
+                                std::shared_ptr<const void> keep) {
+    if (gpu_) gpu_->submit_device(index, ref, dist, std::move(keep));
+}
+
+void ScoringCore::pass_history(CoreFrame& f) {
+    ref_history_.pass(f.prev_ref, f.ref);
+    dist_history_.pass(f.prev_dist, f.dist);
+}
+
+void ScoringCore::extract(CoreFrame& f) const {
+    if (!extractors_) return;
+    FrameInput in;
+    in.index = f.index;
+    in.ref = f.ref.get();
+    in.dist = f.dist.get();
+    for (unsigned k = 0; k < kMaxHistory; ++k) {
+        in.prev_ref[k] = f.prev_ref[k].get();
+        in.prev_dist[k] = f.prev_dist[k].get();
+    }
+    if (config_.error_context.empty()) {
+        extractors_->extract(in, f.scores);
+        return;
+    }
+    try {
+        extractors_->extract(in, f.scores);
+    } catch (const Error& e) {
+        throw Error(fmt::format("{}{}", e.what(), config_.error_context));
+    }
+}
+
+void ScoringCore::store(CoreFrame& f, ScoreTable& table) const {
+    for (const auto& [name, value] : f.scores) table.set(name, f.index, value);
+    f.scores.clear();
+}
+
+void ScoringCore::score_now(CoreFrame& f, ScoreTable& table) {
+    const PictureHistory ref_before = ref_history_, dist_before = dist_history_;
+    pass_history(f);
+    try {
+        extract(f);
+    } catch (...) {
+        ref_history_ = ref_before;
+        dist_history_ = dist_before;
+        throw;
+    }
+    store(f, table);
+}
+
+void ScoringCore::release_gpu_pictures() {
+    if (gpu_) gpu_->release();
+}
+
+void ScoringCore::finish(ScoreTable& table) {
+    ref_history_.clear();
+    dist_history_.clear();
+    if (extractors_) extractors_->flush(table);
+    if (gpu_) gpu_->drain_into(table);
 }
 
 }  // namespace vmafx

@@ -72,24 +72,6 @@ private:
     std::vector<std::unique_ptr<Picture>> free_;
 };
 
-/// One frame pair travelling through the pipeline. The CPU pipeline keeps its tokens in a ring
-/// that it owns and passes them between stages by pointer, so that a stage that throws (the
-/// pipeline is then cancelled with tokens in flight) leaks nothing.
-struct Token {
-    unsigned index = 0;
-    std::shared_ptr<Picture> ref, dist;
-    std::array<std::shared_ptr<Picture>, kMaxHistory> prev_ref, prev_dist;
-    FrameScores scores;
-
-    /// Drops the pictures (back to the pool).
-    void release() {
-        ref.reset();
-        dist.reset();
-        for (auto& p : prev_ref) p.reset();
-        for (auto& p : prev_dist) p.reset();
-    }
-};
-
 /// Worker threads of the run: --threads, or every hardware thread when it is 0; at most
 /// kMaxThreads (run() refuses more), so that 2 x threads frames in flight cannot overflow.
 unsigned thread_count(const RunConfig& config) {
@@ -97,124 +79,83 @@ unsigned thread_count(const RunConfig& config) {
     return config.threads ? config.threads : std::clamp(std::thread::hardware_concurrency(), 1u, kMaxThreads);
 }
 
-/// The CPU pipeline: frames in parallel through oneTBB, a bounded number in flight. With `gpu`
-/// (a mixed run: `--backend cuda` with metrics that have no twin), each frame's pictures are
-/// also submitted, in order, to the core's GPU half, which runs the twins of the others.
-void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, PairSource& pairs,
-             RunResult& result, GpuHalf* gpu = nullptr) {
-    const VideoFormat& format = result.format;
-    const unsigned subsample = result.subsample;
-    const FrameExtractors extractors(instances, format, subsample);
-    Needs needs = needs_of(instances);
-    if (gpu && gpu->planes() == PlaneSet::kAll) needs.planes = PlaneSet::kAll;
+/// The CPU pipeline: frames in parallel through oneTBB, a bounded number in flight, through the
+/// scoring core. In a mixed run (a GPU backend with metrics that have no twin) the core also
+/// hands each frame's pictures, in order, to its GPU half, which runs the twins of the others.
+void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, const CoreConfig& core_config,
+             PairSource& pairs, RunResult& result) {
     const unsigned threads = thread_count(config);
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
-
-    // Declared in this order so that the tokens (holding pictures) go before the pool.
+    // Declared in this order so that the frames and the core (holding pictures) go before the pool.
     PicturePool pool;
-    struct ReleaseHeld {  // declared after the pool: goes first, also when the pipeline throws
-        GpuHalf* gpu;
-        ~ReleaseHeld() { if (gpu) gpu->release(); }
-    } release_held{gpu};
+    ScoringCore core(instances, result.format, core_config);
+    const PlaneSet planes = core.planes();
     const std::size_t in_flight = std::max<std::size_t>(2, 2 * static_cast<std::size_t>(threads));
-    std::vector<Token> ring(in_flight);
-    PictureHistory ref_history(needs.history.refs), dist_history(needs.history.dists);
+    // The frames in flight, in a ring the pipeline owns: its stages pass them by pointer, so
+    // that a stage that throws (the pipeline is then cancelled with frames in flight) leaks nothing.
+    std::vector<CoreFrame> ring(in_flight);
     unsigned next = 0;
     const unsigned expected = config.progress ? pairs.expected() : 0;
     tbb::parallel_pipeline(
         in_flight,
-        tbb::make_filter<void, Token*>(tbb::filter_mode::serial_in_order,
-                                       [&](tbb::flow_control& fc) -> Token* {
-                                           // Token `next % in_flight` was last used by frame
-                                           // next - in_flight, which has left the pipeline (at
-                                           // most in_flight tokens are alive, and they leave it
-                                           // in order).
-                                           Token& t = ring[next % in_flight];
-                                           t.index = next;
-                                           t.scores.clear();
-                                           t.ref = pool.get();
-                                           t.dist = pool.get();
-                                           if (!pairs.next(*t.ref, *t.dist, needs.planes)) {
-                                               t.release();
-                                               fc.stop();
-                                               return nullptr;
-                                           }
-                                           ref_history.pass(t.prev_ref, t.ref);
-                                           dist_history.pass(t.prev_dist, t.dist);
-                                           ++next;
-                                           if (config.progress) config.progress(next, expected);
-                                           return &t;
-                                       }) &
-            tbb::make_filter<Token*, Token*>(tbb::filter_mode::parallel,
-                                             [&](Token* t) -> Token* {
-                                                 FrameInput in;
-                                                 in.index = t->index;
-                                                 in.ref = t->ref.get();
-                                                 in.dist = t->dist.get();
-                                                 for (unsigned k = 0; k < kMaxHistory; ++k) {
-                                                     in.prev_ref[k] = t->prev_ref[k].get();
-                                                     in.prev_dist[k] = t->prev_dist[k].get();
-                                                 }
-                                                 try {
-                                                     extractors.extract(in, t->scores);
-                                                 } catch (const Error& e) {
-                                                     // A metric knows pictures, not files: name them.
-                                                     throw Error(fmt::format("{} (reference \"{}\", distorted \"{}\")",
-                                                                             e.what(), config.reference_path,
-                                                                             config.distorted_path));
-                                                 }
-                                                 // Pictures go back to the pool as soon as possible
-                                                 // (a mixed run's GPU half still needs this frame's).
-                                                 if (gpu) {
-                                                     for (auto& p : t->prev_ref) p.reset();
-                                                     for (auto& p : t->prev_dist) p.reset();
-                                                 } else {
-                                                     t->release();
-                                                 }
-                                                 return t;
-                                             }) &
-            tbb::make_filter<Token*, void>(tbb::filter_mode::serial_in_order, [&](Token* t) {
-                for (const auto& [name, value] : t->scores) result.scores.set(name, t->index, value);
-                t->scores.clear();
-                if (gpu) {
-                    gpu->submit(t->index, *t->ref, *t->dist, t->ref, t->dist);
-                    t->release();
-                }
-            }));
-    ref_history.clear();
-    dist_history.clear();
+        tbb::make_filter<void, CoreFrame*>(tbb::filter_mode::serial_in_order,
+                                           [&](tbb::flow_control& fc) -> CoreFrame* {
+                                               // Frame `next % in_flight` was last used by frame
+                                               // next - in_flight, which has left the pipeline (at
+                                               // most in_flight frames are alive, and they leave it
+                                               // in order).
+                                               CoreFrame& f = ring[next % in_flight];
+                                               f.index = next;
+                                               f.scores.clear();
+                                               f.ref = pool.get();
+                                               f.dist = pool.get();
+                                               if (!pairs.next(*f.ref, *f.dist, planes)) {
+                                                   f.release();
+                                                   fc.stop();
+                                                   return nullptr;
+                                               }
+                                               core.submit(f);
+                                               core.pass_history(f);
+                                               ++next;
+                                               if (config.progress) config.progress(next, expected);
+                                               return &f;
+                                           }) &
+            tbb::make_filter<CoreFrame*, CoreFrame*>(tbb::filter_mode::parallel,
+                                                     [&](CoreFrame* f) -> CoreFrame* {
+                                                         core.extract(*f);
+                                                         f->release();  // back to the pool soon
+                                                         return f;
+                                                     }) &
+            tbb::make_filter<CoreFrame*, void>(tbb::filter_mode::serial_in_order,
+                                               [&](CoreFrame* f) { core.store(*f, result.scores); }));
     ring.clear();
     result.frames = pairs.count();
-    result.pictures_allocated = pool.created();
     pairs.finish();
-    extractors.flush(result.scores);
-    if (gpu) {
-        gpu->release();
-        gpu->drain_into(result.scores);
-    }
+    core.finish(result.scores);
+    result.pictures_allocated = pool.created();
 }
 
-/// The GPU pipeline, two oneTBB stages: the first reads frame pairs (the two files at once,
-/// large planes in parallel pieces, only the planes the twins read) into a ring of
-/// pinned pictures, up to kReadAhead frames ahead; the second submits them in order to the
-/// core's GPU half, which keeps kSlots frames in flight on the device. Reading thus overlaps both
-/// the uploads and the kernels.
-void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, PairSource& pairs,
-             RunResult& result) {
-    constexpr unsigned kSlots = GpuHalf::kSlots;  // frames in flight on the device
+/// The GPU pipeline, when every metric has a twin: two oneTBB stages. The first reads frame
+/// pairs (the two files at once, large planes in parallel pieces, only the planes the twins
+/// read) into a ring of pinned pictures, up to kReadAhead frames ahead; the second submits them
+/// in order to the scoring core, whose GPU half keeps kGpuSlots frames in flight on the device.
+/// Reading thus overlaps both the uploads and the kernels.
+void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, const CoreConfig& core_config,
+             PairSource& pairs, RunResult& result) {
+    constexpr unsigned kSlots = ScoringCore::kGpuSlots;  // frames in flight on the device
     constexpr unsigned kReadAhead = 4;  // frames read but not yet submitted, at most
     // Ring slot i % kRing is rewritten for frame i once frame i - kReadAhead was submitted,
     // hence once frame i - kRing finished on the device (GpuScorer::submit's contract).
     constexpr unsigned kRing = kSlots + kReadAhead;
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, std::max(2u, thread_count(config)));
-    // Declared before the scorer so that they outlive it: its destructor waits for the uploads
+    // Declared before the core so that they outlive it: its destructor waits for the uploads
     // still reading them and unregisters them. Each ring picture is allocated (zeroed) and
     // pinned (about 0.7 ms per MB) when first used, by the read stage: a short run makes few,
     // and a long one makes the rest while its first frames are scored.
-    std::vector<std::optional<Picture>> refs(kRing), dists(kRing);
-    GpuHalf scorer(instances, result.format, config.backend, result.subsample, config.planted_defect);
+    std::vector<std::shared_ptr<Picture>> refs(kRing), dists(kRing);
+    ScoringCore core(instances, result.format, core_config);
     trace::phase("GPU scorer created");
-    const PlaneSet planes = scorer.planes();
+    const PlaneSet planes = core.planes();
     unsigned next = 0;
     const unsigned expected = config.progress ? pairs.expected() : 0;
     // Seconds each serial stage spent (VMAFX_TIMINGS only: which one bounds the throughput).
@@ -230,8 +171,8 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                                  return 0;
                                              }
                                              if (i < kRing) {
-                                                 scorer.pin(refs[i].emplace(result.format));
-                                                 scorer.pin(dists[i].emplace(result.format));
+                                                 core.pin(*(refs[i] = std::make_shared<Picture>(result.format)));
+                                                 core.pin(*(dists[i] = std::make_shared<Picture>(result.format)));
                                                  result.pictures_allocated += 2;
                                              }
                                              if (!pairs.next(*refs[i % kRing], *dists[i % kRing], planes)) {
@@ -244,7 +185,12 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                          }) &
             tbb::make_filter<unsigned, void>(tbb::filter_mode::serial_in_order, [&](unsigned i) {
                 const auto t0 = std::chrono::steady_clock::now();
-                scorer.submit(i, *refs[i % kRing], *dists[i % kRing], nullptr, nullptr);  // the ring keeps them
+                CoreFrame f;
+                f.index = i;
+                // Owning nothing: the ring keeps them until frame i + kRing, past the device's use.
+                f.ref = std::shared_ptr<Picture>(std::shared_ptr<void>(), refs[i % kRing].get());
+                f.dist = std::shared_ptr<Picture>(std::shared_ptr<void>(), dists[i % kRing].get());
+                core.submit(f);
                 submit_seconds += trace::seconds_since(t0);
                 if (i == 0) trace::phase("first frame submitted");
                 if (config.progress) config.progress(i + 1, expected);
@@ -253,7 +199,7 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                              1e3 * submit_seconds));
     result.frames = pairs.count();
     pairs.finish();
-    scorer.drain_into(result.scores);
+    core.finish(result.scores);
 }
 
 }  // namespace
@@ -374,28 +320,23 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
         }
         result.backends.push_back(std::move(b));
     }
-    if (config.backend != kCpuBackend) {
-        if (!device_api(config.backend)) {
-            const GpuBackendInfo* info = find_gpu_backend(config.backend);
-            throw Error(fmt::format("--backend {}: this vmafx was built without the {} backend ({})", config.backend,
-                                    backend_label(config.backend), info ? info->built_without : "unknown backend"));
-        }
-        // Metrics without a twin run on the CPU in the same run (as upstream mixes its CUDA and
-        // CPU extractors); the GPU pipeline alone when every metric has one.
-        const BackendSplit split = split_by_twin(plan.instances, config.backend);
-        const std::vector<FeatureInstance>& on_gpu = split.gpu;
-        const std::vector<FeatureInstance>& on_cpu = split.cpu;
-        if (on_cpu.empty()) {
-            run_gpu(config, on_gpu, pairs, result);
-        } else if (on_gpu.empty()) {
-            run_cpu(config, on_cpu, pairs, result);
-        } else {
-            GpuHalf gpu(on_gpu, result.format, config.backend, result.subsample, config.planted_defect);
-            run_cpu(config, on_cpu, pairs, result, &gpu);
-        }
-    } else {
-        run_cpu(config, plan.instances, pairs, result);
+    CoreConfig core_config;
+    core_config.subsample = result.subsample;
+    core_config.backend = config.backend;
+    core_config.plant = config.planted_defect;
+    core_config.error_context =
+        fmt::format(" (reference \"{}\", distorted \"{}\")", config.reference_path, config.distorted_path);
+    if (config.backend != kCpuBackend && !device_api(config.backend)) {
+        const GpuBackendInfo* info = find_gpu_backend(config.backend);
+        throw Error(fmt::format("--backend {}: this vmafx was built without the {} backend ({})", config.backend,
+                                backend_label(config.backend), info ? info->built_without : "unknown backend"));
     }
+    // Metrics without a twin run on the CPU in the same run (as upstream mixes its CUDA and
+    // CPU extractors), through the CPU pipeline; the GPU pipeline alone when every metric has one.
+    if (runs_wholly_on_gpu(plan.instances, config.backend))
+        run_gpu(config, plan.instances, core_config, pairs, result);
+    else
+        run_cpu(config, plan.instances, core_config, pairs, result);
     order_as_upstream(result.scores, plan.instances, result.frames, result.subsample);
     if (std::string w = pairs.alignment_warning(); !w.empty()) result.warnings.push_back(std::move(w));
     // A stream beside a damaged file: a damaged frame the run reached has thrown already.

@@ -15,61 +15,35 @@
 
 namespace vmafx {
 
-namespace {
-
-/// One pushed frame pair waiting for (or done with) its extraction.
-struct Slot {
-    FrameInput input;
-    std::shared_ptr<Picture> ref, dist;
-    std::array<std::shared_ptr<Picture>, kMaxHistory> prev_ref, prev_dist;
-    FrameScores scores;
-};
-
-}  // namespace
-
 struct Session::Impl {
     SessionConfig config;
     std::vector<Model> models;
     std::vector<FeatureInstance> instances;
-    std::optional<FrameExtractors> extractors;
-    std::optional<PictureHistory> ref_history, dist_history;
+    std::optional<ScoringCore> core;  ///< made at the first frame
     VideoFormat format;
     std::vector<unsigned> order;  ///< indices in push order
     std::set<unsigned> seen;
     bool flushed = false;
     ScoreTable table;
     // Workers (threads > 0): the frames in flight, oldest first; each worker writes only its
-    // own slot, and the slots are stored into the table in push order after a wait.
+    // own frame's scores, and the frames are stored into the table in push order after a wait.
     std::optional<tbb::task_arena> arena;
     tbb::task_group group;
-    std::deque<std::unique_ptr<Slot>> in_flight;
-    // GPU (use_gpu()): the core's GPU half (the twins' scorer and the pictures it may still read).
+    std::deque<std::unique_ptr<CoreFrame>> in_flight;
     bool gpu = false;        ///< use_gpu() called
     bool gpu_twins = false;  ///< its argument: the twins run on the GPU
     std::string backend;     ///< use_gpu()'s GPU backend
-    std::unique_ptr<GpuHalf> scorer;
-    bool cpu_metrics = true;                ///< whether frames go to the CPU extractors
-    PlaneSet cpu_planes = PlaneSet::kLuma;  ///< the planes they read
 
-    bool on_gpu() const { return scorer != nullptr; }
+    bool on_gpu() const { return core && core->has_gpu(); }
 
     /// Checks frame `index` of format `f` against the earlier ones; the first frame fixes the
-    /// format and creates the extractors (and the GPU scorer).
+    /// format and creates the core.
     void start(unsigned index, const VideoFormat& f) {
         if (order.empty()) {
-            std::vector<FeatureInstance> cpu = instances;
-            if (gpu && gpu_twins) {
-                BackendSplit split = split_by_twin(instances, backend);
-                cpu = std::move(split.cpu);
-                if (!split.gpu.empty())
-                    scorer = std::make_unique<GpuHalf>(split.gpu, f, backend, config.subsample);  // throws
-            }
-            extractors.emplace(cpu, f, config.subsample);  // throws for a format it cannot score
-            const Needs needs = needs_of(cpu);
-            ref_history.emplace(needs.history.refs);
-            dist_history.emplace(needs.history.dists);
-            cpu_metrics = !gpu || !cpu.empty();
-            cpu_planes = needs.planes;
+            CoreConfig c;
+            c.subsample = config.subsample;
+            c.backend = gpu && gpu_twins ? backend : kCpuBackend;
+            core.emplace(instances, f, c);  // throws for a format it cannot score
             format = f;
         } else if (!(f == format)) {
             throw UsageError(fmt::format("frame {}: {}x{} {}-bit {} pictures after {}x{} {}-bit {} ones", index,
@@ -85,52 +59,22 @@ struct Session::Impl {
         order.push_back(index);
     }
 
-    /// Extracts frame `index` with the CPU extractors (on a worker when there are some).
-    void extract(unsigned index, std::shared_ptr<Picture> ref, std::shared_ptr<Picture> dist) {
-        auto slot = std::make_unique<Slot>();
-        slot->input.index = index;
-        slot->ref = std::move(ref);
-        slot->dist = std::move(dist);
-        // Without workers a frame the extractors refuse is not remembered as the previous
-        // picture of the next one (upstream's n_threads=0 path returns before it keeps the
-        // picture: frames read 2, 1, 0 are refused, refused, scored).
-        const PictureHistory ref_before = *ref_history, dist_before = *dist_history;
-        ref_history->pass(slot->prev_ref, slot->ref);
-        dist_history->pass(slot->prev_dist, slot->dist);
+    /// Extracts frame `frame` with the core's CPU half (on a worker when there are some).
+    void extract(std::unique_ptr<CoreFrame> frame) {
         if (!arena) {
-            try {
-                run(*extractors, *slot);
-            } catch (...) {
-                *ref_history = ref_before;
-                *dist_history = dist_before;
-                throw;
-            }
-            store(*slot);
+            core->score_now(*frame, table);
             return;
         }
-        Slot* s = slot.get();
-        const FrameExtractors* ex = &*extractors;
-        in_flight.push_back(std::move(slot));
-        arena->execute([&] { group.run([ex, s] { run(*ex, *s); }); });
+        core->pass_history(*frame);
+        CoreFrame* f = frame.get();
+        const ScoringCore* c = &*core;
+        in_flight.push_back(std::move(frame));
+        arena->execute([&] { group.run([c, f] { c->extract(*f); }); });
         if (in_flight.size() >= 2 * static_cast<std::size_t>(config.threads)) drain();
     }
 
-    static void run(const FrameExtractors& ex, Slot& s) {
-        s.input.ref = s.ref.get();
-        s.input.dist = s.dist.get();
-        for (unsigned k = 0; k < kMaxHistory; ++k) {
-            s.input.prev_ref[k] = s.prev_ref[k].get();
-            s.input.prev_dist[k] = s.prev_dist[k].get();
-        }
-        ex.extract(s.input, s.scores);
-    }
-
-    void store(Slot& s) {
-        for (const auto& [name, value] : s.scores) table.set(name, s.input.index, value);
-    }
-
     /// Waits for every frame in flight and stores them in push order; rethrows a worker's error
-    /// (after dropping every slot, so that the session stays usable).
+    /// (after dropping every frame, so that the session stays usable).
     void drain() {
         if (!arena || in_flight.empty()) return;
         std::exception_ptr error;
@@ -140,7 +84,7 @@ struct Session::Impl {
             error = std::current_exception();
         }
         if (!error)
-            for (auto& s : in_flight) store(*s);
+            for (auto& f : in_flight) core->store(*f, table);
         in_flight.clear();
         if (error) std::rethrow_exception(error);
     }
@@ -185,7 +129,7 @@ void Session::add_feature(const MetricDescriptor& metric, const OptionValues& op
     add_instance(impl_->instances, metric, options);
 }
 
-void Session::use_gpu(bool twins, const std::string& backend) {
+void Session::use_gpu(const std::string& backend, bool twins) {
     if (!impl_->order.empty()) throw UsageError("the GPU must be chosen before the first frame");
     if (!device_api(backend))
         throw Error(find_gpu_backend(backend)
@@ -209,11 +153,13 @@ void Session::push(unsigned index, std::shared_ptr<Picture> ref, std::shared_ptr
                                      dist->format.height, dist->format.bit_depth,
                                      subsampling_name(dist->format.subsampling)));
     m.start(index, ref->format);
-    if (m.scorer) {
-        // Submitted first, so that the device works while the CPU metrics run.
-        m.scorer->submit(index, *ref, *dist, ref, dist);
-    }
-    if (m.cpu_metrics) m.extract(index, std::move(ref), std::move(dist));
+    auto frame = std::make_unique<CoreFrame>();
+    frame->index = index;
+    frame->ref = std::move(ref);
+    frame->dist = std::move(dist);
+    // Submitted first, so that the device works while the CPU metrics run.
+    m.core->submit(*frame);
+    if (m.core->has_cpu()) m.extract(std::move(frame));
 }
 
 void Session::push_device(unsigned index, const VideoFormat& format, const DevicePicture& ref,
@@ -222,14 +168,15 @@ void Session::push_device(unsigned index, const VideoFormat& format, const Devic
     if (!m.gpu) throw UsageError("device pictures need the GPU (Session::use_gpu)");
     if (m.flushed) throw UsageError("frames pushed after the flush");
     m.start(index, format);
-    if (m.scorer) {
-        m.scorer->submit_device(index, ref, dist, std::move(keep));
-    }
-    if (m.cpu_metrics) {
-        auto r = std::make_shared<Picture>(format), d = std::make_shared<Picture>(format);
-        download_picture(m.backend, ref, *r, m.cpu_planes);
-        download_picture(m.backend, dist, *d, m.cpu_planes);
-        m.extract(index, std::move(r), std::move(d));
+    m.core->submit_device(index, ref, dist, std::move(keep));
+    if (m.core->has_cpu()) {
+        auto frame = std::make_unique<CoreFrame>();
+        frame->index = index;
+        frame->ref = std::make_shared<Picture>(format);
+        frame->dist = std::make_shared<Picture>(format);
+        download_picture(m.backend, ref, *frame->ref, m.core->cpu_planes());
+        download_picture(m.backend, dist, *frame->dist, m.core->cpu_planes());
+        m.extract(std::move(frame));
     }
 }
 
@@ -238,10 +185,7 @@ void Session::flush() {
     if (m.flushed) throw UsageError("the session was flushed already");
     m.drain();
     m.flushed = true;
-    m.ref_history.reset();
-    m.dist_history.reset();
-    if (m.extractors) m.extractors->flush(m.table);
-    if (m.scorer) m.scorer->drain_into(m.table);
+    if (m.core) m.core->finish(m.table);
     order_as_upstream(m.table, m.instances, static_cast<unsigned>(m.seen.size()), m.config.subsample);
     if (!m.config.predict_at_flush) return;
     std::vector<const Model*> models;

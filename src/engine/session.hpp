@@ -60,7 +60,7 @@ public:
     /// device pictures (push_device) are downloaded (upstream's context with a gpumask). Throws
     /// UsageError once a frame was pushed; Error when this vmafx was built without the
     /// backend.
-    void use_gpu(bool twins = true, const std::string& backend = "cuda");
+    void use_gpu(const std::string& backend, bool twins = true);
     bool uses_gpu() const;
 
     /// As push(), from pictures of `format` in device memory (pitch in bytes, samples as in

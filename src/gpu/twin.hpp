@@ -26,8 +26,10 @@ namespace vmafx {
 struct GpuQueue;
 
 /// A plane in device memory of the run's backend: `data` is the backend's address of the first
-/// sample (CUDA: a device pointer), `pitch` bytes between row starts; samples uint8_t at 8 bits,
-/// uint16_t above (as Plane). data == nullptr: absent.
+/// sample, opaque here (never dereferenced outside the backend's folder: CUDA's is a device
+/// pointer; a Vulkan backend's a buffer device address, VK_KHR_buffer_device_address, core in
+/// Vulkan 1.2, which is 64 bits as a pointer is), `pitch` bytes between row starts; samples
+/// uint8_t at 8 bits, uint16_t above (as Plane). data == nullptr: absent.
 struct DevicePlane {
     const void* data = nullptr;
     std::ptrdiff_t pitch = 0;

@@ -15,9 +15,6 @@ namespace vmafx {
 
 namespace {
 
-/// The GPU backend the gate compares with the CPU (the only one there is so far).
-const std::string kGateBackend = "cuda";
-
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 /// Every built-in model, each under its own name (`version=V:name=V`).
@@ -144,18 +141,20 @@ std::optional<RunResult> run_case(const ParityInput& in, const ParityCase& c, Ba
 
 }  // namespace
 
-std::vector<ParityCase> parity_cases(const TwinDescriptor* only) {
+std::vector<ParityCase> parity_cases(const std::string& backend, const TwinDescriptor* only) {
     std::vector<ParityCase> cases;
-    for (const TwinDescriptor* twin : twin_registry(kGateBackend))
+    for (const TwinDescriptor* twin : twin_registry(backend))
         if (!only || twin == only) add_twin_cases(*twin, cases);
+    for (ParityCase& c : cases) c.backend = backend;
     if (only) return cases;
     // The scores of every built-in model whose features all have twins, in one run.
     ParityCase c;
     c.label = "models";
+    c.backend = backend;
     for (const ModelSpec& m : builtin_model_specs()) {
         bool all_twins = true;
         try {
-            for (const auto& req : Model(m).required_features()) all_twins = all_twins && find_twin(req.metric->name, kGateBackend);
+            for (const auto& req : Model(m).required_features()) all_twins = all_twins && find_twin(req.metric->name, backend);
         } catch (const Error&) {
             all_twins = false;  // a feature of a metric vmafx does not have yet
         }
@@ -169,15 +168,16 @@ std::vector<ParityCase> parity_cases(const TwinDescriptor* only) {
 
 std::vector<ParityRow> run_parity(const std::vector<ParityInput>& inputs, const std::vector<ParityCase>& cases,
                                   PlantedDefect plant) {
-    if (const std::string why = gpu_unavailable_reason(kGateBackend); !why.empty())
-        throw Error(fmt::format("the parity gate needs the CUDA backend: {}", why));
+    for (const ParityCase& c : cases)
+        if (const std::string why = gpu_unavailable_reason(c.backend); !why.empty())
+            throw Error(fmt::format("the parity gate needs the {} backend: {}", backend_label(c.backend), why));
     std::vector<ParityRow> rows;
     for (const auto& in : inputs)
         for (const auto& c : cases) {
             if (c.corner && !in.corners) continue;
             std::string cpu_refusal, gpu_refusal;
             const auto cpu = run_case(in, c, kCpuBackend, PlantedDefect::kNone, cpu_refusal);
-            const auto gpu = run_case(in, c, kGateBackend, plant, gpu_refusal);
+            const auto gpu = run_case(in, c, c.backend, plant, gpu_refusal);
             if (!cpu || !gpu) {
                 ParityRow row;
                 row.metric = !cpu && !gpu ? "(refused by both)" : (cpu ? "(refused by the GPU only)" : "(refused by the CPU only)");

@@ -30,6 +30,7 @@ struct ParityCase {
     const TwinDescriptor* twin = nullptr;  ///< the twin it checks; nullptr for the models' scores
     bool corner = false;                   ///< an option-corner case (run on inputs with `corners`)
     RunConfig config;                      ///< features or models; paths and backend set per run
+    std::string backend;                   ///< the GPU backend compared with the CPU (e.g. "cuda")
 };
 
 /// The gate's cases: for every registered twin, its metric alone with default options (also at
@@ -37,8 +38,9 @@ struct ParityCase {
 /// each option at each corner (bools flipped; ints at min and max; doubles at min, max and 30%
 /// of the range; values equal to the default skipped); with each option set a built-in model
 /// gives it; then, in one run, the scores of every built-in model whose features all have
-/// twins. `twin`: only that twin's cases (no model case).
-std::vector<ParityCase> parity_cases(const TwinDescriptor* twin = nullptr);
+/// twins. Each for GPU backend `backend` (its twins: twin_registry(backend)). `twin`: only that
+/// twin's cases (no model case).
+std::vector<ParityCase> parity_cases(const std::string& backend, const TwinDescriptor* twin = nullptr);
 
 /// One row of the gate's table: one output of one case on one input.
 struct ParityRow {
@@ -54,7 +56,7 @@ struct ParityRow {
 };
 
 /// Runs every case on every input (corner cases only on inputs with `corners`) on the CPU and
-/// on the CUDA twins, planting `plant` in the twins that declare it, and compares. A case both
+/// on the twins of the case's GPU backend (ParityCase::backend), planting `plant` in the twins that declare it, and compares. A case both
 /// backends refuse with an Error (a format or option the metric cannot score) gives one row,
 /// not a breach. Throws Error when a backend cannot run at all.
 std::vector<ParityRow> run_parity(const std::vector<ParityInput>& inputs, const std::vector<ParityCase>& cases,
