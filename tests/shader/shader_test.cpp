@@ -1,13 +1,16 @@
 // The shared-arithmetic subset run on a Vulkan device (lavapipe in CI) against the CPU, bit for
 // bit: motion_math.hpp (integer), iqa_math.hpp (float_ssim's window terms: float and double,
-// a double square root and divisions) and vif_math.hpp (integer VIF's variances, the gain and
-// the logarithms around the table reads: int64, double divisions, truncations) compiled as GLSL
-// into the compute shaders motion.comp, iqa.comp and vif.comp (SPIR-V built by
-// tests/shader/CMakeLists.txt, every float operation NoContraction), and the same case
-// functions (motion_case.hpp, iqa_case.hpp, vif_case.hpp) compiled as C++. Every output
+// a double square root and divisions), vif_math.hpp (integer VIF's variances, the gain and
+// the logarithms around the table reads: int64, double divisions, truncations) and
+// gpu/sequential_sum_core.hpp (SequentialSum's transfers, steps and applications, float and
+// double: bit casts, ties, subnormal grids) compiled as GLSL into the compute shaders
+// motion.comp, iqa.comp, vif.comp and seq.comp (SPIR-V built by tests/shader/CMakeLists.txt,
+// every float operation NoContraction), and the same case functions (motion_case.hpp,
+// iqa_case.hpp, vif_case.hpp, seq_case.hpp) compiled as C++. Every output
 // value's bits are compared. Without a Vulkan device the tests report skipped with the reason;
 // VMAFX_REQUIRE_VULKAN=1 (scripts/run_tests.sh sets it where lavapipe is installed) makes that
 // a failure.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -21,6 +24,7 @@
 #include "feature/vif/vif_kernels.hpp"
 #include "iqa_case.hpp"
 #include "motion_case.hpp"
+#include "seq_case.hpp"
 #include "vif_case.hpp"
 #include "vulkan_runner.hpp"
 
@@ -33,6 +37,9 @@ using iqa::IqaResult;
 using motion::motion_case;
 using motion::MotionCase;
 using motion::MotionResult;
+using gpu::seqsum::seq_case;
+using gpu::seqsum::SeqCase;
+using gpu::seqsum::SeqResult;
 using vif::vif_case;
 using vif::vif_case_reads;
 using vif::VifCase;
@@ -41,6 +48,7 @@ using vif::VifResult;
 static_assert(sizeof(MotionCase) == 80 && sizeof(MotionResult) == 32, "std430 layout of motion_case.hpp");
 static_assert(sizeof(IqaCase) == 64 && sizeof(IqaResult) == 48, "std430 layout of iqa_case.hpp");
 static_assert(sizeof(VifCase) == 32 && sizeof(VifResult) == 72, "std430 layout of vif_case.hpp");
+static_assert(sizeof(SeqCase) == 88 && sizeof(SeqResult) == 328, "std430 layout of seq_case.hpp");
 
 /// The process's device (opened once).
 VulkanRunner& runner() {
@@ -246,6 +254,74 @@ TEST(SharedMathShader, VifTermsMatchCpuBitForBit) {
     EXPECT_GT(nums, kCases / 10) << "samples with the numerator's logarithms";
     EXPECT_GT(logs, kCases / 20) << "samples with the denominator's logarithm only";
     EXPECT_GT(non_log, kCases / 10) << "samples below the noise variance";
+}
+
+TEST(SharedMathShader, SequentialSumCoreMatchesCpuBitForBit) {
+    REQUIRE_DEVICE();
+    std::mt19937_64 rng(53);
+    std::vector<SeqCase> cases(kCases);
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        SeqCase& c = cases[i];
+        std::memset(&c, 0, sizeof c);
+        const double sign = i % 2 ? -1.0 : 1.0;
+        const auto unit = [&]() { return static_cast<double>(rng() >> 11) * std::ldexp(1.0, -53); };  // [0, 1)
+        // A running sum in binade e (every binade, the extremes included), the prefix that
+        // predicts it (often its own binade, sometimes a neighbour's), terms of a few half units
+        // of its grid (ties included) or anything, bounds from the terms (sometimes too wide).
+        const int ed = i % 16 == 0 ? (i % 32 == 0 ? -1022 : 1021) : -1022 + static_cast<int>(rng() % 2044);
+        const int ef = i % 16 == 0 ? (i % 32 == 0 ? -126 : 125) : -126 + static_cast<int>(rng() % 252);
+        c.s_d = sign * std::ldexp(1.0 + unit(), ed);
+        c.s_f = static_cast<float>(sign * std::ldexp(1.0 + unit(), ef));
+        const double drift = i % 5 == 0 ? 1.0 + (unit() - 0.5) : 1.0 + (unit() - 0.5) * 1e-6;
+        c.prefix_d = c.s_d * drift;
+        c.prefix_f = static_cast<double>(c.s_f) * drift;
+        const auto halves = [&]() { return (static_cast<double>(rng() % 4097) - 2048.0) / 2.0; };
+        const double ud = std::ldexp(1.0, ed - 52), uf = std::ldexp(1.0, ef - 23);
+        c.t1_d = i % 7 == 0 ? std::ldexp(unit() - 0.5, ed - static_cast<int>(rng() % 80)) : halves() * ud;
+        c.t2_d = i % 11 == 0 ? sign * std::ldexp(1.0, ed) : halves() * ud;
+        c.t1_f = static_cast<float>(i % 7 == 0 ? std::ldexp(unit() - 0.5, ef - static_cast<int>(rng() % 40)) : halves() * uf);
+        c.t2_f = static_cast<float>(i % 11 == 0 ? sign * std::ldexp(1.0, ef) : halves() * uf);
+        c.count = i % 3 == 0 ? 2 + static_cast<std::int32_t>(rng() % 2047) : 2;
+        const double widen = i % 13 == 0 ? std::ldexp(1.0, 10) : 1.0;
+        c.pos_d = (std::max(c.t1_d, 0.0) + std::max(c.t2_d, 0.0)) * widen;
+        c.neg_d = (std::max(-c.t1_d, 0.0) + std::max(-c.t2_d, 0.0)) * widen;
+        c.pos_f = (std::max(static_cast<double>(c.t1_f), 0.0) + std::max(static_cast<double>(c.t2_f), 0.0)) * widen;
+        c.neg_f = (std::max(-static_cast<double>(c.t1_f), 0.0) + std::max(-static_cast<double>(c.t2_f), 0.0)) * widen;
+    }
+    const auto out = from_bytes<SeqResult>(
+        runner().run(VMAFX_SHADER_DIR "/seq.spv", bytes_of(cases), kCases * sizeof(SeqResult), kCases));
+    ASSERT_EQ(out.size(), kCases);
+    std::uint32_t mismatches = 0, applied_f = 0, applied_d = 0, ties = 0;
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        const SeqResult want = seq_case(cases[i]);
+        const SeqResult& got = out[i];
+        applied_f += want.applied_f;
+        applied_d += want.applied_d;
+        ties += want.first_d.inc[0] != want.first_d.inc[1];
+        // Member by member: SeqTransfer's tail padding is not written.
+        const bool same = std::memcmp(&want.step_f, &got.step_f, sizeof want.step_f) == 0 &&
+                          std::memcmp(&want.step_d, &got.step_d, sizeof want.step_d) == 0 &&
+                          want.first_d.inc[0] == got.first_d.inc[0] && want.first_d.inc[1] == got.first_d.inc[1] &&
+                          want.first_d.par[0] == got.first_d.par[0] && want.first_d.par[1] == got.first_d.par[1] &&
+                          want.first_d.bad == got.first_d.bad && bits(want.s_d) == bits(got.s_d) &&
+                          bits(want.s_f) == bits(got.s_f) && want.applied_f == got.applied_f &&
+                          want.applied_d == got.applied_d && want.binade_f == got.binade_f &&
+                          want.binade_d == got.binade_d && want.parity_f == got.parity_f &&
+                          want.parity_d == got.parity_d && want.e0_d == got.e0_d;
+        if (!same && ++mismatches <= 5)
+            ADD_FAILURE() << std::hexfloat << "case " << i << ": s " << cases[i].s_d << " / " << cases[i].s_f
+                          << "; cpu " << want.s_d << " / " << want.s_f << " applied " << want.applied_d << "/"
+                          << want.applied_f << " binades " << want.binade_d << "/" << want.binade_f
+                          << "; shader " << got.s_d << " / " << got.s_f << " applied " << got.applied_d << "/"
+                          << got.applied_f << " binades " << got.binade_d << "/" << got.binade_f;
+    }
+    EXPECT_EQ(mismatches, 0u) << "of " << kCases << " cases on " << runner().device_name();
+    // The paths are exercised: applied and not, in both variants; ties (parity-dependent moves).
+    EXPECT_GT(applied_d, kCases / 4);
+    EXPECT_GT(applied_f, kCases / 4);
+    EXPECT_LT(applied_d, kCases - kCases / 20);
+    EXPECT_LT(applied_f, kCases - kCases / 20);
+    EXPECT_GT(ties, kCases / 10);
 }
 
 }  // namespace
