@@ -31,7 +31,9 @@
 //                     (n -> n-2 instead of n-1), at every level (dwt_row, from level0_kernel and
 //                     level_kernel);
 //  kRoundingConstant: level 0's horizontal DWT rounds with 2^14 instead of 2^15 (level0_kernel,
-//                     Level0Args::round_h);
+//                     Level0Args::half_rounding: planted_dwt0_horizontal, the twin's own mutant
+//                     of adm::dwt0_horizontal_lo/_hi on the shared tap sums; the CPU's math has
+//                     no test-only parameter);
 //  kReductionOrder:   finalize_kernel adds each sum's rows first and rounds and shifts the total
 //                     once, instead of rounding and shifting each row's sum before adding the rows
 //                     as the CPU does (FinalArgs::round_after_sum): the level 1..3 denominators
@@ -231,7 +233,7 @@ private:
         a.reads_past_row =
             adm::dwt_reads_past_row(format_.width, cfg.skip_scale0 ? 0 : (format_.bit_depth == 8 ? 32 : 64));
         a.mirror_shift = plant_ == PlantedDefect::kMirrorShift;
-        a.round_h = plant_ == PlantedDefect::kRoundingConstant ? adm::kDwt0RoundH / 2 : adm::kDwt0RoundH;
+        a.half_rounding = plant_ == PlantedDefect::kRoundingConstant;
         a.tap = adm::tap_region(a.w, a.h);
         a.score = adm::score_region(a.w, a.h);
         a.tap_vec_end = adm::vector_end(a.tap.left, a.tap.right, 16);

@@ -65,7 +65,7 @@ struct Level0Args {
     bool lo_only;                  ///< adm_skip_scale0: band a only
     bool reads_past_row;           ///< the last output column reads past its scratch row
     bool mirror_shift;             ///< planted kMirrorShift
-    int32_t round_h;               ///< horizontal rounding (kDwt0RoundH, or the planted one)
+    bool half_rounding;            ///< planted kRoundingConstant (planted_dwt0_horizontal)
     adm::Region tap, score;
     int tap_vec_end;  ///< first tap-region column decouple/csf compute the C way
     adm::CmLayout cm;
@@ -130,6 +130,13 @@ struct FinalArgs {
 /// kMirrorShift) the mirror at the bottom edge is one row off.
 __device__ inline int dwt_row(int p, int n, bool shifted) {
     return shifted && p >= n ? 2 * n - p - 2 : adm::dwt_mirror(p, n);
+}
+
+/// The planted kRoundingConstant (parity-gate tests only): adm::dwt0_horizontal_lo/_hi with half
+/// their rounding constant, kDwt0RoundH / 2, on the shared tap sums (dwt0_taps_lo/_hi); the
+/// CPU's math has no test-only parameter.
+__device__ inline int16_t planted_dwt0_horizontal(int32_t taps) {
+    return int16_t((taps + adm::kDwt0RoundH / 2) >> 16);
 }
 
 template <typename Sample>
@@ -226,10 +233,17 @@ __global__ void __launch_bounds__(kThreads)
                     hi[q] = a.lo_only ? 0 : vert[2 * img + 1][2 * t + q];
                 }
             }
-            band[img][0] = adm::dwt0_horizontal_lo(lo[0], lo[1], lo[2], lo[3], a.round_h);
-            band[img][1] = adm::dwt0_horizontal_lo(hi[0], hi[1], hi[2], hi[3], a.round_h);
-            band[img][2] = adm::dwt0_horizontal_hi(lo[0], lo[1], lo[2], lo[3], a.round_h);
-            band[img][3] = adm::dwt0_horizontal_hi(hi[0], hi[1], hi[2], hi[3], a.round_h);
+            if (a.half_rounding) {
+                band[img][0] = planted_dwt0_horizontal(adm::dwt0_taps_lo(lo[0], lo[1], lo[2], lo[3]));
+                band[img][1] = planted_dwt0_horizontal(adm::dwt0_taps_lo(hi[0], hi[1], hi[2], hi[3]));
+                band[img][2] = planted_dwt0_horizontal(adm::dwt0_taps_hi(lo[0], lo[1], lo[2], lo[3]));
+                band[img][3] = planted_dwt0_horizontal(adm::dwt0_taps_hi(hi[0], hi[1], hi[2], hi[3]));
+            } else {
+                band[img][0] = adm::dwt0_horizontal_lo(lo[0], lo[1], lo[2], lo[3]);
+                band[img][1] = adm::dwt0_horizontal_lo(hi[0], hi[1], hi[2], hi[3]);
+                band[img][2] = adm::dwt0_horizontal_hi(lo[0], lo[1], lo[2], lo[3]);
+                band[img][3] = adm::dwt0_horizontal_hi(hi[0], hi[1], hi[2], hi[3]);
+            }
         }
         out.ref_a[idx] = band[0][0];
         out.dis_a[idx] = band[1][0];

@@ -3,8 +3,8 @@
 // denominator, contrast masking) and the geometry of the regions each stage covers. Written in
 // the shared-arithmetic subset (base/shared_math.hpp: every function compiles as C++, as CUDA
 // __host__ __device__ and as GLSL), so that each rounding, wrap and mirror exists once; the
-// C++ adaptors at the end (constant tables, CmLayout's constructor, restore<Int>, the default
-// level-0 rounding, decouple_column's pointer rows) hold no arithmetic of their own. Where
+// C++ adaptors at the end (constant tables, CmLayout's constructor, restore<Int>,
+// decouple_column's pointer rows) hold no arithmetic of their own. Where
 // upstream's AVX-512 kernels compute a column differently from its C kernels, both variants are
 // here and the caller picks by column, as the CPU reference documents.
 // Upstream: libvmaf 3.2.0 src/feature/integer_adm.c, integer_adm.h, x86/adm_avx512.c.
@@ -182,17 +182,28 @@ VMAFX_FN int16_t dwt0_vertical_hi(uint32_t r0, uint32_t r1, uint32_t r2, uint32_
     return int16_t(int32_t(s + round) >> bit_depth);
 }
 
-/// Level 0 horizontal low pass of vertical results p0..p3 (the sum fits 32 bits) with the
-/// rounding `round` before >> 16: one band coefficient. The reference's rounding is kDwt0RoundH
-/// (C++: the four-argument adaptor below); the rounding of levels 1..3 (dwt_lo) is a parameter
-/// in the same way, as it differs by level.
-VMAFX_FN int16_t dwt0_horizontal_lo(int32_t p0, int32_t p1, int32_t p2, int32_t p3, int32_t round) {
-    return int16_t((kLo0 * p0 + kLo1 * p1 + kLo2 * p2 + kLo3 * p3 + round) >> 16);
+/// Level 0 horizontal low-pass taps of vertical results p0..p3, before the rounding: a sum that
+/// fits 32 bits (with the rounding added too).
+VMAFX_FN int32_t dwt0_taps_lo(int32_t p0, int32_t p1, int32_t p2, int32_t p3) {
+    return kLo0 * p0 + kLo1 * p1 + kLo2 * p2 + kLo3 * p3;
+}
+
+/// Level 0 horizontal high-pass taps (as dwt0_taps_lo).
+VMAFX_FN int32_t dwt0_taps_hi(int32_t p0, int32_t p1, int32_t p2, int32_t p3) {
+    return kHi0 * p0 + kHi1 * p1 + kHi2 * p2 + kHi3 * p3;
+}
+
+/// Level 0 horizontal low pass of vertical results p0..p3: the taps rounded with kDwt0RoundH
+/// before >> 16, one band coefficient. (The CUDA twin's planted kRoundingConstant is its own
+/// variant on dwt0_taps_lo/_hi, adm_cuda_kernels.cuh; levels 1..3 take their rounding as an
+/// argument of dwt_lo/dwt_hi because it differs by level.)
+VMAFX_FN int16_t dwt0_horizontal_lo(int32_t p0, int32_t p1, int32_t p2, int32_t p3) {
+    return int16_t((dwt0_taps_lo(p0, p1, p2, p3) + kDwt0RoundH) >> 16);
 }
 
 /// Level 0 horizontal high pass (as dwt0_horizontal_lo).
-VMAFX_FN int16_t dwt0_horizontal_hi(int32_t p0, int32_t p1, int32_t p2, int32_t p3, int32_t round) {
-    return int16_t((kHi0 * p0 + kHi1 * p1 + kHi2 * p2 + kHi3 * p3 + round) >> 16);
+VMAFX_FN int16_t dwt0_horizontal_hi(int32_t p0, int32_t p1, int32_t p2, int32_t p3) {
+    return int16_t((dwt0_taps_hi(p0, p1, p2, p3) + kDwt0RoundH) >> 16);
 }
 
 /// Levels 1..3 low pass (vertical or horizontal) of s0..s3 in 64 bits, rounded and shifted
@@ -412,8 +423,8 @@ VMAFX_NAMESPACE_END
 #if !VMAFX_GLSL
 namespace vmafx::adm {
 
-// C++ adaptors: tables, a constructor, a template and a default argument over the functions
-// above, with no arithmetic of their own.
+// C++ adaptors: tables, a constructor, a template and a pointer loop over the functions above,
+// with no arithmetic of their own.
 
 /// The filters as arrays (host loops).
 inline constexpr int32_t kLo[4] = {kLo0, kLo1, kLo2, kLo3};
@@ -440,14 +451,6 @@ struct CmLayout : CmBounds {
     VMAFX_HOST_DEVICE bool inner_row(int i) const { return cm_inner_row(*this, i); }
     VMAFX_HOST_DEVICE int vector_cut(int i, int lanes) const { return cm_vector_cut(*this, i, lanes); }
 };
-
-/// The level 0 horizontal passes with the reference's rounding, kDwt0RoundH.
-VMAFX_HOST_DEVICE inline int16_t dwt0_horizontal_lo(int32_t p0, int32_t p1, int32_t p2, int32_t p3) {
-    return dwt0_horizontal_lo(p0, p1, p2, p3, kDwt0RoundH);
-}
-VMAFX_HOST_DEVICE inline int16_t dwt0_horizontal_hi(int32_t p0, int32_t p1, int32_t p2, int32_t p3) {
-    return dwt0_horizontal_hi(p0, p1, p2, p3, kDwt0RoundH);
-}
 
 /// restore32 for the callers' Int (int32_t).
 template <typename Int>

@@ -59,14 +59,22 @@ struct Settings {
     double score(std::uint64_t sum, int width, int height) const;
 };
 
-/// The blurred sample at column j of a row of `width` samples (width >= 2), mirrored borders;
-/// `round` is the rounding constant (2; the twin's planted defect changes it).
+/// The blur's taps at column j of a row of `width` samples (width >= 2), mirrored borders, before
+/// the rounding: row[j - 1] + 2 row[j] + row[j + 1].
 template <typename Sample>
-VMAFX_HOST_DEVICE inline std::int32_t blur_at(const Sample* row, int j, int width, std::int32_t round = 2) {
+VMAFX_HOST_DEVICE inline std::int32_t blur_taps_at(const Sample* row, int j, int width) {
     const int left = j == 0 ? 1 : j - 1;
     const int right = j == width - 1 ? width - 2 : j + 1;
-    return (static_cast<std::int32_t>(row[left]) + 2 * static_cast<std::int32_t>(row[j]) +
-            static_cast<std::int32_t>(row[right]) + round) >> 2;
+    return static_cast<std::int32_t>(row[left]) + 2 * static_cast<std::int32_t>(row[j]) +
+           static_cast<std::int32_t>(row[right]);
+}
+
+/// The blurred sample at column j: the taps rounded, (blur_taps_at + 2) >> 2. (The twin's planted
+/// kRoundingConstant is its own variant on blur_taps_at, example_cuda.cu: the CPU's arithmetic
+/// has no test-only parameter.)
+template <typename Sample>
+VMAFX_HOST_DEVICE inline std::int32_t blur_at(const Sample* row, int j, int width) {
+    return (blur_taps_at(row, j, width) + 2) >> 2;
 }
 
 }  // namespace vmafx::example

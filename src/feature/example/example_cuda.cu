@@ -19,10 +19,11 @@ namespace {
 constexpr unsigned kThreads = 256;
 
 /// Adds |blur(ref) - blur(dis)| of every sample to *total. Grid: (column blocks, rows).
-/// `mirror_shift` (a planted defect): the right border reads one sample further in.
+/// Planted defects: `half_rounding`, the blur rounds with 1 instead of 2 (the twin's own variant
+/// on the shared blur_taps_at); `mirror_shift`, the right border reads one sample further in.
 template <typename Sample>
 __global__ void blurred_sad_kernel(const unsigned char* ref, std::ptrdiff_t ref_pitch, const unsigned char* dis,
-                                   std::ptrdiff_t dis_pitch, int width, std::int32_t round, bool mirror_shift,
+                                   std::ptrdiff_t dis_pitch, int width, bool half_rounding, bool mirror_shift,
                                    unsigned long long* total) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y);
@@ -31,7 +32,11 @@ __global__ void blurred_sad_kernel(const unsigned char* ref, std::ptrdiff_t ref_
     const auto* d = reinterpret_cast<const Sample*>(dis + y * dis_pitch);
     // Planted regression (parity-gate tests only): the last column mirrors one sample off.
     const int j = mirror_shift && x == width - 1 && width > 2 ? x - 1 : x;
-    const std::int32_t diff = example::blur_at(r, j, width, round) - example::blur_at(d, j, width, round);
+    const std::int32_t blur_r =
+        half_rounding ? (example::blur_taps_at(r, j, width) + 1) >> 2 : example::blur_at(r, j, width);
+    const std::int32_t blur_d =
+        half_rounding ? (example::blur_taps_at(d, j, width) + 1) >> 2 : example::blur_at(d, j, width);
+    const std::int32_t diff = blur_r - blur_d;
     atomicAdd(total, static_cast<unsigned long long>(diff < 0 ? -diff : diff));
 }
 
@@ -68,7 +73,7 @@ private:
     void add_blurred_sad(const DevicePlane& a, const DevicePlane& b, int plane, unsigned long long* total,
                          cudaStream_t stream) const {
         const int width = format_.plane_width(plane);
-        const std::int32_t round = plant_ == PlantedDefect::kRoundingConstant ? 1 : 2;
+        const bool half = plant_ == PlantedDefect::kRoundingConstant;
         const bool shift = plant_ == PlantedDefect::kMirrorShift;
         const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(width), kThreads),
                         static_cast<unsigned>(format_.plane_height(plane)));
@@ -76,10 +81,10 @@ private:
         const auto* bp = static_cast<const unsigned char*>(b.data);
         if (format_.bit_depth == 8)
             blurred_sad_kernel<std::uint8_t>
-                <<<grid, kThreads, 0, stream>>>(ap, a.pitch, bp, b.pitch, width, round, shift, total);
+                <<<grid, kThreads, 0, stream>>>(ap, a.pitch, bp, b.pitch, width, half, shift, total);
         else
             blurred_sad_kernel<std::uint16_t>
-                <<<grid, kThreads, 0, stream>>>(ap, a.pitch, bp, b.pitch, width, round, shift, total);
+                <<<grid, kThreads, 0, stream>>>(ap, a.pitch, bp, b.pitch, width, half, shift, total);
         cuda::check_launch("example blurred_sad_kernel");
     }
 
