@@ -22,7 +22,9 @@
 //    vmafx_bits_double (defined here for each language);
 //  - no templates, overloads, pointers, references elsewhere, auto, range-for, lambdas, enums,
 //    default arguments, member initialisers, std:: calls; structs are plain aggregates; width
-//    or float/double variants are separate functions named by suffix (_8/_16, _f/_d);
+//    or float/double variants are separate functions named by suffix (_8/_16, _f/_d); variants
+//    that differ only in their types are one .inc body included once per type, the type and
+//    the suffix given by macros (gpu/sequential_sum_acc.inc);
 //  - names within VMAFX_NAMESPACE_BEGIN(ns) / VMAFX_NAMESPACE_END (C++: vmafx::ns; GLSL has one
 //    global namespace, so one shader includes one metric's header);
 //  - include guards, not #pragma once (glslang does not implement it); C++-only adaptors
