@@ -4,27 +4,36 @@ pick another code path, scored by upstream libvmaf 3.2.0 (the oracle) and by vma
 bit for bit. The golden files (../shared/golden) hold the option sets the models use; this
 covers the rest.
 
-  option_corners.py generate --oracle BIN [--fixtures DIR] [--out FILE]
-      Runs the oracle on every corner and writes the reference values (tests/data/
-      option_corners.json). BIN is an upstream `vmaf` 3.2.0 tool built locally whose
-      output prints every score with %.17g; it is called with the corner's command line
-      plus `--precision max`, which a wrapper around it drops. Where the oracle fails
-      (non-zero exit or a signal), the corner is recorded as refused with its message.
+The corners come from the metrics' descriptors: `vmafx --list-option-corners` prints them
+(src/feature/corners.hpp): each metric at its defaults, each option at the corners its type and
+range give (a bool flipped; an int at min and max; a double at min, max and 30% of the way),
+each value of special interest its option row declares (OptionSpec::also_at), and each
+combination the descriptor declares (MetricDescriptor::corner_sets). The CLI presets are listed
+here (preset_corners), as they are no metric's options.
+
+  option_corners.py generate --oracle BIN [--missing] [--corners-from VMAFX] [--fixtures DIR] [--out FILE]
+      Runs the oracle on every corner (--missing: only those tests/data/option_corners.json
+      lacks) and writes the reference values (default: tests/data/option_corners.json). BIN is
+      an upstream `vmaf` 3.2.0 tool built locally whose output prints every score with %.17g;
+      it is called with the corner's command line plus `--precision max`, which a wrapper
+      around it drops. Where the oracle fails (non-zero exit or a signal), the corner is
+      recorded as refused with its message. VMAFX (default build/vmafx) lists the corners.
   option_corners.py annotate --data FILE --oracle-note TEXT [--other LABEL=FILE ...]
       Sets the data file's description of its oracle, and marks each corner where another
       upstream build's values (a data file made by generate from the same corners, e.g. with
       `--cpumask` limiting upstream to its AVX2 or C code paths) differ: "differs_in" lists
       those builds. These are the corners where upstream's own code paths disagree.
-  option_corners.py merge --add FILE [--data FILE]
-      Adds the corners of FILE (made by generate --match for a new metric's corners) to the data
-      file, replacing corners of the same fixture and feature text, in the order of CORNERS; the
-      fixtures' checksums must agree. Corners no longer in CORNERS are dropped.
+  option_corners.py merge --add FILE [--data FILE] [--corners-from VMAFX]
+      Adds the corners of FILE (made by generate --missing or --match) to the data file,
+      replacing corners of the same fixture and feature text, in the order VMAFX lists them;
+      the fixtures' checksums must agree. Corners no longer listed are dropped.
   option_corners.py check --bin BIN [--fixtures DIR] [--data FILE] [--verbose]
   (generate and check take --match REGEX: only the corners whose feature text matches)
-      Runs BIN on every corner: each value recorded must be the same double (null where the
+      Checks that the data file holds every corner BIN lists on every fixture and no other,
+      then runs BIN on every corner: each value recorded must be the same double (null where the
       oracle wrote null), the output names the same, and a refused corner must fail cleanly
       (exit 1 or 2, a message, no signal, no output file). Exit 77 (skipped) when the
-      fixtures are absent.
+      fixtures are absent. Prints the number of corners and where they come from.
 
 Fixtures come from ../shared/fixtures (prepare.py --out .fixtures); the data file records
 each fixture's sha256 so that a changed fixture is noticed.
@@ -42,199 +51,21 @@ FIXTURES_USED = [("path_576x324_420p8", 6), ("fallenleaf_1280x720_422p10", 2),
                  ("cups_960x540_444p12", 2), ("honeywave_1280x720_420p16", 2)]
 
 
-def adm_corners():
-    c = []
-    for opt in ["adm_csf_scale=0", "adm_csf_scale=50", "adm_csf_diag_scale=0", "adm_csf_diag_scale=50",
-                "adm_dlm_weight=0", "adm_dlm_weight=1", "adm_dlm_weight=0.7",
-                "adm_enhn_gain_limit=1", "adm_enhn_gain_limit=1.2",
-                "adm_norm_view_dist=0.75", "adm_norm_view_dist=1.5", "adm_norm_view_dist=6",
-                "adm_norm_view_dist=24",
-                "adm_ref_display_height=1", "adm_ref_display_height=720", "adm_ref_display_height=2160",
-                "adm_ref_display_height=4320",
-                "adm_noise_weight=0", "adm_noise_weight=0.5", "adm_noise_weight=1500",
-                "adm_skip_aim=true", "adm_skip_scale0=true", "adm_skip_aim=true:adm_skip_scale0=true",
-                "adm_min_val=0.5", "adm_min_val=1",
-                "adm_norm_view_dist=24:adm_ref_display_height=4320"]:
-        c.append(opt)
-    # Barten (mode 1): its own scales, and viewing conditions far from the default.
-    for opt in ["", ":adm_csf_scale=0", ":adm_csf_scale=0.5", ":adm_csf_scale=50", ":adm_csf_diag_scale=50",
-                ":adm_csf_scale=10:adm_csf_diag_scale=10", ":adm_norm_view_dist=24:adm_ref_display_height=4320",
-                ":adm_norm_view_dist=0.75:adm_ref_display_height=4320"]:
-        c.append("adm_csf_mode=1" + opt)
-    # Blend tables (modes 2 and 3): every (height, distance) with a table, and some without.
-    for mode in (2, 3):
-        for rdh, nvd in [(1080, 3), (1080, 5), (2160, 1.5), (2160, 3), (2160, 5), (720, 5),
-                         (1080, 6), (1080, 4), (4320, 3), (720, 4.5)]:
-            c.append(f"adm_csf_mode={mode}:adm_ref_display_height={rdh}:adm_norm_view_dist={nvd}")
-    c.append("adm_csf_mode=2:adm_norm_view_dist=6:adm_skip_scale0=true")
-    c.append("adm_csf_mode=3:adm_ref_display_height=720:adm_norm_view_dist=4.5:adm_enhn_gain_limit=1")
-    return ["adm=debug=true"] + [f"adm={o}:debug=true" for o in c]
-
-
-def vif_corners():
-    c = ["vif_enhn_gain_limit=1", "vif_enhn_gain_limit=1.5", "vif_skip_scale0=true",
-         "vif_enhn_gain_limit=1:vif_skip_scale0=true"]
-    return ["vif=debug=true"] + [f"vif={o}:debug=true" for o in c]
-
-
-def motion_corners():
-    c = ["motion_force_zero=true", "motion_blend_factor=0", "motion_blend_factor=0.5",
-         "motion_blend_offset=0", "motion_blend_offset=1000", "motion_blend_factor=0.5:motion_blend_offset=10",
-         "motion_fps_weight=0", "motion_fps_weight=2.5", "motion_fps_weight=5",
-         "motion_max_val=0", "motion_max_val=5", "motion_five_frame_window=true", "motion_moving_average=true",
-         "motion_five_frame_window=true:motion_moving_average=true",
-         "motion_force_zero=true:motion_five_frame_window=true"]
-    return ["motion=debug=true"] + [f"motion={o}:debug=true" for o in c]
-
-
-def float_ssim_corners():
-    # The fixtures' automatic scales are 1 (576x324), 2 (960x540) and 3 (1280x720); explicit
-    # scales 1..10 decimate every fixture (even and odd factors, odd decimated sizes).
-    c = ["enable_lcs=true", "scale=0:enable_lcs=true", "scale=1:enable_lcs=true", "scale=2", "scale=3",
-         "scale=4:enable_lcs=true", "scale=7", "scale=10:enable_lcs=true",
-         "enable_db=true", "enable_db=true:clip_db=true", "clip_db=true",
-         "enable_db=true:clip_db=true:enable_lcs=true:scale=5"]
-    return [f"float_ssim={o}" for o in c]
-
-
-def float_ms_ssim_corners():
-    c = ["enable_lcs=true", "enable_db=true", "enable_db=true:clip_db=true", "clip_db=true",
-         "enable_lcs=true:enable_db=true:clip_db=true"]
-    return [f"float_ms_ssim={o}" for o in c]
-
-
-def psnr_corners():
-    # min_sse: the cap far above the scores (0.001, 1), near them and below them (1e7, 1e9 on
-    # 8 bits; at 16 bits the peak is 257 times larger), and at the largest value upstream's
-    # option parsing lets through (a float's largest: the cap far below zero).
-    c = ["enable_chroma=false", "enable_mse=true", "enable_apsnr=true", "reduced_hbd_peak=true",
-         "enable_chroma=false:enable_mse=true", "enable_chroma=false:enable_apsnr=true",
-         "min_sse=0.001", "min_sse=1", "min_sse=1e7", "min_sse=1e9", "min_sse=1e12", "min_sse=3.4e38",
-         "reduced_hbd_peak=true:min_sse=1e9", "reduced_hbd_peak=true:enable_mse=true:enable_apsnr=true",
-         "enable_chroma=false:min_sse=1e9",
-         "enable_chroma=true:enable_mse=true:enable_apsnr=true:reduced_hbd_peak=true:min_sse=0.5",
-         "min_sse=-1", "min_sse=1e39"]
-    return ["psnr"] + [f"psnr={o}" for o in c]
-
-
-def float_psnr_corners():
-    return ["float_psnr"]  # upstream's float_psnr has no options
-
-
-def float_moment_corners():
-    return ["float_moment"]  # upstream's float_moment has no options
-
-
-def float_vif_corners():
-    c = ["vif_enhn_gain_limit=1", "vif_enhn_gain_limit=1.5", "vif_skip_scale0=true",
-         "vif_kernelscale=0.5", "vif_kernelscale=1.5", "vif_kernelscale=3", "vif_kernelscale=3.7113402",
-         "vif_kernelscale=0.3", "vif_prescale=0.5", "vif_prescale=1.5", "vif_prescale=0.1",
-         "vif_scale1_min_val=1", "vif_scale2_min_val=0.5", "vif_scale3_min_val=1",
-         "vif_sigma_nsq=0", "vif_sigma_nsq=5", "vif_sigma_nsq=0.5:vif_enhn_gain_limit=1",
-         "vif_skip_scale0=true:vif_kernelscale=2:vif_prescale=0.5"]
-    # vif_prescale_method: each scaler down and up, the name it adds at vif_prescale 1 (a copy),
-    # and a method upstream refuses.
-    c += [f"vif_prescale={p}:vif_prescale_method={m}"
-          for m in ("nearest", "bilinear", "bicubic", "lanczos4") for p in ("0.5", "1.5")]
-    c += ["vif_prescale_method=bilinear", "vif_prescale_method=area"]
-    return ["float_vif=debug=true"] + [f"float_vif={o}:debug=true" for o in c]
-
-
-def float_adm_corners():
-    c = ["adm_enhn_gain_limit=1", "adm_enhn_gain_limit=1.2", "adm_norm_view_dist=0.75", "adm_norm_view_dist=24",
-         "adm_noise_weight=0", "adm_noise_weight=1500", "adm_ref_display_height=1", "adm_ref_display_height=4320",
-         "adm_csf_mode=1", "adm_csf_mode=1:adm_csf_scale=0:adm_csf_diag_scale=50", "adm_csf_mode=1:adm_csf_scale=50",
-         "adm_csf_mode=2", "adm_csf_mode=2:adm_norm_view_dist=6:adm_ref_display_height=720", "adm_csf_mode=9",
-         "adm_bypass_cm=1", "adm_adm3_apply_hm=true", "adm_p_norm=1", "adm_p_norm=2.5", "adm_p_norm=20",
-         "adm_dlm_weight=0", "adm_dlm_weight=1", "adm_min_val=1",
-         "adm_f1s0=0:adm_f2s0=0", "adm_f1s1=10:adm_f2s2=0.5:adm_f1s3=2", "adm_f2s3=10",
-         "adm_skip_aim_scale=0", "adm_skip_aim_scale=3", "adm_skip_scale0=true",
-         "adm_skip_scale0=true:adm_skip_aim_scale=0"]
-    return ["float_adm=debug=true"] + [f"float_adm={o}:debug=true" for o in c]
-
-
-def float_motion_corners():
-    c = ["debug=false", "motion_force_zero=true", "motion_force_zero=true:debug=false",
-         "motion_fps_weight=0", "motion_fps_weight=2.5", "motion_fps_weight=5",
-         "motion_blend_factor=0", "motion_blend_factor=0.5:motion_blend_offset=10", "motion_blend_offset=0",
-         "motion_blend_offset=1000", "motion_max_val=0", "motion_max_val=5",
-         "motion_add_scale1=true", "motion_filter_size=1", "motion_filter_size=3", "motion_filter_size=0",
-         "motion_filter_size=9", "motion_add_uv=true", "motion_add_uv=true:motion_filter_size=3",
-         "motion_add_scale1=true:motion_fps_weight=2:motion_max_val=20"]
-    return ["float_motion"] + [f"float_motion={o}" for o in c]
-
-
-def cambi_corners():
-    c = ["", "cambi_max_val=0", "cambi_max_val=0.5",
-         "enc_width=180", "enc_width=480:enc_height=270", "enc_width=7680:enc_height=7680",
-         "enc_width=180:enc_height=150", "enc_width=300:enc_height=150",
-         "enc_bitdepth=6", "enc_bitdepth=8", "enc_bitdepth=16",
-         "src_width=320:src_height=200", "full_ref=true", "full_ref=true:src_width=320:src_height=200",
-         "full_ref=true:enc_width=480:enc_height=270:src_width=320:src_height=200",
-         "full_ref=true:src_width=7680:src_height=200",
-         "window_size=15", "window_size=127", "window_size=127:enc_width=300:enc_height=150",
-         "topk=0.0001", "topk=1", "cambi_topk=0.2", "topk=0.3:cambi_topk=0.9",
-         "tvi_threshold=0.0001", "tvi_threshold=1", "tvi_threshold=0.1",
-         "cambi_vis_lum_threshold=0.06", "cambi_vis_lum_threshold=10", "cambi_vis_lum_threshold=300",
-         "max_log_contrast=0", "max_log_contrast=5", "max_log_contrast=5:tvi_threshold=0.0001",
-         "eotf=pq", "cambi_eotf=pq", "eotf=pq:cambi_eotf=bt1886", "eotf=hlg", "cambi_eotf=pq:eotf=hlg",
-         "eotf=pq:cambi_vis_lum_threshold=300", "full_ref=true:cambi_eotf=pq:max_log_contrast=3",
-         "cambi_high_res_speedup=1080", "cambi_high_res_speedup=2160", "cambi_high_res_speedup=100",
-         "cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17",
-         # The band of levels (cambi.cpp Band): one level; wrapped, where some fixtures are
-         # scored (0) and others make upstream write outside its histograms (refused).
-         "cambi_vis_lum_threshold=83.8352", "tvi_threshold=0.7:cambi_vis_lum_threshold=27",
-         "eotf=pq:tvi_threshold=0.7:cambi_vis_lum_threshold=0.023",
-         "max_log_contrast=0:cambi_vis_lum_threshold=3"]
-    return ["cambi" + ("=" + o if o else "") for o in c]
-
-
-def speed_chroma_corners():
-    c = ["speed_kernelscale=0.5", "speed_kernelscale=1.5", "speed_kernelscale=2", "speed_kernelscale=3",
-         "speed_kernelscale=0.3", "speed_prescale=0.5", "speed_prescale=2", "speed_prescale=0.1",
-         "speed_prescale=1.0005", "speed_prescale=0.5:speed_kernelscale=2", "speed_prescale=4",
-         "speed_sigma_nn=0.1", "speed_sigma_nn=2", "speed_nn_floor=0.5", "speed_nn_floor=1",
-         "speed_max_val=0", "speed_max_val=5"] + [f"speed_weight_var_mode={m}" for m in (1, 2, 3, 4, 6)]
-    return ["speed_chroma"] + [f"speed_chroma={o}" for o in c]
-
-
-def speed_temporal_corners():
-    c = ["speed_kernelscale=0.5", "speed_kernelscale=3", "speed_kernelscale=0.3", "speed_prescale=0.5",
-         "speed_prescale=0.1", "speed_prescale=2", "speed_sigma_nn=0.1", "speed_sigma_nn=2",
-         "speed_nn_floor=1", "speed_max_val=0", "speed_use_ref_diff=true",
-         "speed_use_ref_diff=true:speed_nn_floor=0.1:speed_sigma_nn=0.19"]
-    return ["speed_temporal"] + [f"speed_temporal={o}" for o in c]
-
-
-def speed_prescale_method_corners():
-    c = []
-    for m in ("nearest", "bilinear", "bicubic", "lanczos4"):
-        c += [f"speed_chroma=speed_prescale=0.5:speed_prescale_method={m}",
-              f"speed_chroma=speed_prescale=1.5:speed_prescale_method={m}",
-              f"speed_temporal=speed_prescale=0.6:speed_prescale_method={m}"]
-    return c + ["speed_chroma=speed_prescale_method=bilinear", "speed_chroma=speed_prescale_method=area",
-                "speed_chroma=speed_prescale=0.6:speed_prescale_method=bilinear:speed_nn_floor=0.1:"
-                "speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45.0"]
-
-
 def preset_corners():
     # The CLI presets with their models and features (engine/presets.hpp), and a preset replacing
-    # a float_ssim given before it (--aom_ctc v7.0).
+    # a float_ssim given before it (--aom_ctc v7.0). Presets are no metric's options, so they are
+    # listed here rather than in a descriptor.
     return ["--aom_ctc v1.0", "--aom_ctc v3.0", "--aom_ctc v6.0", "--aom_ctc v7.0", "--nflx_ctc v1.0",
             "--feature float_ssim=enable_lcs=true --aom_ctc v7.0 --feature psnr"]
 
 
-# One line per metric (the order of tests/data/option_corners.json).
-CORNER_FUNCTIONS = [
-    adm_corners, vif_corners, motion_corners,
-    psnr_corners, float_psnr_corners, float_moment_corners,
-    float_ssim_corners, float_ms_ssim_corners,
-    float_vif_corners, float_adm_corners, float_motion_corners,
-    cambi_corners,
-    speed_chroma_corners, speed_temporal_corners, speed_prescale_method_corners,
-    preset_corners,
-]
-CORNERS = [c for f in CORNER_FUNCTIONS for c in f()]
+def listed_corners(vmafx):
+    """The corners to score: every metric's option corners as its descriptor derives and declares
+    them (`vmafx --list-option-corners`, src/feature/corners.hpp), then the presets."""
+    p = subprocess.run([vmafx, "--list-option-corners"], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"{vmafx} --list-option-corners: exit {p.returncode}: {p.stderr.strip()}")
+    return [line for line in p.stdout.splitlines() if line] + preset_corners()
 
 
 def fixture_args(name):
@@ -278,13 +109,19 @@ def generate(args):
     data = {"oracle": args.note,
             "made_by": "tools/option_corners.py generate --oracle BIN",
             "fixtures": {}, "corners": []}
+    have = set()  # (fixture, feature) the data file already holds (--missing)
+    if args.missing:
+        with open(DATA) as fh:
+            have = {(c["fixture"], c["feature"]) for c in json.load(fh)["corners"]}
     with tempfile.TemporaryDirectory() as work:
         for fixture, frames in FIXTURES_USED:
             data["fixtures"][fixture] = {"frames": frames,
                                          "ref_sha256": sha256(os.path.join(FIXTURES, fixture, "ref.yuv")),
                                          "dist_sha256": sha256(os.path.join(FIXTURES, fixture, "dist.yuv"))}
-            for feature in CORNERS:
+            for feature in listed_corners(args.corners_from):
                 if args.match and not re.search(args.match, feature):
+                    continue
+                if (fixture, feature) in have:
                     continue
                 r = run(args.oracle, fixture, frames, feature, work)
                 entry = {"fixture": fixture, "feature": feature}
@@ -340,7 +177,7 @@ def merge(args):
         data["fixtures"][fixture] = info
     by_key = {(c["fixture"], c["feature"]): c for c in data["corners"]}
     by_key.update({(c["fixture"], c["feature"]): c for c in added["corners"]})
-    order = {f: i for i, f in enumerate(CORNERS)}
+    order = {f: i for i, f in enumerate(listed_corners(args.corners_from))}
     fixtures = [f for f, _ in FIXTURES_USED]
     corners = [c for k, c in by_key.items() if k[1] in order and k[0] in fixtures]
     corners.sort(key=lambda c: (fixtures.index(c["fixture"]), order[c["feature"]]))
@@ -372,6 +209,18 @@ def check(args):
     for fixture, info in data["fixtures"].items():
         if not os.path.isfile(os.path.join(FIXTURES, fixture, "ref.yuv")):
             return missing(f"fixture {fixture} is not unpacked in {FIXTURES}")
+    # The data must hold every listed corner on every fixture, and nothing else: a corner added
+    # to a descriptor needs its oracle values (generate --missing, then merge).
+    listed = listed_corners(args.bin)
+    held = {(c["fixture"], c["feature"]) for c in data["corners"]}
+    lacking = [(f, c) for f in data["fixtures"] for c in listed if (f, c) not in held]
+    stale = sorted({c["feature"] for c in data["corners"]} - set(listed))
+    for f, c in lacking[:20]:
+        print(f"NO ORACLE VALUE {f} --feature {c} (option_corners.py generate --missing, then merge)")
+    for c in stale[:20]:
+        print(f"NOT LISTED {c}: in {args.data} but no descriptor declares it (merge drops it)")
+    print(f"{len(listed)} corners ({len(listed) - len(preset_corners())} from the descriptors: "
+          f"{args.bin} --list-option-corners; {len(preset_corners())} presets) on {len(data['fixtures'])} fixtures")
     passed = failed = 0
     with tempfile.TemporaryDirectory() as work:
         for c in data["corners"]:
@@ -407,6 +256,7 @@ def check(args):
                 passed += 1
                 if args.verbose:
                     print(f"ok   {where}")
+    failed += len(lacking) + len(stale)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 and passed > 0 else 1
 
@@ -417,6 +267,8 @@ def main():
     g = sub.add_parser("generate")
     g.add_argument("--oracle", required=True)
     g.add_argument("--out", default=DATA)
+    g.add_argument("--missing", action="store_true",
+                   help="only the corners the data file lacks (for merge --add)")
     g.add_argument("--note", default="upstream libvmaf 3.2.0, built locally, scores printed with %.17g",
                    help="what the oracle is (written to the data file)")
     a = sub.add_parser("annotate")
@@ -432,6 +284,9 @@ def main():
     c.add_argument("--verbose", action="store_true")
     for p in (g, a, c):
         p.add_argument("--fixtures", default=None)
+    for p in (g, m):
+        p.add_argument("--corners-from", default=os.path.join(ROOT, "build", "vmafx"),
+                       help="the vmafx whose --list-option-corners lists the corners (default build/vmafx)")
     for p in (g, c):
         p.add_argument("--match", default=None, help="only the corners whose --feature text matches this regex")
     args = ap.parse_args()

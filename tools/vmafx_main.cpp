@@ -25,6 +25,8 @@
 #include "base/trace.hpp"
 #include "engine/engine.hpp"
 #include "engine/presets.hpp"
+#include "feature/corners.hpp"
+#include "feature/registry.hpp"
 #include "gpu/twin.hpp"
 #include "io/av_reader.hpp"
 #include "io/video_reader.hpp"
@@ -70,6 +72,7 @@ struct CliArgs {
     std::vector<std::string> model_args, feature_args, aom_ctc, nflx_ctc;
     vmafx::RunConfig cfg;  ///< the plain numbers and flags go straight here
     bool xml = false, json = false, csv = false, sub = false, quiet = false, version = false;
+    bool list_option_corners = false;  ///< hidden: print the option corners and exit
 };
 
 /// Declares every flag of upstream's `vmaf` tool (and vmafx's own) on `app`, bound to `a`.
@@ -137,6 +140,11 @@ void add_flags(CLI::App& app, CliArgs& a) {
     app.add_flag("-n,--no_prediction", a.cfg.no_prediction, "extract features only, no model");
     app.add_flag("-q,--quiet", a.quiet, "no progress bar");
     app.add_flag("-v,--version", a.version, "print the version and exit");
+    // Hidden (no help line): tools/option_corners.py reads the corners it scores from here.
+    app.add_flag("--list-option-corners", a.list_option_corners,
+                 "print every option corner of every metric whose oracle is libvmaf, one --feature "
+                 "value a line (feature/corners.hpp), and exit")
+        ->group("");
 }
 
 /// A checked command line: the run, where its output goes and how numbers print.
@@ -303,6 +311,12 @@ int run_cli(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         // CLI11 prints its message (or the help, whose code is 0) and says its own code.
         return app.exit(e) == 0 ? 0 : kExitUsage;
+    }
+    if (args.list_option_corners) {
+        for (const vmafx::MetricDescriptor* m : vmafx::metric_registry())
+            if (m->oracle.is_libvmaf())
+                for (const std::string& corner : vmafx::option_corners(*m)) std::printf("%s\n", corner.c_str());
+        return 0;
     }
     if (args.version) {
         std::printf("vmafx %s (scores of libvmaf 3.2.0)\n", VMAFX_VERSION);

@@ -77,6 +77,19 @@ struct OptionSpec {
     /// range: default_value, min and max are 0.
     const char* default_text = nullptr;
     void (*assign_text)(void* settings, const std::string& text) = nullptr;
+    /// Option corners declared beyond those its type and range give (feature/corners.hpp): values
+    /// of special interest, e.g. where the computation takes another path or a value just
+    /// outside the range, as comma-separated option text ("0.7,1.2"; strings: the texts);
+    /// nullptr: none. Set with also_at().
+    const char* extra_corners = nullptr;
+
+    /// This row with `values` as its declared extra corners (extra_corners), e.g.
+    /// option<&S::gain>(...).also_at("1.2").
+    constexpr OptionSpec also_at(const char* values) const {
+        OptionSpec with = *this;
+        with.extra_corners = values;
+        return with;
+    }
 
     /// Whether a non-default value changes the output names (role kFeatureParameter).
     constexpr bool is_feature_parameter() const { return role == OptionRole::kFeatureParameter; }

@@ -189,6 +189,15 @@ struct MetricDescriptor {
     /// The CPU extractor for `format` (already passed by check()). May throw Error for what it
     /// cannot score found while it is made (e.g. cambi's per-picture plans), naming the metric.
     std::unique_ptr<FeatureExtractor> (*create)(const Options& options, const VideoFormat& format) = nullptr;
+    /// Option values every option corner of the metric carries (feature/corners.hpp), as
+    /// "opt=v:opt=v", e.g. "debug=true" so that every output is compared; nullptr: none. A
+    /// corner that sets one of these options itself keeps its own value.
+    const char* corner_base = nullptr;
+    /// Option corners of several options at once (feature/corners.hpp), each "opt=v:opt=v":
+    /// combinations where options act together (e.g. adm's CSF modes at each viewing condition
+    /// with a table). Single values of special interest are declared on the option rows
+    /// (OptionSpec::also_at).
+    std::span<const char* const> corner_sets = {};
 
     /// Parses and checks option values (Options' constructor for this metric).
     Options parse_options(const OptionValues& values) const { return Options(name, options, features, values); }

@@ -8,6 +8,7 @@
 #include <fmt/printf.h>
 
 #include "gpu/scheduler.hpp"
+#include "feature/corners.hpp"
 #include "feature/registry.hpp"
 #include "model/builtin_models.hpp"
 
@@ -23,33 +24,6 @@ std::vector<ModelSpec> builtin_model_specs() {
     for (const BuiltinModel& m : builtin_models())
         specs.push_back(parse_model_spec(fmt::format("version={}:name={}", m.version, m.version)));
     return specs;
-}
-
-/// Largest double corner taken: an option unbounded in practice (psnr's min_sse, up to DBL_MAX,
-/// which upstream's float option values turn into inf) is taken at this value instead.
-constexpr double kLargestCorner = 1e6;
-
-/// The corner values of one option, as text: a bool flipped; an int at min and max; a double
-/// at min, max (at most kLargestCorner) and 30% of that range; values equal to the default left
-/// out; none of a string.
-std::vector<std::string> corner_values(const OptionSpec& spec) {
-    std::vector<double> values;
-    const double top = std::min(spec.max, std::max(spec.min, kLargestCorner));
-    switch (spec.type) {
-    case OptionType::kBool: values = {spec.default_value != 0.0 ? 0.0 : 1.0}; break;
-    case OptionType::kInt: values = {spec.min, spec.max}; break;
-    case OptionType::kDouble: values = {spec.min, top, spec.min + (top - spec.min) * 0.3}; break;
-    case OptionType::kString: return {};  // no range to take corners of
-    }
-    std::vector<std::string> out;
-    for (double v : values) {
-        if (v == spec.default_value) continue;
-        const std::string text = spec.type == OptionType::kBool ? (v != 0.0 ? "true" : "false")
-                                 : spec.type == OptionType::kInt ? fmt::format("{}", static_cast<long>(v))
-                                                                 : normalize_option_value(fmt::sprintf("%.9g", v));
-        if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(text);
-    }
-    return out;
 }
 
 /// Cases of one twin: its metric with default options, at every option corner, and with the
@@ -77,7 +51,7 @@ void add_twin_cases(const TwinDescriptor& twin, std::vector<ParityCase>& cases) 
         for (const auto& req : Model(m).required_features())
             if (req.metric == &metric) add(req.options, false, fmt::format(" ({})", m.version));
     for (const OptionSpec& spec : metric.options)
-        for (const std::string& v : corner_values(spec)) add({{spec.name, v}}, true, "");
+        for (const std::string& v : range_corner_values(spec)) add({{spec.name, v}}, true, "");
 }
 
 /// Compares every output of `cpu` with `gpu`, appending one row per output name.

@@ -35,8 +35,9 @@ struct ParityCase {
 
 /// The gate's cases: for every registered twin, its metric alone with default options (also at
 /// --subsample 3, a corner case); with
-/// each option at each corner (bools flipped; ints at min and max; doubles at min, max and 30%
-/// of the range; values equal to the default skipped); with each option set a built-in model
+/// each option at each corner its range gives (feature/corners.hpp range_corner_values, the
+/// derivation `vmafx --list-option-corners` also starts from: bools flipped; ints at min and
+/// max; doubles at min, max and 30% of the range; values equal to the default skipped); with each option set a built-in model
 /// gives it; then, in one run, the scores of every built-in model whose features all have
 /// twins. Each for GPU backend `backend` (its twins: twin_registry(backend)). `twin`: only that
 /// twin's cases (no model case).

@@ -23,20 +23,20 @@ constexpr OptionSpec kAdmOptions[] = {
     option<&Settings::config, &adm::AdmConfig::csf, &adm::CsfConfig::csf_diag_scale>("adm_csf_diag_scale", "scfd", 1.0, 0.0, 50.0, OptionRole::kFeatureParameter,
                                       "scale coefficient for the diagonal direction term of CSF"),
     option<&Settings::dlm_weight>("adm_dlm_weight", "dlmw", 0.5, 0.0, 1.0, OptionRole::kFeatureParameter,
-                                  "linear weighting between DLM and AIM; 1 corresponds to DLM-only"),
+                                  "linear weighting between DLM and AIM; 1 corresponds to DLM-only").also_at("0.7"),
     option<&Settings::config, &adm::AdmConfig::enhn_gain_limit>(
         "adm_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, OptionRole::kFeatureParameter,
-        "enhancement gain imposed on adm, must be >= 1.0, where 1.0 means the gain is completely disabled"),
+        "enhancement gain imposed on adm, must be >= 1.0, where 1.0 means the gain is completely disabled").also_at("1.2"),
     option<&Settings::config, &adm::AdmConfig::csf, &adm::CsfConfig::norm_view_dist>("adm_norm_view_dist", "nvd", 3.0, 0.75, 24.0, OptionRole::kFeatureParameter,
-                                      "normalized viewing distance = viewing distance / ref display's physical height"),
+                                      "normalized viewing distance = viewing distance / ref display's physical height").also_at("1.5,6"),
     option<&Settings::config, &adm::AdmConfig::csf, &adm::CsfConfig::ref_display_height>("adm_ref_display_height", "rdh", 1080, 1, 4320, OptionRole::kFeatureParameter,
-                                          "reference display height in pixels"),
-    option<&Settings::config, &adm::AdmConfig::csf, &adm::CsfConfig::mode>("adm_csf_mode", "csf", 0, 0, 3, OptionRole::kFeatureParameter, "contrast sensitivity function"),
-    option<&Settings::config, &adm::AdmConfig::noise_weight>("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0, OptionRole::kFeatureParameter, "noise weight"),
+                                          "reference display height in pixels").also_at("720,2160"),
+    option<&Settings::config, &adm::AdmConfig::csf, &adm::CsfConfig::mode>("adm_csf_mode", "csf", 0, 0, 3, OptionRole::kFeatureParameter, "contrast sensitivity function").also_at("1"),
+    option<&Settings::config, &adm::AdmConfig::noise_weight>("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0, OptionRole::kFeatureParameter, "noise weight").also_at("0.5"),
     option<&Settings::config, &adm::AdmConfig::skip_aim>("adm_skip_aim", nullptr, 0, 0, 1, OptionRole::kSetting, "skip the calculation of AIM"),
     option<&Settings::config, &adm::AdmConfig::skip_scale0>("adm_skip_scale0", "ssz", 0, 0, 1, OptionRole::kFeatureParameter, "skip the calculation of scale 0"),
     option<&Settings::min_val>("adm_min_val", "min", 0.0, 0.0, 1.0, OptionRole::kFeatureParameter,
-                               "minimum value allowed; lower values will be clipped to this value"),
+                               "minimum value allowed; lower values will be clipped to this value").also_at("0.5"),
 };
 
 // Upstream's provided_features[], in its order (also the order extract() writes them), with
@@ -54,9 +54,7 @@ constexpr FeatureName kAdmFeatures[] = {
 
 class AdmExtractor final : public FeatureExtractor {
 public:
-    AdmExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {
-        settings_.check_options();
-    }
+    AdmExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {}
 
     void extract(const FrameInput& in, FrameScores& out) const override {
         if (!in.ref || !in.dist) throw Error("adm: frame without reference or distorted picture");
@@ -77,6 +75,45 @@ std::unique_ptr<FeatureExtractor> create_adm(const Options& options, const Video
     return std::make_unique<AdmExtractor>(options, format);
 }
 
+/// The descriptor's refuse hook: the viewing conditions the integer ADM cannot represent
+/// (Settings::check_options), for every backend alike.
+void refuse(const Options& options, const VideoFormat&) { adm::Settings(options).check_options(); }
+
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+constexpr const char* kCornerSets[] = {
+    "adm_skip_aim=true:adm_skip_scale0=true",
+    "adm_norm_view_dist=24:adm_ref_display_height=4320",
+    "adm_csf_mode=1:adm_csf_scale=0",
+    "adm_csf_mode=1:adm_csf_scale=0.5",
+    "adm_csf_mode=1:adm_csf_scale=50",
+    "adm_csf_mode=1:adm_csf_diag_scale=50",
+    "adm_csf_mode=1:adm_csf_scale=10:adm_csf_diag_scale=10",
+    "adm_csf_mode=1:adm_norm_view_dist=24:adm_ref_display_height=4320",
+    "adm_csf_mode=1:adm_norm_view_dist=0.75:adm_ref_display_height=4320",
+    "adm_csf_mode=2:adm_ref_display_height=1080:adm_norm_view_dist=3",
+    "adm_csf_mode=2:adm_ref_display_height=1080:adm_norm_view_dist=5",
+    "adm_csf_mode=2:adm_ref_display_height=2160:adm_norm_view_dist=1.5",
+    "adm_csf_mode=2:adm_ref_display_height=2160:adm_norm_view_dist=3",
+    "adm_csf_mode=2:adm_ref_display_height=2160:adm_norm_view_dist=5",
+    "adm_csf_mode=2:adm_ref_display_height=720:adm_norm_view_dist=5",
+    "adm_csf_mode=2:adm_ref_display_height=1080:adm_norm_view_dist=6",
+    "adm_csf_mode=2:adm_ref_display_height=1080:adm_norm_view_dist=4",
+    "adm_csf_mode=2:adm_ref_display_height=4320:adm_norm_view_dist=3",
+    "adm_csf_mode=2:adm_ref_display_height=720:adm_norm_view_dist=4.5",
+    "adm_csf_mode=3:adm_ref_display_height=1080:adm_norm_view_dist=3",
+    "adm_csf_mode=3:adm_ref_display_height=1080:adm_norm_view_dist=5",
+    "adm_csf_mode=3:adm_ref_display_height=2160:adm_norm_view_dist=1.5",
+    "adm_csf_mode=3:adm_ref_display_height=2160:adm_norm_view_dist=3",
+    "adm_csf_mode=3:adm_ref_display_height=2160:adm_norm_view_dist=5",
+    "adm_csf_mode=3:adm_ref_display_height=720:adm_norm_view_dist=5",
+    "adm_csf_mode=3:adm_ref_display_height=1080:adm_norm_view_dist=6",
+    "adm_csf_mode=3:adm_ref_display_height=1080:adm_norm_view_dist=4",
+    "adm_csf_mode=3:adm_ref_display_height=4320:adm_norm_view_dist=3",
+    "adm_csf_mode=3:adm_ref_display_height=720:adm_norm_view_dist=4.5",
+    "adm_csf_mode=2:adm_norm_view_dist=6:adm_skip_scale0=true",
+    "adm_csf_mode=3:adm_ref_display_height=720:adm_norm_view_dist=4.5:adm_enhn_gain_limit=1",
+};
+
 }  // namespace
 
 namespace adm {
@@ -86,7 +123,7 @@ const MetricDescriptor descriptor{
     .options = kAdmOptions, .features = kAdmFeatures,
     .limits = {kMinSize, kMinSize, kEveryBitDepth,
                "(upstream crashes below 17 and reads outside its buffers below 33)"},
-    .create = create_adm};
+    .refuse = refuse, .create = create_adm, .corner_base = "debug=true", .corner_sets = kCornerSets};
 
 
 Settings::Settings() : Settings(descriptor.parse_options({})) {}

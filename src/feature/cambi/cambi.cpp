@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fcntl.h>
@@ -28,10 +29,10 @@ using cambi::Settings;
 // Option table, as upstream's `options[]` of cambi.c.
 constexpr OptionSpec kCambiOptions[] = {
     option<&Settings::max_val>("cambi_max_val", "cmxv", 1000.0, 0.0, 1000.0, OptionRole::kFeatureParameter,
-                               "maximum value allowed; larger values will be clipped to this value"),
+                               "maximum value allowed; larger values will be clipped to this value").also_at("0.5"),
     option<&Settings::enc_width>("enc_width", "encw", 0, 180, 7680, OptionRole::kFeatureParameter, "Encoding width"),
     option<&Settings::enc_height>("enc_height", "ench", 0, 150, 7680, OptionRole::kFeatureParameter, "Encoding height"),
-    option<&Settings::enc_bitdepth>("enc_bitdepth", "encbd", 0, 6, 16, OptionRole::kFeatureParameter, "Encoding bitdepth"),
+    option<&Settings::enc_bitdepth>("enc_bitdepth", "encbd", 0, 6, 16, OptionRole::kFeatureParameter, "Encoding bitdepth").also_at("8"),
     option<&Settings::src_width>("src_width", "srcw", 0, 320, 7680, OptionRole::kFeatureParameter, "Source width. Only used when full_ref=true."),
     option<&Settings::src_height>("src_height", "srch", 0, 200, 4320, OptionRole::kFeatureParameter,
                                   "Source height. Only used when full_ref=true."),
@@ -40,11 +41,11 @@ constexpr OptionSpec kCambiOptions[] = {
     option<&Settings::topk>("topk", nullptr, 0.6, 0.0001, 1.0, OptionRole::kFeatureParameter,
                             "Ratio of pixels for the spatial pooling computation, must be 0 < topk <= 1.0"),
     option<&Settings::cambi_topk>("cambi_topk", "ctpk", 0.6, 0.0001, 1.0, OptionRole::kFeatureParameter,
-                                  "Ratio of pixels for the spatial pooling computation, must be 0 < cambi_topk <= 1.0"),
+                                  "Ratio of pixels for the spatial pooling computation, must be 0 < cambi_topk <= 1.0").also_at("0.2"),
     option<&Settings::tvi_threshold>("tvi_threshold", "tvit", 0.019, 0.0001, 1.0, OptionRole::kFeatureParameter,
-                                     "Visibilty threshold for luminance \xCE\x94L < tvi_threshold*L_mean"),
+                                     "Visibilty threshold for luminance \xCE\x94L < tvi_threshold*L_mean").also_at("0.1"),
     option<&Settings::vis_lum_threshold>("cambi_vis_lum_threshold", "vlt", 0.0, 0.0, 300.0, OptionRole::kFeatureParameter,
-                                         "Luminance value below which we assume any banding is not visible"),
+                                         "Luminance value below which we assume any banding is not visible").also_at("0.06,10,83.8352"),
     option<&Settings::max_log_contrast>(
         "max_log_contrast", "mlc", 2, 0, 5, OptionRole::kFeatureParameter,
         "Maximum contrast in log luma level (2^max_log_contrast) at 10-bits, e.g., 2 is equivalent to 4 luma "
@@ -56,16 +57,16 @@ constexpr OptionSpec kCambiOptions[] = {
                                 "the reference and distorted inputs"),
     option<&Settings::eotf>("eotf", nullptr, "bt1886", OptionRole::kFeatureParameter,
                             "Determines the EOTF used to compute the visibility thresholds. Possible values: "
-                            "['bt1886', 'pq']. Default: 'bt1886'"),
+                            "['bt1886', 'pq']. Default: 'bt1886'").also_at("pq,hlg"),
     option<&Settings::cambi_eotf>("cambi_eotf", "ceot", "bt1886", OptionRole::kFeatureParameter,
                                   "Determines the EOTF used to compute the visibility thresholds. Possible values: "
                                   "['bt1886', 'pq']. Default: 'bt1886'. If both eotf and cambi_eotf are set, "
-                                  "cambi_eotf takes precedence."),
+                                  "cambi_eotf takes precedence.").also_at("pq"),
     option<&Settings::high_res_speedup>(
         "cambi_high_res_speedup", "hrs", 0, 0, 2160, OptionRole::kFeatureParameter,
         "Speed up the processing by downsampling post spatial mask for resolutions >= 1080p. Min speed-up "
         "resolution possible values: [1080, 1440, 2160, 0]. Default: 0 (not applied)Note some loss of accuracy "
-        "is expected with this speedup."),
+        "is expected with this speedup.").also_at("1080,100"),
 };
 
 constexpr const char* kScoreFeature = "Cambi_feature_cambi_score";
@@ -75,7 +76,16 @@ constexpr const char* kFullReferenceName = "cambi_full_reference";
 // Upstream's provided_features[] with its alias (alias.c).
 constexpr FeatureName kCambiFeatures[] = {{kScoreFeature, "cambi"}};
 
-constexpr const char* kDefaultEotf = "bt1886";
+/// The row of option `name` in kCambiOptions (at compile time: a name not there does not compile).
+constexpr const OptionSpec& cambi_option(std::string_view name) {
+    for (const OptionSpec& o : kCambiOptions)
+        if (name == o.name) return o;
+    throw "cambi: no such option";
+}
+// The defaults the computation compares with (topk and cambi_eotf win when not at theirs): the
+// table's, not written again.
+constexpr double kDefaultTopk = cambi_option("topk").default_value;
+constexpr std::string_view kDefaultEotf = cambi_option("cambi_eotf").default_text;
 
 // --- A picture's stages: cambi_internal.hpp ---------------------------------------------------
 
@@ -83,7 +93,6 @@ using cambi::Band;
 using cambi::Buffers;
 using cambi::Heatmaps;
 using cambi::kContrastWeights;
-using cambi::kDefaultTopk;
 using cambi::kMinSide;
 using cambi::kReciprocals;
 using cambi::kScales;
@@ -336,6 +345,31 @@ std::unique_ptr<FeatureExtractor> create_cambi(const Options& options, const Vid
     return std::make_unique<CambiExtractor>(options, format);
 }
 
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+constexpr const char* kCornerSets[] = {
+    "enc_width=480:enc_height=270",
+    "enc_width=7680:enc_height=7680",
+    "enc_width=180:enc_height=150",
+    "enc_width=300:enc_height=150",
+    "src_width=320:src_height=200",
+    "full_ref=true:src_width=320:src_height=200",
+    "full_ref=true:enc_width=480:enc_height=270:src_width=320:src_height=200",
+    "full_ref=true:src_width=7680:src_height=200",
+    "window_size=127:enc_width=300:enc_height=150",
+    "topk=0.3:cambi_topk=0.9",
+    "max_log_contrast=5:tvi_threshold=0.0001",
+    "eotf=pq:cambi_eotf=bt1886",
+    "cambi_eotf=pq:eotf=hlg",
+    "eotf=pq:cambi_vis_lum_threshold=300",
+    "full_ref=true:cambi_eotf=pq:max_log_contrast=3",
+    "cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17",
+    // The band of levels (Band): one level; wrapped, where some fixtures are scored (0) and
+    // others make upstream write outside its histograms (refused).
+    "tvi_threshold=0.7:cambi_vis_lum_threshold=27",
+    "eotf=pq:tvi_threshold=0.7:cambi_vis_lum_threshold=0.023",
+    "max_log_contrast=0:cambi_vis_lum_threshold=3",
+};
+
 }  // namespace
 
 namespace cambi {
@@ -362,7 +396,9 @@ const MetricDescriptor descriptor{
                .why = "(upstream refuses pictures below 216 in both dimensions, and its windows reach outside "
                       "a picture 1 high)",
                .min_longer_side = kMinSide},
-    .create = create_cambi};
+    .create = create_cambi, .corner_sets = kCornerSets};
+
+Settings::Settings() : Settings(descriptor.parse_options({})) {}
 
 Settings::Settings(const Options& options) : score_name(options.feature_name(kScoreFeature)) { options.bind(*this); }
 

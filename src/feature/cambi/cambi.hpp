@@ -57,27 +57,29 @@ extern const MetricDescriptor descriptor;
 
 /// The options of one "cambi" instance, bound to the descriptor's table.
 struct Settings {
-    Settings() = default;
+    /// The option table's defaults (descriptor.parse_options({}) bound): the members bound to
+    /// options carry no default of their own, so that each default is written once, in the table.
+    Settings();
     /// The options of `descriptor` bound to the members below, and the output name.
     explicit Settings(const Options& options);
 
-    double max_val = 1000.0;         ///< cambi_max_val
-    int enc_width = 0;               ///< enc_width (0: the picture's)
-    int enc_height = 0;              ///< enc_height (0: the picture's)
-    int enc_bitdepth = 0;            ///< enc_bitdepth (0: the input's)
-    int src_width = 0;               ///< src_width (0: the picture's)
-    int src_height = 0;              ///< src_height (0: the picture's)
-    int window_size = 65;            ///< window_size, at 4K; scaled to the picture
-    double topk = 0.6;               ///< topk
-    double cambi_topk = 0.6;         ///< cambi_topk
-    double tvi_threshold = 0.019;    ///< tvi_threshold
-    double vis_lum_threshold = 0.0;  ///< cambi_vis_lum_threshold, cd/m^2
-    int max_log_contrast = 2;        ///< max_log_contrast
+    double max_val;  ///< cambi_max_val
+    int enc_width;  ///< enc_width (0: the picture's)
+    int enc_height;  ///< enc_height (0: the picture's)
+    int enc_bitdepth;  ///< enc_bitdepth (0: the input's)
+    int src_width;  ///< src_width (0: the picture's)
+    int src_height;  ///< src_height (0: the picture's)
+    int window_size;  ///< window_size, at 4K; scaled to the picture
+    double topk;  ///< topk
+    double cambi_topk;  ///< cambi_topk
+    double tvi_threshold;  ///< tvi_threshold
+    double vis_lum_threshold;  ///< cambi_vis_lum_threshold, cd/m^2
+    int max_log_contrast;  ///< max_log_contrast
     std::string heatmaps_path;       ///< heatmaps_path ("": no heatmaps)
-    bool full_ref = false;           ///< full_ref
-    std::string eotf = "bt1886";     ///< eotf
-    std::string cambi_eotf = "bt1886";  ///< cambi_eotf
-    int high_res_speedup = 0;        ///< cambi_high_res_speedup
+    bool full_ref;  ///< full_ref
+    std::string eotf;  ///< eotf
+    std::string cambi_eotf;  ///< cambi_eotf
+    int high_res_speedup;  ///< cambi_high_res_speedup
     std::string score_name;          ///< output name of Cambi_feature_cambi_score
 };
 

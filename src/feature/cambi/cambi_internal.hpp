@@ -28,7 +28,6 @@ inline constexpr int kContrastWeights[32] = {1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7,
 inline constexpr int kMinSide = 216;       ///< upstream's CAMBI_MIN_WIDTH_HEIGHT
 inline constexpr int kMaskFilter = 7;      ///< the spatial mask's window (samples)
 inline constexpr int kReciprocals = 4226;  ///< upstream's CAMBI_RECIPROCAL_LUT_SIZE
-inline constexpr double kDefaultTopk = 0.6;
 
 /// Upstream's reciprocal table (cambi_contrast.cpp): entry i is 1/i printed with 9 significant
 /// digits and read back as a float (its generator's rounding, which is not always the float
@@ -63,7 +62,7 @@ struct Plan {
     int band_top = 0;                ///< tvi[num_diffs - 1]
     std::string band_options;        ///< the options that set the band, for messages
     int alloc_w = 0, alloc_h = 0;    ///< the largest picture scored (both with full_ref)
-    double topk = kDefaultTopk;      ///< the pooled fraction of each scale's values
+    double topk = 0.0;               ///< the pooled fraction of each scale's values (topk or cambi_topk)
 };
 
 /// Upstream's picture buffers (vmaf_picture_alloc): rows of the width rounded up to 32 samples.

@@ -17,13 +17,14 @@ enum class CsfMode : int {
     kBlendMae = 3,          ///< tabulated Barten/Watson blend, refitted (models v1.0.17+)
 };
 
-/// The viewing-condition options that select the CSF weights.
+/// The viewing-condition options that select the CSF weights. No defaults here: the metrics'
+/// option tables hold them (adm binds these members directly; float_adm fills them).
 struct CsfConfig {
-    CsfMode mode = CsfMode::kWatson97;
-    double norm_view_dist = 3.0;    ///< viewing distance / display height
-    int ref_display_height = 1080;  ///< display height in pixels
-    double csf_scale = 1.0;         ///< Barten only: factor of the horizontal/vertical weight
-    double csf_diag_scale = 1.0;    ///< Barten only: factor of the diagonal weight
+    CsfMode mode;
+    double norm_view_dist;   ///< viewing distance / display height
+    int ref_display_height;  ///< display height in pixels
+    double csf_scale;        ///< Barten only: factor of the horizontal/vertical weight
+    double csf_diag_scale;   ///< Barten only: factor of the diagonal weight
 };
 
 /// CSF weights of DWT level `scale` (0 = finest .. 3) for the horizontal, vertical and

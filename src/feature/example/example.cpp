@@ -65,6 +65,8 @@ PlaneSet planes_of(const Options& options) { return Settings(options).chroma ? P
 
 }  // namespace
 
+Settings::Settings() : Settings(descriptor.parse_options({})) {}
+
 Settings::Settings(const Options& options) : name(options.feature_name(kFeatures[0].name)) { options.bind(*this); }
 
 std::vector<Settings::Pair> Settings::pairs() const {

@@ -35,13 +35,15 @@ extern const MetricDescriptor descriptor;
 
 /// One instance's options and its host arithmetic, shared by the CPU extractor and the twin.
 struct Settings {
-    Settings() = default;
+    /// The option table's defaults (descriptor.parse_options({}) bound): the members bound to
+    /// options carry no default of their own, so that each default is written once, in the table.
+    Settings();
     /// The options of `descriptor` bound to the members below, and the output name.
     explicit Settings(const Options& options);
 
-    double scale = 1.0;    ///< example_scale
-    bool chroma = false;   ///< example_chroma
-    int history = 0;       ///< example_history
+    double scale;  ///< example_scale
+    bool chroma;  ///< example_chroma
+    int history;  ///< example_history
     std::string name;      ///< the output name
 
     /// One pair of planes whose blurred difference the score sums: plane `plane` of picture

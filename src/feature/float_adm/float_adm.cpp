@@ -510,7 +510,7 @@ std::array<float, 2> Settings::factors(int scale) const {
     float f1 = 0.0f;
     float f2 = 0.0f;
     if (csf_mode == 1) {
-        adm::CsfConfig c;
+        adm::CsfConfig c{};
         c.mode = adm::CsfMode::kBarten;
         c.norm_view_dist = norm_view_dist;
         c.ref_display_height = ref_display_height;
@@ -523,7 +523,7 @@ std::array<float, 2> Settings::factors(int scale) const {
         f1 = adm::native_csf(scale, norm_view_dist, ref_display_height, 0);
         f2 = adm::native_csf(scale, norm_view_dist, ref_display_height, 45);
     } else {
-        adm::CsfConfig c;
+        adm::CsfConfig c{};
         c.mode = adm::CsfMode::kWatson97;
         c.norm_view_dist = norm_view_dist;
         c.ref_display_height = ref_display_height;
@@ -568,7 +568,7 @@ constexpr OptionSpec kOptions[] = {
     option<&Settings::debug>("debug", nullptr, 0, 0, 1, OptionRole::kSetting, "debug mode: enable additional output"),
     option<&Settings::enhn_gain_limit>(
         "adm_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, OptionRole::kFeatureParameter,
-        "enhancement gain imposed on adm, must be >= 1.0, where 1.0 means the gain is completely disabled"),
+        "enhancement gain imposed on adm, must be >= 1.0, where 1.0 means the gain is completely disabled").also_at("1.2"),
     option<&Settings::norm_view_dist>("adm_norm_view_dist", "nvd", 3.0, 0.75, 24.0, OptionRole::kFeatureParameter,
                                       "normalized viewing distance = viewing distance / ref display's physical height"),
     option<&Settings::noise_weight>("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0, OptionRole::kFeatureParameter, "noise weight"),
@@ -577,11 +577,11 @@ constexpr OptionSpec kOptions[] = {
                                       "scale factor for the CSF diag"),
     option<&Settings::ref_display_height>("adm_ref_display_height", "rdf", 1080, 1, 4320, OptionRole::kFeatureParameter,
                                           "reference display height in pixels"),
-    option<&Settings::csf_mode>("adm_csf_mode", "csf", 0, 0, 9, OptionRole::kFeatureParameter, "contrast sensitivity function"),
+    option<&Settings::csf_mode>("adm_csf_mode", "csf", 0, 0, 9, OptionRole::kFeatureParameter, "contrast sensitivity function").also_at("1,2"),
     option<&Settings::bypass_cm>("adm_bypass_cm", "bcm", 0, 0, 1, OptionRole::kFeatureParameter, "bypass contrast masking (CM)"),
     option<&Settings::adm3_apply_hm>("adm_adm3_apply_hm", "aah", 0, 0, 1, OptionRole::kFeatureParameter,
                                      "apply harmonic mean to combine DLM and AIM"),
-    option<&Settings::p_norm>("adm_p_norm", "apn", 3.0, 1.0, 20.0, OptionRole::kFeatureParameter, "p-norm for energy vector"),
+    option<&Settings::p_norm>("adm_p_norm", "apn", 3.0, 1.0, 20.0, OptionRole::kFeatureParameter, "p-norm for energy vector").also_at("2.5"),
     option<&Settings::dlm_weight>("adm_dlm_weight", "dlmw", 0.5, 0.0, 1.0, OptionRole::kFeatureParameter,
                                   "linear weighting between DLM and AIM; 1 corresponds to DLM-only"),
     option<&Settings::min_val>("adm_min_val", "min", 0.0, 0.0, 1.0, OptionRole::kFeatureParameter,
@@ -649,6 +649,16 @@ namespace {
 void decouple_reference(const DecoupleRow& r, int n, double gain_limit) {
     for (int j = 0; j < n; ++j) decouple_pixel(r, j, gain_limit);
 }
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+constexpr const char* kCornerSets[] = {
+    "adm_csf_mode=1:adm_csf_scale=0:adm_csf_diag_scale=50",
+    "adm_csf_mode=1:adm_csf_scale=50",
+    "adm_csf_mode=2:adm_norm_view_dist=6:adm_ref_display_height=720",
+    "adm_f1s0=0:adm_f2s0=0",
+    "adm_f1s1=10:adm_f2s2=0.5:adm_f1s3=2",
+    "adm_skip_scale0=true:adm_skip_aim_scale=0",
+};
+
 }  // namespace
 
 DecoupleRowFn reference_decouple_row() { return decouple_reference; }
@@ -668,7 +678,7 @@ const MetricDescriptor descriptor{
     .limits = {17, 17, kEveryBitDepth,
                "(each DWT level needs 2 samples and the last level's bands 2x2 for the masking "
                "neighbourhood; upstream reads outside its buffers below)"},
-    .create = create_float_adm};
+    .create = create_float_adm, .corner_base = "debug=true", .corner_sets = kCornerSets};
 
 Settings::Settings() : Settings(descriptor.parse_options({})) {}
 

@@ -193,16 +193,16 @@ constexpr OptionSpec kOptions[] = {
     option<&Settings::debug>("debug", nullptr, 1, 0, 1, OptionRole::kSetting, "debug mode: enable additional output"),
     option<&Settings::force_zero>("motion_force_zero", "force_0", 0, 0, 1, OptionRole::kFeatureParameter, "forcing motion score to zero"),
     option<&Settings::fps_weight>("motion_fps_weight", "mfw", 1.0, 0.0, 5.0, OptionRole::kFeatureParameter,
-                                  "fps-aware multiplicative weight/correction"),
+                                  "fps-aware multiplicative weight/correction").also_at("2.5"),
     option<&Settings::blend_factor>("motion_blend_factor", "mbf", 1.0, 0.0, 1.0, OptionRole::kFeatureParameter,
                                     "blend motion score given an offset"),
     option<&Settings::blend_offset>("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0, OptionRole::kFeatureParameter,
                                     "blend motion score starting from this offset"),
     option<&Settings::add_scale1>("motion_add_scale1", "mdc", 0, 0, 1, OptionRole::kFeatureParameter, "add motion score from scale1"),
-    option<&Settings::filter_size>("motion_filter_size", "mfs", 5, 0, 9, OptionRole::kFeatureParameter, "filtering size"),
+    option<&Settings::filter_size>("motion_filter_size", "mfs", 5, 0, 9, OptionRole::kFeatureParameter, "filtering size").also_at("1,3"),
     option<&Settings::add_uv>("motion_add_uv", "mau", 0, 0, 1, OptionRole::kFeatureParameter, "include U and V terms"),
     option<&Settings::max_val>("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0, OptionRole::kFeatureParameter,
-                               "maximum value allowed; larger values will be clipped to this value"),
+                               "maximum value allowed; larger values will be clipped to this value").also_at("5"),
 };
 
 constexpr const char* kMotionFeature = "VMAF_feature_motion_score";
@@ -240,6 +240,14 @@ FirstWrite float_motion_first_write(const Options& options, const std::string& f
                                                                                 : FirstWrite::kFirstCall;
 }
 
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+constexpr const char* kCornerSets[] = {
+    "motion_force_zero=true:debug=false",
+    "motion_blend_factor=0.5:motion_blend_offset=10",
+    "motion_add_uv=true:motion_filter_size=3",
+    "motion_add_scale1=true:motion_fps_weight=2:motion_max_val=20",
+};
+
 }  // namespace
 
 namespace float_motion {
@@ -249,7 +257,9 @@ const MetricDescriptor descriptor{
     .options = kOptions, .features = kFeatures, .planes = planes_of, .history = float_motion_history,
     .limits = {3, 3, kEveryBitDepth, "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
     .first_write = float_motion_first_write, .refuse = refuse,
-    .create = create_float_motion};
+    .create = create_float_motion, .corner_sets = kCornerSets};
+
+Settings::Settings() : Settings(descriptor.parse_options({})) {}
 
 Settings::Settings(const Options& options)
     : motion_name(options.feature_name(kMotionFeature)),

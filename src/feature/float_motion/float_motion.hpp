@@ -42,19 +42,21 @@ extern const MetricDescriptor descriptor;
 
 /// Options and output names of one "float_motion" instance, and its host-side arithmetic.
 struct Settings {
-    Settings() = default;
+    /// The option table's defaults (descriptor.parse_options({}) bound): the members bound to
+    /// options carry no default of their own, so that each default is written once, in the table.
+    Settings();
     /// The options of `descriptor` bound to the members below, and the output names.
     explicit Settings(const Options& options);
 
-    bool debug = true;
-    bool force_zero = false;
-    double fps_weight = 1.0;
-    double blend_factor = 1.0;
-    double blend_offset = 40.0;
-    bool add_scale1 = false;
-    int filter_size = 5;
-    bool add_uv = false;
-    double max_val = 10000.0;
+    bool debug;
+    bool force_zero;
+    double fps_weight;
+    double blend_factor;
+    double blend_offset;
+    bool add_scale1;
+    int filter_size;
+    bool add_uv;
+    double max_val;
     std::string motion_name;   ///< output name of VMAF_feature_motion_score
     std::string motion2_name;  ///< of VMAF_feature_motion2_score
     std::string motion3_name;  ///< of VMAF_feature_motion3_score

@@ -115,7 +115,15 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
     return std::make_unique<Extractor>(options, format);
 }
 
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+constexpr const char* kCornerSets[] = {
+    "enable_db=true:clip_db=true",
+    "enable_lcs=true:enable_db=true:clip_db=true",
+};
+
 }  // namespace
+
+Settings::Settings() : Settings(descriptor.parse_options({})) {}
 
 Settings::Settings(const Options& options) : name(options.feature_name(kFeatures[0].name)) {
     options.bind(*this);
@@ -162,6 +170,6 @@ const MetricDescriptor descriptor{
     .options = kOptions, .features = kFeatures,
     .limits = {kMinSide, kMinSide, kWholeUnitBitDepths,
                "(its fifth scale, four halvings rounded down, must hold the 11x11 Gaussian window)"},
-    .create = create};
+    .create = create, .corner_sets = kCornerSets};
 
 }  // namespace vmafx::float_ms_ssim

@@ -35,13 +35,15 @@ extern const MetricDescriptor descriptor;
 
 /// Options and output names of one instance.
 struct Settings {
-    Settings() = default;
+    /// The option table's defaults (descriptor.parse_options({}) bound): the members bound to
+    /// options carry no default of their own, so that each default is written once, in the table.
+    Settings();
     /// The options of `descriptor` bound to the members below, and the output names.
     explicit Settings(const Options& options);
 
-    bool enable_lcs = false;
-    bool enable_db = false;
-    bool clip_db = false;
+    bool enable_lcs;
+    bool enable_db;
+    bool clip_db;
     std::string name;  ///< float_ms_ssim
     std::array<std::string, kScales> l_names, c_names, s_names;
 

@@ -21,7 +21,7 @@ constexpr OptionSpec kOptions[] = {
     option<&Settings::enable_db>("enable_db", nullptr, 0, 0, 1, OptionRole::kSetting, "write SSIM values as dB"),
     option<&Settings::clip_db>("clip_db", nullptr, 0, 0, 1, OptionRole::kSetting, "clip dB scores"),
     option<&Settings::scale>("scale", nullptr, 0, 0, 10, OptionRole::kSetting,
-                             "decimation scale factor (0=auto, 1=no downscaling, 2-10=explicit)"),
+                             "decimation scale factor (0=auto, 1=no downscaling, 2-10=explicit)").also_at("2,3,7"),
 };
 
 /// The outputs: float_ssim (upstream's provided_features) and, with enable_lcs, the three
@@ -85,7 +85,21 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
     return std::make_unique<Extractor>(options, format);
 }
 
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+// The fixtures' automatic scales are 1 (576x324), 2 (960x540) and 3 (1280x720); explicit scales
+// 1..10 decimate every fixture (even and odd factors, odd decimated sizes).
+constexpr const char* kCornerSets[] = {
+    "scale=0:enable_lcs=true",
+    "scale=1:enable_lcs=true",
+    "scale=4:enable_lcs=true",
+    "scale=10:enable_lcs=true",
+    "enable_db=true:clip_db=true",
+    "enable_db=true:clip_db=true:enable_lcs=true:scale=5",
+};
+
 }  // namespace
+
+Settings::Settings() : Settings(descriptor.parse_options({})) {}
 
 Settings::Settings(const Options& options)
     : ssim_name(options.feature_name(kFeatures[0].name)),
@@ -129,6 +143,6 @@ const MetricDescriptor descriptor{
     .options = kOptions, .features = kFeatures,
     .limits = {iqa::kGaussianLen, iqa::kGaussianLen, kWholeUnitBitDepths,
                "(the 11x11 Gaussian window; upstream writes 0 or NaN below)"},
-    .create = create};
+    .create = create, .corner_sets = kCornerSets};
 
 }  // namespace vmafx::float_ssim

@@ -29,14 +29,16 @@ extern const MetricDescriptor descriptor;
 
 /// Options and output names of one instance.
 struct Settings {
-    Settings() = default;
+    /// The option table's defaults (descriptor.parse_options({}) bound): the members bound to
+    /// options carry no default of their own, so that each default is written once, in the table.
+    Settings();
     /// The options of `descriptor` bound to the members below, and the output names.
     explicit Settings(const Options& options);
 
-    bool enable_lcs = false;
-    bool enable_db = false;
-    bool clip_db = false;
-    int scale = 0;  ///< 0: auto
+    bool enable_lcs;
+    bool enable_db;
+    bool clip_db;
+    int scale;  ///< 0: auto
     std::string ssim_name, l_name, c_name, s_name;
 
     /// The decimation factor for a width x height luma: `scale` when above 0, else upstream's

@@ -224,22 +224,22 @@ constexpr OptionSpec kOptions[] = {
     option<&Settings::debug>("debug", nullptr, 0, 0, 1, OptionRole::kSetting, "debug mode: enable additional output"),
     option<&Settings::gain_limit>(
         "vif_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, OptionRole::kFeatureParameter,
-        "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain is completely disabled"),
+        "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain is completely disabled").also_at("1.5"),
     option<&Settings::kernelscale>("vif_kernelscale", "ks", 1.0, 0.1, 4.0, OptionRole::kFeatureParameter,
                                    "scaling factor for the gaussian kernel (2.0 means multiplying the standard "
-                                   "deviation by 2 and enlarge the kernel size accordingly"),
+                                   "deviation by 2 and enlarge the kernel size accordingly").also_at("0.5,1.5,3,3.7113402,0.3"),
     option<&Settings::prescale>("vif_prescale", "ps", 1.0, 0.1, 4.0, OptionRole::kFeatureParameter,
                                 "scaling factor for the frame (2.0 means making the image twice as large on each "
-                                "dimension)"),
+                                "dimension)").also_at("0.5,1.5"),
     option<&Settings::scale1_min>("vif_scale1_min_val", "s1miv", 0.0, 0.0, 1.0, OptionRole::kFeatureParameter,
                                   "minimum value allowed; smaller values will be set to this value"),
     option<&Settings::scale2_min>("vif_scale2_min_val", "s2miv", 0.0, 0.0, 1.0, OptionRole::kFeatureParameter,
-                                  "minimum value allowed; smaller values will be set to this value"),
+                                  "minimum value allowed; smaller values will be set to this value").also_at("0.5"),
     option<&Settings::scale3_min>("vif_scale3_min_val", "s3miv", 0.0, 0.0, 1.0, OptionRole::kFeatureParameter,
                                   "minimum value allowed; smaller values will be set to this value"),
     option<&Settings::prescale_method>(
         "vif_prescale_method", "pm", "nearest", OptionRole::kFeatureParameter,
-        "scaling method for the frame, supported options: [nearest, bilinear, bicubic, lanczos4]"),
+        "scaling method for the frame, supported options: [nearest, bilinear, bicubic, lanczos4]").also_at("bilinear,area"),
     option<&Settings::sigma_nsq>("vif_sigma_nsq", "snsq", 2.0, 0.0, 5.0, OptionRole::kFeatureParameter, "neural noise variance"),
     option<&Settings::skip_scale0>("vif_skip_scale0", "ssclz", 0, 0, 1, OptionRole::kFeatureParameter, "when set, skip scale 0 calculations"),
 };
@@ -259,7 +259,6 @@ constexpr FeatureName kFeatures[] = {
 class FloatVifExtractor final : public FeatureExtractor {
 public:
     FloatVifExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {
-        settings_.check(format.width, format.height);
         method_ = settings_.scale_method();
     }
 
@@ -289,6 +288,26 @@ std::unique_ptr<FeatureExtractor> create_float_vif(const Options& options, const
     return std::make_unique<FloatVifExtractor>(options, format);
 }
 
+/// The descriptor's refuse hook: the kernel scales, prescale methods and sizes these options
+/// cannot score (Settings::check).
+void refuse(const Options& options, const VideoFormat& format) {
+    Settings(options).check(format.width, format.height);
+}
+
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+constexpr const char* kCornerSets[] = {
+    "vif_sigma_nsq=0.5:vif_enhn_gain_limit=1",
+    "vif_skip_scale0=true:vif_kernelscale=2:vif_prescale=0.5",
+    "vif_prescale=0.5:vif_prescale_method=nearest",
+    "vif_prescale=1.5:vif_prescale_method=nearest",
+    "vif_prescale=0.5:vif_prescale_method=bilinear",
+    "vif_prescale=1.5:vif_prescale_method=bilinear",
+    "vif_prescale=0.5:vif_prescale_method=bicubic",
+    "vif_prescale=1.5:vif_prescale_method=bicubic",
+    "vif_prescale=0.5:vif_prescale_method=lanczos4",
+    "vif_prescale=1.5:vif_prescale_method=lanczos4",
+};
+
 }  // namespace
 
 namespace float_vif {
@@ -299,7 +318,9 @@ const MetricDescriptor descriptor{
     .limits = {16, 16, kEveryBitDepth,
                "(scale 3, a 1/8 decimation, must fit its 3-tap mirrored filter; upstream reads outside its "
                "buffers below)"},
-    .create = create_float_vif};
+    .refuse = refuse, .create = create_float_vif, .corner_base = "debug=true", .corner_sets = kCornerSets};
+
+Settings::Settings() : Settings(descriptor.parse_options({})) {}
 
 Settings::Settings(const Options& options) {
     options.bind(*this);

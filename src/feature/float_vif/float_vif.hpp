@@ -34,20 +34,22 @@ using ScaleSums = std::array<double, 8>;
 
 /// One "float_vif" instance's options and outputs (upstream float_vif.c init() / extract()).
 struct Settings {
-    Settings() = default;
+    /// The option table's defaults (descriptor.parse_options({}) bound): the members bound to
+    /// options carry no default of their own, so that each default is written once, in the table.
+    Settings();
     /// The options of `descriptor` bound to the members below, and the output names.
     explicit Settings(const Options& options);
 
-    bool debug = false;
-    double gain_limit = 100.0;   ///< vif_enhn_gain_limit
-    double kernelscale = 1.0;    ///< vif_kernelscale
-    double prescale = 1.0;       ///< vif_prescale
-    double scale1_min = 0.0;     ///< vif_scale1_min_val
-    double scale2_min = 0.0;     ///< vif_scale2_min_val
-    double scale3_min = 0.0;     ///< vif_scale3_min_val
-    std::string prescale_method = "nearest";  ///< vif_prescale_method
-    double sigma_nsq = 2.0;      ///< vif_sigma_nsq
-    bool skip_scale0 = false;    ///< vif_skip_scale0
+    bool debug;
+    double gain_limit;  ///< vif_enhn_gain_limit
+    double kernelscale;  ///< vif_kernelscale
+    double prescale;  ///< vif_prescale
+    double scale1_min;  ///< vif_scale1_min_val
+    double scale2_min;  ///< vif_scale2_min_val
+    double scale3_min;  ///< vif_scale3_min_val
+    std::string prescale_method;  ///< vif_prescale_method
+    double sigma_nsq;  ///< vif_sigma_nsq
+    bool skip_scale0;  ///< vif_skip_scale0
     std::vector<std::string> names;  ///< output name of each provided feature, in table order
 
     /// Size of a width x height luma after the prescale ((int)(side * prescale + 0.5)).

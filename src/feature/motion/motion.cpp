@@ -21,13 +21,13 @@ using motion::Settings;
 constexpr OptionSpec kMotionOptions[] = {
     option<&Settings::force_zero>("motion_force_zero", "force_0", 0, 0, 1, OptionRole::kFeatureParameter, "forcing motion score to zero"),
     option<&Settings::blend_factor>("motion_blend_factor", "mbf", 1.0, 0.0, 1.0, OptionRole::kFeatureParameter,
-                                    "blend motion score given an offset"),
+                                    "blend motion score given an offset").also_at("0.5"),
     option<&Settings::blend_offset>("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0, OptionRole::kFeatureParameter,
                                     "blend motion score starting from this offset"),
     option<&Settings::fps_weight>("motion_fps_weight", "mfw", 1.0, 0.0, 5.0, OptionRole::kFeatureParameter,
-                                  "fps-aware multiplicative weight/correction"),
+                                  "fps-aware multiplicative weight/correction").also_at("2.5"),
     option<&Settings::max_val>("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0, OptionRole::kFeatureParameter,
-                               "maximum value allowed; larger values will be clipped to this value"),
+                               "maximum value allowed; larger values will be clipped to this value").also_at("5"),
     option<&Settings::five_frame_window>("motion_five_frame_window", "mffw", 0, 0, 1, OptionRole::kFeatureParameter,
                                          "use five-frame temporal window"),
     option<&Settings::moving_average>("motion_moving_average", "mma", 0, 0, 1, OptionRole::kFeatureParameter,
@@ -168,6 +168,13 @@ FirstWrite motion_first_write(const Options&, const std::string& feature) {
     return feature == kMotion2Feature || feature == kMotion3Feature ? FirstWrite::kFlush : FirstWrite::kFirstCall;
 }
 
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+constexpr const char* kCornerSets[] = {
+    "motion_blend_factor=0.5:motion_blend_offset=10",
+    "motion_five_frame_window=true:motion_moving_average=true",
+    "motion_force_zero=true:motion_five_frame_window=true",
+};
+
 }  // namespace
 
 namespace motion {
@@ -177,12 +184,14 @@ const MetricDescriptor descriptor{
     .options = kMotionOptions, .features = kMotionFeatures, .history = motion_history,
     .limits = {kRadius + 1, kRadius + 1, kEveryBitDepth,
                "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
-    .first_write = motion_first_write, .create = create_motion};
+    .first_write = motion_first_write, .create = create_motion, .corner_base = "debug=true", .corner_sets = kCornerSets};
 
 const RowKernels& reference_kernels() {
     static const RowKernels kernels{"reference", vertical_row<std::uint8_t>, vertical_row<std::uint16_t>, row_sad};
     return kernels;
 }
+
+Settings::Settings() : Settings(descriptor.parse_options({})) {}
 
 Settings::Settings(const Options& options)
     : sad_name(options.feature_name(kSadFeature)),

@@ -44,18 +44,20 @@ extern const MetricDescriptor descriptor;
 /// Shared by the CPU extractor (motion.cpp) and its CUDA twin (motion_cuda.cu), so that both
 /// form every double the same way. Upstream: integer_motion.c extract() (score), flush().
 struct Settings {
-    Settings() = default;
+    /// The option table's defaults (descriptor.parse_options({}) bound): the members bound to
+    /// options carry no default of their own, so that each default is written once, in the table.
+    Settings();
     /// The options of `descriptor` bound to the members below, and the output names.
     explicit Settings(const Options& options);
 
-    bool force_zero = false;
-    double blend_factor = 1.0;
-    double blend_offset = 40.0;
-    double fps_weight = 1.0;
-    double max_val = 10000.0;
-    bool five_frame_window = false;
-    bool moving_average = false;
-    bool debug = false;
+    bool force_zero;
+    double blend_factor;
+    double blend_offset;
+    double fps_weight;
+    double max_val;
+    bool five_frame_window;
+    bool moving_average;
+    bool debug;
     std::string sad_name;      ///< output name of VMAF_integer_feature_motion_sad_score
     std::string motion_name;   ///< of VMAF_integer_feature_motion_score (debug only)
     std::string motion2_name;  ///< of VMAF_integer_feature_motion2_score

@@ -24,7 +24,10 @@ constexpr OptionSpec kOptions[] = {
     option<&Settings::enable_apsnr>("enable_apsnr", nullptr, 0, 0, 1, OptionRole::kSetting, "enable APSNR calculation"),
     option<&Settings::reduced_hbd_peak>("reduced_hbd_peak", nullptr, 0, 0, 1, OptionRole::kSetting,
                                         "reduce hbd peak value to align with scaled 8-bit content"),
-    option<&Settings::min_sse>("min_sse", nullptr, 0.0, 0.0, DBL_MAX, OptionRole::kSetting, "constrain the minimum possible sse"),
+    // Corners of min_sse: the cap far above the scores (0.001, 1), near and below them (1e7, 1e9
+    // at 8 bits; at 16 bits the peak is 257 times larger), a float's largest (the largest value
+    // upstream's option parsing lets through: the cap far below zero), and outside the range.
+    option<&Settings::min_sse>("min_sse", nullptr, 0.0, 0.0, DBL_MAX, OptionRole::kSetting, "constrain the minimum possible sse").also_at("0.001,1,1e7,1e9,1e12,3.4e38,-1,1e39"),
 };
 
 // Upstream's provided_features[] (no aliases).
@@ -83,6 +86,8 @@ std::uint64_t sse_of(const Plane& ref, const Plane& dist) {
 }
 
 }  // namespace
+
+Settings::Settings() : Settings(descriptor.parse_options({})) {}
 
 Settings::Settings(const Options& options) { options.bind(*this); }
 
@@ -151,6 +156,16 @@ namespace {
 // Cb and Cr with enable_chroma, else the luma.
 PlaneSet planes_of(const Options& options) { return Settings(options).enable_chroma ? PlaneSet::kAll : PlaneSet::kLuma; }
 
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+constexpr const char* kCornerSets[] = {
+    "enable_chroma=false:enable_mse=true",
+    "enable_chroma=false:enable_apsnr=true",
+    "reduced_hbd_peak=true:min_sse=1e9",
+    "reduced_hbd_peak=true:enable_mse=true:enable_apsnr=true",
+    "enable_chroma=false:min_sse=1e9",
+    "enable_chroma=true:enable_mse=true:enable_apsnr=true:reduced_hbd_peak=true:min_sse=0.5",
+};
+
 }  // namespace
 
 const MetricDescriptor descriptor{
@@ -158,6 +173,6 @@ const MetricDescriptor descriptor{
     .options = kOptions, .features = kFeatures, .planes = planes_of,
     .limits = {1, 1, kWholeUnitBitDepths, ""},
     .temporal = true,
-    .create = create};
+    .create = create, .corner_sets = kCornerSets};
 
 }  // namespace vmafx::psnr

@@ -37,15 +37,17 @@ extern const MetricDescriptor descriptor;
 /// One "psnr" instance's options (upstream integer_psnr.c PsnrState) and what init() derives
 /// from them for a format.
 struct Settings {
-    Settings() = default;
+    /// The option table's defaults (descriptor.parse_options({}) bound): the members bound to
+    /// options carry no default of their own, so that each default is written once, in the table.
+    Settings();
     /// The options of `descriptor` bound to the members below.
     explicit Settings(const Options& options);
 
-    bool enable_chroma = true;
-    bool enable_mse = false;
-    bool enable_apsnr = false;
-    bool reduced_hbd_peak = false;
-    double min_sse = 0.0;
+    bool enable_chroma;
+    bool enable_mse;
+    bool enable_apsnr;
+    bool reduced_hbd_peak;
+    double min_sse;
 
     /// The peak sample value at `bit_depth`: 2^bpc - 1, or 255 << (bpc - 8) with
     /// reduced_hbd_peak.

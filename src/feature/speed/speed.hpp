@@ -72,14 +72,15 @@ using ScaleMethod = floatimg::ScaleMethod;
 /// Parses "nearest", "bilinear", "bicubic" or "lanczos4"; throws Error naming `metric` else.
 ScaleMethod parse_scale_method(const std::string& metric, const std::string& text);
 
-/// The options the core reads (upstream struct SpeedOptions).
+/// The options the core reads (upstream struct SpeedOptions); their defaults are the option
+/// tables' (speed_chroma.cpp, speed_temporal.cpp), not written here.
 struct Params {
-    double kernelscale = 1.0;
-    double prescale = 1.0;
-    ScaleMethod method = ScaleMethod::kNearest;
-    double sigma_nn = 0.29;
-    double nn_floor = 0.0;
-    int weight_var_mode = 0;
+    double kernelscale;
+    double prescale;
+    ScaleMethod method;
+    double sigma_nn;
+    double nn_floor;
+    int weight_var_mode;
 };
 
 /// Sizes derived from one plane's size and speed_prescale (upstream SpeedDimensions).

@@ -22,13 +22,13 @@ struct Settings {
           uv_name(options.feature_name("Speed_chroma_feature_speed_chroma_uv_score")) {
         options.bind(*this);
     }
-    double kernelscale = 1.0;
-    double prescale = 1.0;
-    std::string prescale_method = "nearest";  ///< speed_prescale_method
-    double sigma_nn = speed::kDefaultSigmaNn;
-    double nn_floor = 0.0;
-    double max_val = speed::kDefaultMaxVal;
-    int weight_var_mode = 0;
+    double kernelscale;
+    double prescale;
+    std::string prescale_method;  ///< speed_prescale_method
+    double sigma_nn;
+    double nn_floor;
+    double max_val;
+    int weight_var_mode;
     std::string u_name, v_name, uv_name;
 
     speed::Params params() const {
@@ -38,14 +38,14 @@ struct Settings {
 };
 
 constexpr OptionSpec kOptions[] = {
-    speed::kernelscale_row<Settings>(),
-    speed::prescale_row<Settings>(),
-    speed::prescale_method_row<Settings>(),
+    speed::kernelscale_row<Settings>().also_at("0.5,1.5,2,3,0.3"),
+    speed::prescale_row<Settings>().also_at("0.5,2,1.0005"),
+    speed::prescale_method_row<Settings>().also_at("bilinear,area"),
     speed::sigma_nn_row<Settings>(),
-    speed::nn_floor_row<Settings>(),
-    speed::max_val_row<Settings>(),
+    speed::nn_floor_row<Settings>().also_at("0.5"),
+    speed::max_val_row<Settings>().also_at("5"),
     option<&Settings::weight_var_mode>("speed_weight_var_mode", "wvm", 0, 0, 6, OptionRole::kFeatureParameter,
-                                       "different approaches to perform variance-absed weighting"),
+                                       "different approaches to perform variance-absed weighting").also_at("1,2,3,4"),
 };
 
 constexpr FeatureName kFeatures[] = {
@@ -104,13 +104,18 @@ private:
     speed::BufferPool pool_;  ///< the float pictures and the core's scratch, kept between frames
 };
 
-std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
+/// The descriptor's refuse hook: the kernel scales and prescales upstream cannot score at this
+/// format (speed::check).
+void refuse(const Options& options, const VideoFormat& format) {
     const Settings s(options);
     // Upstream sizes the chroma planes as floor(w/2) (4:2:0, 4:2:2) and floor(h/2) (4:2:0)
     // and refuses (crashes) when those are too small; the odd planes themselves are ceil.
     const int w = format.subsampling == Subsampling::k444 ? format.width : format.width / 2;
     const int h = format.subsampling == Subsampling::k420 ? format.height / 2 : format.height;
     speed::check("speed_chroma", "chroma plane", s.params(), w, h);
+}
+
+std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
     return std::make_unique<Extractor>(options, format);
 }
 
@@ -131,6 +136,20 @@ FormatLimits limits_at(double prescale) {
 // above 1 it scores planes below 80x80 (down to 20x20 at 4).
 FormatLimits limits_for(const Options& options) { return limits_at(Settings(options).prescale); }
 
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+constexpr const char* kCornerSets[] = {
+    "speed_prescale=0.5:speed_kernelscale=2",
+    "speed_prescale=0.5:speed_prescale_method=nearest",
+    "speed_prescale=1.5:speed_prescale_method=nearest",
+    "speed_prescale=0.5:speed_prescale_method=bilinear",
+    "speed_prescale=1.5:speed_prescale_method=bilinear",
+    "speed_prescale=0.5:speed_prescale_method=bicubic",
+    "speed_prescale=1.5:speed_prescale_method=bicubic",
+    "speed_prescale=0.5:speed_prescale_method=lanczos4",
+    "speed_prescale=1.5:speed_prescale_method=lanczos4",
+    "speed_prescale=0.6:speed_prescale_method=bilinear:speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45.0",
+};
+
 }  // namespace
 
 const MetricDescriptor descriptor{
@@ -138,6 +157,6 @@ const MetricDescriptor descriptor{
     .options = kOptions, .features = kFeatures, .planes = all_planes,
     .limits = limits_at(1.0),
     .limits_for = limits_for,
-    .create = create};
+    .refuse = refuse, .create = create, .corner_sets = kCornerSets};
 
 }  // namespace vmafx::speed_chroma

@@ -20,13 +20,13 @@ struct Settings {
         : name(options.feature_name("Speed_temporal_feature_speed_temporal_score")) {
         options.bind(*this);
     }
-    double kernelscale = 1.0;
-    double prescale = 1.0;
-    std::string prescale_method = "nearest";  ///< speed_prescale_method
-    double sigma_nn = speed::kDefaultSigmaNn;
-    double nn_floor = 0.0;
-    double max_val = speed::kDefaultMaxVal;  ///< declared by upstream, never applied
-    bool use_ref_diff = false;
+    double kernelscale;
+    double prescale;
+    std::string prescale_method;  ///< speed_prescale_method
+    double sigma_nn;
+    double nn_floor;
+    double max_val;  ///< declared by upstream, never applied
+    bool use_ref_diff;
     std::string name;
 
     /// speed_weight_var_mode is not an option of speed_temporal: upstream leaves it 0.
@@ -37,8 +37,8 @@ struct Settings {
 };
 
 constexpr OptionSpec kOptions[] = {
-    speed::kernelscale_row<Settings>(),
-    speed::prescale_row<Settings>(),
+    speed::kernelscale_row<Settings>().also_at("0.5,3,0.3"),
+    speed::prescale_row<Settings>().also_at("0.5,2"),
     speed::prescale_method_row<Settings>(),
     speed::sigma_nn_row<Settings>(),
     speed::nn_floor_row<Settings>(),
@@ -100,13 +100,26 @@ private:
     speed::BufferPool pool_;  ///< the float pictures and the core's scratch, kept between frames
 };
 
+/// The descriptor's refuse hook: the kernel scales and prescales upstream cannot score at this
+/// format (speed::check).
+void refuse(const Options& options, const VideoFormat& format) {
+    speed::check("speed_temporal", "luma", Settings(options).params(), format.width, format.height, true);
+}
+
 std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoFormat& format) {
-    const Settings s(options);
-    speed::check("speed_temporal", "luma", s.params(), format.width, format.height, true);
     return std::make_unique<Extractor>(options, format);
 }
 
 History history_of(const Options&) { return {1, 1}; }
+
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+constexpr const char* kCornerSets[] = {
+    "speed_use_ref_diff=true:speed_nn_floor=0.1:speed_sigma_nn=0.19",
+    "speed_prescale=0.6:speed_prescale_method=nearest",
+    "speed_prescale=0.6:speed_prescale_method=bilinear",
+    "speed_prescale=0.6:speed_prescale_method=bicubic",
+    "speed_prescale=0.6:speed_prescale_method=lanczos4",
+};
 
 }  // namespace
 
@@ -116,6 +129,6 @@ const MetricDescriptor descriptor{
     .limits = {80, 80, kWholeUnitBitDepths,
                "(the luma, scaled by speed_prescale, must be at least 80x80: SpEED's operating picture, 1/16 "
                "of it, needs a 5x5 block)"},
-    .create = create};
+    .refuse = refuse, .create = create, .corner_sets = kCornerSets};
 
 }  // namespace vmafx::speed_temporal

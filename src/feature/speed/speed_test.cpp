@@ -461,9 +461,8 @@ TEST(SpeedValues, PrescaleMethodsAsUpstream) {
     };
     const speed::Geometry g = speed::Geometry::of(256, 192, 1.5);
     for (const Case& c : cases) {
-        speed::Params p;
-        p.prescale = 1.5;
-        p.method = c.method;
+        const speed::Params p{.kernelscale = 1.0, .prescale = 1.5, .method = c.method, .sigma_nn = 0.29,
+                              .nn_floor = 0.0, .weight_var_mode = 0};
         for (unsigned i = 0; i < 2; ++i)
             for (int plane = 1; plane <= 2; ++plane) {
                 std::vector<float> ref(g.buffer_size(), 0.0f), dis(g.buffer_size(), 0.0f);

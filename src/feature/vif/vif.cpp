@@ -489,7 +489,7 @@ constexpr OptionSpec kOptions[] = {
     option<&Settings::debug>("debug", nullptr, 0, 0, 1, OptionRole::kSetting, "debug mode: enable additional output"),
     option<&Settings::gain_limit>(
         "vif_enhn_gain_limit", "egl", 100.0, 1.0, 100.0, OptionRole::kFeatureParameter,
-        "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain is completely disabled"),
+        "enhancement gain imposed on vif, must be >= 1.0, where 1.0 means the gain is completely disabled").also_at("1.5"),
     option<&Settings::skip_scale0>("vif_skip_scale0", "ssclz", 0, 0, 1, OptionRole::kFeatureParameter, "when set, skip scale 0 calculations"),
 };
 
@@ -510,9 +510,16 @@ std::unique_ptr<FeatureExtractor> create_vif(const Options& options, const Video
     return std::make_unique<VifExtractor>(options, format);
 }
 
+// Option corners of several options at once (feature/corners.hpp; tools/option_corners.py).
+constexpr const char* kCornerSets[] = {
+    "vif_enhn_gain_limit=1:vif_skip_scale0=true",
+};
+
 }  // namespace
 
 namespace vif {
+
+Settings::Settings() : Settings(descriptor.parse_options({})) {}
 
 Settings::Settings(const Options& options) {
     options.bind(*this);
@@ -523,7 +530,7 @@ const MetricDescriptor descriptor{
     .name = "vif", .oracle = {kLibvmaf, "libvmaf/src/feature/integer_vif.c"},
     .options = kOptions, .features = kFeatures,
     .limits = {kMinSide, kMinSide, kEveryBitDepth, "(its scale 3, a 1/8 decimation, must be at least 2x2)"},
-    .create = create_vif};
+    .create = create_vif, .corner_base = "debug=true", .corner_sets = kCornerSets};
 
 }  // namespace vif
 

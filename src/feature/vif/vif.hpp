@@ -24,13 +24,15 @@ extern const MetricDescriptor descriptor;
 /// One "vif" instance's options as the CPU extractor and its CUDA twin use them, and its
 /// outputs (upstream integer_vif.c init() and write_scores()).
 struct Settings {
-    Settings() = default;
+    /// The option table's defaults (descriptor.parse_options({}) bound): the members bound to
+    /// options carry no default of their own, so that each default is written once, in the table.
+    Settings();
     /// The options of `descriptor` bound to the members below, and the output names.
     explicit Settings(const Options& options);
 
-    bool debug = false;
-    double gain_limit = 100.0;  ///< vif_enhn_gain_limit
-    bool skip_scale0 = false;   ///< vif_skip_scale0
+    bool debug;
+    double gain_limit;  ///< vif_enhn_gain_limit
+    bool skip_scale0;  ///< vif_skip_scale0
     std::vector<std::string> names;  ///< output name of each provided feature, in table order
 
     /// The computation's parameters at `bit_depth`.

@@ -123,8 +123,8 @@ void add_vif_terms(const std::int32_t* sigma1_sq, const std::int32_t* sigma2_sq,
 /// Options of one computation.
 struct Params {
     int bit_depth = 8;
-    bool skip_scale0 = false;   ///< vif_skip_scale0: scale 0 is not computed
-    double gain_limit = 100.0;  ///< vif_enhn_gain_limit
+    bool skip_scale0;   ///< vif_skip_scale0: scale 0 is not computed (default: the option table's)
+    double gain_limit;  ///< vif_enhn_gain_limit (default: the option table's)
 };
 
 /// Numerator and denominator of the four scales of the luma planes `ref` and `dis` (same
