@@ -24,20 +24,18 @@ namespace vmafx::cambi {
 
 /// Descriptor of "cambi" (listed in feature/metrics.def).
 ///
-/// Options (upstream's table; aliases in output names; all but heatmaps_path and full_ref are
-/// feature parameters): cambi_max_val (cmxv, [0, 1000], 1000), enc_width (encw, [180, 7680],
-/// 0 = the picture's), enc_height (ench, [150, 7680], 0), enc_bitdepth (encbd, [6, 16], 0 =
-/// the input's), src_width (srcw, [320, 7680], 0), src_height (srch, [200, 4320], 0),
-/// window_size (ws, [15, 127], 65), topk ([0.0001, 1], 0.6), cambi_topk (ctpk, same; topk wins
-/// when it is not 0.6), tvi_threshold (tvit, [0.0001, 1], 0.019), cambi_vis_lum_threshold
-/// (vlt, [0, 300], 0), max_log_contrast (mlc, [0, 5], 2), heatmaps_path (string: a folder,
-/// made if missing, where each scale's contrast values of the distorted pictures are written
-/// as upstream writes them: cambi_heatmap_scale_S_WxH_16b.gray, W x H the encode's size halved
-/// S times, frame i's rows at i * rows, values scaled to 65535 / the largest possible),
-/// full_ref (bool), eotf and cambi_eotf (ceot)
-/// (strings "bt1886" or "pq", default "bt1886"; cambi_eotf wins when it is not the default),
-/// cambi_high_res_speedup (hrs, [0, 2160], 0: 1080, 1440 or 2160 decimate once more after the
-/// mask at encodes of at least that many pixels).
+/// Options (upstream's table in cambi.cpp, which alone holds their ranges and defaults; the
+/// generated tables of docs/metrics.md show them; all but heatmaps_path and full_ref are
+/// feature parameters): cambi_max_val, enc_width, enc_height (at their default, the
+/// picture's), enc_bitdepth (at its default, the input's), src_width, src_height, window_size
+/// (at 4K), topk, cambi_topk (topk wins when it is not at its default), tvi_threshold,
+/// cambi_vis_lum_threshold, max_log_contrast, heatmaps_path (string: a folder, made if missing,
+/// where each scale's contrast values of the distorted pictures are written as upstream writes
+/// them: cambi_heatmap_scale_S_WxH_16b.gray, W x H the encode's size halved S times, frame i's
+/// rows at i * rows, values scaled to 65535 / the largest possible), full_ref (bool), eotf and
+/// cambi_eotf (strings "bt1886" or "pq"; cambi_eotf wins when it is not at its default),
+/// cambi_high_res_speedup (1080, 1440 or 2160 decimate once more after the mask at encodes of
+/// at least that many pixels).
 ///
 /// Output: Cambi_feature_cambi_score (alias "cambi"); with full_ref also "cambi_source" and
 /// "cambi_full_reference", whose names upstream never suffixes. Reads the luma of the

@@ -25,8 +25,8 @@
 namespace vmafx::example {
 
 /// Descriptor of "example_blur_sad" (listed in feature/metrics.def under VMAFX_EXAMPLE_METRIC).
-/// Options (feature parameters): example_scale (alias "sc", [0.5, 4], 1), example_chroma
-/// ("ch", bool), example_history ("hist", int [0, 2], 0). Output: "example_blur_sad" (with
+/// Options (feature parameters; ranges and defaults in example.cpp's table): example_scale
+/// (alias "sc"), example_chroma ("ch"), example_history ("hist"). Output: "example_blur_sad" (with
 /// non-default options e.g. "example_blur_sad_hist_2_sc_2"). Reads every plane; previous
 /// pictures: example_history distorted ones and, when that is above 0, one reference. Luma at
 /// least 4 x 4 (every plane at least 2 wide: the mirrored 3-tap filter needs 2 samples), 8 to

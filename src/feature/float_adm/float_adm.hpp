@@ -14,15 +14,13 @@ namespace vmafx::float_adm {
 /// Descriptor of the floating-point ADM extractor "float_adm" (listed in feature/metrics.def;
 /// see float_adm.cpp for the algorithm and its source).
 ///
-/// Options (upstream's table, in its order; aliases in output names): debug, adm_enhn_gain_limit
-/// (egl, [1, 100], 100), adm_norm_view_dist (nvd, [0.75, 24], 3), adm_noise_weight (nw,
-/// [0, 1500], 0.03125), adm_csf_scale (scf), adm_csf_diag_scale (scfd) ([0, 50], 1),
-/// adm_ref_display_height (rdf, int [1, 4320], 1080), adm_csf_mode (csf, int [0, 9], 0: Watson;
-/// 1 Barten, 2 the DLM paper's CSF, others Watson), adm_bypass_cm (bcm, int [0, 1]),
-/// adm_adm3_apply_hm (aah, bool), adm_p_norm (apn, [1, 20], 3), adm_dlm_weight (dlmw, [0, 1],
-/// 0.5), adm_min_val (min, [0, 1], 0), adm_f1s0..3 / adm_f2s0..3 (f1s0.., [-1, 10], -1: the
-/// CSF weight of a scale's h/v and diagonal bands when >= 0), adm_skip_aim_scale (sasc, int
-/// [0, 3], default -1: none), adm_skip_scale0 (ssz, bool).
+/// Options (upstream's table in float_adm.cpp, in its order, which alone holds their ranges and
+/// defaults; docs/metrics.md's generated tables show them): debug, adm_enhn_gain_limit,
+/// adm_norm_view_dist, adm_noise_weight, adm_csf_scale, adm_csf_diag_scale,
+/// adm_ref_display_height, adm_csf_mode (0 Watson, 1 Barten, 2 the DLM paper's CSF, others
+/// Watson), adm_bypass_cm, adm_adm3_apply_hm, adm_p_norm, adm_dlm_weight, adm_min_val,
+/// adm_f1s0..3 / adm_f2s0..3 (the CSF weight of a scale's h/v and diagonal bands when >= 0),
+/// adm_skip_aim_scale (at its default, -1, none), adm_skip_scale0.
 /// Per frame: VMAF_feature_adm2_score, _aim_score, _adm3_score, _adm_scale0..3_score (aliases
 /// adm2, aim, adm3, adm_scale0..3), and with debug adm, adm_num, adm_den and the per-scale
 /// numerators and denominators.

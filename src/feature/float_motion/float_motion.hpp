@@ -18,14 +18,13 @@ namespace vmafx::float_motion {
 
 /// Descriptor of the floating-point MOTION extractor "float_motion" (feature/metrics.def).
 ///
-/// Options (upstream's table, aliases in output names): debug (bool, default true, not a
-/// feature parameter: also writes VMAF_feature_motion_score), motion_force_zero (force_0,
-/// bool), motion_fps_weight (mfw, [0, 5], 1), motion_blend_factor (mbf, [0, 1], 1),
-/// motion_blend_offset (mbo, [0, 1000], 40), motion_add_scale1 (mdc, bool: adds the score of
-/// the blurred frames scaled to half size, bilinear), motion_filter_size (mfs, int [0, 9], 5:
-/// 1 is a 5-tap identity, 3 a 3-tap Gaussian, any other value the 5-tap Gaussian),
-/// motion_add_uv (mau, bool: adds the scores of both chroma planes), motion_max_val (mmxv,
-/// [0, 10000], 10000).
+/// Options (upstream's table in float_motion.cpp, which alone holds their ranges and defaults;
+/// docs/metrics.md's generated tables show them): debug (not a feature parameter: also writes
+/// VMAF_feature_motion_score), motion_force_zero, motion_fps_weight, motion_blend_factor,
+/// motion_blend_offset, motion_add_scale1 (adds the score of the blurred frames scaled to half
+/// size, bilinear), motion_filter_size (1 is a 5-tap identity, 3 a 3-tap Gaussian, any other
+/// value the 5-tap Gaussian), motion_add_uv (adds the scores of both chroma planes),
+/// motion_max_val.
 ///
 /// Provided features: VMAF_feature_motion_score (debug), VMAF_feature_motion2_score,
 /// VMAF_feature_motion3_score (aliases motion, motion2, motion3). extract() writes frame i's

@@ -21,7 +21,7 @@ namespace vmafx::float_ssim {
 /// Options (none is a feature parameter, so output names never change): enable_lcs (bool:
 /// also float_ssim_l, float_ssim_c, float_ssim_s, the means of the luminance, contrast and
 /// structure terms), enable_db (bool: float_ssim as -10 log10(1 - ssim)), clip_db (bool: that
-/// dB value capped at ceil(10 log10(peak^2 / (0.5 / (w h))))), scale (int [0, 10], 0 = auto).
+/// dB value capped at ceil(10 log10(peak^2 / (0.5 / (w h))))), scale (0: automatic).
 /// Limits: 8, 10, 12 and 16 bits (upstream's float copy reads other depths as bytes);
 /// luma at least 11 x 11, and at least 11 x 11 after the decimation the scale gives (fewer
 /// samples leave no whole Gaussian window: upstream writes 0 or NaN there).

@@ -14,13 +14,12 @@ namespace vmafx::float_vif {
 /// Descriptor of the floating-point VIF extractor "float_vif" (listed in feature/metrics.def;
 /// see float_vif.cpp for the algorithm and its source).
 ///
-/// Options (upstream's table, aliases in output names): debug (bool, not a feature
-/// parameter), vif_enhn_gain_limit (egl, [1, 100], 100), vif_kernelscale (ks, [0.1, 4], 1;
-/// one of upstream's 21 accepted values), vif_prescale (ps, [0.1, 4], 1), vif_scale1_min_val
-/// (s1miv), vif_scale2_min_val (s2miv), vif_scale3_min_val (s3miv) ([0, 1], 0),
-/// vif_prescale_method (pm, text: nearest, bilinear, bicubic or lanczos4; default nearest; the
-/// scaler of vif_prescale, bilinear at most kBilinearMaxWidth wide after it), vif_sigma_nsq
-/// (snsq, [0, 5], 2), vif_skip_scale0 (ssclz, bool).
+/// Options (upstream's table in float_vif.cpp, which alone holds their ranges and defaults;
+/// docs/metrics.md's generated tables show them): debug (not a feature parameter),
+/// vif_enhn_gain_limit, vif_kernelscale (one of upstream's 21 accepted values), vif_prescale,
+/// vif_scale1_min_val, vif_scale2_min_val, vif_scale3_min_val, vif_prescale_method (text:
+/// nearest, bilinear, bicubic or lanczos4; the scaler of vif_prescale, bilinear at most
+/// kBilinearMaxWidth wide after it), vif_sigma_nsq, vif_skip_scale0.
 /// Per frame: VMAF_feature_vif_scale0..3_score (aliases vif_scale0..3), and with debug vif,
 /// vif_num, vif_den and the per-scale numerators and denominators.
 /// Limits: luma at least 16 x 16 with the default options (each scale's mirrored filter must

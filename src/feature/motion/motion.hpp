@@ -22,11 +22,11 @@ namespace motion {
 
 /// Descriptor of the integer MOTION extractor "motion" (listed in feature/metrics.def).
 ///
-/// Options (upstream's table, aliases in output names): motion_force_zero (force_0, bool),
-/// motion_blend_factor (mbf, [0, 1], 1), motion_blend_offset (mbo, [0, 1000], 40),
-/// motion_fps_weight (mfw, [0, 5], 1), motion_max_val (mmxv, [0, 10000], 10000),
-/// motion_five_frame_window (mffw, bool), motion_moving_average (mma, bool), and debug
-/// (bool, not part of output names: also writes VMAF_integer_feature_motion_score).
+/// Options (upstream's table in motion.cpp, which alone holds their ranges and defaults;
+/// docs/metrics.md's generated tables show them): motion_force_zero, motion_blend_factor,
+/// motion_blend_offset, motion_fps_weight, motion_max_val, motion_five_frame_window,
+/// motion_moving_average, and debug (not part of output names: also writes
+/// VMAF_integer_feature_motion_score).
 ///
 /// Provided features: VMAF_integer_feature_motion_sad_score, VMAF_integer_feature_motion_score
 /// (debug only), VMAF_integer_feature_motion2_score, VMAF_integer_feature_motion3_score.

@@ -39,14 +39,14 @@ namespace speed_chroma {
 /// plane (Speed_chroma_feature_speed_chroma_u_score, alias speed_chroma_u) and of the Cr plane
 /// (..._v_score, speed_chroma_v), each min(score, speed_max_val), and their mean
 /// (..._uv_score, speed_chroma_uv; when exactly one plane's covariance matrix is singular, the
-/// other plane's score). Options: speed_kernelscale (ks, [0.1, 4], 1, one of vif_tools' 21
-/// kernel scales), speed_prescale (ps, [0.1, 4], 1), speed_prescale_method (psm, text: nearest,
-/// bilinear, bicubic or lanczos4; default nearest), speed_sigma_nn (snn, [0.1, 2], 0.29),
-/// speed_nn_floor (nnf, [0, 1], 0), speed_max_val (mxv, [0, 1000], 1000),
-/// speed_weight_var_mode (wvm, int [0, 6], 0); all feature parameters. Limits: 8, 10, 12 or 16
+/// other plane's score). Options (the tables in speed_chroma.cpp and
+/// speed_temporal.cpp, from speed_options.hpp's rows, hold their ranges and defaults):
+/// speed_kernelscale (one of vif_tools' 21 kernel scales), speed_prescale,
+/// speed_prescale_method (text: nearest, bilinear, bicubic or lanczos4), speed_sigma_nn,
+/// speed_nn_floor, speed_max_val, speed_weight_var_mode; all feature parameters. Limits: 8, 10, 12 or 16
 /// bits; each chroma plane (upstream: floor(w/2) for 4:2:0 and 4:2:2, floor(h/2) for 4:2:0)
 /// scaled by speed_prescale at least 80 x 80 (the descriptor's limits say it for speed_prescale 1:
-/// luma 160 x 160 at 4:2:0, 160 x 80 at 4:2:2, 80 x 80 at 4:4:4; the factory checks others).
+/// luma 160 x 160 at 4:2:0, 160 x 80 at 4:2:2, 80 x 80 at 4:4:4; its refuse hook, speed::check, the others).
 /// Odd 4:2:0 sizes are scored on the ceil(w/2) x ceil(h/2) chroma planes.
 extern const MetricDescriptor descriptor;
 }  // namespace speed_chroma

@@ -13,8 +13,8 @@ namespace vmafx::vif {
 /// Descriptor of the integer VIF extractor "vif" (listed in feature/metrics.def; see vif.cpp
 /// for the algorithm and its source).
 ///
-/// Options (upstream's table): debug (bool, not a feature parameter: adds the debug outputs),
-/// vif_enhn_gain_limit (egl, [1, 100], 100), vif_skip_scale0 (ssclz, bool).
+/// Options (upstream's table in vif.cpp, which alone holds their ranges and defaults): debug
+/// (not a feature parameter: adds the debug outputs), vif_enhn_gain_limit, vif_skip_scale0.
 /// Per frame: VMAF_integer_feature_vif_scale0..3_score, and with debug integer_vif,
 /// integer_vif_num, integer_vif_den and the per-scale numerators and denominators.
 /// Limits: luma at least kMinSide x kMinSide (scale 3, a 1/8 decimation, must be at least
