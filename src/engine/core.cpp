@@ -36,13 +36,27 @@ void GpuHalf::drain_into(ScoreTable& table) {
 
 namespace {
 
+/// Inside a catch block of `e`: throws it again, as an Error with `context`
+/// (CoreConfig::error_context) appended to its message, or as it is without a context.
+[[noreturn]] void throw_in_context(const Error& e, const std::string& context) {
+    if (context.empty()) throw;
+    throw Error(fmt::format("{}{}", e.what(), context));
+}
+
 /// The instances of `instances` that run on the CPU under `config`, and the twins' GPU half.
 std::vector<FeatureInstance> split(const std::vector<FeatureInstance>& instances, const VideoFormat& format,
                                    const CoreConfig& config, std::unique_ptr<GpuHalf>& gpu) {
     if (config.backend == kCpuBackend) return instances;
     BackendSplit s = split_by_twin(instances, config.backend);
-    if (!s.gpu.empty())
-        gpu = std::make_unique<GpuHalf>(s.gpu, format, config.backend, config.subsample, config.plant);  // throws
+    if (!s.gpu.empty()) {
+        try {
+            gpu = std::make_unique<GpuHalf>(s.gpu, format, config.backend, config.subsample, config.plant);
+        } catch (const UsageError&) {
+            throw;
+        } catch (const Error& e) {
+            throw_in_context(e, config.error_context);
+        }
+    }
     return std::move(s.cpu);
 }
 
@@ -67,7 +81,14 @@ ScoringCore::ScoringCore(const std::vector<FeatureInstance>& instances, const Vi
       cpu_needs_(needs_of(cpu_instances_)),
       ref_history_(cpu_needs_.history.refs),
       dist_history_(cpu_needs_.history.dists) {
-    if (!cpu_instances_.empty()) extractors_.emplace(cpu_instances_, format, config_.subsample);  // throws
+    if (cpu_instances_.empty()) return;
+    try {
+        extractors_.emplace(cpu_instances_, format, config_.subsample);  // throws for a format it refuses
+    } catch (const UsageError&) {
+        throw;
+    } catch (const Error& e) {
+        throw_in_context(e, config_.error_context);
+    }
 }
 
 ScoringCore::~ScoringCore() = default;
@@ -112,7 +133,7 @@ void ScoringCore::extract(CoreFrame& f) const {
     try {
         extractors_->extract(in, f.scores);
     } catch (const Error& e) {
-        throw Error(fmt::format("{}{}", e.what(), config_.error_context));
+        throw_in_context(e, config_.error_context);
     }
 }
 

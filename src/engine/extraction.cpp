@@ -138,7 +138,10 @@ void predict_frames(std::span<const Model* const> models, ScoreTable& table, std
         }
     };
     constexpr std::size_t kFramesPerTask = 32;
-    tbb::task_arena arena(static_cast<int>(std::max(1u, threads)));
+    // At most oneTBB's default concurrency (the hardware threads, or a global_control's limit in
+    // force): an arena asking for more workers than exist makes oneTBB print a warning.
+    tbb::task_arena arena(std::min(static_cast<int>(std::clamp(threads, 1u, 1u << 20)),
+                                   tbb::this_task_arena::max_concurrency()));
     arena.execute([&] {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, indices.size(), kFramesPerTask), predict_range);
     });
