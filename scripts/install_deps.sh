@@ -3,6 +3,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ pkg-config python3 xz-utils
           libsvm-dev nlohmann-json3-dev libcli11-dev libfmt-dev libtbb-dev libhwy-dev
+          libssl-dev  # SHA-256 of the models in result files (OpenSSL libcrypto)
           libgtest-dev libgmock-dev libbenchmark-dev
           # Compressed input (src/io/av_reader.cpp): FFmpeg's libraries; the ffmpeg command makes
           # the encodes of tests/compressed_input.py and scripts/bench_decode.sh.

@@ -22,6 +22,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "base/build_info.hpp"
 #include "base/trace.hpp"
 #include "engine/engine.hpp"
 #include "engine/presets.hpp"
@@ -138,6 +139,9 @@ void add_flags(CLI::App& app, CliArgs& a) {
     app.add_option("--nflx_ctc", a.nflx_ctc, "Netflix common test conditions: adds their models and features "
                                              "(v1.0, as libvmaf)");
     app.add_flag("-n,--no_prediction", a.cfg.no_prediction, "extract features only, no model");
+    app.add_flag("--provenance", a.cfg.provenance,
+                 "also in a CPU run's JSON/XML: vmafx's version and commit, each model's SHA-256, each "
+                 "metric's backend and contract (a GPU run's files always carry them, with the device)");
     app.add_flag("-q,--quiet", a.quiet, "no progress bar");
     app.add_flag("-v,--version", a.version, "print the version and exit");
     // Hidden (no help line): tools/option_corners.py reads the corners it scores from here.
@@ -319,7 +323,7 @@ int run_cli(int argc, char** argv) {
         return 0;
     }
     if (args.version) {
-        std::printf("vmafx %s (scores of libvmaf 3.2.0)\n", VMAFX_VERSION);
+        std::printf("vmafx %s (commit %s; scores of libvmaf 3.2.0)\n", VMAFX_VERSION, vmafx::build_commit());
         std::string libav;
         try {
             libav = vmafx::libav_versions();

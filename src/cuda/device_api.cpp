@@ -8,6 +8,7 @@
 #include <system_error>
 
 #include <cuda_runtime.h>
+#include <fmt/format.h>
 
 #include "cuda/device.hpp"
 
@@ -101,6 +102,17 @@ void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_
     check(cudaMemcpy2D(dst, dst_pitch, src, src_pitch, row_bytes, rows, kind_of(kind)), what);
 }
 
+DeviceInfo device_info() {
+    if (const std::string why = usable(); !why.empty()) throw Error(why);
+    int device = 0, driver = 0;
+    check(cudaGetDevice(&device), "cudaGetDevice");
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+    check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+    return {prop.name, fmt::format("CUDA driver {}.{}", driver / 1000, driver % 1000 / 10),
+            fmt::format("{}.{}", prop.major, prop.minor)};
+}
+
 }  // namespace
 
 /// The CUDA backend's device API, registered in gpu/twin_registry.cpp.
@@ -108,7 +120,7 @@ extern const DeviceApi device_api;
 const DeviceApi device_api{
     "cuda",      prepare,       usable,      alloc_device, free_device, pin_host, unpin_host,
     create_queue, destroy_queue, create_event, destroy_event, record,     queue_wait, host_wait,
-    copy_2d_async, copy_2d,
+    copy_2d_async, copy_2d,      device_info,
 };
 
 }  // namespace vmafx::cuda

@@ -24,6 +24,7 @@
 #include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/parallel_pipeline.h>
 
+#include "base/build_info.hpp"
 #include "base/trace.hpp"
 #include "engine/core.hpp"
 #include "engine/extraction.hpp"
@@ -313,10 +314,13 @@ void execute(const RunConfig& config, const RunPlan& plan, Inputs& in, RunResult
     for (const FeatureInstance& f : plan.instances) {
         MetricBackend b{f.metric->name, f.options.feature_name(f.metric->name), kCpuBackend, {}};
         if (config.backend != kCpuBackend) {
-            if (find_twin(f.metric->name, config.backend))
+            if (const TwinDescriptor* twin = find_twin(f.metric->name, config.backend)) {
                 b.backend = config.backend;
-            else
+                const double bound = twin->contract.bound(result.format);
+                b.contract = bound == 0.0 ? "exact" : fmt::format("bound {:.17g}", bound);
+            } else {
                 b.note = fmt::format("no {} twin", backend_label(config.backend));
+            }
         }
         result.backends.push_back(std::move(b));
     }
@@ -377,6 +381,19 @@ ModelSummary summarize(const ModelSpec& spec, const RunResult& result) {
     return s;
 }
 
+
+/// Where the run's values come from (RunResult::provenance).
+Provenance provenance_of(const RunConfig& config, const RunPlan& plan, const RunResult& result) {
+    Provenance p;
+    p.print = config.provenance || config.backend != kCpuBackend;
+    p.version = VMAFX_VERSION;
+    p.commit = build_commit();
+    for (const auto& m : plan.models) p.models.push_back({m->name(), m->label(), m->sha256()});
+    const bool on_gpu = std::any_of(result.backends.begin(), result.backends.end(),
+                                    [](const MetricBackend& b) { return b.backend != kCpuBackend; });
+    if (on_gpu) p.device = device_api(config.backend)->device_info();
+    return p;
+}
 
 /// run() but for out-of-memory: sets `format` once the videos are open.
 RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
@@ -439,6 +456,7 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
     if (!config.no_prediction)
         for (const auto& spec : config.models) result.models.push_back(summarize(spec, result));
     result.printed_names = printed_names_of(result.scores);
+    result.provenance = provenance_of(config, plan, result);
     return result;
 }
 

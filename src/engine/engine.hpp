@@ -12,6 +12,7 @@
 
 #include "base/options.hpp"
 #include "base/scores.hpp"
+#include "gpu/device_api.hpp"
 #include "gpu/twin.hpp"
 #include "model/model.hpp"
 
@@ -77,6 +78,9 @@ struct RunConfig {
     /// With a GPU backend: a defect planted in every twin that declares it (the parity gate's
     /// tests only; never set in normal runs).
     PlantedDefect planted_defect = PlantedDefect::kNone;
+    /// Whether the result files carry the run's provenance (RunResult::provenance) on a CPU
+    /// run too (`--provenance`); a GPU run's always do.
+    bool provenance = false;
 };
 
 /// A model's pooled score, for the summary line (upstream prints "NAME: score").
@@ -95,6 +99,27 @@ struct MetricBackend {
     Backend backend = kCpuBackend;
     /// Why it is not on the requested backend ("no CUDA twin": the backend's name in capitals), or empty.
     std::string note;
+    /// Its contract with the CPU reference at the run's format: "reference" (the CPU reference
+    /// computed it), "exact" (a twin whose bound is 0), or "bound B" (a twin's bound at this
+    /// format, TwinContract::bound, as %.17g).
+    std::string contract = "reference";
+};
+
+/// One model of a run, for the provenance: what it was loaded from and a digest of its bytes.
+struct ModelSource {
+    std::string name;    ///< its output name
+    std::string label;   ///< the built-in version or the file's path
+    std::string sha256;  ///< SHA-256 of the model file's bytes (built-in: the embedded file), hex
+};
+
+/// Where a run's values come from: the program, the models, the device (GPU runs).
+struct Provenance {
+    bool print = false;             ///< whether the result files carry it (GPU runs, or RunConfig::provenance)
+    std::string version;            ///< vmafx's version (VMAFX_VERSION)
+    std::string commit;             ///< the source's git commit at build time ("unknown" outside a checkout)
+    std::string libvmaf = "3.2.0";  ///< the upstream release whose CPU values vmafx reproduces
+    std::vector<ModelSource> models;
+    std::optional<DeviceInfo> device;  ///< the GPU of a run with a GPU backend
 };
 
 /// Result of a run: every per-frame score by output name, the frame count, the format.
@@ -121,6 +146,8 @@ struct RunResult {
     /// prints as its own name. The engine fills it (printed_names_of); the writers read it, so
     /// that they need no metric registry.
     std::map<std::string, std::string> printed_names;
+    /// The run's provenance (filled by run(); printed when Provenance::print).
+    Provenance provenance;
 };
 
 /// RunResult::printed_names for `scores`: each output of `scores` that a registered metric

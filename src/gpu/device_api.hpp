@@ -23,6 +23,13 @@ enum class CopyKind { kHostToDevice, kDeviceToDevice, kDeviceToHost };
 
 /// A GPU backend's device API. All sizes in bytes; a 2D copy moves `rows` rows of `row_bytes`
 /// bytes from rows `src_pitch` apart to rows `dst_pitch` apart.
+/// The device a backend runs on, for the provenance of a run's results.
+struct DeviceInfo {
+    std::string name;                ///< e.g. "NVIDIA H200"
+    std::string driver;              ///< the driver as the backend reports it, e.g. "CUDA driver 13.0"
+    std::string compute_capability;  ///< e.g. "9.0" (CUDA); empty where the backend has none
+};
+
 struct DeviceApi {
     const char* name;  ///< the backend's name ("cuda"), as gpu_backends() lists it
     /// Starts, on a thread of its own, what the first device call would otherwise wait for
@@ -56,6 +63,9 @@ struct DeviceApi {
     /// that was enqueued on the backend's default queue before it).
     void (*copy_2d)(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_pitch, std::size_t row_bytes,
                     std::size_t rows, CopyKind kind, const char* what);
+    /// The device the backend's work runs on (the current device). Throws Error when none is
+    /// usable.
+    DeviceInfo (*device_info)();
 };
 
 /// The device API of GPU backend `backend`, or nullptr when it is unknown or not built

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "feature/registry.hpp"
+#include "base/sha256.hpp"
 #include "model/builtin_models.hpp"
 #include "model/svm_model.hpp"
 
@@ -174,6 +175,7 @@ struct Regressor {
 struct Model::Impl {
     std::string name;
     std::string label;
+    std::string sha256;  ///< of the model file's bytes
     Regressor main;                  // the model, or member 0 of a collection
     std::vector<Regressor> members;  // members 1..N of a collection
 };
@@ -592,6 +594,7 @@ Model::Model(const ModelSpec& spec) {
         text = read_file(spec.path);
         where = fmt::format("model file \"{}\"", spec.path);
     }
+    impl->sha256 = sha256_hex(text);
 
     // nlohmann's parser copies nested values recursively: a file of a few hundred kilobytes of
     // "[[[[..." would overflow the stack. VMAF model files nest 5 levels deep.
@@ -660,6 +663,7 @@ Model::Model(const ModelSpec& spec) {
 
 const std::string& Model::name() const { return impl_->name; }
 const std::string& Model::label() const { return impl_->label; }
+const std::string& Model::sha256() const { return impl_->sha256; }
 bool Model::is_collection() const { return !impl_->members.empty(); }
 
 std::vector<FeatureRequest> Model::required_features() const {

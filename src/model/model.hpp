@@ -84,6 +84,9 @@ public:
     const std::string& name() const;
     /// Version or path the model came from, for messages.
     const std::string& label() const;
+    /// SHA-256 of the model file's bytes as read (a built-in model: its embedded file, the
+    /// same bytes as models/VERSION.json), 64 lowercase hex digits.
+    const std::string& sha256() const;
     /// Whether this is a bootstrap collection (predict_collection writes more scores).
     bool is_collection() const;
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 #include <fmt/printf.h>
+#include <nlohmann/json.hpp>
 
 #include "engine/pooling.hpp"
 #include "output/output_target.hpp"
@@ -86,6 +87,65 @@ std::string version_string() { return fmt::format("vmafx {}", VMAFX_VERSION); }
 /// run's file keeps upstream's layout exactly).
 bool lists_backends(const RunResult& r) { return r.backend != kCpuBackend; }
 
+namespace {
+
+/// `text` as a JSON string literal, quoted and escaped.
+std::string json_string(const std::string& text) { return nlohmann::json(text).dump(); }
+
+/// `text` as an XML attribute value (without the quotes).
+std::string xml_attribute(const std::string& text) {
+    std::string out;
+    for (const char c : text) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+void write_xml_provenance(std::ostream& o, const RunResult& r) {
+    const Provenance& p = r.provenance;
+    o << fmt::format("  <provenance vmafx=\"{}\" commit=\"{}\" libvmaf=\"{}\">\n", xml_attribute(p.version),
+                     xml_attribute(p.commit), xml_attribute(p.libvmaf));
+    if (p.device)
+        o << fmt::format("    <device name=\"{}\" driver=\"{}\" compute_capability=\"{}\" />\n",
+                         xml_attribute(p.device->name), xml_attribute(p.device->driver),
+                         xml_attribute(p.device->compute_capability));
+    for (const ModelSource& m : p.models)
+        o << fmt::format("    <model name=\"{}\" source=\"{}\" sha256=\"{}\" />\n", xml_attribute(m.name),
+                         xml_attribute(m.label), m.sha256);
+    for (const MetricBackend& b : r.backends)
+        o << fmt::format("    <metric name=\"{}\" backend=\"{}\" contract=\"{}\" />\n", b.feature, b.backend,
+                         b.contract);
+    o << "  </provenance>\n";
+}
+
+void write_json_provenance(std::ostream& o, const RunResult& r) {
+    const Provenance& p = r.provenance;
+    o << fmt::format("  \"provenance\": {{\n    \"vmafx\": {},\n    \"commit\": {},\n    \"libvmaf\": {},\n",
+                     json_string(p.version), json_string(p.commit), json_string(p.libvmaf));
+    if (p.device)
+        o << fmt::format("    \"device\": {{\"name\": {}, \"driver\": {}, \"compute_capability\": {}}},\n",
+                         json_string(p.device->name), json_string(p.device->driver),
+                         json_string(p.device->compute_capability));
+    o << "    \"models\": [";
+    for (std::size_t i = 0; i < p.models.size(); ++i)
+        o << fmt::format("{}\n      {{\"name\": {}, \"source\": {}, \"sha256\": \"{}\"}}", i ? "," : "",
+                         json_string(p.models[i].name), json_string(p.models[i].label), p.models[i].sha256);
+    o << (p.models.empty() ? "],\n" : "\n    ],\n");
+    o << "    \"metrics\": {";
+    for (std::size_t i = 0; i < r.backends.size(); ++i)
+        o << fmt::format("{}\n      \"{}\": {{\"backend\": \"{}\", \"contract\": \"{}\"}}", i ? "," : "",
+                         r.backends[i].feature, r.backends[i].backend, r.backends[i].contract);
+    o << (r.backends.empty() ? "}\n  },\n" : "\n    }\n  },\n");
+}
+
+}  // namespace
+
 void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
     o << fmt::format("<VMAF version=\"{}\">\n", version_string());
     o << fmt::format("  <params qualityWidth=\"{}\" qualityHeight=\"{}\" />\n", r.format.width, r.format.height);
@@ -96,6 +156,7 @@ void write_xml(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
             o << fmt::format("    <metric name=\"{}\" backend=\"{}\" />\n", b.feature, b.backend);
         o << "  </backends>\n";
     }
+    if (r.provenance.print) write_xml_provenance(o, r);
     o << "  <frames>\n";
     const std::vector<Column> columns = columns_of(r);
     for (unsigned i : output_frames(r, columns)) {
@@ -128,6 +189,7 @@ void write_json(std::ostream& o, const RunResult& r, const NumberFormat& nf) {
                              r.backends[i].backend);
         o << "\n  },\n";
     }
+    if (r.provenance.print) write_json_provenance(o, r);
     o << "  \"frames\": [";
     bool first_frame = true;
     const std::vector<Column> columns = columns_of(r);
