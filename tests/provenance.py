@@ -2,7 +2,7 @@
 """The provenance in result files (docs/design.md, "Output files"). On a generated 64x36 raw
 pair: a CPU run's JSON has no "provenance" unless --provenance; with it, JSON and XML name
 vmafx's version and the commit `git describe` gives for the source tree (when it is a git
-checkout), every model with the SHA-256 that Python's hashlib computes of the same bytes
+checkout holding the binary's commit), every model with the SHA-256 that Python's hashlib computes of the same bytes
 (built-in models: models/VERSION.json; a model file with '&' and '"' in its path, escaped in
 both formats), and every metric instance with backend "cpu" and contract "reference". With a
 usable CUDA device, a --backend cuda run also names the device and gives each twin's metric
@@ -63,10 +63,16 @@ def main():
         check(p["libvmaf"] == "3.2.0", "libvmaf 3.2.0")
         described = subprocess.run(["git", "-C", ROOT, "describe", "--always", "--dirty", "--abbrev=12"],
                                    capture_output=True, text=True)
-        if described.returncode == 0:
+        built = p["commit"].split("-dirty")[0]
+        known = subprocess.run(["git", "-C", ROOT, "cat-file", "-e", built + "^{commit}"],
+                               capture_output=True).returncode == 0
+        if described.returncode == 0 and known:
             # The build ran `git describe` at build time: the tree may have changed since (dirty).
-            check(p["commit"].split("-dirty")[0] == described.stdout.strip().split("-dirty")[0],
+            check(built == described.stdout.strip().split("-dirty")[0],
                   f"commit {p['commit']!r} is git describe's {described.stdout.strip()!r}")
+        elif described.returncode == 0:
+            # A binary built from another clone (e.g. carried to a GPU machine).
+            print(f"the binary's commit {p['commit']!r} is not in this checkout: not compared")
         else:
             print("not a git checkout (or no git): the commit is not compared")
         got_models = [(m["name"], m["source"], m["sha256"]) for m in p["models"]]
