@@ -69,7 +69,8 @@ def main():
         if described.returncode == 0 and known:
             # The build ran `git describe` at build time: the tree may have changed since (dirty).
             check(built == described.stdout.strip().split("-dirty")[0],
-                  f"commit {p['commit']!r} is git describe's {described.stdout.strip()!r}")
+                  f"commit {p['commit']!r} is git describe's {described.stdout.strip()!r} (a binary built "
+                  "at another commit of this checkout: rebuild it)")
         elif described.returncode == 0:
             # A binary built from another clone (e.g. carried to a GPU machine).
             print(f"the binary's commit {p['commit']!r} is not in this checkout: not compared")
