@@ -2,8 +2,8 @@
 // golden values, tables, refusals at the size and depth limits, threads): upstream's values on a
 // small clip at every bit depth with every output (mse_*, the apsnr_* aggregates), the caps on
 // identical pictures (peak cap, min_sse, reduced_hbd_peak), the bit depths upstream refuses, the
-// option values it refuses, apsnr over every frame whatever the subsampling, and the aggregates
-// in the JSON and XML output.
+// option values it refuses. apsnr over every frame whatever the subsampling, and the aggregates
+// in the JSON and XML output, go through the engine: tests/test_psnr_run.cpp.
 //
 // The oracle values come from upstream libvmaf 3.2.0 built locally (printing %.17g) on the clip
 // of test::hashed_clip() written as raw files (/tmp/psnr/t/gen.py in the session that wrote this, the
@@ -24,9 +24,7 @@
 #include <fmt/printf.h>
 #include <gtest/gtest.h>
 
-#include "engine/engine.hpp"
 #include "feature/psnr/psnr.hpp"
-#include "output/writers.hpp"
 #include "test_support.hpp"
 #include "twin_support.hpp"
 
@@ -220,49 +218,6 @@ TEST(Psnr, OptionValues) {
               "(accepted)");
     const Options o = descriptor.parse_options({{"min_sse", "5"}, {"reduced_hbd_peak", "true"}});
     for (const FeatureName& f : descriptor.features) EXPECT_EQ(o.feature_name(f.name), f.name);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The engine and the output.
-
-// Upstream runs psnr on every frame whatever --subsample (its TEMPORAL flag): apsnr sums all
-// frames, while the frames written are every n-th.
-class PsnrRun : public test::TempDirTest {};
-
-TEST_F(PsnrRun, ApsnrSumsEveryFrameWhateverTheSubsampling) {
-    const test::Clip clip = test::hashed_clip(10, 5);
-    RunConfig config = raw_run(clip);
-    config.features = {{"psnr", {{"enable_apsnr", "true"}}}};
-    const RunResult all = run(config);
-    config.subsample = 3;
-    const RunResult sub = run(config);
-    ASSERT_EQ(sub.scores.aggregates().size(), 3u);
-    EXPECT_EQ(sub.scores.aggregates(), all.scores.aggregates());
-    EXPECT_EQ(sub.scores.aggregates(), test::run_cpu(descriptor, descriptor.parse_options({{"enable_apsnr", "true"}}),
-                                                     clip)
-                                           .aggregates());
-
-    // As every number of the output (upstream output.c): %.6f by default, %.17g with
-    // --precision max; -inf is null in JSON and printf's "-inf" in XML.
-    config.subsample = 1;
-    config.features = {{"psnr", {{"enable_apsnr", "true"}, {"enable_chroma", "false"}}}};
-    const RunResult y = run(config);
-    const double apsnr_y = y.scores.aggregates().at(0).second;
-    NumberFormat max;
-    max.max_precision = true;
-    for (const auto& [nf, text] : {std::pair{NumberFormat{}, fmt::sprintf("%.6f", apsnr_y)},
-                                   std::pair{max, fmt::sprintf("%.17g", apsnr_y)}}) {
-        const std::string json = render_output(y, OutputFormat::kJson, nf);
-        EXPECT_NE(json.find(fmt::format("\"aggregate_metrics\": {{\n    \"apsnr_y\": {},\n    \"apsnr_cb\": null,\n"
-                                        "    \"apsnr_cr\": null\n  }}\n}}\n",
-                                        text)),
-                  std::string::npos)
-            << json;
-        const std::string xml = render_output(y, OutputFormat::kXml, nf);
-        EXPECT_NE(xml.find(fmt::format("<aggregate_metrics apsnr_y=\"{}\" apsnr_cb=\"-inf\" apsnr_cr=\"-inf\" />", text)),
-                  std::string::npos)
-            << xml;
-    }
 }
 
 }  // namespace
