@@ -75,8 +75,7 @@ bool runs_wholly_on_gpu(const std::vector<FeatureInstance>& instances, const std
 
 ScoringCore::ScoringCore(const std::vector<FeatureInstance>& instances, const VideoFormat& format,
                          const CoreConfig& config)
-    : format_(format),
-      config_(normalized(config)),
+    : config_(normalized(config)),
       cpu_instances_(split(instances, format, config_, gpu_)),
       cpu_needs_(needs_of(cpu_instances_)),
       ref_history_(cpu_needs_.history.refs),
@@ -153,10 +152,6 @@ void ScoringCore::score_now(CoreFrame& f, ScoreTable& table) {
         throw;
     }
     store(f, table);
-}
-
-void ScoringCore::release_gpu_pictures() {
-    if (gpu_) gpu_->release();
 }
 
 void ScoringCore::finish(ScoreTable& table) {

@@ -58,17 +58,13 @@ public:
 
     /// Submits frame `index` (the next in order) from host pictures; `keep_ref` and `keep_dist`
     /// own them (or own nothing when the caller keeps them as GpuScorer::submit asks) and are
-    /// held until `kSlots` more frames were submitted, or release().
+    /// held until `kSlots` more frames were submitted, or drain_into().
     void submit(unsigned index, const Picture& ref, const Picture& dist, std::shared_ptr<const void> keep_ref,
                 std::shared_ptr<const void> keep_dist);
     /// Submits frame `index` from device pictures of the backend; `keep` owns their memory and
     /// is held as above.
     void submit_device(unsigned index, const DevicePicture& ref, const DevicePicture& dist,
                        std::shared_ptr<const void> keep);
-    /// Drops the held pictures now (their owner may need them back before the end; safe with
-    /// frames in flight only for pageable host memory, which the device has read by submit's
-    /// return).
-    void release() { held_.clear(); }
     /// Waits for every frame, runs the twins' flush, adds their scores and aggregates to
     /// `table` (merge_scores), and drops the held pictures.
     void drain_into(ScoreTable& table);
@@ -90,16 +86,12 @@ struct CoreFrame {
     std::array<std::shared_ptr<Picture>, kMaxHistory> prev_ref, prev_dist;
     FrameScores scores;
 
-    /// Drops the previous pictures.
-    void release_history() {
-        for (auto& p : prev_ref) p.reset();
-        for (auto& p : prev_dist) p.reset();
-    }
     /// Drops every picture.
     void release() {
         ref.reset();
         dist.reset();
-        release_history();
+        for (auto& p : prev_ref) p.reset();
+        for (auto& p : prev_dist) p.reset();
     }
 };
 
@@ -138,12 +130,9 @@ public:
     ScoringCore(const ScoringCore&) = delete;
     ScoringCore& operator=(const ScoringCore&) = delete;
 
-    const VideoFormat& format() const { return format_; }
     /// Whether some metric runs on the CPU / on the GPU.
     bool has_cpu() const { return !cpu_instances_.empty(); }
     bool has_gpu() const { return gpu_ != nullptr; }
-    /// The GPU backend of the twins (meaningless without has_gpu()).
-    const std::string& gpu_backend() const { return config_.backend; }
     /// The planes a front door must fill in each host picture: the union of both halves'.
     PlaneSet planes() const;
     /// The planes the CPU half reads (of a device picture downloaded for it).
@@ -169,14 +158,11 @@ public:
     /// is as it was before the call (upstream's inline path does not keep a refused frame's
     /// pictures as the next frame's previous ones).
     void score_now(CoreFrame& f, ScoreTable& table);
-    /// Drops the pictures the GPU half holds (see GpuHalf::release).
-    void release_gpu_pictures();
     /// After the last frame: drops the history, runs the CPU extractors' flush into `table`,
     /// waits for the GPU half and merges its scores. Call once.
     void finish(ScoreTable& table);
 
 private:
-    VideoFormat format_;
     CoreConfig config_;
     // Before the CPU half: made first (by the split), and waits for the device when it goes.
     std::unique_ptr<GpuHalf> gpu_;
