@@ -43,6 +43,28 @@ TEST(TwinCudaDefects, EveryTwinDeclaresMirrorRoundingAndContraction) {
     }
 }
 
+// The declared corners (OptionSpec::also_at, corner sets) become targeted cases, run only on the
+// inputs made for their metric: adm's non-integer gain limit 1.2 is one; no range corner is
+// targeted. Needs the CUDA backend built (its twins), not a device.
+TEST(ParityGateCases, DeclaredCornersAreTargeted) {
+    if (twin_registry().empty()) GTEST_SKIP() << "skipped: the CUDA backend is not built (no twins)";
+    const TwinDescriptor* adm = find_twin("adm", "cuda");
+    ASSERT_NE(adm, nullptr);
+    const std::vector<ParityCase> cases = parity_cases("cuda", adm);
+    // Labels: "adm " and the options' key ("name=%.17g;" per option set).
+    const auto find = [&](const std::string& label) {
+        return std::find_if(cases.begin(), cases.end(), [&](const ParityCase& c) { return c.label.starts_with(label); });
+    };
+    const auto limit = find("adm adm_enhn_gain_limit=1.2");
+    ASSERT_NE(limit, cases.end());
+    EXPECT_TRUE(limit->corner);
+    EXPECT_TRUE(limit->targeted);
+    const auto range = find("adm adm_enhn_gain_limit=1;");  // the range's minimum
+    ASSERT_NE(range, cases.end());
+    EXPECT_FALSE(range->targeted);
+    EXPECT_FALSE(find("adm defaults")->targeted);
+}
+
 /// A temporary folder for the generated inputs, per test; skipped without a usable GPU.
 class ParityGateTest : public test::TempDirTest {
 protected:

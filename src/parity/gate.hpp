@@ -22,6 +22,10 @@ struct ParityInput {
     /// Also run the option-corner cases on it (generated, small inputs: the corners multiply
     /// the runs).
     bool corners = false;
+    /// Also run the option-corner cases of these metrics' twins on it (descriptor names, e.g.
+    /// "cambi"): a large input made for a metric's hardest options (cambi's largest window at
+    /// 3840x2160), where every metric's corners would cost too much.
+    std::vector<std::string> corner_metrics = {};
 };
 
 /// One run the gate makes on each input, on both backends.
@@ -29,6 +33,8 @@ struct ParityCase {
     std::string label;                    ///< e.g. "adm adm_csf_mode=3", "models vmaf_v0.6.1,vmaf_neg"
     const TwinDescriptor* twin = nullptr;  ///< the twin it checks; nullptr for the models' scores
     bool corner = false;                   ///< an option-corner case (run on inputs with `corners`)
+    bool targeted = false;                 ///< a declared corner (OptionSpec::also_at, a corner set):
+                                           ///< run only on inputs whose corner_metrics name the metric
     RunConfig config;                      ///< features or models; paths and backend set per run
     std::string backend;                   ///< the GPU backend compared with the CPU (e.g. "cuda")
 };
@@ -37,7 +43,9 @@ struct ParityCase {
 /// --subsample 3, a corner case); with
 /// each option at each corner its range gives (feature/corners.hpp range_corner_values, the
 /// derivation `vmafx --list-option-corners` also starts from: bools flipped; ints at min and
-/// max; doubles at min, max and 30% of the range; values equal to the default skipped); with each option set a built-in model
+/// max; doubles at min, max and 30% of the range; values equal to the default skipped), and at
+/// the corners its descriptor declares (also_at values, corner sets: `targeted` cases, run only
+/// on the inputs made for the metric); with each option set a built-in model
 /// gives it; then, in one run, the scores of every built-in model whose features all have
 /// twins. Each for GPU backend `backend` (its twins: twin_registry(backend)). `twin`: only that
 /// twin's cases (no model case).
@@ -56,7 +64,8 @@ struct ParityRow {
                               ///< value on one side only, or one backend refusing what the other ran
 };
 
-/// Runs every case on every input (corner cases only on inputs with `corners`) on the CPU and
+/// Runs every case on every input (corner cases only on inputs with `corners`, or whose
+/// `corner_metrics` name the case's metric) on the CPU and
 /// on the twins of the case's GPU backend (ParityCase::backend), planting `plant` in the twins that declare it, and compares. A case both
 /// backends refuse with an Error (a format or option the metric cannot score) gives one row,
 /// not a breach. Throws Error when a backend cannot run at all.

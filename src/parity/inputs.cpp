@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -103,12 +104,13 @@ std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, u
 std::vector<ParityInput> hard_inputs(const std::string& dir) {
     fs::create_directories(dir);
     std::vector<ParityInput> out;
-    const auto add = [&](const std::string& label, const VideoFormat& f, auto ref, auto dist) {
+    const auto add = [&](const std::string& label, const VideoFormat& f, auto ref, auto dist,
+                         std::vector<std::string> corner_metrics = {}, int frames = 2) {
         const std::string base = fmt::format("{}/hard_{}x{}_{}bit_{}", dir, f.width, f.height, f.bit_depth,
                                              subsampling_name(f.subsampling));
-        write_video(base + "_ref.yuv", f, 2, ref);
-        write_video(base + "_dist.yuv", f, 2, dist);
-        out.push_back({label, base + "_ref.yuv", base + "_dist.yuv", f, false});
+        write_video(base + "_ref.yuv", f, frames, ref);
+        write_video(base + "_dist.yuv", f, frames, dist);
+        out.push_back({label, base + "_ref.yuv", base + "_dist.yuv", f, false, std::move(corner_metrics)});
     };
     // A hash of the position: noise that is the same for both videos where they agree.
     const auto hash = [](int p, int x, int y, int i) {
@@ -158,6 +160,85 @@ std::vector<ParityInput> hard_inputs(const std::string& dir) {
                 return x < 320 ? flat(p, x, y)
                                : std::clamp(x / 3 + static_cast<int>(hash(p, x, y, i + 11) % 41) - 20, 0, 255);
             });
+    }
+    {
+        // CAMBI's case: a 10-bit picture of slow gradients (a ramp across, a vignette) with fine
+        // grain, and the same picture quantized to 8-bit steps (bands of 4 codes) with the grain
+        // gone, so every window size finds bands; cambi's option corners (its largest window
+        // included) run on it at full 4K.
+        VideoFormat f;
+        f.width = 3840;
+        f.height = 2160;
+        f.bit_depth = 10;
+        const auto smooth = [](int p, int x, int y, int i) {
+            const int cx = x - 1920, cy = y - 1080;
+            const int ramp = 200 + (x * 300) / 3840 + (y * 80) / 2160 + i * 3 + p * 60;
+            return ramp - static_cast<int>((static_cast<long long>(cx) * cx + static_cast<long long>(cy) * cy) / 90000);
+        };
+        add("hard 3840x2160 10-bit banded gradients (cambi's corners)", f,
+            [&](int p, int x, int y, int i) { return std::clamp(smooth(p, x, y, i) + static_cast<int>(hash(p, x, y, i) % 3) - 1, 0, 1023); },
+            [&](int p, int x, int y, int i) { return std::clamp(smooth(p, x, y, i) / 4 * 4, 0, 1023); }, {"cambi"});
+    }
+    {
+        // ciede's case: saturated colours (chroma at and beyond the legal 16..240 range, every
+        // hue, luma across its range) at 4:2:2 and 4:4:4, the distorted picture's chroma pulled
+        // toward grey by a few codes and its luma shifted.
+        for (const auto& [sub, depth, width, height] :
+             {std::tuple{Subsampling::k422, 8, 1280, 720}, std::tuple{Subsampling::k444, 10, 640, 360}}) {
+            VideoFormat f;
+            f.width = width;
+            f.height = height;
+            f.bit_depth = depth;
+            f.subsampling = sub;
+            const int max = (1 << depth) - 1, unit = 1 << (depth - 8);
+            const auto colour = [=](int p, int x, int y, int i) {
+                if (p == 0) return ((x * 7 + y * 5 + i * 11) % 256) * unit;
+                const int cell = (x / 8 + (y / 8) * 37 + p * 5) % 16;
+                return std::clamp(cell < 8 ? cell * 4 * unit : max - (cell - 8) * 4 * unit, 0, max);
+            };
+            add(fmt::format("hard {}x{} {}-bit {} saturated colours (ciede)", width, height, depth, subsampling_name(sub)), f,
+                colour, [=](int p, int x, int y, int i) {
+                    const int v = colour(p, x, y, i);
+                    const int mid = 128 * unit;
+                    return p == 0 ? std::clamp(v + 3 * unit, 0, max) : v + (mid - v) / 24;
+                });
+        }
+    }
+    {
+        // The gain limits' case: a distorted picture sharper than its reference (an unsharp mask
+        // with gain 2 on a blurred texture), so ADM's enhancement gain limit binds; adm's and
+        // float_adm's option corners (the non-integer limit 1.2 among them) run on it.
+        VideoFormat f;
+        f.width = 960;
+        f.height = 540;
+        f.bit_depth = 8;
+        const auto texture = [&](int p, int x, int y, int i) {
+            return 128 + ((x / 6 + y / 4 + i) % 2 ? 40 : -40) + static_cast<int>(hash(p, x / 3, y / 3, i) % 21) - 10;
+        };
+        const auto blurred = [&](int p, int x, int y, int i) {
+            int s = 0;
+            for (int d = -2; d <= 2; ++d) s += texture(p, std::max(x + d, 0), y, i) + texture(p, x, std::max(y + d, 0), i);
+            return s / 10;
+        };
+        add("hard 960x540 8-bit sharpened distortion (adm gain limits)", f,
+            [&](int p, int x, int y, int i) { return std::clamp(blurred(p, x, y, i), 0, 255); },
+            [&](int p, int x, int y, int i) { return std::clamp(3 * texture(p, x, y, i) - 2 * blurred(p, x, y, i), 0, 255); },
+            {"adm", "float_adm"});
+    }
+    {
+        // SpEED's case: a 1920x1080 8-bit pair of three frames (temporal differences on two)
+        // with detail at several scales, on which speed_chroma's and speed_temporal's option
+        // corners run: every prescale method and the smallest and largest prescale.
+        VideoFormat f;
+        f.width = 1920;
+        f.height = 1080;
+        f.bit_depth = 8;
+        const auto scene = [&](int p, int x, int y, int i) {
+            return ((x / 5 + y / 3 + i * 7 + p * 30) % 160) + 40 + static_cast<int>(hash(p, x / 2, y / 2, i) % 25);
+        };
+        add("hard 1920x1080 8-bit detail at several scales (SpEED's corners)", f, scene,
+            [&](int p, int x, int y, int i) { return std::clamp(scene(p, x, y, i) + static_cast<int>(hash(p, x, y, i + 5) % 13) - 6, 0, 255); },
+            {"speed_chroma", "speed_temporal"}, 3);
     }
     return out;
 }

@@ -29,7 +29,12 @@ std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, u
 /// the float squares (float_moment's and float_psnr's running doubles then round); a 3840x2160
 /// 8-bit 4:2:0 pair (the longest sums: SSIM windows, PSNR-HVS coefficients); a 640x360 8-bit
 /// 4:4:4 pair with identical flat areas beside noisy ones (zero variances, identical blocks,
-/// capped and infinite scores). 2 frames each; no option corners on them.
+/// capped and infinite scores); and the inputs where particular metrics are hardest, each
+/// carrying those metrics' option corners (ParityInput::corner_metrics): a 3840x2160 10-bit
+/// pair of banded gradients (cambi, its largest window at 4K); saturated colours at 4:2:2 8-bit
+/// and 4:4:4 10-bit (ciede); a distorted picture sharper than its reference (adm and float_adm
+/// with their gain limits); 1920x1080 detail at several scales over 3 frames (speed_chroma and
+/// speed_temporal at every prescale). 2 frames each unless said; no other option corners on them.
 std::vector<ParityInput> hard_inputs(const std::string& dir);
 
 }  // namespace vmafx
