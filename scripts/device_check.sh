@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|capi|bench|cli|startup|ncu|upstream|metrics|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|capi|presets|bench|cli|startup|ncu|upstream|metrics|all]
+# presets: tests/gpu_presets.py, every built-in model and --aom_ctc/--nflx_ctc preset with --backend cuda
+# against the CPU (every metric on the GPU, every value the CPU's bits).
 # capi: the C API's CUDA calls (libvmaf_cuda.h): tests/capi/test_capi_cuda.c's error checks, then
 # tests/capi/check_capi_cuda.py (host and device pictures against the CLI, bit for bit).
 # golden: every golden command line with --backend cuda (upstream's CPU values from the GPU run;
@@ -52,6 +54,11 @@ if [ "$what" = capi ] || [ "$what" = all ]; then
   "$bin/vmafx_capi_cuda_test" errors 2>&1 | tee "$out/capi.txt"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   python3 tests/capi/check_capi_cuda.py "$bin/vmafx_capi_cuda_test" "$bin/vmafx" 2>&1 | tee -a "$out/capi.txt" | tail -30
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if [ "$what" = presets ] || [ "$what" = all ]; then
+  python3 tests/gpu_presets.py "$bin/vmafx" "${PRESETS_FIXTURE:-autumn_1920x1080_420p8}" "${PRESETS_FRAMES:-3}" 2>&1 \
+    | tee "$out/presets.txt" | tail -30
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then

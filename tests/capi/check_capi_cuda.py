@@ -2,7 +2,7 @@
 """libvmaf_cuda.h against the CLI, bit for bit: runs tests/capi/test_capi_cuda.c's `run` mode with
 no CUDA state (cpu), with an imported state and host pictures (host: the `--backend cuda` path)
 and with DEVICE preallocated pictures filled by cudaMemcpy2D (device), with the models and
-features of check_capi.py and ciede (no CUDA twin: on the CPU, from downloaded device pictures),
+features of check_capi.py (and once with vmaf_v1.0.16_3d0h in place of vmaf_v0.6.1) and ciede (no CUDA twin: on the CPU, from downloaded device pictures),
 and compares every per-frame value, every pooled value and the model and collection pools with
 `vmafx --backend cuda` and with the CPU CLI (the twins are exact, docs/parity.md; metrics
 without a twin run on the CPU in both).
@@ -14,8 +14,11 @@ import json, os, subprocess, sys, tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_capi import FIXTURES, compare, fixture_format, missing  # noqa: E402
 
-# (fixture, threads): 8-bit 4:2:0, 12-bit 4:4:4 with worker threads, 10-bit 4:2:2.
-CASES = [("path_576x324_420p8", 0), ("cups_960x540_444p12", 3), ("fallenleaf_1280x720_422p10", 0)]
+# (fixture, threads, model): 8-bit 4:2:0, 12-bit 4:4:4 with worker threads, 10-bit 4:2:2; and
+# vmaf_v1.0.16_3d0h (cambi and SpEED among its features: FFmpeg's libvmaf_cuda filter with a
+# v1.0.16 model fails upstream for want of their CUDA extractors).
+CASES = [("path_576x324_420p8", 0, "vmaf_v0.6.1"), ("cups_960x540_444p12", 3, "vmaf_v0.6.1"),
+         ("fallenleaf_1280x720_422p10", 0, "vmaf_v0.6.1"), ("path_576x324_420p8", 2, "vmaf_v1.0.16_3d0h")]
 
 
 def main():
@@ -29,12 +32,12 @@ def main():
         print(probe.stdout.strip())
         return 77
     failures = 0
-    for fixture, threads in CASES:
+    for fixture, threads, model in CASES:
         w, h, sub, bpc = fixture_format(fixture)
         ref, dist = (os.path.join(FIXTURES, fixture, n) for n in ("ref.yuv", "dist.yuv"))
         with tempfile.TemporaryDirectory(prefix="vmafx_capi_cuda_") as tmp:
             base = [vmafx, "-r", ref, "-d", dist, "-w", str(w), "-h", str(h), "-p", sub, "-b", str(bpc), "-q",
-                    "-m", "version=vmaf_v0.6.1:name=vmaf", "-m", "version=vmaf_b_v0.6.3:name=vmaf_b",
+                    "-m", f"version={model}:name=vmaf", "-m", "version=vmaf_b_v0.6.3:name=vmaf_b",
                     "--feature", "psnr", "--feature", "float_ssim", "--feature", "ciede", "--precision", "max",
                     "--json"]
             cli = {}
@@ -51,7 +54,7 @@ def main():
             open(names_file, "w").write("\n".join(names) + "\n")
             for mode in ("cpu", "host", "device"):
                 run = subprocess.run([test_program, "run", mode, ref, dist, str(w), str(h), sub, str(bpc), str(threads),
-                                      names_file], capture_output=True, text=True)
+                                      names_file, model], capture_output=True, text=True)
                 if run.returncode == 77:
                     print(run.stdout.strip())
                     return 77
@@ -60,7 +63,7 @@ def main():
                     print(f"{fixture} {mode}: exit {run.returncode}: {run.stderr.strip()}")
                     continue
                 for backend in ("cuda", "cpu"):
-                    case = f"{fixture} threads={threads}: C API {mode} against the CLI --backend {backend}"
+                    case = f"{fixture} threads={threads} {model}: C API {mode} against the CLI --backend {backend}"
                     bad, checked = compare(case, cli[backend], run.stdout)
                     failures += bad
                     print(f"{case}: {checked} values compared", flush=True)

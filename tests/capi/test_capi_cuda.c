@@ -8,8 +8,9 @@
  *       picture configuration, device pictures before the import, fetching without
  *       preallocation, importing twice, importing after a read, frames out of order, a device
  *       picture beside a host one; each returns a negative errno and the program goes on.
- *   vmafx_capi_cuda_test run MODE REF DIST W H FMT BPC THREADS NAMES
- *       scores raw planar videos as test_capi.c's run mode (models vmaf_v0.6.1 as vmaf and the
+ *   vmafx_capi_cuda_test run MODE REF DIST W H FMT BPC THREADS NAMES [MODEL]
+ *       scores raw planar videos as test_capi.c's run mode (models MODEL, by default
+ *       vmaf_v0.6.1, as vmaf and the
  *       vmaf_b_v0.6.3 collection as vmaf_b, features psnr and float_ssim, which have CUDA twins,
  *       and ciede, which has none: it runs on the CPU and reads all three planes, downloaded
  *       from device pictures) and prints the same lines ("frame", "pooled", "model",
@@ -198,6 +199,7 @@ static int run_mode(char **argv) {
     const unsigned bpc = (unsigned)atoi(argv[6]);
     VmafConfiguration cfg = {.log_level = VMAF_LOG_LEVEL_ERROR, .n_threads = (unsigned)atoi(argv[7])};
     const char *names_path = argv[8];
+    const char *model_version = argv[9] ? argv[9] : "vmaf_v0.6.1";
     const int gpu = strcmp(mode, "cpu") != 0, device = !strcmp(mode, "device");
     VmafCudaState *state = gpu ? state_or_skip() : NULL;
 
@@ -206,7 +208,7 @@ static int run_mode(char **argv) {
     VmafModelCollection *coll = NULL;
     VmafModelConfig mcfg = {.name = "vmaf"}, bcfg = {.name = "vmaf_b"};
     if (vmaf_init(&vmaf, cfg) || (gpu && vmaf_cuda_import_state(vmaf, state)) ||
-        vmaf_model_load(&model, &mcfg, "vmaf_v0.6.1") ||
+        vmaf_model_load(&model, &mcfg, model_version) ||
         vmaf_model_collection_load(&member, &coll, &bcfg, "vmaf_b_v0.6.3") ||
         vmaf_use_features_from_model(vmaf, model) || vmaf_use_features_from_model_collection(vmaf, coll) ||
         vmaf_use_feature(vmaf, "psnr", NULL) || vmaf_use_feature(vmaf, "float_ssim", NULL) ||
@@ -233,7 +235,8 @@ static int run_mode(char **argv) {
 
 int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "errors")) return errors_mode();
-    if (argc == 11 && !strcmp(argv[1], "run")) return run_mode(argv + 2);
-    fprintf(stderr, "usage: %s errors | run cpu|host|device REF DIST W H 420|422|444 BPC THREADS NAMES\n", argv[0]);
+    if ((argc == 11 || argc == 12) && !strcmp(argv[1], "run")) return run_mode(argv + 2);
+    fprintf(stderr, "usage: %s errors | run cpu|host|device REF DIST W H 420|422|444 BPC THREADS NAMES [MODEL]\n",
+            argv[0]);
     return 2;
 }
