@@ -12,10 +12,7 @@
 // variance. Each scale's sums are float (row sums added to a total). Borders are mirrored
 // without repeating the edge sample.
 #include "feature/float_vif/float_vif.hpp"
-
-#include <cmath>
-#include <cstdint>
-#include <cstring>
+#include "feature/float_vif/float_vif_math.hpp"
 
 #include <fmt/format.h>
 
@@ -26,27 +23,6 @@ namespace float_vif {
 namespace {
 
 using floatimg::Image;
-
-// Upstream's log2 approximation (vif_tools.c log2f_approx, VIF_OPT_FAST_LOG2): the exponent
-// plus a degree-8 polynomial (Horner, float) of the mantissa minus 1.
-float log2f_approx(float x) {
-    static constexpr float kPoly[9] = {-0.012671635276421f, 0.064841182402670f, -0.157048836463065f,
-                                       0.257167726303123f,  -0.353800560300520f, 0.480131410397451f,
-                                       -0.721314327952201f, 1.442694803896991f,  0.0f};
-    if (x == 0) return -INFINITY;
-    if (x < 0) return NAN;
-    std::uint32_t u = 0;
-    std::memcpy(&u, &x, sizeof u);
-    const std::uint32_t exponent = (u & 0x7F800000u) >> 23;
-    const std::uint32_t mant_one = (u & 0x007FFFFFu) | 0x3F800000u;
-    float remain = 0.0f;
-    std::memcpy(&remain, &mant_one, sizeof remain);
-    const float log_base = static_cast<float>(static_cast<std::int32_t>(exponent) - 127);
-    const float t = remain - 1.0f;
-    float var = 0;
-    for (float c : kPoly) var = var * t + c;
-    return log_base + var;
-}
 
 // Upstream vif_dec2_s: even rows and columns of the first (width / 2) * 2 x (height / 2) * 2.
 Image decimate(const Image& src) {
@@ -60,8 +36,7 @@ Image decimate(const Image& src) {
 // denominator terms over the picture, rows summed first.
 void statistic(const Image& mu1, const Image& mu2, const Image& xx, const Image& yy, const Image& xy,
                double gain_limit, double sigma_nsq, float& num, float& den) {
-    const float sigma_max_inv = static_cast<float>(std::pow(static_cast<float>(sigma_nsq), 2.0f) / (255.0 * 255.0));
-    const float eps = 1.0e-10f;
+    const float sigma_max_inv = sigma_max_inv_of(sigma_nsq);
     const float limit = static_cast<float>(gain_limit);
     float accum_num = 0.0f;
     float accum_den = 0.0f;
@@ -69,40 +44,10 @@ void statistic(const Image& mu1, const Image& mu2, const Image& xx, const Image&
         float row_num = 0;
         float row_den = 0;
         for (int j = 0; j < mu1.width; ++j) {
-            const float m1 = mu1.row(i)[j];
-            const float m2 = mu2.row(i)[j];
-            float sigma1_sq = xx.row(i)[j] - m1 * m1;
-            float sigma2_sq = yy.row(i)[j] - m2 * m2;
-            const float sigma12 = xy.row(i)[j] - m1 * m2;
-            sigma1_sq = sigma1_sq > 0.0f ? sigma1_sq : 0.0f;
-            sigma2_sq = sigma2_sq > 0.0f ? sigma2_sq : 0.0f;
-            float g = sigma12 / (sigma1_sq + eps);
-            float sv_sq = sigma2_sq - g * sigma12;
-            if (sigma1_sq < eps) {
-                g = 0.0f;
-                sv_sq = sigma2_sq;
-                sigma1_sq = 0.0f;
-            }
-            if (sigma2_sq < eps) {
-                g = 0.0f;
-                sv_sq = 0.0f;
-            }
-            if (g < 0.0f) {
-                sv_sq = sigma2_sq;
-                g = 0.0f;
-            }
-            sv_sq = sv_sq > eps ? sv_sq : eps;
-            g = g < limit ? g : limit;
-            float num_val = log2f_approx(
-                static_cast<float>(1.0f + static_cast<double>(g * g * sigma1_sq) / (sv_sq + sigma_nsq)));
-            float den_val = log2f_approx(static_cast<float>(1.0f + sigma1_sq / sigma_nsq));
-            if (sigma12 < 0.0f) num_val = 0.0f;
-            if (sigma1_sq < sigma_nsq) {
-                num_val = 1.0f - sigma2_sq * sigma_max_inv;
-                den_val = 1.0f;
-            }
-            row_num += num_val;
-            row_den += den_val;
+            const SampleTerms t = sample_terms(mu1.row(i)[j], mu2.row(i)[j], xx.row(i)[j], yy.row(i)[j], xy.row(i)[j],
+                                               limit, sigma_nsq, sigma_max_inv);
+            row_num += t.num;
+            row_den += t.den;
         }
         accum_num += row_num;
         accum_den += row_den;
