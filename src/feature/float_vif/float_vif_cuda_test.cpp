@@ -250,6 +250,28 @@ TEST(FloatVifMath, SigmaMaxInvIsTheFloatSquare) {
     EXPECT_EQ(float_vif::sigma_max_inv_of(2.0), static_cast<float>(4.0 / 65025.0));
 }
 
+// At vif_sigma_nsq 0 a flat reference (s1 = 0) gives the denominator's argument 1 + 0 / 0: on
+// x86 the default NaN 0xfff8000000000000, kept by the add and converted to the float
+// 0xffc00000, whose bits log2_approx reads (exponent field 255: 128 + p(0.5)). x86_nan pins that
+// NaN, so the device (whose NaNs are positive) and the CPU agree.
+TEST(FloatVifMath, TheNanArgumentIsX86s) {
+    volatile double zero = 0.0;
+    const double q = zero / zero;
+    const float arg = static_cast<float>(1.0 + q);
+#if defined(__x86_64__)
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(q), 0xfff8000000000000u);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(arg), 0xffc00000u);
+#endif
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(float_vif::x86_nan(arg)), 0xffc00000u);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(float_vif::x86_nan(std::bit_cast<float>(0x7fffffffu))), 0xffc00000u);
+    EXPECT_EQ(float_vif::x86_nan(1.5f), 1.5f);
+    const float_vif::SampleTerms t = float_vif::sample_terms(3.0f, 3.0f, 9.0f, 9.0f, 9.0f, 100.0f, 0.0, 0.0f);
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(t.den),
+              std::bit_cast<std::uint32_t>(float_vif::log2_approx(std::bit_cast<float>(0xffc00000u))));
+    EXPECT_GT(t.den, 128.0f);
+    EXPECT_LT(t.den, 129.0f);
+}
+
 // --- on a CUDA device ---
 
 // The device's log2_approx equals the host's on every one of the 2^32 floats.
