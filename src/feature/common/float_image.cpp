@@ -64,29 +64,17 @@ void scale_bilinear(const View& src, const Out& dst) {
     std::vector<int> x1(static_cast<std::size_t>(dst_w));
     std::vector<int> x2(static_cast<std::size_t>(dst_w));
     std::vector<float> dx(static_cast<std::size_t>(dst_w));
-    const float rx = ratio(src.width, dst_w);
-    const float right_x = static_cast<float>(src.width - 1);
-    for (int x = 0; x < dst_w; ++x) {
-        const float xx = source_position(x, rx);
-        x1[x] = static_cast<int>(mirror_f(static_cast<float>(std::floor(xx)), 0.0f, right_x));
-        x2[x] = static_cast<int>(mirror_f(static_cast<float>(std::ceil(xx)), 0.0f, right_x));
-        dx[x] = xx - static_cast<float>(x1[x]);
-    }
-    const float ry = ratio(src.height, dst.height);
-    const float right_y = static_cast<float>(src.height - 1);
+    bilinear_axis(src.width, dst_w, x1.data(), x2.data(), dx.data());
+    std::vector<int> y1(static_cast<std::size_t>(dst.height));
+    std::vector<int> y2(static_cast<std::size_t>(dst.height));
+    std::vector<float> dy(static_cast<std::size_t>(dst.height));
+    bilinear_axis(src.height, dst.height, y1.data(), y2.data(), dy.data());
     for (int y = 0; y < dst.height; ++y) {
-        const float yy = source_position(y, ry);
-        const int y1 = static_cast<int>(mirror_f(static_cast<float>(std::floor(yy)), 0.0f, right_y));
-        const int y2 = static_cast<int>(mirror_f(static_cast<float>(std::ceil(yy)), 0.0f, right_y));
-        const float dy = yy - static_cast<float>(y1);
-        const float* r1 = src.row(y1);
-        const float* r2 = src.row(y2);
+        const float* r1 = src.row(y1[y]);
+        const float* r2 = src.row(y2[y]);
         float* out = dst.row(y);
-        for (int x = 0; x < dst_w; ++x) {
-            const float fx = dx[x];
-            out[x] = (1 - dy) * (1 - fx) * r1[x1[x]] + (1 - dy) * fx * r1[x2[x]] + dy * (1 - fx) * r2[x1[x]] +
-                     dy * fx * r2[x2[x]];
-        }
+        for (int x = 0; x < dst_w; ++x)
+            out[x] = bilinear_sample(dy[y], dx[x], r1[x1[x]], r1[x2[x]], r2[x1[x]], r2[x2[x]]);
     }
 }
 
@@ -183,19 +171,16 @@ void to_float(const Plane& plane, int bit_depth, float* dst_data, std::ptrdiff_t
     const int w = plane.width();
     const int h = plane.height();
     const float off = static_cast<float>(offset);
-    float scaler = 0.0f;
-    if (bit_depth == 10) scaler = 4.0f;
-    else if (bit_depth == 12) scaler = 16.0f;
-    else if (bit_depth == 16) scaler = 256.0f;
+    const float scaler = picture_copy_scaler(bit_depth);
     for (int y = 0; y < h; ++y) {
         float* dst = dst_data + static_cast<std::ptrdiff_t>(y) * stride;
         if (scaler != 0.0f) {
             const std::uint16_t* src = plane.row<std::uint16_t>(y);
-            for (int x = 0; x < w; ++x) dst[x] = static_cast<float>(src[x]) / scaler + off;
+            for (int x = 0; x < w; ++x) dst[x] = picture_copy_sample(src[x], scaler, off);
         } else {
             // 8 bits, and upstream's byte-wise reading of 9, 11, 13, 14 and 15 bits.
             const std::uint8_t* src = plane.row<std::uint8_t>(y);
-            for (int x = 0; x < w; ++x) dst[x] = static_cast<float>(src[x]) + off;
+            for (int x = 0; x < w; ++x) dst[x] = picture_copy_sample(src[x], 0.0f, off);
         }
     }
 }
@@ -324,6 +309,17 @@ void scale(ScaleMethod method, const float* src, int src_w, int src_h, std::ptrd
     case ScaleMethod::kBilinear: scale_bilinear(in, out); break;
     case ScaleMethod::kBicubic: scale_pointwise(in, out, bicubic_at); break;
     case ScaleMethod::kLanczos4: scale_pointwise(in, out, lanczos4_at); break;
+    }
+}
+
+void bilinear_axis(int src, int dst, int* i1, int* i2, float* d) {
+    const float r = ratio(src, dst);
+    const float right = static_cast<float>(src - 1);
+    for (int k = 0; k < dst; ++k) {
+        const float pos = source_position(k, r);
+        i1[k] = static_cast<int>(mirror_f(static_cast<float>(std::floor(pos)), 0.0f, right));
+        i2[k] = static_cast<int>(mirror_f(static_cast<float>(std::ceil(pos)), 0.0f, right));
+        d[k] = pos - static_cast<float>(i1[k]);
     }
 }
 

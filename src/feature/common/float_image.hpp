@@ -20,6 +20,7 @@
 #include <tbb/scalable_allocator.h>
 
 #include "base/error.hpp"
+#include "feature/common/float_image_math.hpp"
 #include "picture/picture.hpp"
 
 namespace vmafx::floatimg {
@@ -68,9 +69,7 @@ void to_float(const Plane& plane, int bit_depth, float* dst, std::ptrdiff_t stri
 // The depths picture_copy converts as such (8, 10, 12, 16) are the metrics' descriptors'
 // kWholeUnitBitDepths (feature/metric.hpp).
 
-/// Mirrors `i` into [0, size) without repeating the edge: -i below 0, 2 * size - i - 2 at
-/// and above size (upstream's convolution edges). Valid for |overshoot| <= size - 1.
-inline int mirror(int i, int size) { return i < 0 ? -i : (i >= size ? 2 * size - i - 2 : i); }
+// mirror(i, size): the convolution's edge mirror, in float_image_math.hpp (shared with the twins).
 
 /// What the vertical pass filters: the samples, their squares, or the products of two images.
 enum class Product { kPlain, kSquare, kCross };
@@ -104,6 +103,11 @@ bool vif_kernelscale_valid(float kernelscale);
 enum class ScaleMethod { kNearest, kBilinear, kBicubic, kLanczos4 };
 /// Widest output of the bilinear scaler (upstream VIF_BILINEAR_MAX_WIDTH).
 inline constexpr int kBilinearMaxWidth = 7680;
+/// The bilinear scaler's taps along one axis from `src` samples to `dst` (dst > 0): for each
+/// output position k in [0, dst), the two source indices i1[k] <= i2[k] (floor and ceiling of
+/// the source position, mirrored into [0, src)) and the float fraction d[k] = position - i1[k]
+/// (upstream vif_scale_frame_s's bilinear columns and rows alike). Each array holds dst values.
+void bilinear_axis(int src, int dst, int* i1, int* i2, float* d);
 /// Scales `src` to dst_w x dst_h with `method` (a copy when the size is the same).
 Image scale(ScaleMethod method, const Image& src, int dst_w, int dst_h);
 /// As above on strided arrays: src_w x src_h samples of `src` (rows `src_stride` floats apart)

@@ -5,6 +5,7 @@
 
 #include "feature/common/float_image.hpp"
 #include "feature/common/float_psnr_peak.hpp"
+#include "feature/float_ansnr/float_ansnr_math.hpp"
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace vmafx::float_ansnr {
@@ -23,76 +25,70 @@ constexpr FeatureName kFeatures[] = {{"float_ansnr"}};
 /// Border reach of the larger (5x5) filter: the smallest plane side it reads inside.
 constexpr int kMinSide = 3;
 
-/// The reference's 3x3 kernel (ansnr_filter2d_ref_s): double quotients rounded to float.
-constexpr float kRefKernel[9] = {
-    static_cast<float>(1.0 / 16.0), static_cast<float>(2.0 / 16.0), static_cast<float>(1.0 / 16.0),
-    static_cast<float>(2.0 / 16.0), static_cast<float>(4.0 / 16.0), static_cast<float>(2.0 / 16.0),
-    static_cast<float>(1.0 / 16.0), static_cast<float>(2.0 / 16.0), static_cast<float>(1.0 / 16.0)};
-
-/// The distorted picture's 5x5 kernel (ansnr_filter2d_dis_s), weights n / 571.
-constexpr float w571(double n) { return static_cast<float>(n / 571.0); }
-constexpr float kDistKernel[25] = {
-    w571(2.0),  w571(7.0),  w571(12.0),  w571(7.0),  w571(2.0),   //
-    w571(7.0),  w571(31.0), w571(52.0),  w571(31.0), w571(7.0),   //
-    w571(12.0), w571(52.0), w571(127.0), w571(52.0), w571(12.0),  //
-    w571(7.0),  w571(31.0), w571(52.0),  w571(31.0), w571(7.0),   //
-    w571(2.0),  w571(7.0),  w571(12.0),  w571(7.0),  w571(2.0)};
-
-/// Upstream's mirror (not replicate) of an index outside [0, n): -k reads k, n-1+k reads n-k.
-int reflect(int k, int n) {
-    if (k < 0) return -k;
-    if (k >= n) return 2 * n - k - 1;
+/// A filter's weights, row-major, from the shared weight function (float_ansnr_math.hpp).
+template <int Taps>
+struct Kernel {
+    float w[Taps * Taps];
+};
+template <int Taps>
+constexpr Kernel<Taps> make_kernel(float (*weight)(int, int)) {
+    Kernel<Taps> k{};
+    for (int fi = 0; fi < Taps; ++fi)
+        for (int fj = 0; fj < Taps; ++fj) k.w[fi * Taps + fj] = weight(fi, fj);
     return k;
 }
+/// The reference's 3x3 kernel (ansnr_filter2d_ref_s) and the distorted picture's 5x5
+/// (ansnr_filter2d_dis_s): double quotients n / 16 and n / 571 rounded to float.
+constexpr Kernel<kRefTaps> kRefKernel = make_kernel<kRefTaps>(ref_weight);
+constexpr Kernel<kDistTaps> kDistKernel = make_kernel<kDistTaps>(dist_weight);
+static_assert(kRefKernel.w[4] == 0.25f && kDistKernel.w[12] == static_cast<float>(127.0 / 571.0));
 
 using floatimg::Image;
 
-/// ansnr_filter2d_s: the Taps x Taps kernel `f` over `src`, mirrored borders; per output
-/// sample, each kernel row summed into its own float, then the rows' sums in order.
+/// ansnr_filter2d_s: the Taps x Taps kernel `k` over `src`, reflected borders; per output
+/// sample, each kernel row summed into its own float, then the rows' sums in order
+/// (filter3_at / filter5_at).
 template <int Taps>
-Image filter2d(const float* f, const Image& src) {
+Image filter2d(const Kernel<Taps>& k, const Image& src) {
     constexpr int r = Taps / 2;
     const int w = src.width;
     const int h = src.height;
     Image dst(w, h);
     std::vector<int> cols(static_cast<std::size_t>(w) + 2 * r);  // cols[j + fj]: column of tap fj
-    for (int k = 0; k < w + 2 * r; ++k) cols[static_cast<std::size_t>(k)] = reflect(k - r, w);
+    for (int c = 0; c < w + 2 * r; ++c) cols[static_cast<std::size_t>(c)] = reflect(c - r, w);
     for (int i = 0; i < h; ++i) {
         const float* rows[Taps];
         for (int fi = 0; fi < Taps; ++fi) rows[fi] = src.row(reflect(i - r + fi, h));
         float* out = dst.row(i);
         for (int j = 0; j < w; ++j) {
             const int* c = cols.data() + j;
-            float accum = 0;
-            for (int fi = 0; fi < Taps; ++fi) {
-                float accum_inner = 0;
-                for (int fj = 0; fj < Taps; ++fj) accum_inner += f[fi * Taps + fj] * rows[fi][c[fj]];
-                accum += accum_inner;
-            }
-            out[j] = accum;
+            float window[Taps * Taps];
+            for (int fi = 0; fi < Taps; ++fi)
+                for (int fj = 0; fj < Taps; ++fj) window[fi * Taps + fj] = rows[fi][c[fj]];
+            if constexpr (Taps == kRefTaps) out[j] = filter3_at(k.w, window);
+            else out[j] = filter5_at(k.w, window);
         }
     }
     return dst;
 }
 
-/// ansnr_mse_s: sig = sum ref^2, noise = sum (ref - dis)^2, float sums per row, then over rows.
-void mse(const Image& ref, const Image& dis, float& sig, float& noise) {
-    float sig_accum = 0;
-    float noise_accum = 0;
+/// ansnr_mse_s: per row, the float sums from 0 of signal_term and noise_term in column order
+/// (into sig_rows[i], noise_rows[i]).
+void mse_rows(const Image& ref, const Image& dis, std::vector<float>& sig_rows, std::vector<float>& noise_rows) {
+    sig_rows.assign(static_cast<std::size_t>(ref.height), 0.0f);
+    noise_rows.assign(static_cast<std::size_t>(ref.height), 0.0f);
     for (int i = 0; i < ref.height; ++i) {
         const float* r = ref.row(i);
         const float* d = dis.row(i);
         float sig_inner = 0;
         float noise_inner = 0;
         for (int j = 0; j < ref.width; ++j) {
-            sig_inner += r[j] * r[j];
-            noise_inner += (r[j] - d[j]) * (r[j] - d[j]);
+            sig_inner += signal_term(r[j]);
+            noise_inner += noise_term(r[j], d[j]);
         }
-        sig_accum += sig_inner;
-        noise_accum += noise_inner;
+        sig_rows[static_cast<std::size_t>(i)] = sig_inner;
+        noise_rows[static_cast<std::size_t>(i)] = noise_inner;
     }
-    sig = sig_accum;
-    noise = noise_accum;
 }
 
 class Extractor final : public FeatureExtractor {
@@ -128,18 +124,31 @@ Scores compute(const Plane& ref, const Plane& dist, int bit_depth) {
                                 dist.width(), dist.height(), kMinSide, kMinSide));
     const Image r = floatimg::to_float(ref, bit_depth);
     const Image d = floatimg::to_float(dist, bit_depth);
-    const Image ref_filtered = filter2d<3>(kRefKernel, r);
-    const Image dist_filtered = filter2d<5>(kDistKernel, d);
-    float sig = 0;
-    float noise = 0;
-    mse(ref_filtered, dist_filtered, sig, noise);
+    const Image ref_filtered = filter2d<kRefTaps>(kRefKernel, r);
+    const Image dist_filtered = filter2d<kDistTaps>(kDistKernel, d);
+    std::vector<float> sig_rows;
+    std::vector<float> noise_rows;
+    mse_rows(ref_filtered, dist_filtered, sig_rows, noise_rows);
+    return scores_of(sum_rows(sig_rows), sum_rows(noise_rows), w, h, bit_depth);
+}
 
+float sum_rows(std::span<const float> row_sums) {
+    float accum = 0;
+    for (const float s : row_sums) accum += s;
+    return accum;
+}
+
+Scores scores_of(float sig, float noise, int width, int height, int bit_depth) {
+    double peak = 0.0;
+    double psnr_max = 0.0;
+    if (!float_psnr::peak_and_cap(bit_depth, peak, psnr_max))
+        throw Error(fmt::format("float_ansnr: bit depth {} is not supported (8, 10, 12 or 16)", bit_depth));
     Scores s;
     // The quotient is a float (as upstream), widened for log10.
     s.ansnr = noise == 0 ? psnr_max : 10.0 * std::log10(static_cast<double>(sig / noise));
     const double eps = 1e-10;
     const double floor_noise = static_cast<double>(noise) > eps ? static_cast<double>(noise) : eps;
-    const double anpsnr = 10 * std::log10(peak * peak * w * h / floor_noise);
+    const double anpsnr = 10 * std::log10(peak * peak * width * height / floor_noise);
     s.anpsnr = anpsnr < psnr_max ? anpsnr : psnr_max;
     return s;
 }

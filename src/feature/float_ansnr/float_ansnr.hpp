@@ -16,6 +16,7 @@
 // picture_copy.c (picture_copy). Floats and doubles exactly where upstream has them.
 #pragma once
 
+#include <span>
 #include <string>
 
 #include "feature/metric.hpp"
@@ -39,6 +40,15 @@ struct Scores {
 /// of `bit_depth` bits: 8, 10, 12 or 16), as upstream's compute_ansnr on picture_copy'd
 /// planes. Throws Error for a bit depth upstream refuses.
 Scores compute(const Plane& ref, const Plane& dist, int bit_depth);
+
+/// ansnr_mse_s's outer sums: the float sum from 0 of the rows' sums `row_sums`, in row order
+/// (the CPU's and the CUDA twin's host step).
+float sum_rows(std::span<const float> row_sums);
+
+/// compute_ansnr's scores from the frame's float sums `sig` (of ref_f^2) and `noise` (of
+/// (ref_f - dist_f)^2) of a width x height luma at `bit_depth` (8, 10, 12 or 16; Error for
+/// another): the formulas of this file's head, in the CPU's types.
+Scores scores_of(float sig, float noise, int width, int height, int bit_depth);
 
 /// Output names of one instance (the names themselves: no options).
 struct Settings {

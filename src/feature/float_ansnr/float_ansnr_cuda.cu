@@ -1,0 +1,249 @@
+// CUDA twin of the float_ansnr metric (float_ansnr.cpp), bit-identical to it on every frame.
+//
+// The CPU filters the float copies of the two lumas (3x3 binomial on the reference, 5x5 n / 571
+// on the distorted picture, reflected borders), then adds, per row, the float terms ref_f^2 and
+// (ref_f - dist_f)^2 into two float sums from 0 in column order, and the rows' sums into two
+// float sums in row order. Per frame, on the frame's stream:
+//  1. terms_kernel: a thread per sample reads its two reflected windows of raw samples, turns
+//     each into picture_copy's float (floatimg::picture_copy_sample, the CPU's own function:
+//     exact), filters them with the CPU's own filter3_at / filter5_at (float_ansnr_math.hpp:
+//     the same weights, products and sums in the same order; --fmad=false keeps each product
+//     and sum rounded as on the CPU) and writes signal_term and noise_term to the slot's term
+//     rows (rows 0..h-1: signal, rows h..2h-1: noise; row-major, the CPU's order);
+//  2. gpu::SequentialSum<float> over the 2h rows: each row's running float sum from 0, the CPU's
+//     bits (cuda/sequential_sum.hpp);
+//  3. one asynchronous copy of the 2h row sums to the slot's pinned host memory.
+// finish() adds the rows' sums in row order and forms the scores with the CPU's own host code
+// (float_ansnr::sum_rows, float_ansnr::scores_of: the float quotient, the logs and the caps).
+//
+// Planted regressions (parity-gate tests only; plant_, fixed at creation), all in terms_kernel:
+//  kContraction:      every product of both filters added as one fused multiply-add
+//                     (__fmaf_rn(f, w, inner): the product not rounded), as a compiler
+//                     contracting the loop body would;
+//  kMirrorShift:      the reflection above the top border reads one row further in (-k reads
+//                     row k + 1), both filters;
+//  kRoundingConstant: the rounding step of the kernel rows' sum changed: each filter's row sums
+//                     added rounding toward zero (__fadd_rz) instead of to nearest;
+//  kReductionOrder:   the terms added to their rows' sums by float atomics in whatever order the
+//                     threads reach them, instead of the CPU's column order (SequentialSum is
+//                     then skipped).
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda/device.hpp"
+#include "cuda/sequential_sum.hpp"
+#include "feature/common/float_image_math.hpp"
+#include "feature/float_ansnr/float_ansnr.hpp"
+#include "feature/float_ansnr/float_ansnr_math.hpp"
+#include "gpu/twin.hpp"
+
+namespace vmafx {
+
+namespace {
+
+using float_ansnr::kDistTaps;
+using float_ansnr::kRefTaps;
+
+/// Block of terms_kernel: 32 columns x 8 rows.
+constexpr unsigned kBlockX = 32;
+constexpr unsigned kBlockY = 8;
+
+/// The two filters' weights, built on the host from the shared weight functions and passed by
+/// value (the kernel's parameter space).
+struct Weights {
+    float ref[kRefTaps * kRefTaps];
+    float dist[kDistTaps * kDistTaps];
+};
+
+/// Which defect terms_kernel plants (see the file's head).
+struct Plants {
+    bool contraction;
+    bool mirror_shift;
+    bool rounding;
+    bool reduction_order;
+};
+
+/// The reflection of row or column index k of a side n, the planted kMirrorShift shifting the
+/// top rows' (`shift`: -k reads k + 1).
+__device__ inline int reflect_at(int k, int n, bool shift) {
+    const int r = float_ansnr::reflect(k, n);
+    return shift && k < 0 ? r + 1 : r;
+}
+
+/// The Taps x Taps filter of the picture `plane` (Sample words, rows `pitch` bytes apart, w x h)
+/// at (x, y): the window gathered as the CPU gathers it, then the shared filter, or its planted
+/// variants.
+template <int Taps, typename Sample>
+__device__ inline float filtered(const unsigned char* __restrict__ plane, std::ptrdiff_t pitch, int w, int h, int x,
+                                 int y, float scaler, const float (&f)[Taps * Taps], const Plants& plants) {
+    constexpr int r = Taps / 2;
+    float window[Taps * Taps];
+#pragma unroll
+    for (int fi = 0; fi < Taps; ++fi) {
+        const Sample* row = reinterpret_cast<const Sample*>(
+            plane + static_cast<std::ptrdiff_t>(reflect_at(y - r + fi, h, plants.mirror_shift)) * pitch);
+#pragma unroll
+        for (int fj = 0; fj < Taps; ++fj)
+            window[fi * Taps + fj] =
+                floatimg::picture_copy_sample(static_cast<std::int32_t>(__ldg(row + float_ansnr::reflect(x - r + fj, w))),
+                                              scaler, -128.0f);
+    }
+    if (!plants.contraction && !plants.rounding) {
+        if constexpr (Taps == kRefTaps) return float_ansnr::filter3_at(f, window);
+        else return float_ansnr::filter5_at(f, window);
+    }
+    // Planted variants (parity-gate tests only).
+    float accum = 0.0f;
+#pragma unroll
+    for (int fi = 0; fi < Taps; ++fi) {
+        float inner = 0.0f;
+#pragma unroll
+        for (int fj = 0; fj < Taps; ++fj)
+            inner = plants.contraction ? __fmaf_rn(f[fi * Taps + fj], window[fi * Taps + fj], inner)
+                                       : inner + f[fi * Taps + fj] * window[fi * Taps + fj];
+        accum = plants.rounding ? __fadd_rz(accum, inner) : accum + inner;
+    }
+    return accum;
+}
+
+/// Writes the signal and noise terms of every sample: terms[y * w + x] = signal_term,
+/// terms[(h + y) * w + x] = noise_term (or, planted kReductionOrder, adds them to
+/// planted_rows[y] and planted_rows[h + y] with float atomics). Grid: (ceil(w / kBlockX),
+/// ceil(h / kBlockY)); block: kBlockX x kBlockY.
+template <typename Sample>
+__global__ void __launch_bounds__(kBlockX* kBlockY)
+    terms_kernel(const unsigned char* __restrict__ ref, std::ptrdiff_t ref_pitch, const unsigned char* __restrict__ dist,
+                 std::ptrdiff_t dist_pitch, int w, int h, float scaler, Weights weights, Plants plants,
+                 float* __restrict__ terms, float* __restrict__ planted_rows) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+    if (x >= w || y >= h) return;
+    const float rf = filtered<kRefTaps, Sample>(ref, ref_pitch, w, h, x, y, scaler, weights.ref, plants);
+    const float df = filtered<kDistTaps, Sample>(dist, dist_pitch, w, h, x, y, scaler, weights.dist, plants);
+    const float sig = float_ansnr::signal_term(rf);
+    const float noise = float_ansnr::noise_term(rf, df);
+    if (plants.reduction_order) {
+        atomicAdd(planted_rows + y, sig);
+        atomicAdd(planted_rows + h + y, noise);
+        return;
+    }
+    const std::size_t at = static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x);
+    terms[at] = sig;
+    terms[static_cast<std::size_t>(h) * static_cast<std::size_t>(w) + at] = noise;
+}
+
+class FloatAnsnrTwin final : public GpuTwin {
+public:
+    FloatAnsnrTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
+        : format_(format), plant_(plant), settings_(options),
+          scaler_(floatimg::picture_copy_scaler(format.bit_depth)),
+          rows_(2 * static_cast<std::size_t>(format.height)),
+          terms_(rows_ * static_cast<std::size_t>(format.width) * slots), row_sums_(rows_ * slots),
+          host_row_sums_(rows_ * slots), frames_("float_ansnr", slots) {
+        float_ansnr::scores_of(0.0f, 1.0f, format.width, format.height, format.bit_depth);  // refuses other depths
+        if (format.width < 3 || format.height < 3)
+            throw Error("float_ansnr (CUDA): the luma must be at least 3x3");
+        for (int fi = 0; fi < kRefTaps; ++fi)
+            for (int fj = 0; fj < kRefTaps; ++fj) weights_.ref[fi * kRefTaps + fj] = float_ansnr::ref_weight(fi, fj);
+        for (int fi = 0; fi < kDistTaps; ++fi)
+            for (int fj = 0; fj < kDistTaps; ++fj)
+                weights_.dist[fi * kDistTaps + fj] = float_ansnr::dist_weight(fi, fj);
+        plants_ = {plant == PlantedDefect::kContraction, plant == PlantedDefect::kMirrorShift,
+                   plant == PlantedDefect::kRoundingConstant, plant == PlantedDefect::kReductionOrder};
+        if (rows_ > std::numeric_limits<unsigned>::max()) throw Error("float_ansnr (CUDA): too many rows");
+        for (unsigned s = 0; s < slots; ++s)
+            sums_.push_back(std::make_unique<gpu::SequentialSum<float>>(static_cast<std::size_t>(format.width),
+                                                                        static_cast<unsigned>(rows_)));
+    }
+
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+        const cudaStream_t stream = cuda::stream_of(queue);
+        frames_.enqueued(slot, f.index);
+        const DevicePlane& ref = f.ref.luma();
+        const DevicePlane& dist = f.dist.luma();
+        if (!ref.data || !dist.data) throw Error("float_ansnr (CUDA): a luma plane is missing");
+        const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(format_.width) * format_.bytes_per_sample();
+        if (ref.pitch < row_bytes || dist.pitch < row_bytes)
+            throw Error("float_ansnr (CUDA): a luma pitch below the row");
+        const int w = format_.width;
+        const int h = format_.height;
+        float* terms = terms_.get() + rows_ * static_cast<std::size_t>(w) * slot;
+        float* row_sums = row_sums_.get() + rows_ * slot;
+        if (plants_.reduction_order)
+            cuda::check(cudaMemsetAsync(row_sums, 0, rows_ * sizeof(float), stream), "cudaMemsetAsync");
+        const dim3 block(kBlockX, kBlockY);
+        const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(w), kBlockX),
+                        cuda::blocks_for(static_cast<std::size_t>(h), kBlockY));
+        const auto* r = static_cast<const unsigned char*>(ref.data);
+        const auto* d = static_cast<const unsigned char*>(dist.data);
+        if (format_.bit_depth == 8)
+            terms_kernel<std::uint8_t><<<grid, block, 0, stream>>>(r, ref.pitch, d, dist.pitch, w, h, scaler_,
+                                                                   weights_, plants_, terms, row_sums);
+        else
+            terms_kernel<std::uint16_t><<<grid, block, 0, stream>>>(r, ref.pitch, d, dist.pitch, w, h, scaler_,
+                                                                    weights_, plants_, terms, row_sums);
+        cuda::check_launch("float_ansnr terms_kernel");
+        if (!plants_.reduction_order)
+            sums_[slot]->enqueue(terms, static_cast<std::size_t>(w), static_cast<std::size_t>(w),
+                                 static_cast<unsigned>(rows_), row_sums, stream);
+        cuda::check(cudaMemcpyAsync(host_row_sums_.get() + rows_ * slot, row_sums, rows_ * sizeof(float),
+                                    cudaMemcpyDeviceToHost, stream),
+                    "copying the float_ansnr row sums to the host");
+    }
+
+    void finish(unsigned slot, unsigned index, FrameScores& out) override {
+        frames_.check_holds(slot, index);
+        const std::size_t h = static_cast<std::size_t>(format_.height);
+        const float* rows = host_row_sums_.get() + rows_ * slot;
+        const float sig = float_ansnr::sum_rows({rows, h});
+        const float noise = float_ansnr::sum_rows({rows + h, h});
+        const float_ansnr::Scores s =
+            float_ansnr::scores_of(sig, noise, format_.width, format_.height, format_.bit_depth);
+        out.emplace_back(settings_.ansnr_name, s.ansnr);
+        out.emplace_back(settings_.anpsnr_name, s.anpsnr);
+    }
+
+private:
+    VideoFormat format_;
+    PlantedDefect plant_;
+    float_ansnr::Settings settings_;
+    float scaler_;
+    std::size_t rows_;  // 2 * height: the signal rows, then the noise rows
+    Weights weights_{};
+    Plants plants_{};
+    cuda::DeviceBuffer<float> terms_;          // per slot: rows_ x width terms
+    cuda::DeviceBuffer<float> row_sums_;       // per slot: rows_ sums
+    cuda::PinnedBuffer<float> host_row_sums_;  // per slot
+    std::vector<std::unique_ptr<gpu::SequentialSum<float>>> sums_;  // per slot
+    cuda::SlotFrames frames_;
+};
+
+constexpr PlantedDefect kDefects[] = {PlantedDefect::kContraction, PlantedDefect::kMirrorShift,
+                                      PlantedDefect::kRoundingConstant, PlantedDefect::kReductionOrder};
+
+}  // namespace
+
+namespace float_ansnr {
+
+extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor twin{
+    "float_ansnr",
+    make_twin<FloatAnsnrTwin>,
+    {exact_bound,
+     "bound 0 at every format: each sample's float copy is the CPU's picture_copy_sample (an exact scaling and "
+     "offset), each filtered sample the CPU's own filter3_at / filter5_at (float_ansnr_math.hpp: the same float "
+     "weights, the same reflected window, products and sums in the CPU's order; --fmad=false, no FTZ), each term "
+     "the CPU's signal_term / noise_term. Every row's running float sum from 0 in column order is reproduced bit "
+     "for bit by SequentialSum<float>; the rows' sums are added in row order, the float quotient, the logs and "
+     "the caps formed on the host by the CPU's own sum_rows and scores_of"},
+    kDefects,
+    nullptr,
+};
+
+}  // namespace float_ansnr
+
+}  // namespace vmafx
