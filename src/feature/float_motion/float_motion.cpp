@@ -16,6 +16,7 @@
 
 #include "feature/common/float_image.hpp"
 #include "feature/common/motion_blend.hpp"
+#include "feature/float_motion/float_motion_math.hpp"
 
 namespace vmafx {
 
@@ -24,41 +25,56 @@ namespace {
 using float_motion::Settings;
 using floatimg::Image;
 
-// Upstream motion_tools.h filters.
-constexpr float kFilter5[5] = {0.054488685f, 0.244201342f, 0.402619947f, 0.244201342f, 0.054488685f};
-constexpr float kFilter3[3] = {0.166378498f, 0.667243004f, 0.166378498f};
-constexpr float kFilter5Identity[5] = {0.0f, 0.0f, 1.0f, 0.0f, 0.0f};
+// Upstream motion_tools.h filters, from the shared taps (float_motion_math.hpp).
+template <int Taps>
+struct Taps_ {
+    float f[Taps];
+};
+template <int Taps>
+constexpr Taps_<Taps> make_filter(int filter_size) {
+    Taps_<Taps> t{};
+    for (int k = 0; k < Taps; ++k) t.f[k] = float_motion::blur_tap(filter_size, k);
+    return t;
+}
+constexpr Taps_<5> kFilter5 = make_filter<5>(5);
+constexpr Taps_<3> kFilter3 = make_filter<3>(3);
+constexpr Taps_<5> kFilter5Identity = make_filter<5>(1);
+// The shared taps are upstream's float literals.
+static_assert(kFilter5.f[0] == 0.054488685f && kFilter5.f[1] == 0.244201342f && kFilter5.f[2] == 0.402619947f &&
+              kFilter5.f[3] == 0.244201342f && kFilter5.f[4] == 0.054488685f);
+static_assert(kFilter3.f[0] == 0.166378498f && kFilter3.f[1] == 0.667243004f && kFilter3.f[2] == 0.166378498f);
+static_assert(kFilter5Identity.f[2] == 1.0f && kFilter5Identity.f[0] == 0.0f && kFilter5Identity.f[4] == 0.0f);
 
 // The blur of motion_filter_size (float_motion.c extract(): 1 and 3 are special, any other
 // value is the 5-tap Gaussian).
 std::span<const float> blur_filter(int filter_size) {
-    if (filter_size == 1) return kFilter5Identity;
-    if (filter_size == 3) return kFilter3;
-    return kFilter5;
+    if (filter_size == 1) return kFilter5Identity.f;
+    if (filter_size == 3) return kFilter3.f;
+    return kFilter5.f;
 }
 
 // Upstream vmaf_image_sad_c over one pair: the float mean of |a - b| (row sums first), plus,
 // with add_scale1, that of the two images scaled to half size (bilinear).
 float image_sad(const Image& a, const Image& b, bool add_scale1) {
     const auto mean_abs = [](const Image& x, const Image& y) {
-        float accum = 0.0f;
+        std::vector<float> rows(static_cast<std::size_t>(x.height));
         for (int i = 0; i < x.height; ++i) {
             float line = 0.0f;
             const float* p = x.row(i);
             const float* q = y.row(i);
-            for (int j = 0; j < x.width; ++j) line += std::fabs(p[j] - q[j]);
-            accum += line;
+            for (int j = 0; j < x.width; ++j) line += float_motion::abs_difference(p[j], q[j]);
+            rows[static_cast<std::size_t>(i)] = line;
         }
-        return static_cast<float>(accum / static_cast<float>(x.width * x.height));
+        return float_motion::mean_of_rows(rows, x.width, x.height);
     };
     const float scale0 = mean_abs(a, b);
     if (!add_scale1) return scale0;
-    const int sw = static_cast<int>(a.width * 0.5 + 0.5);
-    const int sh = static_cast<int>(a.height * 0.5 + 0.5);
+    const int sw = float_motion::scale1_size(a.width);
+    const int sh = float_motion::scale1_size(a.height);
     using floatimg::ScaleMethod;
     const Image as = floatimg::scale(ScaleMethod::kBilinear, a, sw, sh);
     const Image bs = floatimg::scale(ScaleMethod::kBilinear, b, sw, sh);
-    return scale0 + mean_abs(as, bs);
+    return float_motion::add_scales(scale0, mean_abs(as, bs));
 }
 
 class FloatMotionExtractor final : public FeatureExtractor {
@@ -79,15 +95,8 @@ public:
     // float_motion.c extract(): frame i's raw score (placeholder in the motion2 slot) and,
     // with debug, its weighted, clipped score.
     void extract(const FrameInput& in, FrameScores& out) const override {
-        if (settings_.force_zero) {
-            out.emplace_back(settings_.motion2_name, 0.0);
-            out.emplace_back(settings_.motion3_name, 0.0);
-            if (settings_.debug) out.emplace_back(settings_.motion_name, 0.0);
-            return;
-        }
-        if (in.index == 0) {
-            out.emplace_back(settings_.motion2_name, 0.0);
-            if (settings_.debug) out.emplace_back(settings_.motion_name, 0.0);
+        if (!settings_.scores_frame(in.index)) {
+            settings_.write_frame(in.index, 0.0, out);
             return;
         }
         const Picture* prev = in.prev_ref[0];
@@ -113,15 +122,10 @@ public:
             blurs_.keep(in.index, p, cur, b);
             return static_cast<double>(image_sad(*a, *b, settings_.add_scale1));
         };
-        double score = plane_score(0);
-        if (settings_.add_uv) {
-            const double u = plane_score(1);
-            const double v = plane_score(2);
-            score += u;
-            score += v;
-        }
-        out.emplace_back(settings_.motion2_name, score);
-        if (settings_.debug) out.emplace_back(settings_.motion_name, settings_.weighted(score));
+        const double y = plane_score(0);
+        const double u = settings_.add_uv ? plane_score(1) : 0.0;
+        const double v = settings_.add_uv ? plane_score(2) : 0.0;
+        settings_.write_frame(in.index, settings_.frame_score(y, u, v), out);
     }
 
     void flush(ScoreTable& table) const override {
@@ -226,10 +230,10 @@ void refuse(const Options& options, const VideoFormat& format) {
     if (s.add_uv && s.add_scale1)
         throw Error("float_motion: motion_add_uv with motion_add_scale1 is not supported (upstream reads the "
                     "chroma buffers with the luma stride there, i.e. uninitialised memory)");
-    if (s.add_scale1 && static_cast<int>(format.width * 0.5 + 0.5) > floatimg::kBilinearMaxWidth)
+    if (s.add_scale1 && float_motion::scale1_size(format.width) > floatimg::kBilinearMaxWidth)
         throw Error(fmt::format("float_motion: motion_add_scale1 scales the luma to {} columns, above upstream's "
                                 "limit {}",
-                                static_cast<int>(format.width * 0.5 + 0.5), floatimg::kBilinearMaxWidth));
+                                float_motion::scale1_size(format.width), floatimg::kBilinearMaxWidth));
 }
 
 // The chroma planes with motion_add_uv (their SADs are added to the luma's), else the luma.
@@ -267,6 +271,43 @@ Settings::Settings(const Options& options)
       motion3_name(options.feature_name(kMotion3Feature)) {
     options.bind(*this);
 }
+
+bool Settings::scores_frame(unsigned index) const { return !force_zero && index > 0; }
+
+double Settings::frame_score(double y, double u, double v) const {
+    double score = y;
+    if (add_uv) {
+        score += u;
+        score += v;
+    }
+    return score;
+}
+
+void Settings::write_frame(unsigned index, double score, FrameScores& out) const {
+    if (force_zero) {
+        out.emplace_back(motion2_name, 0.0);
+        out.emplace_back(motion3_name, 0.0);
+        if (debug) out.emplace_back(motion_name, 0.0);
+        return;
+    }
+    if (index == 0) {
+        out.emplace_back(motion2_name, 0.0);
+        if (debug) out.emplace_back(motion_name, 0.0);
+        return;
+    }
+    out.emplace_back(motion2_name, score);
+    if (debug) out.emplace_back(motion_name, weighted(score));
+}
+
+float mean_of_rows(std::span<const float> rows, int width, int height) {
+    float accum = 0.0f;
+    for (const float line : rows) accum += line;
+    return static_cast<float>(accum / static_cast<float>(width * height));
+}
+
+float add_scales(float scale0, float scale1) { return scale0 + scale1; }
+
+int scale1_size(int side) { return static_cast<int>(side * 0.5 + 0.5); }
 
 double Settings::weighted(double score) const {
     const double x = score * fps_weight;

@@ -10,6 +10,7 @@
 // (vmaf_image_sad_c), motion_tools.h (filters), motion_blend_tools.h.
 #pragma once
 
+#include <span>
 #include <string>
 
 #include "feature/metric.hpp"
@@ -60,6 +61,16 @@ struct Settings {
     std::string motion2_name;  ///< of VMAF_feature_motion2_score
     std::string motion3_name;  ///< of VMAF_feature_motion3_score
 
+    /// Whether extract() scores frame `index` from pictures (not with motion_force_zero, not
+    /// frame 0); the others get write_frame's zeros.
+    bool scores_frame(unsigned index) const;
+    /// A frame's raw score from its planes' SADs (as doubles): y, plus u then v with
+    /// motion_add_uv (u and v ignored otherwise).
+    double frame_score(double y, double u, double v) const;
+    /// extract()'s outputs of frame `index` with raw score `score` (ignored where the frame is
+    /// not scored: zeros, as upstream): the motion2 placeholder, motion3's zero with
+    /// motion_force_zero, and with debug the weighted, clipped score.
+    void write_frame(unsigned index, double score, FrameScores& out) const;
     /// min(score * motion_fps_weight, motion_max_val).
     double weighted(double score) const;
     /// min(motion_blend(score * motion_fps_weight), motion_max_val).
@@ -69,5 +80,13 @@ struct Settings {
     /// written, from 0).
     void flush(ScoreTable& table) const;
 };
+
+/// vmaf_image_sad_c's mean of one image pair from its rows' float sums of |a - b| (`rows`, in
+/// row order): their float sum from 0 in row order over the float of width * height, as float.
+float mean_of_rows(std::span<const float> rows, int width, int height);
+/// The SAD of a pair with motion_add_scale1: the float sum of the full-size and the half-size means.
+float add_scales(float scale0, float scale1);
+/// A side's length at motion_add_scale1's half size: int(side * 0.5 + 0.5) (in double).
+int scale1_size(int side);
 
 }  // namespace vmafx::float_motion
