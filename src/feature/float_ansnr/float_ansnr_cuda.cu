@@ -16,6 +16,7 @@
 // finish() adds the rows' sums in row order and forms the scores with the CPU's own host code
 // (float_ansnr::sum_rows, float_ansnr::scores_of: the float quotient, the logs and the caps).
 //
+// The per-thread work is float_ansnr_twin.hpp's (host-device, run on the host by the tests).
 // Planted regressions (parity-gate tests only; plant_, fixed at creation), all in terms_kernel:
 //  kContraction:      every product of both filters added as one fused multiply-add
 //                     (__fmaf_rn(f, w, inner): the product not rounded), as a compiler
@@ -39,6 +40,7 @@
 #include "feature/common/float_image_math.hpp"
 #include "feature/float_ansnr/float_ansnr.hpp"
 #include "feature/float_ansnr/float_ansnr_math.hpp"
+#include "feature/float_ansnr/float_ansnr_twin.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx {
@@ -52,63 +54,8 @@ using float_ansnr::kRefTaps;
 constexpr unsigned kBlockX = 32;
 constexpr unsigned kBlockY = 8;
 
-/// The two filters' weights, built on the host from the shared weight functions and passed by
-/// value (the kernel's parameter space).
-struct Weights {
-    float ref[kRefTaps * kRefTaps];
-    float dist[kDistTaps * kDistTaps];
-};
-
-/// Which defect terms_kernel plants (see the file's head).
-struct Plants {
-    bool contraction;
-    bool mirror_shift;
-    bool rounding;
-    bool reduction_order;
-};
-
-/// The reflection of row or column index k of a side n, the planted kMirrorShift shifting the
-/// top rows' (`shift`: -k reads k + 1).
-__device__ inline int reflect_at(int k, int n, bool shift) {
-    const int r = float_ansnr::reflect(k, n);
-    return shift && k < 0 ? r + 1 : r;
-}
-
-/// The Taps x Taps filter of the picture `plane` (Sample words, rows `pitch` bytes apart, w x h)
-/// at (x, y): the window gathered as the CPU gathers it, then the shared filter, or its planted
-/// variants.
-template <int Taps, typename Sample>
-__device__ inline float filtered(const unsigned char* __restrict__ plane, std::ptrdiff_t pitch, int w, int h, int x,
-                                 int y, float scaler, const float (&f)[Taps * Taps], const Plants& plants) {
-    constexpr int r = Taps / 2;
-    float window[Taps * Taps];
-#pragma unroll
-    for (int fi = 0; fi < Taps; ++fi) {
-        const Sample* row = reinterpret_cast<const Sample*>(
-            plane + static_cast<std::ptrdiff_t>(reflect_at(y - r + fi, h, plants.mirror_shift)) * pitch);
-#pragma unroll
-        for (int fj = 0; fj < Taps; ++fj)
-            window[fi * Taps + fj] =
-                floatimg::picture_copy_sample(static_cast<std::int32_t>(__ldg(row + float_ansnr::reflect(x - r + fj, w))),
-                                              scaler, -128.0f);
-    }
-    if (!plants.contraction && !plants.rounding) {
-        if constexpr (Taps == kRefTaps) return float_ansnr::filter3_at(f, window);
-        else return float_ansnr::filter5_at(f, window);
-    }
-    // Planted variants (parity-gate tests only).
-    float accum = 0.0f;
-#pragma unroll
-    for (int fi = 0; fi < Taps; ++fi) {
-        float inner = 0.0f;
-#pragma unroll
-        for (int fj = 0; fj < Taps; ++fj)
-            inner = plants.contraction ? __fmaf_rn(f[fi * Taps + fj], window[fi * Taps + fj], inner)
-                                       : inner + f[fi * Taps + fj] * window[fi * Taps + fj];
-        accum = plants.rounding ? __fadd_rz(accum, inner) : accum + inner;
-    }
-    return accum;
-}
+using float_ansnr::Plant;
+using float_ansnr::Weights;
 
 /// Writes the signal and noise terms of every sample: terms[y * w + x] = signal_term,
 /// terms[(h + y) * w + x] = noise_term (or, planted kReductionOrder, adds them to
@@ -117,16 +64,17 @@ __device__ inline float filtered(const unsigned char* __restrict__ plane, std::p
 template <typename Sample>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     terms_kernel(const unsigned char* __restrict__ ref, std::ptrdiff_t ref_pitch, const unsigned char* __restrict__ dist,
-                 std::ptrdiff_t dist_pitch, int w, int h, float scaler, Weights weights, Plants plants,
+                 std::ptrdiff_t dist_pitch, int w, int h, float scaler, Weights weights, Plant plant,
                  float* __restrict__ terms, float* __restrict__ planted_rows) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= w || y >= h) return;
-    const float rf = filtered<kRefTaps, Sample>(ref, ref_pitch, w, h, x, y, scaler, weights.ref, plants);
-    const float df = filtered<kDistTaps, Sample>(dist, dist_pitch, w, h, x, y, scaler, weights.dist, plants);
+    const float rf = float_ansnr::filtered_at<kRefTaps, Sample>(ref, ref_pitch, w, h, x, y, scaler, weights.ref, plant);
+    const float df =
+        float_ansnr::filtered_at<kDistTaps, Sample>(dist, dist_pitch, w, h, x, y, scaler, weights.dist, plant);
     const float sig = float_ansnr::signal_term(rf);
     const float noise = float_ansnr::noise_term(rf, df);
-    if (plants.reduction_order) {
+    if (plant.order) {
         atomicAdd(planted_rows + y, sig);
         atomicAdd(planted_rows + h + y, noise);
         return;
@@ -139,7 +87,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
 class FloatAnsnrTwin final : public GpuTwin {
 public:
     FloatAnsnrTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
-        : format_(format), plant_(plant), settings_(options),
+        : format_(format), settings_(options),
           scaler_(floatimg::picture_copy_scaler(format.bit_depth)),
           rows_(2 * static_cast<std::size_t>(format.height)),
           terms_(rows_ * static_cast<std::size_t>(format.width) * slots), row_sums_(rows_ * slots),
@@ -147,13 +95,8 @@ public:
         float_ansnr::scores_of(0.0f, 1.0f, format.width, format.height, format.bit_depth);  // refuses other depths
         if (format.width < 3 || format.height < 3)
             throw Error("float_ansnr (CUDA): the luma must be at least 3x3");
-        for (int fi = 0; fi < kRefTaps; ++fi)
-            for (int fj = 0; fj < kRefTaps; ++fj) weights_.ref[fi * kRefTaps + fj] = float_ansnr::ref_weight(fi, fj);
-        for (int fi = 0; fi < kDistTaps; ++fi)
-            for (int fj = 0; fj < kDistTaps; ++fj)
-                weights_.dist[fi * kDistTaps + fj] = float_ansnr::dist_weight(fi, fj);
-        plants_ = {plant == PlantedDefect::kContraction, plant == PlantedDefect::kMirrorShift,
-                   plant == PlantedDefect::kRoundingConstant, plant == PlantedDefect::kReductionOrder};
+        weights_ = float_ansnr::weights();
+        plant_ = Plant::of(plant);
         if (rows_ > std::numeric_limits<unsigned>::max()) throw Error("float_ansnr (CUDA): too many rows");
         for (unsigned s = 0; s < slots; ++s)
             sums_.push_back(std::make_unique<gpu::SequentialSum<float>>(static_cast<std::size_t>(format.width),
@@ -173,7 +116,7 @@ public:
         const int h = format_.height;
         float* terms = terms_.get() + rows_ * static_cast<std::size_t>(w) * slot;
         float* row_sums = row_sums_.get() + rows_ * slot;
-        if (plants_.reduction_order)
+        if (plant_.order)
             cuda::check(cudaMemsetAsync(row_sums, 0, rows_ * sizeof(float), stream), "cudaMemsetAsync");
         const dim3 block(kBlockX, kBlockY);
         const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(w), kBlockX),
@@ -182,12 +125,12 @@ public:
         const auto* d = static_cast<const unsigned char*>(dist.data);
         if (format_.bit_depth == 8)
             terms_kernel<std::uint8_t><<<grid, block, 0, stream>>>(r, ref.pitch, d, dist.pitch, w, h, scaler_,
-                                                                   weights_, plants_, terms, row_sums);
+                                                                   weights_, plant_, terms, row_sums);
         else
             terms_kernel<std::uint16_t><<<grid, block, 0, stream>>>(r, ref.pitch, d, dist.pitch, w, h, scaler_,
-                                                                    weights_, plants_, terms, row_sums);
+                                                                    weights_, plant_, terms, row_sums);
         cuda::check_launch("float_ansnr terms_kernel");
-        if (!plants_.reduction_order)
+        if (!plant_.order)
             sums_[slot]->enqueue(terms, static_cast<std::size_t>(w), static_cast<std::size_t>(w),
                                  static_cast<unsigned>(rows_), row_sums, stream);
         cuda::check(cudaMemcpyAsync(host_row_sums_.get() + rows_ * slot, row_sums, rows_ * sizeof(float),
@@ -209,12 +152,11 @@ public:
 
 private:
     VideoFormat format_;
-    PlantedDefect plant_;
     float_ansnr::Settings settings_;
     float scaler_;
     std::size_t rows_;  // 2 * height: the signal rows, then the noise rows
     Weights weights_{};
-    Plants plants_{};
+    Plant plant_{};
     cuda::DeviceBuffer<float> terms_;          // per slot: rows_ x width terms
     cuda::DeviceBuffer<float> row_sums_;       // per slot: rows_ sums
     cuda::PinnedBuffer<float> host_row_sums_;  // per slot

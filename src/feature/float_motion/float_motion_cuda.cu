@@ -28,9 +28,11 @@
 // each frame (the CPU keeps its blur; the values are the same, as both come from the same bytes):
 // slots on different streams share no state.
 //
-// Planted regressions (parity-gate tests only; plant_, fixed at creation), all in vertical_kernel:
-//  kContraction:      each tap added as one fused multiply-add (__fmaf_rn(tap, x, acc): the
-//                     product not rounded), as a compiler contracting the loop would;
+// The per-thread work is float_motion_twin.hpp's (host-device, run on the host by the tests).
+// Planted regressions (parity-gate tests only; plant_, fixed at creation), in vertical_kernel:
+//  kContraction:      each tap of both passes (vertical_kernel, horizontal_kernel) added as one
+//                     fused multiply-add (__fmaf_rn(tap, x, acc): the product not rounded), as a
+//                     compiler contracting the loops would;
 //  kMirrorShift:      the rows above the top border mirrored one row further in (-k reads k + 1);
 //  kRoundingConstant: the rounding step of the taps' sum changed: each add rounded toward zero
 //                     (__fadd_rz);
@@ -51,6 +53,7 @@
 #include "feature/common/float_image_math.hpp"
 #include "feature/float_motion/float_motion.hpp"
 #include "feature/float_motion/float_motion_math.hpp"
+#include "feature/float_motion/float_motion_twin.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx {
@@ -60,22 +63,8 @@ namespace {
 /// Blocks: 32 columns x 8 rows.
 constexpr unsigned kBlockX = 32;
 constexpr unsigned kBlockY = 8;
-/// Largest blur.
-constexpr int kMaxTaps = 5;
-
-/// The blur's taps, passed by value.
-struct Blur {
-    float f[kMaxTaps];
-    int taps;
-};
-
-/// Which defect the kernels plant (see the file's head).
-struct Plants {
-    bool contraction;
-    bool mirror_shift;
-    bool rounding;
-    bool reduction_order;
-};
+using float_motion::Blur;
+using float_motion::Plant;
 
 /// A plane of one picture on the device: bytes, rows `pitch` bytes apart.
 struct PlaneIn {
@@ -90,23 +79,13 @@ struct PlaneIn {
 /// ceil(h / kBlockY), 2).
 template <typename Sample>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
-    vertical_kernel(PlaneIn prev, PlaneIn cur, int w, int h, float scaler, Blur blur, Plants plants,
+    vertical_kernel(PlaneIn prev, PlaneIn cur, int w, int h, float scaler, Blur blur, Plant plant,
                     float* __restrict__ tmp) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= w || y >= h) return;
     const PlaneIn in = blockIdx.z == 0 ? prev : cur;
-    const int r = blur.taps / 2;
-    float acc = 0.0f;
-    for (int k = 0; k < blur.taps; ++k) {
-        int row = floatimg::mirror(y - r + k, h);
-        if (plants.mirror_shift && y - r + k < 0) row += 1;  // planted (parity-gate tests only)
-        const Sample s = __ldg(reinterpret_cast<const Sample*>(in.data + static_cast<std::ptrdiff_t>(row) * in.pitch) + x);
-        const float v = floatimg::picture_copy_sample(static_cast<std::int32_t>(s), scaler, -128.0f);
-        if (plants.contraction) acc = __fmaf_rn(blur.f[k], v, acc);
-        else if (plants.rounding) acc = __fadd_rz(acc, blur.f[k] * v);
-        else acc = floatimg::convolve_tap(acc, blur.f[k], v);
-    }
+    const float acc = float_motion::vertical_at<Sample>(in.data, in.pitch, h, x, y, scaler, blur, plant);
     tmp[static_cast<std::size_t>(blockIdx.z) * static_cast<std::size_t>(w) * static_cast<std::size_t>(h) +
         static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] = acc;
 }
@@ -114,17 +93,14 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
 /// The horizontal pass of both pictures: out[z][y][x] = the float sum from 0 of
 /// f[k] * tmp[z][y][mirror(x - r + k, w)] for k in order. Grid as vertical_kernel's.
 __global__ void __launch_bounds__(kBlockX* kBlockY)
-    horizontal_kernel(const float* __restrict__ tmp, int w, int h, Blur blur, float* __restrict__ out) {
+    horizontal_kernel(const float* __restrict__ tmp, int w, int h, Blur blur, Plant plant, float* __restrict__ out) {
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= w || y >= h) return;
     const std::size_t at = static_cast<std::size_t>(blockIdx.z) * static_cast<std::size_t>(w) *
                                static_cast<std::size_t>(h) +
                            static_cast<std::size_t>(y) * static_cast<std::size_t>(w);
-    const float* row = tmp + at;
-    const int r = blur.taps / 2;
-    float acc = 0.0f;
-    for (int k = 0; k < blur.taps; ++k) acc = floatimg::convolve_tap(acc, blur.f[k], row[floatimg::mirror(x - r + k, w)]);
+    const float acc = float_motion::horizontal_at(tmp + at, w, x, blur, plant);
     out[at + static_cast<std::size_t>(x)] = acc;
 }
 
@@ -160,15 +136,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
     if (x >= sw || y >= sh) return;
-    const std::size_t r1 = static_cast<std::size_t>(ys.i1[y]) * static_cast<std::size_t>(w);
-    const std::size_t r2 = static_cast<std::size_t>(ys.i2[y]) * static_cast<std::size_t>(w);
-    const int x1 = xs.i1[x];
-    const int x2 = xs.i2[x];
-    const float dy = ys.d[y];
-    const float dx = xs.d[x];
-    const float as = floatimg::bilinear_sample(dy, dx, a[r1 + x1], a[r1 + x2], a[r2 + x1], a[r2 + x2]);
-    const float bs = floatimg::bilinear_sample(dy, dx, b[r1 + x1], b[r1 + x2], b[r2 + x1], b[r2 + x2]);
-    const float t = float_motion::abs_difference(as, bs);
+    const float t = float_motion::scaled_term_at(a, b, w, xs.i1[x], xs.i2[x], xs.d[x], ys.i1[y], ys.i2[y], ys.d[y]);
     if (planted_rows) atomicAdd(planted_rows + y, t);
     else terms[static_cast<std::size_t>(y) * static_cast<std::size_t>(sw) + static_cast<std::size_t>(x)] = t;
 }
@@ -183,11 +151,8 @@ class FloatMotionTwin final : public GpuTwin {
 public:
     FloatMotionTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
         : format_(format), settings_(options), frames_("float_motion", slots), slot_scored_(slots, false) {
-        plants_ = {plant == PlantedDefect::kContraction, plant == PlantedDefect::kMirrorShift,
-                   plant == PlantedDefect::kRoundingConstant, plant == PlantedDefect::kReductionOrder};
-        blur_.taps = float_motion::blur_taps(settings_.filter_size);
-        for (int k = 0; k < kMaxTaps; ++k)
-            blur_.f[k] = k < blur_.taps ? float_motion::blur_tap(settings_.filter_size, k) : 0.0f;
+        plant_ = Plant::of(plant);
+        blur_ = float_motion::blur_of(settings_.filter_size);
         scaler_ = floatimg::picture_copy_scaler(format.bit_depth);
         planes_ = settings_.add_uv ? 3 : 1;
         if (settings_.add_uv && settings_.add_scale1)
@@ -230,7 +195,7 @@ public:
         float* blurred = blurred_.get() + 2 * samples * slot;
         float* terms = terms_.get() + samples * slot;
         float* row_sums = row_sums_.get() + rows_per_slot_ * slot;
-        if (plants_.reduction_order)
+        if (plant_.order)
             cuda::check(cudaMemsetAsync(row_sums, 0, rows_per_slot_ * sizeof(float), stream), "cudaMemsetAsync");
         for (int p = 0; p < planes_; ++p) {
             const DevicePlane& prev = f.prev_ref[0].planes[static_cast<std::size_t>(p)];
@@ -251,18 +216,18 @@ public:
             const dim3 grid2(cuda::blocks_for(static_cast<std::size_t>(w), kBlockX),
                              cuda::blocks_for(static_cast<std::size_t>(h), kBlockY), 2);
             if (scaler_ != 0.0f)
-                vertical_kernel<std::uint16_t><<<grid2, block, 0, stream>>>(a, b, w, h, scaler_, blur_, plants_, tmp);
+                vertical_kernel<std::uint16_t><<<grid2, block, 0, stream>>>(a, b, w, h, scaler_, blur_, plant_, tmp);
             else
-                vertical_kernel<std::uint8_t><<<grid2, block, 0, stream>>>(a, b, w, h, scaler_, blur_, plants_, tmp);
+                vertical_kernel<std::uint8_t><<<grid2, block, 0, stream>>>(a, b, w, h, scaler_, blur_, plant_, tmp);
             cuda::check_launch("float_motion vertical_kernel");
-            horizontal_kernel<<<grid2, block, 0, stream>>>(tmp, w, h, blur_, blurred);
+            horizontal_kernel<<<grid2, block, 0, stream>>>(tmp, w, h, blur_, plant_, blurred);
             cuda::check_launch("float_motion horizontal_kernel");
             float* plane_rows = row_sums + rows_[p].full;
             const dim3 grid1(grid2.x, grid2.y, 1);
             sad_terms_kernel<<<grid1, block, 0, stream>>>(blurred, blurred + n, w, h, terms,
-                                                           plants_.reduction_order ? plane_rows : nullptr);
+                                                           plant_.order ? plane_rows : nullptr);
             cuda::check_launch("float_motion sad_terms_kernel");
-            if (!plants_.reduction_order)
+            if (!plant_.order)
                 sums_[slot]->enqueue(terms, static_cast<std::size_t>(w), static_cast<std::size_t>(w),
                                      static_cast<unsigned>(h), plane_rows, stream);
             if (p == 0 && settings_.add_scale1) {
@@ -272,9 +237,9 @@ public:
                 const AxisTaps xs{x_taps_.i1.get(), x_taps_.i2.get(), x_taps_.d.get()};
                 const AxisTaps ys{y_taps_.i1.get(), y_taps_.i2.get(), y_taps_.d.get()};
                 scaled_terms_kernel<<<grid_s, block, 0, stream>>>(blurred, blurred + n, w, sw_, sh_, xs, ys, terms,
-                                                                  plants_.reduction_order ? scaled_rows : nullptr);
+                                                                  plant_.order ? scaled_rows : nullptr);
                 cuda::check_launch("float_motion scaled_terms_kernel");
-                if (!plants_.reduction_order)
+                if (!plant_.order)
                     sums_[slot]->enqueue(terms, static_cast<std::size_t>(sw_), static_cast<std::size_t>(sw_),
                                          static_cast<unsigned>(sh_), scaled_rows, stream);
             }
@@ -331,7 +296,7 @@ private:
 
     VideoFormat format_;
     float_motion::Settings settings_;
-    Plants plants_{};
+    Plant plant_{};
     Blur blur_{};
     float scaler_ = 0.0f;
     int planes_ = 1;
