@@ -20,14 +20,10 @@ constexpr float kValidKernelscales[] = {
     1.4746f,     1.54f,        1.6f,         1.06667f,  0.711111f,   0.740740f,    1.111111f,
 };
 
-// The float ratio source / destination of a scaler.
-float ratio(int src, int dst) { return static_cast<float>(src) / static_cast<float>(dst); }
-
-// (dst + 0.5) * ratio - 0.5 in double, stored as float: a destination sample's source position.
-float source_position(int dst, float r) { return static_cast<float>((dst + 0.5) * static_cast<double>(r) - 0.5); }
-
-// Upstream's float mirror of the scalers: -i below left, 2 * right - i above right.
-float mirror_f(float i, float left, float right) { return i < left ? -i : (i > right ? 2 * right - i : i); }
+// The scalers' per-sample arithmetic is float_image_math.hpp's (shared with the GPU twins).
+float ratio(int src, int dst) { return scale_ratio(src, dst); }
+float source_position(int dst, float r) { return scale_source_position(dst, r); }
+float mirror_f(float i, float left, float right) { return scale_mirror(i, left, right); }
 
 // A read-only strided view of width x height floats.
 struct View {
@@ -53,8 +49,8 @@ void scale_nearest(const View& src, const Out& dst) {
     const float ry = ratio(src.height, dst.height);
     for (int y = 0; y < dst.height; ++y)
         for (int x = 0; x < dst.width; ++x) {
-            const int sy = static_cast<int>(static_cast<float>(y) * ry);
-            const int sx = static_cast<int>(static_cast<float>(x) * rx);
+            const int sy = scale_nearest_index(y, ry);
+            const int sx = scale_nearest_index(x, rx);
             dst.row(y)[x] = src.at(sx, sy);
         }
 }
@@ -78,14 +74,6 @@ void scale_bilinear(const View& src, const Out& dst) {
     }
 }
 
-float bicubic_kernel(float t) {
-    const float a = -0.75f;
-    if (t < 0) t = -t;
-    if (t < 1) return ((a + 2) * t - (a + 3)) * t * t + 1;
-    if (t < 2) return (((t - 5) * t + 8) * t - 4) * a;
-    return 0;
-}
-
 float bicubic_at(const View& src, float x, float y) {
     const int x0 = static_cast<int>(std::floor(x));
     const int y0 = static_cast<int>(std::floor(y));
@@ -104,8 +92,8 @@ float bicubic_at(const View& src, float x, float y) {
         for (int i = -1; i <= 2; ++i) {
             const int xi = static_cast<int>(mirror_f(static_cast<float>(x0 + i), 0.0f, right_x));
             const int yi = static_cast<int>(mirror_f(static_cast<float>(y0 + j), 0.0f, right_y));
-            const float w = wx[i + 1] * wy[j + 1];
-            v += src.at(xi, yi) * w;
+            const float w = tap_weight(wx[i + 1], wy[j + 1]);
+            v = add_tap(v, src.at(xi, yi), w);
         }
     return v;
 }
@@ -138,11 +126,11 @@ float lanczos4_at(const View& src, float x, float y) {
     float weight_sum = 0.0f;
     for (int iy = -a; iy <= a; ++iy)
         for (int ix = -a; ix <= a; ++ix) {
-            const float w = wx[ix + a] * wy[iy + a];
+            const float w = tap_weight(wx[ix + a], wy[iy + a]);
             weight_sum += w;
             const int xi = static_cast<int>(mirror_f(static_cast<float>(x0 + ix), 0.0f, right_x));
             const int yi = static_cast<int>(mirror_f(static_cast<float>(y0 + iy), 0.0f, right_y));
-            value += src.at(xi, yi) * w;
+            value = add_tap(value, src.at(xi, yi), w);
         }
     return value / weight_sum;
 }
@@ -328,6 +316,50 @@ Image scale(ScaleMethod method, const Image& src, int dst_w, int dst_h) {
     Image dst(dst_w, dst_h);
     scale(method, src.data.data(), src.width, src.height, src.width, dst.data.data(), dst_w, dst_h, dst_w);
     return dst;
+}
+
+ScaleTaps scale_taps(ScaleMethod method, int src_size, int dst_size) {
+    ScaleTaps t;
+    t.taps = method == ScaleMethod::kNearest ? 1 : method == ScaleMethod::kBilinear ? 2
+             : method == ScaleMethod::kBicubic ? 4 : 9;
+    const std::size_t n = static_cast<std::size_t>(dst_size) * static_cast<std::size_t>(t.taps);
+    t.index.assign(n, 0);
+    t.weight.assign(n, 0.0f);
+    const float r = ratio(src_size, dst_size);
+    const float right = static_cast<float>(src_size - 1);
+    std::vector<int> i1, i2;
+    std::vector<float> d;
+    if (method == ScaleMethod::kBilinear) {
+        i1.resize(static_cast<std::size_t>(dst_size));
+        i2.resize(static_cast<std::size_t>(dst_size));
+        d.resize(static_cast<std::size_t>(dst_size));
+        bilinear_axis(src_size, dst_size, i1.data(), i2.data(), d.data());
+    }
+    for (int x = 0; x < dst_size; ++x) {
+        int* index = t.index.data() + static_cast<std::size_t>(x) * t.taps;
+        float* weight = t.weight.data() + static_cast<std::size_t>(x) * t.taps;
+        if (method == ScaleMethod::kNearest) {
+            index[0] = scale_nearest_index(x, r);
+            continue;
+        }
+        if (method == ScaleMethod::kBilinear) {  // as scale_bilinear
+            index[0] = i1[x];
+            index[1] = i2[x];
+            weight[0] = d[x];
+            continue;
+        }
+        const float xx = source_position(x, r);
+        const int x0 = static_cast<int>(std::floor(xx));  // as bicubic_at, lanczos4_at
+        const float dx = xx - static_cast<float>(x0);
+        const int a = method == ScaleMethod::kBicubic ? 1 : 4;  // taps x0 - a .. x0 + taps - 1 - a
+        for (int i = 0; i < t.taps; ++i) {
+            index[i] = static_cast<int>(mirror_f(static_cast<float>(x0 + i - a), 0.0f, right));
+            weight[i] = method == ScaleMethod::kBicubic
+                            ? bicubic_kernel(static_cast<float>(i - a) - dx)
+                            : lanczos4_kernel(static_cast<float>(i - a) - dx, 4.0f);
+        }
+    }
+    return t;
 }
 
 }  // namespace vmafx::floatimg

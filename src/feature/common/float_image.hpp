@@ -115,4 +115,21 @@ Image scale(ScaleMethod method, const Image& src, int dst_w, int dst_h);
 void scale(ScaleMethod method, const float* src, int src_w, int src_h, std::ptrdiff_t src_stride, float* dst,
            int dst_w, int dst_h, std::ptrdiff_t dst_stride);
 
+/// One axis of a scaler (floatimg::scale with `method`, src_size samples to dst_size) as
+/// tables, for the GPU twins that rescale: per destination index x, `taps` source indices
+/// (index[x * taps + i], mirrored into [0, src_size)) and weights (weight[x * taps + i]), each
+/// the value the CPU scaler computes for that index. Nearest: 1 tap, the source index (weight
+/// unused). Bilinear: 2 taps, bilinear_axis's i1 and i2, weight[0] its fraction (dx or dy of
+/// float_image_math.hpp's bilinear_sample; weight[1] unused). Bicubic: 4 taps (x0 - 1 .. x0 + 2),
+/// the bicubic_kernel weights. Lanczos4: 9 taps (x0 - 4 .. x0 + 4), the lanczos4 weights (sin
+/// in double: glibc's, computed here on the host). The 2-D sample at (x, y) is then
+/// float_image_math.hpp's mix of the rows' and columns' taps, in the CPU's order (rows outer).
+struct ScaleTaps {
+    int taps = 0;
+    std::vector<int> index;
+    std::vector<float> weight;
+};
+/// The tables of one axis (src_size, dst_size >= 1).
+ScaleTaps scale_taps(ScaleMethod method, int src_size, int dst_size);
+
 }  // namespace vmafx::floatimg

@@ -2,7 +2,8 @@
 // the GPU twins of the float metrics that use it (float_ansnr, float_motion, ...), written in the
 // shared-arithmetic subset (base/shared_math.hpp: it compiles as C++, CUDA and GLSL): the sample
 // as picture_copy makes it, the separable convolution's edge mirror and tap step, and the
-// bilinear scaler's blend. Upstream: picture_copy.c, common/convolution.c (and its AVX twin, the
+// scalers' arithmetic (positions, mirrors, the bilinear blend, the bicubic kernel, the taps'
+// weights and sums; lanczos4's sin-based weights stay C++: floatimg::scale_taps tabulates them). Upstream: picture_copy.c, common/convolution.c (and its AVX twin, the
 // same sums), vif_tools.c vif_scale_frame_s (bilinear).
 #ifndef VMAFX_FEATURE_COMMON_FLOAT_IMAGE_MATH_HPP
 #define VMAFX_FEATURE_COMMON_FLOAT_IMAGE_MATH_HPP
@@ -41,6 +42,37 @@ VMAFX_FN float convolve_tap(float acc, float c, float x) { return acc + c * x; }
 VMAFX_FN float bilinear_sample(float dy, float fx, float a, float b, float c, float d) {
     return (1.0f - dy) * (1.0f - fx) * a + (1.0f - dy) * fx * b + dy * (1.0f - fx) * c + dy * fx * d;
 }
+
+/// The float ratio source size / destination size of a scaler.
+VMAFX_FN float scale_ratio(int src_size, int dst_size) { return float(src_size) / float(dst_size); }
+
+/// A destination sample's source position: (dst + 0.5) * ratio - 0.5 in double, stored as float.
+VMAFX_FN float scale_source_position(int dst, float ratio) {
+    return float((double(dst) + VMAFX_D(0.5)) * double(ratio) - VMAFX_D(0.5));
+}
+
+/// The nearest scaler's source index of destination index `dst`: int(float(dst) * ratio).
+VMAFX_FN int scale_nearest_index(int dst, float ratio) { return int(float(dst) * ratio); }
+
+/// The scalers' float mirror: -i below `left`, 2 * right - i above `right`, else i.
+VMAFX_FN float scale_mirror(float i, float left, float right) {
+    return i < left ? -i : (i > right ? 2.0f * right - i : i);
+}
+
+/// The bicubic scaler's kernel (a = -0.75) at distance t.
+VMAFX_FN float bicubic_kernel(float t) {
+    const float a = -0.75f;
+    if (t < 0.0f) t = -t;
+    if (t < 1.0f) return ((a + 2.0f) * t - (a + 3.0f)) * t * t + 1.0f;
+    if (t < 2.0f) return (((t - 5.0f) * t + 8.0f) * t - 4.0f) * a;
+    return 0.0f;
+}
+
+/// The weight of tap (wx, wy) of the bicubic and lanczos4 scalers: wx * wy.
+VMAFX_FN float tap_weight(float wx, float wy) { return wx * wy; }
+
+/// One term of the bicubic and lanczos4 scalers' sums: sum + value * weight.
+VMAFX_FN float add_tap(float sum, float value, float weight) { return sum + value * weight; }
 
 VMAFX_NAMESPACE_END
 

@@ -125,6 +125,19 @@ void check(const char* metric, const char* what, const Params& params, int plane
 /// score is 0, as upstream's speed_extract_score). `curr` and `tmp`, buffers of buffer_size()
 /// whose contents do not matter, are the core's scratch (each written before it is read).
 float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& singular, float* curr, float* tmp);
+/// Steps 1-3 of the core for one picture (upstream filter_and_downscale): `frame` (as score()'s
+/// `ref`) becomes the band-pass picture, operating_width x operating_height samples, rows
+/// alloc_width apart. `curr`, `tmp`: scratch as score()'s.
+void band_pass(const Geometry& g, const Params& p, float* frame, float* curr, float* tmp);
+/// Steps 4-5: score() of two band-pass pictures (rows `stride` floats apart), as score() forms it
+/// after band_pass() (the GPU twins run steps 1-3 on the device, these on the host).
+float score_band_pass(const Geometry& g, const Params& p, const float* ref, const float* dis, std::ptrdiff_t stride,
+                      bool& singular);
+/// The anti-alias filter of step 2 (the scale-1 Gaussian window of vif_tools at speed_kernelscale,
+/// its deviation scaled by 2): odd length, float taps.
+std::vector<float> anti_alias_filter(const Params& p);
+/// The local-mean filter of step 3 (the scale-4 Gaussian window at speed_kernelscale).
+std::vector<float> local_mean_filter(const Params& p);
 /// score() with scratch of its own.
 float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& singular);
 
@@ -165,5 +178,33 @@ private:
 };
 
 }  // namespace speed
+
+namespace speed_chroma {
+/// One instance's options as the CPU extractor and the GPU twins use them.
+struct Config {
+    speed::Params params;
+    double max_val;                  ///< speed_max_val
+    std::string u_name, v_name, uv_name;  ///< the outputs' names (with the feature parameters)
+};
+/// The Config of `options` (options of this descriptor; throws Error for an unknown
+/// speed_prescale_method).
+Config config_of(const Options& options);
+/// Appends the frame's three scores to `out` from the u and v planes' scores and whether each
+/// plane's covariance matrix was singular (speed::score): u, v and uv, each min(score,
+/// speed_max_val); uv the mean of u and v, or the other plane's score when exactly one plane is
+/// singular (upstream's choice).
+void write_scores(const Config& config, float u, bool u_singular, float v, bool v_singular, FrameScores& out);
+}  // namespace speed_chroma
+
+namespace speed_temporal {
+/// One instance's options as the CPU extractor and the GPU twins use them.
+struct Config {
+    speed::Params params;
+    bool use_ref_diff;  ///< speed_use_ref_diff: the distorted difference is previous dis - current ref
+    std::string name;   ///< the output's name
+};
+/// The Config of `options` (options of this descriptor).
+Config config_of(const Options& options);
+}  // namespace speed_temporal
 
 }  // namespace vmafx

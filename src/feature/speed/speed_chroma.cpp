@@ -57,7 +57,7 @@ constexpr FeatureName kFeatures[] = {
 class Extractor final : public FeatureExtractor {
 public:
     Extractor(const Options& options, const VideoFormat& format)
-        : format_(format), settings_(options), params_(settings_.params()),
+        : format_(format), settings_(options), params_(settings_.params()), config_(config_of(options)),
           geometry_(speed::Geometry::of(format.plane_width(1), format.plane_height(1), params_.prescale)),
           pool_(geometry_.buffer_size(), 4) {}
 
@@ -83,23 +83,14 @@ public:
             floatimg::to_float(d, format_.bit_depth, dis, geometry_.alloc_width);
             scores[c] = speed::score(geometry_, params_, ref, dis, singular[c], buffers[2], buffers[3]);
         }
-        // When exactly one plane is singular, uv is the other plane's score (upstream's choice).
-        float uv;
-        if (singular[0] && !singular[1]) uv = scores[1];
-        else if (singular[1] && !singular[0]) uv = scores[0];
-        else uv = static_cast<float>((scores[0] + scores[1]) / 2.0);
-        const auto clipped = [&](float s) {
-            return static_cast<double>(s) < settings_.max_val ? static_cast<double>(s) : settings_.max_val;
-        };
-        out.emplace_back(settings_.u_name, clipped(scores[0]));
-        out.emplace_back(settings_.v_name, clipped(scores[1]));
-        out.emplace_back(settings_.uv_name, clipped(uv));
+        write_scores(config_, scores[0], singular[0], scores[1], singular[1], out);
     }
 
 private:
     VideoFormat format_;
     Settings settings_;
     speed::Params params_;
+    Config config_;
     speed::Geometry geometry_;
     speed::BufferPool pool_;  ///< the float pictures and the core's scratch, kept between frames
 };
@@ -151,6 +142,24 @@ constexpr const char* kCornerSets[] = {
 };
 
 }  // namespace
+
+Config config_of(const Options& options) {
+    const Settings s(options);
+    return {s.params(), s.max_val, s.u_name, s.v_name, s.uv_name};
+}
+
+void write_scores(const Config& config, float u, bool u_singular, float v, bool v_singular, FrameScores& out) {
+    float uv;
+    if (u_singular && !v_singular) uv = v;
+    else if (v_singular && !u_singular) uv = u;
+    else uv = static_cast<float>((u + v) / 2.0);
+    const auto clipped = [&](float s) {
+        return static_cast<double>(s) < config.max_val ? static_cast<double>(s) : config.max_val;
+    };
+    out.emplace_back(config.u_name, clipped(u));
+    out.emplace_back(config.v_name, clipped(v));
+    out.emplace_back(config.uv_name, clipped(uv));
+}
 
 const MetricDescriptor descriptor{
     .name = "speed_chroma", .oracle = {kLibvmaf, "libvmaf/src/feature/speed.c"},

@@ -7,6 +7,7 @@
 // sqrt/log2/exp are double functions), and nothing is contracted (-ffp-contract=off).
 #include "feature/speed/speed.hpp"
 #include "feature/speed/speed_kernels.hpp"
+#include "feature/speed/speed_math.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -32,33 +33,45 @@ inline double dlog2(double x) { return std::log2(x); }
 void subtract(float* a, const float* b, int w, int h, int stride) {
     for (int i = 0; i < h; ++i)
         for (int j = 0; j < w; ++j)
-            a[static_cast<std::ptrdiff_t>(i) * stride + j] -= b[static_cast<std::ptrdiff_t>(i) * stride + j];
+            a[static_cast<std::ptrdiff_t>(i) * stride + j] = band_pass_sample(
+                a[static_cast<std::ptrdiff_t>(i) * stride + j], b[static_cast<std::ptrdiff_t>(i) * stride + j]);
 }
 
-/// speed.c filter_and_downscale: `frame` becomes the operating band-pass picture.
-void filter_and_downscale(const Geometry& g, const Params& p, float* frame, float* curr, float* tmp) {
+}  // namespace
+
+std::vector<float> anti_alias_filter(const Params& p) {
+    const int aa_width = floatimg::vif_filter_size(1, static_cast<float>(p.kernelscale));
+    return floatimg::gaussian_filter(aa_width,
+                                     static_cast<float>(std::sqrt(static_cast<double>(kScales)) * aa_width / 5.0f));
+}
+
+std::vector<float> local_mean_filter(const Params& p) {
+    const int fw = floatimg::vif_filter_size(kScales, static_cast<float>(p.kernelscale));
+    return floatimg::gaussian_filter(fw, static_cast<float>(fw) / 5.0f);
+}
+
+// speed.c filter_and_downscale: `frame` becomes the operating band-pass picture.
+void band_pass(const Geometry& g, const Params& p, float* frame, float* curr, float* tmp) {
     const int stride = g.alloc_width;
     if (!(std::fabs(p.prescale - 1.0) < 1.0e-3)) {
         std::memcpy(tmp, frame, sizeof(float) * g.buffer_size());
         floatimg::scale(p.method, tmp, g.width, g.height, stride, frame, g.scaled_width, g.scaled_height,
                         stride);
     }
-    const float ks = static_cast<float>(p.kernelscale);
-    const int aa_width = floatimg::vif_filter_size(1, ks);
-    const std::vector<float> aa = floatimg::gaussian_filter(
-        aa_width, static_cast<float>(std::sqrt(static_cast<double>(kScales)) * aa_width / 5.0f));
+    const std::vector<float> aa = anti_alias_filter(p);
     floatimg::convolve(aa, frame, nullptr, floatimg::Product::kPlain, g.scaled_width, g.scaled_height, stride,
                        curr, stride);
-    for (int i = 0; i < g.scaled_height / 16; ++i)
-        for (int j = 0; j < g.scaled_width / 16; ++j)
+    for (int i = 0; i < g.scaled_height / kDecimation; ++i)
+        for (int j = 0; j < g.scaled_width / kDecimation; ++j)
             frame[static_cast<std::ptrdiff_t>(i) * stride + j] =
-                curr[static_cast<std::size_t>(i * 16) * stride + j * 16];
+                curr[static_cast<std::size_t>(i * kDecimation) * stride + j * kDecimation];
     const int w = g.scaled_width >> kScales, h = g.scaled_height >> kScales;
-    const int fw = floatimg::vif_filter_size(kScales, ks);
-    const std::vector<float> window = floatimg::gaussian_filter(fw, static_cast<float>(fw) / 5.0f);
+    const std::vector<float> window = local_mean_filter(p);
     floatimg::convolve(window, frame, nullptr, floatimg::Product::kPlain, w, h, stride, curr, stride);
     subtract(frame, curr, w, h, stride);
 }
+
+namespace {
 
 // --- speed.c: small dense linear algebra (25 x 25, float) ----------------------------------
 
@@ -321,8 +334,7 @@ struct Stats {
 };
 
 /// est_params for one band-pass picture; false when K is singular (then X = 0).
-bool est_params(const Geometry& g, const float* data, float sigma_nn, Stats& out) {
-    const int stride = g.alloc_width;
+bool est_params(const Geometry& g, const float* data, std::ptrdiff_t stride, float sigma_nn, Stats& out) {
     const int nb = g.blocks;
     // Step 1: the means of the 25 shifted sub-pictures, the covariance matrix.
     float means[kElements];
@@ -518,12 +530,17 @@ float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& si
 }
 
 float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& singular, float* curr, float* tmp) {
+    band_pass(g, p, ref, curr, tmp);
+    band_pass(g, p, dis, curr, tmp);
+    return score_band_pass(g, p, ref, dis, g.alloc_width, singular);
+}
+
+float score_band_pass(const Geometry& g, const Params& p, const float* ref, const float* dis, std::ptrdiff_t stride,
+                      bool& singular) {
     const float sigma_nn = static_cast<float>(p.sigma_nn);
     Stats rs, ds;
-    filter_and_downscale(g, p, ref, curr, tmp);
-    const bool ok_ref = est_params(g, ref, sigma_nn, rs);
-    filter_and_downscale(g, p, dis, curr, tmp);
-    const bool ok_dis = est_params(g, dis, sigma_nn, ds);
+    const bool ok_ref = est_params(g, ref, stride, sigma_nn, rs);
+    const bool ok_dis = est_params(g, dis, stride, sigma_nn, ds);
     singular = !ok_ref || !ok_dis;
     if (ok_ref != ok_dis) return 0.0f;
     return speed_score(g, rs, ds, sigma_nn, static_cast<float>(p.nn_floor), p.weight_var_mode);

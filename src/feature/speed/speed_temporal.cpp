@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "feature/speed/speed.hpp"
+#include "feature/speed/speed_math.hpp"
 #include "feature/speed/speed_options.hpp"
 
 namespace vmafx::speed_temporal {
@@ -84,8 +85,8 @@ public:
         for (int i = 0; i < format_.height; ++i)
             for (int j = 0; j < format_.width; ++j) {
                 const std::size_t k = static_cast<std::size_t>(i) * stride + j;
-                ref[k] -= cur_ref[k];
-                dis[k] -= dis_minus[k];
+                ref[k] = speed::temporal_difference(ref[k], cur_ref[k]);
+                dis[k] = speed::temporal_difference(dis[k], dis_minus[k]);
             }
         bool singular = false;
         const float s = speed::score(geometry_, params_, ref, dis, singular, buffers[4], buffers[5]);
@@ -122,6 +123,11 @@ constexpr const char* kCornerSets[] = {
 };
 
 }  // namespace
+
+Config config_of(const Options& options) {
+    const Settings s(options);
+    return {s.params(), s.use_ref_diff, s.name};
+}
 
 const MetricDescriptor descriptor{
     .name = "speed_temporal", .oracle = {kLibvmaf, "libvmaf/src/feature/speed.c"},
