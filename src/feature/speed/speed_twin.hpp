@@ -1,0 +1,119 @@
+// The per-sample work of SpEED's CUDA twins' kernels (speed_cuda.cuh), as host/device functions
+// so that a host test (speed_twin_test.cpp) runs the very code the kernels run against the CPU
+// reference (floatimg::scale, floatimg::convolve, speed::band_pass). Each walks a strided float
+// picture through pointers (outside the shared-arithmetic subset) and calls the subset's
+// arithmetic (float_image_math.hpp, speed_math.hpp) in the CPU's order. No CUDA header: host
+// code includes it too.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "base/host_device.hpp"
+#include "feature/common/float_image_math.hpp"
+#include "feature/speed/speed_math.hpp"
+
+namespace vmafx::speed {
+
+/// A planted defect as the kernels take it (all false outside the parity gate's tests).
+struct TwinPlant {
+    bool contraction;   ///< the anti-alias horizontal sum fused into fma
+    bool mirror_shift;  ///< the anti-alias vertical mirror one row off above the top edge
+    bool rounding;      ///< the anti-alias vertical sum rounded toward zero
+    bool reduction;     ///< the local-mean taps summed in reverse order
+};
+
+/// sum + a * b with one rounding (the planted contraction).
+VMAFX_HOST_DEVICE inline float fused_tap(float sum, float a, float b) {
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(a, b, sum);
+#else
+    return std::fma(a, b, sum);
+#endif
+}
+
+/// sum + a * b, the product rounded to nearest, the sum toward zero (the planted rounding).
+VMAFX_HOST_DEVICE inline float truncated_tap(float sum, float a, float b) {
+    const float p = a * b;
+#if defined(__CUDA_ARCH__)
+    return __fadd_rz(sum, p);
+#else
+    const float r = sum + p;
+    const double exact = static_cast<double>(sum) + static_cast<double>(p);  // exact unless far apart
+    return std::fabs(static_cast<double>(r)) > std::fabs(exact) ? std::nextafter(r, 0.0f) : r;
+#endif
+}
+
+/// Sample (x, y) of the picture rescaled by the tables of floatimg::scale_taps (columns x_index,
+/// x_weight; rows y_index, y_weight; `taps` each: 1 nearest, 2 bilinear, 4 bicubic, 9 lanczos4)
+/// from `src` (rows src_stride floats apart): the CPU scaler's value (rows outer, columns inner).
+VMAFX_HOST_DEVICE inline float scaled_sample(const float* src, std::ptrdiff_t src_stride, int x, int y,
+                                             const int* x_index, const float* x_weight, const int* y_index,
+                                             const float* y_weight, int taps) {
+    const int* xi = x_index + static_cast<std::ptrdiff_t>(x) * taps;
+    const float* xw = x_weight + static_cast<std::ptrdiff_t>(x) * taps;
+    const int* yi = y_index + static_cast<std::ptrdiff_t>(y) * taps;
+    const float* yw = y_weight + static_cast<std::ptrdiff_t>(y) * taps;
+    if (taps == 1) return src[yi[0] * src_stride + xi[0]];
+    if (taps == 2) {
+        const float* r1 = src + yi[0] * src_stride;
+        const float* r2 = src + yi[1] * src_stride;
+        return floatimg::bilinear_sample(yw[0], xw[0], r1[xi[0]], r1[xi[1]], r2[xi[0]], r2[xi[1]]);
+    }
+    float value = 0.0f, weight_sum = 0.0f;
+    for (int j = 0; j < taps; ++j)
+        for (int i = 0; i < taps; ++i) {
+            const float w = floatimg::tap_weight(xw[i], yw[j]);
+            weight_sum += w;
+            value = floatimg::add_tap(value, src[yi[j] * src_stride + xi[i]], w);
+        }
+    return taps == 4 ? value : value / weight_sum;  // bicubic: the sum; lanczos4: normalised
+}
+
+/// The anti-alias convolution of src (w x h, rows `stride` floats apart) with `filter` (`taps`
+/// floats, odd, radius <= w - 1 and h - 1) at the decimated sample (ox, oy), i.e. at (16 ox,
+/// 16 oy): for each tap column c in order, the vertical float sum from 0 of filter[q] * sample
+/// over the tap rows q in order, then the float sum from 0 of filter[c] * those, with the
+/// convolutions' mirror: floatimg::convolve's value there.
+VMAFX_HOST_DEVICE inline float anti_aliased_sample(const float* src, std::ptrdiff_t stride, int w, int h,
+                                                   const float* filter, int taps, int ox, int oy, TwinPlant plant) {
+    const int x = ox * kDecimation, y = oy * kDecimation;
+    const int r = taps / 2;
+    float sum = 0.0f;
+    for (int c = 0; c < taps; ++c) {
+        const int column = floatimg::mirror(x - r + c, w);
+        float t = 0.0f;
+        for (int q = 0; q < taps; ++q) {
+            int row = floatimg::mirror(y - r + q, h);
+            if (plant.mirror_shift && y - r + q < 0) row += 1;
+            const float s = src[row * stride + column];
+            t = plant.rounding ? truncated_tap(t, filter[q], s) : floatimg::convolve_tap(t, filter[q], s);
+        }
+        sum = plant.contraction ? fused_tap(sum, filter[c], t) : floatimg::convolve_tap(sum, filter[c], t);
+    }
+    return sum;
+}
+
+/// The band-pass sample (x, y) of the decimated picture src (w x h, rows w floats apart): the
+/// sample minus its local-mean convolution with `filter` (`taps` floats; the same sums as
+/// anti_aliased_sample at (x, y) itself).
+VMAFX_HOST_DEVICE inline float band_pass_at(const float* src, int w, int h, const float* filter, int taps, int x,
+                                            int y, TwinPlant plant) {
+    const int r = taps / 2;
+    float sum = 0.0f;
+    for (int cc = 0; cc < taps; ++cc) {
+        const int c = plant.reduction ? taps - 1 - cc : cc;
+        const int column = floatimg::mirror(x - r + c, w);
+        float t = 0.0f;
+        for (int qq = 0; qq < taps; ++qq) {
+            const int q = plant.reduction ? taps - 1 - qq : qq;
+            const int row = floatimg::mirror(y - r + q, h);
+            t = floatimg::convolve_tap(t, filter[q], src[static_cast<std::ptrdiff_t>(row) * w + column]);
+        }
+        sum = floatimg::convolve_tap(sum, filter[c], t);
+    }
+    return band_pass_sample(src[static_cast<std::ptrdiff_t>(y) * w + x], sum);
+}
+
+}  // namespace vmafx::speed
