@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "base/libm.hpp"
 
 namespace vmafx {
 
@@ -295,7 +296,54 @@ SvmModel::SvmModel(std::string_view text, const std::string& where) {
     model_.free_sv = 0;
 }
 
+namespace {
+
+// libsvm 3.24's Kernel::k_function for the RBF kernel: exp(-gamma |x - y|^2), the squared
+// distance summed in one pass over both sparse vectors in index order (a missing index counts
+// as 0), each square rounded, then added, as Debian's build of libsvm computes it (no fused
+// multiply-add: checked in its disassembly).
+double rbf_kernel(const svm_node* x, const svm_node* y, double gamma) {
+    double sum = 0;
+    while (x->index != -1 && y->index != -1) {
+        if (x->index == y->index) {
+            const double d = x->value - y->value;
+            sum += d * d;
+            ++x;
+            ++y;
+        } else if (x->index > y->index) {
+            sum += y->value * y->value;
+            ++y;
+        } else {
+            sum += x->value * x->value;
+            ++x;
+        }
+    }
+    for (; x->index != -1; ++x) sum += x->value * x->value;
+    for (; y->index != -1; ++y) sum += y->value * y->value;
+    return libm::exp(-gamma * sum);
+}
+
+}  // namespace
+
+bool SvmModel::own_prediction() const {
+    const int type = model_.param.svm_type;
+    return model_.param.kernel_type == RBF && (type == EPSILON_SVR || type == NU_SVR || type == ONE_CLASS);
+}
+
 double SvmModel::predict(std::span<const svm_node> x) const {
+    if (x.empty() || x.back().index != -1) throw Error("internal: svm input vector not ended by index -1");
+    if (!own_prediction()) return svm_predict(&model_, x.data());
+    // libsvm 3.24's svm_predict_values for the one-row models: sum of coef_i K(x, sv_i) in the
+    // support vectors' order, each product rounded, minus rho.
+    const double* coef = model_.sv_coef[0];
+    double sum = 0;
+    for (int i = 0; i < model_.l; ++i) sum += coef[i] * rbf_kernel(x.data(), model_.SV[i], model_.param.gamma);
+    sum -= model_.rho[0];
+    if (model_.param.svm_type == ONE_CLASS) return sum > 0 ? 1 : -1;
+    return sum;
+}
+
+double SvmModel::libsvm_predict(std::span<const svm_node> x) const {
     if (x.empty() || x.back().index != -1) throw Error("internal: svm input vector not ended by index -1");
     return svm_predict(&model_, x.data());
 }

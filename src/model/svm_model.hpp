@@ -1,4 +1,6 @@
-// A libsvm model read from the text a VMAF model file embeds, evaluated by libsvm itself.
+// A libsvm model read from the text a VMAF model file embeds. Regression models with the RBF
+// kernel (every built-in VMAF model) are evaluated by vmafx's own code, libsvm 3.24's arithmetic
+// with glibc 2.36's exp (base/libm.hpp); other models by libsvm's svm_predict.
 #pragma once
 
 #include <span>
@@ -16,7 +18,14 @@ namespace vmafx {
 inline constexpr int kMaxSvmClasses = 256;
 
 /// A trained libsvm model (upstream: the "model" string of a VMAF model_dict, read by
-/// libvmaf src/svm.cpp svm_parse_model_from_buffer) evaluated with libsvm's svm_predict.
+/// libvmaf src/svm.cpp svm_parse_model_from_buffer), evaluated as libsvm's svm_predict does.
+///
+/// For epsilon_svr, nu_svr and one_class models with the RBF kernel, prediction is vmafx's own:
+/// libsvm 3.24's svm_predict_values and k_function, operation for operation (the sum over the
+/// support vectors in their order of sv_coef * exp(-gamma * |x - sv|^2), the squared distance
+/// summed over the merged sparse indices, then minus rho), with libm::exp for exp. libsvm
+/// calls the host's exp, so its result depends on the C library; the golden values are glibc
+/// 2.36's, which libm::exp reproduces on every host. Other models go to libsvm's svm_predict.
 ///
 /// The text has libsvm's model-file layout: header lines "KEY VALUE..." (svm_type,
 /// kernel_type, degree, gamma, coef0, nr_class, total_sv, rho, label, probA, probB, nr_sv),
@@ -39,9 +48,20 @@ public:
     SvmModel(const SvmModel&) = delete;
     SvmModel& operator=(const SvmModel&) = delete;
 
-    /// libsvm's svm_predict on the sparse vector `x`, which ends with an entry of index -1.
-    /// For regression models (nu_svr, epsilon_svr) the regression value. Thread-safe.
+    /// svm_predict's value on the sparse vector `x` (indices ascending, ended by an entry of
+    /// index -1): for regression models (nu_svr, epsilon_svr) the regression value, for
+    /// one_class +1 or -1, for classification models the label. Computed by vmafx where
+    /// own_prediction(), else by libsvm. Throws Error if `x` is not ended by index -1.
+    /// Thread-safe.
     double predict(std::span<const svm_node> x) const;
+
+    /// libsvm's own svm_predict on `x` (as predict()): the oracle of vmafx's prediction in
+    /// tests. Its exp is the host's, so its bits are the golden ones only on glibc 2.36.
+    double libsvm_predict(std::span<const svm_node> x) const;
+
+    /// Whether predict() is vmafx's own code (epsilon_svr, nu_svr or one_class with the RBF
+    /// kernel) rather than libsvm's.
+    bool own_prediction() const;
 
     /// The libsvm view of the model (valid as long as this object lives).
     const svm_model& model() const { return model_; }

@@ -19,6 +19,7 @@
 // adversarial input too.
 #include "feature/adm/adm_pipeline.hpp"
 
+#include "base/libm.hpp"
 #include "feature/adm/adm_kernels.hpp"
 
 #include <algorithm>
@@ -487,15 +488,15 @@ void cm_level(const Bands<int32_t>& x, const Bands<int32_t>& masker, int w, int 
 // ---------------------------------------------------------------------------------------
 
 float noise_floor(const Region& rg, double noise_weight) {
-    return powf(static_cast<float>((rg.bottom - rg.top) * (rg.right - rg.left) * noise_weight), 1.0f / 3.0f);
+    return libm::powf(static_cast<float>((rg.bottom - rg.top) * (rg.right - rg.left) * noise_weight), 1.0f / 3.0f);
 }
 
 // Sum over the three orientations of (sum |x w|^3)^(1/3) + (area * noise_weight)^(1/3).
 float den_from_sums(const double csf[3], const Region& rg, double noise_weight) {
     const float noise = noise_floor(rg, noise_weight);
-    const float dh = powf(static_cast<float>(csf[0]), 1.0f / 3.0f) + noise;
-    const float dv = powf(static_cast<float>(csf[1]), 1.0f / 3.0f) + noise;
-    const float dd = powf(static_cast<float>(csf[2]), 1.0f / 3.0f) + noise;
+    const float dh = libm::powf(static_cast<float>(csf[0]), 1.0f / 3.0f) + noise;
+    const float dv = libm::powf(static_cast<float>(csf[1]), 1.0f / 3.0f) + noise;
+    const float dd = libm::powf(static_cast<float>(csf[2]), 1.0f / 3.0f) + noise;
     return dh + dv + dd;
 }
 
@@ -536,9 +537,9 @@ float cm_score_level0(const int64_t sums[3], int w, int h, double noise_weight) 
     const float fv = static_cast<float>(static_cast<double>(sums[1]) / pow2(52u - cub_hv.shift - row_shift.shift));
     const float fd = static_cast<float>(static_cast<double>(sums[2]) / pow2(57u - cub_d.shift - row_shift.shift));
     const float noise = noise_floor(score_region(w, h), noise_weight);
-    const float nh = powf(fh, 1.0f / 3.0f) + noise;
-    const float nv = powf(fv, 1.0f / 3.0f) + noise;
-    const float nd = powf(fd, 1.0f / 3.0f) + noise;
+    const float nh = libm::powf(fh, 1.0f / 3.0f) + noise;
+    const float nv = libm::powf(fv, 1.0f / 3.0f) + noise;
+    const float nd = libm::powf(fd, 1.0f / 3.0f) + noise;
     return nh + nv + nd;
 }
 
@@ -551,7 +552,7 @@ float cm_score_level(int scale, const int64_t sums[3], int w, int h, double nois
     const float noise = noise_floor(score_region(w, h), noise_weight);
     float total[3];
     for (int theta = 0; theta < 3; ++theta)
-        total[theta] = powf(static_cast<float>(sums[theta]) / unshift, 1.0f / 3.0f) + noise;
+        total[theta] = libm::powf(static_cast<float>(sums[theta]) / unshift, 1.0f / 3.0f) + noise;
     return total[0] + total[1] + total[2];
 }
 

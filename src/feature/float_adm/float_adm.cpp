@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "base/libm.hpp"
 #include "feature/common/adm_csf.hpp"
 #include "feature/float_adm/float_adm_kernels.hpp"
 
@@ -238,12 +239,12 @@ Weighted csf(const Bands& src, const std::array<float, 2>& f) {
     return out;
 }
 
-// x^p as upstream sums it: x * x * x for p = 3, powf otherwise.
-float power(float x, double p) { return p == 3.0 ? x * x * x : std::pow(x, static_cast<float>(p)); }
+// x^p as upstream sums it: x * x * x for p = 3, powf otherwise (glibc 2.36's, base/libm.hpp).
+float power(float x, double p) { return p == 3.0 ? x * x * x : libm::powf(x, static_cast<float>(p)); }
 
 // Upstream get_noise_constant.
 float noise_constant(int w, int h, double weight, double p) {
-    return std::pow(static_cast<float>(w * h * weight), static_cast<float>(1.0f / p));
+    return libm::powf(static_cast<float>(w * h * weight), static_cast<float>(1.0f / p));
 }
 
 // The bands' p-norms of `accum` (sums of |x|^p over region `s`) plus the noise constant, summed
@@ -251,7 +252,7 @@ float noise_constant(int w, int h, double weight, double p) {
 float pooled_p_norm(const float (&accum)[3], const Region& s, double noise_weight, double p) {
     const float noise = noise_constant(s.right - s.left, s.bottom - s.top, noise_weight, p);
     float band[3];
-    for (int t = 0; t < 3; ++t) band[t] = std::pow(accum[t], static_cast<float>(1.0f / p)) + noise;
+    for (int t = 0; t < 3; ++t) band[t] = libm::powf(accum[t], static_cast<float>(1.0f / p)) + noise;
     return band[0] + band[1] + band[2];
 }
 

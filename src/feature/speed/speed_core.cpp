@@ -9,6 +9,8 @@
 #include "feature/speed/speed_kernels.hpp"
 #include "feature/speed/speed_math.hpp"
 
+#include "base/libm.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -26,9 +28,10 @@ constexpr int kScales = 4;               ///< NUM_SCALES
 constexpr double kEps = 1e-6;            ///< EIGENVALUE_EPS
 constexpr int kMaxIters = 500;           ///< EIGENVALUE_MAX_ITERS
 
-// C's double libm functions, called on float arguments as upstream's C does.
+// C's double libm functions, called on float arguments as upstream's C does; log2 with glibc
+// 2.36's bits on every host (base/libm.hpp: the golden values' libm).
 inline double dsqrt(double x) { return std::sqrt(x); }
-inline double dlog2(double x) { return std::log2(x); }
+inline double dlog2(double x) { return libm::log2(x); }
 
 void subtract(float* a, const float* b, int w, int h, int stride) {
     for (int i = 0; i < h; ++i)

@@ -1,0 +1,334 @@
+// vmafx's own powf, exp and log2 with glibc 2.36's FMA-variant bits (libm.hpp says why and how).
+// Each function follows the published algorithm step by step; a comment "fused" marks a
+// multiply-add that glibc's FMA variant computes with one rounding (vfmadd in the
+// disassembly of glibc 2.36's libm.so.6 on Debian 12), and every other operation rounds on its
+// own as in the C source.
+#include "base/libm.hpp"
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#if defined(__GLIBC__)
+#include <gnu/libc-version.h>
+#endif
+
+// The bodies are always inlined into two entry points, one compiled for x86-64's FMA extension
+// (std::fma then is one vfmadd instruction instead of a call) and a generic one; both compute the
+// same IEEE 754 operations, so the choice changes the speed, never a bit.
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define VMAFX_LIBM_FMA_ENTRY 1
+#define VMAFX_LIBM_INLINE [[gnu::always_inline]] inline
+#define VMAFX_LIBM_FMA(a, b, c) __builtin_fma(a, b, c)  // expanded in the caller's target
+#else
+#define VMAFX_LIBM_FMA_ENTRY 0
+#define VMAFX_LIBM_INLINE inline
+#define VMAFX_LIBM_FMA(a, b, c) std::fma(a, b, c)
+#endif
+
+namespace vmafx::libm {
+namespace {
+
+struct InvcLogc {
+    double invc;  // 1/c, c near the centre of the subinterval
+    double logc;  // log2(c), rounded
+};
+
+#include "base/libm_tables.inc"
+
+VMAFX_LIBM_INLINE uint32_t bits_of(float x) { return std::bit_cast<uint32_t>(x); }
+VMAFX_LIBM_INLINE float float_of(uint32_t bits) { return std::bit_cast<float>(bits); }
+VMAFX_LIBM_INLINE uint64_t bits_of(double x) { return std::bit_cast<uint64_t>(x); }
+VMAFX_LIBM_INLINE double double_of(uint64_t bits) { return std::bit_cast<double>(bits); }
+
+// ---- powf --------------------------------------------------------------------------------
+
+constexpr uint32_t kFloatOne = 0x3f800000u;
+constexpr uint32_t kFloatInf = 0x7f800000u;
+constexpr uint32_t kFloatSign = 0x80000000u;
+constexpr uint32_t kNegativeResult = 1u << 16;  // added to the exponent index: bit 63 of 2^k
+
+// log2 of the positive float with bits ix (a subnormal's bits already scaled by 2^23 and given a
+// negative exponent). x = 2^k z with z in [0x1.66p-1, 0x1.66p0); z's subinterval i (of 16)
+// holds c, so log2 x = k + log2 c + log2(z/c), and log2(1 + r), r = z/c - 1, is a degree-5
+// polynomial. Relative error about 1.83 * 2^-33.
+VMAFX_LIBM_INLINE double powf_log2(uint32_t ix) {
+    constexpr uint32_t kOff = 0x3f330000u;  // the bits of 0x1.66p-1
+    const uint32_t from_off = ix - kOff;
+    const uint32_t i = (from_off >> 19) % 16u;
+    const uint32_t exponent_bits = from_off & 0xff800000u;
+    const int k = static_cast<int32_t>(exponent_bits) >> 23;  // arithmetic shift
+    const double z = static_cast<double>(float_of(ix - exponent_bits));
+    const double* a = kPowfLog2Poly;
+    const double r = VMAFX_LIBM_FMA(z, kPowfLog2Table[i].invc, -1.0);  // fused
+    const double y0 = kPowfLog2Table[i].logc + static_cast<double>(k);
+    const double r2 = r * r;
+    const double r4 = r2 * r2;
+    const double high = VMAFX_LIBM_FMA(a[0], r, a[1]);  // fused
+    const double middle = VMAFX_LIBM_FMA(a[2], r, a[3]);  // fused
+    double low = VMAFX_LIBM_FMA(a[4], r, y0);  // fused
+    low = VMAFX_LIBM_FMA(middle, r2, low);  // fused
+    return VMAFX_LIBM_FMA(high, r4, low);  // fused
+}
+
+// 2^xd rounded to float, negated when sign_bias is kNegativeResult; |xd| < 150 here.
+// xd = k/32 + r, |r| <= 1/64; 2^(k/32) from the table with k's high part added to the exponent
+// bits, 2^r a cubic. Relative error about 1.69 * 2^-34 before the rounding to float.
+VMAFX_LIBM_INLINE float powf_exp2(double xd, uint32_t sign_bias) {
+    constexpr double kShift = 0x1.8p+52 / 32;  // rounds xd to a multiple of 1/32
+    const double shifted = xd + kShift;
+    const uint64_t ki = bits_of(shifted);
+    const double kd = shifted - kShift;
+    const double r = xd - kd;
+    const uint64_t scale_bits = kExp2fTable[ki % 32] + ((ki + sign_bias) << 47);
+    const double scale = double_of(scale_bits);
+    const double* c = kExp2fPoly;
+    const double cubic = VMAFX_LIBM_FMA(c[0], r, c[1]);  // fused
+    const double r2 = r * r;
+    double y = VMAFX_LIBM_FMA(c[2], r, 1.0);  // fused
+    y = VMAFX_LIBM_FMA(cubic, r2, y);  // fused
+    return static_cast<float>(y * scale);
+}
+
+// 0 when the finite non-zero float with bits iy is not an integer, 1 when odd, 2 when even.
+VMAFX_LIBM_INLINE int integer_kind(uint32_t iy) {
+    const int e = static_cast<int>((iy >> 23) & 0xffu);
+    if (e < 0x7f) return 0;
+    if (e > 0x7f + 23) return 2;
+    const uint32_t unit = 1u << (0x7f + 23 - e);
+    if ((iy & (unit - 1)) != 0) return 0;
+    return (iy & unit) != 0 ? 1 : 2;
+}
+
+// True for ±0, ±inf and NaN.
+VMAFX_LIBM_INLINE bool zero_inf_or_nan(uint32_t bits) { return 2 * bits - 1 >= 2 * kFloatInf - 1; }
+
+// glibc's results for y = ±0, ±inf or NaN.
+VMAFX_LIBM_INLINE float powf_special_y(float x, float y, uint32_t ix, uint32_t iy) {
+    const bool x_signaling = std::isnan(x) && (ix & 0x00400000u) == 0;
+    const bool y_signaling = std::isnan(y) && (iy & 0x00400000u) == 0;
+    if (2 * iy == 0) return x_signaling ? x + y : 1.0f;
+    if (ix == kFloatOne) return y_signaling ? x + y : 1.0f;
+    if (2 * ix > 2 * kFloatInf || 2 * iy > 2 * kFloatInf) return x + y;
+    if (2 * ix == 2 * kFloatOne) return 1.0f;  // x = -1, y = ±inf
+    if ((2 * ix < 2 * kFloatOne) == ((iy & kFloatSign) == 0)) return 0.0f;
+    return y * y;  // +inf
+}
+
+// glibc's results for x = ±0, ±inf or NaN (y finite and non-zero).
+VMAFX_LIBM_INLINE float powf_special_x(float x, uint32_t ix, uint32_t iy) {
+    float x2 = x * x;
+    bool negative = false;
+    if ((ix & kFloatSign) != 0 && integer_kind(iy) == 1) {
+        x2 = -x2;
+        negative = true;
+    }
+    if (2 * ix == 0 && (iy & kFloatSign) != 0) {  // 0^negative: a division by zero
+        return negative ? -std::numeric_limits<float>::infinity()
+                        : std::numeric_limits<float>::infinity();
+    }
+    return (iy & kFloatSign) != 0 ? 1.0f / x2 : x2;
+}
+
+// ---- exp ---------------------------------------------------------------------------------
+
+constexpr uint32_t top12(double x) { return static_cast<uint32_t>(std::bit_cast<uint64_t>(x) >> 52); }
+
+// The end of exp where 2^(k/128) leaves the normal range: scale (1 + tmp) with scale's bits
+// sbits, k = (int32_t)ki. Overflowing k: computed 2^1009 lower, then scaled up. Underflowing k:
+// computed 2^1022 higher, rounded once more to the subnormal precision where the result is
+// below 2^-1022, then scaled down.
+VMAFX_LIBM_INLINE double exp_special(double tmp, uint64_t sbits, uint64_t ki) {
+    if ((ki & 0x80000000u) == 0) {
+        const double scale = double_of(sbits - (1009ull << 52));
+        return 0x1p1009 * VMAFX_LIBM_FMA(scale, tmp, scale);  // fused
+    }
+    const double scale = double_of(sbits + (1022ull << 52));
+    const double scaled_tmp = scale * tmp;
+    double y = scale + scaled_tmp;
+    if (y < 1.0) {
+        double lo = (scale - y) + scaled_tmp;
+        const double hi = 1.0 + y;
+        lo = ((1.0 - hi) + y) + lo;
+        y = (hi + lo) - 1.0;
+        if (y == 0.0) return 0.0;
+    }
+    return 0x1p-1022 * y;
+}
+
+// ---- log2 --------------------------------------------------------------------------------
+
+// log2 x for x within about 1/23 of 1: r = x - 1 (exact), r/ln 2 in two parts (hi + lo), and
+// r^2 times a degree-9 polynomial, with the error of hi + p carried in lo.
+VMAFX_LIBM_INLINE double log2_near_one(double x) {
+    const double r = x - 1.0;
+    const double* b = kLog2PolyNearOne;
+    const double hi = r * kInvLn2Hi;
+    const double r2 = r * r;
+    const double r4 = r2 * r2;
+    double lo = VMAFX_LIBM_FMA(r, kInvLn2Lo, VMAFX_LIBM_FMA(kInvLn2Hi, r, -hi));  // fused twice
+    const double b01 = VMAFX_LIBM_FMA(r, b[1], b[0]);  // fused
+    const double y = VMAFX_LIBM_FMA(b01, r2, hi);  // fused: hi + p, p = r^2 (B0 + B1 r)
+    lo = VMAFX_LIBM_FMA(b01, r2, hi - y) + lo;  // fused: (hi - y) + p
+    const double b23 = VMAFX_LIBM_FMA(r, b[3], b[2]);  // fused
+    const double b45 = VMAFX_LIBM_FMA(r, b[5], b[4]);  // fused
+    const double b67 = VMAFX_LIBM_FMA(r, b[7], b[6]);  // fused
+    const double b89 = VMAFX_LIBM_FMA(r, b[9], b[8]);  // fused
+    const double low_terms = VMAFX_LIBM_FMA(b45, r2, b23);  // fused
+    const double high_terms = VMAFX_LIBM_FMA(b89, r2, b67);  // fused
+    lo = VMAFX_LIBM_FMA(VMAFX_LIBM_FMA(high_terms, r4, low_terms), r4, lo);  // fused twice
+    return y + lo;
+}
+
+VMAFX_LIBM_INLINE double log2_body(double x) {
+    uint64_t ix = bits_of(x);
+    constexpr uint64_t kNearLow = std::bit_cast<uint64_t>(1.0 - 0x1.5b51p-5);
+    constexpr uint64_t kNearHigh = std::bit_cast<uint64_t>(1.0 + 0x1.6ab2p-5);
+    if (ix - kNearLow < kNearHigh - kNearLow) {
+        if (ix == std::bit_cast<uint64_t>(1.0)) return 0.0;
+        return log2_near_one(x);
+    }
+    const uint32_t top = static_cast<uint32_t>(ix >> 48);
+    if (top - 0x0010u >= 0x7ff0u - 0x0010u) {  // x < 2^-1022 (zero, subnormal, negative), inf, NaN
+        if (ix * 2 == 0) return -std::numeric_limits<double>::infinity();  // log2(±0): division by zero
+        if (ix == std::bit_cast<uint64_t>(std::numeric_limits<double>::infinity())) return x;
+        if ((top & 0x8000u) != 0 || (top & 0x7ff0u) == 0x7ff0u) {  // negative or NaN: glibc's (x - x) / (x - x)
+            const double zero = x - x;
+            return zero / zero;
+        }
+        ix = bits_of(x * 0x1p52) - (52ull << 52);  // subnormal: scale to normal, exponent back
+    }
+    // x = 2^k z, z in [0x1.6p-1, 0x1.6p0) exact; z's subinterval i (of 64) holds c, and
+    // log2 x = k + log2 c + log2(1 + r), r = z/c - 1 = z (1/c) - 1 in one rounding.
+    constexpr uint64_t kOff = 0x3fe6000000000000ull;  // the bits of 0x1.6p-1
+    const uint64_t from_off = ix - kOff;
+    const uint64_t i = (from_off >> 46) % 64;
+    const int k = static_cast<int>(static_cast<int64_t>(from_off) >> 52);  // arithmetic shift
+    const double z = double_of(ix - (from_off & (0xfffull << 52)));
+    const double r = VMAFX_LIBM_FMA(z, kLog2Table[i].invc, -1.0);  // fused
+    const double t1 = r * kInvLn2Hi;
+    const double t2 = VMAFX_LIBM_FMA(r, kInvLn2Lo, VMAFX_LIBM_FMA(kInvLn2Hi, r, -t1));  // fused twice
+    const double t3 = static_cast<double>(k) + kLog2Table[i].logc;
+    const double hi = t3 + t1;
+    const double lo = ((t3 - hi) + t1) + t2;
+    const double r2 = r * r;
+    const double r4 = r2 * r2;
+    const double* a = kLog2Poly;
+    const double a01 = VMAFX_LIBM_FMA(r, a[1], a[0]);  // fused
+    const double a23 = VMAFX_LIBM_FMA(r, a[3], a[2]);  // fused
+    const double a45 = VMAFX_LIBM_FMA(r, a[5], a[4]);  // fused
+    const double p = VMAFX_LIBM_FMA(a45, r4, VMAFX_LIBM_FMA(a23, r2, a01));  // fused twice
+    return VMAFX_LIBM_FMA(r2, p, lo) + hi;  // fused: lo + r^2 p, then + hi
+}
+
+VMAFX_LIBM_INLINE float powf_body(float x, float y) {
+    uint32_t ix = bits_of(x);
+    const uint32_t iy = bits_of(y);
+    uint32_t sign_bias = 0;
+    if (ix - 0x00800000u >= kFloatInf - 0x00800000u || zero_inf_or_nan(iy)) {
+        // x is negative, subnormal, zero, infinite or NaN, or y is zero, infinite or NaN.
+        if (zero_inf_or_nan(iy)) return powf_special_y(x, y, ix, iy);
+        if (zero_inf_or_nan(ix)) return powf_special_x(x, ix, iy);
+        if ((ix & kFloatSign) != 0) {
+            const int kind = integer_kind(iy);
+            if (kind == 0) {  // negative^non-integer: invalid, glibc's (x - x) / (x - x)
+                const float zero = x - x;
+                return zero / zero;
+            }
+            if (kind == 1) sign_bias = kNegativeResult;
+            ix &= 0x7fffffffu;
+        }
+        if (ix < 0x00800000u) {  // subnormal: scale to normal, then move the exponent back
+            ix = bits_of(float_of(ix) * 0x1p23f) & 0x7fffffffu;
+            ix -= 23u << 23;
+        }
+    }
+    const double ylogx = static_cast<double>(y) * powf_log2(ix);  // exact range: |.| < 2^8 * 150
+    if (((bits_of(ylogx) >> 47) & 0xffffu) >= (bits_of(126.0) >> 47)) {
+        // |y log2 x| >= 126: overflow, underflow, or a result near the ends of the range.
+        const float tiny_or_huge_sign = sign_bias != 0 ? -1.0f : 1.0f;
+        if (ylogx > 0x1.fffffffd1d571p+6) return tiny_or_huge_sign * 0x1p97f * 0x1p97f;
+        if (ylogx <= -150.0) return tiny_or_huge_sign * 0x1p-95f * 0x1p-95f;
+        if (ylogx < -149.0) return tiny_or_huge_sign * 0x1.4p-75f * 0x1.4p-75f;
+    }
+    return powf_exp2(ylogx, sign_bias);
+}
+
+VMAFX_LIBM_INLINE double exp_body(double x) {
+    uint32_t abstop = top12(x) & 0x7ffu;
+    if (abstop - top12(0x1p-54) >= top12(512.0) - top12(0x1p-54)) {
+        if (abstop < top12(0x1p-54)) return 1.0 + x;  // |x| < 2^-54 (0 included)
+        if (abstop >= top12(1024.0)) {
+            if (bits_of(x) == bits_of(-std::numeric_limits<double>::infinity())) return 0.0;
+            if (abstop >= top12(std::numeric_limits<double>::infinity())) return 1.0 + x;  // +inf, NaN
+            return (bits_of(x) >> 63) != 0 ? 0.0 : std::numeric_limits<double>::infinity();
+        }
+        abstop = 0;  // 512 <= |x| < 1024: the end goes through exp_special
+    }
+    // x = k ln2/128 + r, |r| <= ln2/256; e^x = 2^(k/128) e^r, 2^(k/128) = scale (1 + tail).
+    constexpr double kShift = 0x1.8p52;
+    const double shifted = VMAFX_LIBM_FMA(kInvLn2N, x, kShift);  // fused (z = x 128/ln2, then + shift)
+    const uint64_t ki = bits_of(shifted);
+    const double kd = shifted - kShift;
+    double r = VMAFX_LIBM_FMA(kd, kNegLn2HiN, x);  // fused
+    r = VMAFX_LIBM_FMA(kd, kNegLn2LoN, r);  // fused
+    const uint64_t index = 2 * (ki % 128);
+    const double tail = double_of(kExpTable[index]);
+    const uint64_t sbits = kExpTable[index + 1] + (ki << 45);
+    const double* c = kExpPoly;  // C2..C5
+    const double r2 = r * r;
+    const double quadratic = VMAFX_LIBM_FMA(r, c[1], c[0]);  // fused: C2 + r C3
+    const double quartic = VMAFX_LIBM_FMA(r, c[3], c[2]);  // fused: C4 + r C5
+    double tmp = tail + r;
+    tmp = VMAFX_LIBM_FMA(r2, quadratic, tmp);  // fused
+    tmp = VMAFX_LIBM_FMA(r2 * r2, quartic, tmp);  // fused
+    if (abstop == 0) return exp_special(tmp, sbits, ki);
+    const double scale = double_of(sbits);
+    return VMAFX_LIBM_FMA(scale, tmp, scale);  // fused
+}
+
+#if VMAFX_LIBM_FMA_ENTRY
+[[gnu::target("fma")]] float powf_fma(float x, float y) { return powf_body(x, y); }
+[[gnu::target("fma")]] double exp_fma(double x) { return exp_body(x); }
+[[gnu::target("fma")]] double log2_fma(double x) { return log2_body(x); }
+// Read once at start-up; were it read before that (a static initialiser of another file calling
+// these functions), it would still be false, the generic entry: the same bits.
+const bool kHostHasFma = (__builtin_cpu_init(), __builtin_cpu_supports("fma"));
+#endif
+
+}  // namespace
+
+float powf(float x, float y) {
+#if VMAFX_LIBM_FMA_ENTRY
+    if (kHostHasFma) return powf_fma(x, y);
+#endif
+    return powf_body(x, y);
+}
+
+double exp(double x) {
+#if VMAFX_LIBM_FMA_ENTRY
+    if (kHostHasFma) return exp_fma(x);
+#endif
+    return exp_body(x);
+}
+
+double log2(double x) {
+#if VMAFX_LIBM_FMA_ENTRY
+    if (kHostHasFma) return log2_fma(x);
+#endif
+    return log2_body(x);
+}
+
+bool host_libm_is_golden() {
+#if defined(__GLIBC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    return std::string_view(gnu_get_libc_version()) == "2.36" && __builtin_cpu_supports("fma") &&
+           __builtin_cpu_supports("avx2");
+#else
+    return false;
+#endif
+}
+
+}  // namespace vmafx::libm
