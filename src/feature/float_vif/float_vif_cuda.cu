@@ -1,9 +1,10 @@
 // CUDA twin of float_vif (float_vif.cpp), bit-identical to it on every frame.
 //
 // Per frame, on the frame's stream (each kernel a thread per output sample):
-//  1. to_float_kernel: both lumas as picture_copy's floats minus 128 (floatimg::to_float: / 4,
-//     16 or 256 at 10, 12, 16 bits, exact; other depths above 8 read byte by byte, as the CPU
-//     reads them), packed w x h;
+//  1. to_float_kernel: both lumas as picture_copy's floats minus 128 (the CPU's own
+//     floatimg::picture_copy_sample: / 4, 16 or 256 at 10, 12, 16 bits, exact; other depths above 8
+//     read byte by byte, as the CPU reads them), packed w x h; with a resizing vif_prescale,
+//     scale_kernel then rescales them (see "Prescale" below);
 //  2. per scale s from 0 (1 with vif_skip_scale0), with scale s's Gaussian (the CPU's own
 //     floatimg::vif_filter, computed on the host at creation, so its exp is the host's):
 //     - s > 0: decimate_vertical_kernel (the vertical pass at the even rows) and
@@ -28,8 +29,11 @@
 // logarithm is upstream's polynomial (VIF_OPT_FAST_LOG2), float arithmetic and bit manipulation
 // only, and float_vif_cuda_test.cpp compares the device's log2_approx with the host's over all
 // 2^32 floats.
-// Prescale: vif_prescale giving the picture's own size is the CPU's copy. Other prescales are
-// refused by this twin (an Error from its factory naming the option); see docs/parity.md.
+// Prescale: a vif_prescale that keeps the size is the CPU's copy; one that resizes runs
+// scale_kernel after the float copy: each sample float_vif_twin.hpp's scaled_at, from host tables
+// of the CPU scaler's own indices and weights per destination column and row
+// (floatimg::scale_taps: lanczos4's sin is the host's, as on the CPU) mixed by the CPU's own
+// float_image_math.hpp functions in the CPU's order.
 //
 // Planted regressions (parity-gate tests only; Plant, fixed at creation):
 //  kContraction:      mu1's vertical taps as fused multiply-adds (maps_kernel);
@@ -72,9 +76,19 @@ __global__ void to_float_kernel(const unsigned char* __restrict__ plane, std::pt
     const int y = static_cast<int>(blockIdx.y);
     if (x >= w) return;
     const Sample s = reinterpret_cast<const Sample*>(plane + static_cast<std::ptrdiff_t>(y) * pitch)[x];
-    const float off = -128.0f;
-    const float v = scaler != 0.0f ? static_cast<float>(s) / scaler + off : static_cast<float>(s) + off;
-    dst[static_cast<std::ptrdiff_t>(y) * w + x] = v;
+    dst[static_cast<std::ptrdiff_t>(y) * w + x] = floatimg::picture_copy_sample(static_cast<std::int32_t>(s), scaler, -128.0f);
+}
+
+/// The picture rescaled by vif_prescale: dst (dw x dh, packed) at (x, y) = scaled_at of src
+/// (rows `stride` floats apart) with the scaler's tables. Grid: (column blocks of dw, dh).
+__global__ void scale_kernel(const float* __restrict__ src, int stride, int dw, const int* __restrict__ x_index,
+                             const float* __restrict__ x_weight, const int* __restrict__ y_index,
+                             const float* __restrict__ y_weight, int taps, float* __restrict__ dst) {
+    const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int y = static_cast<int>(blockIdx.y);
+    if (x >= dw) return;
+    dst[static_cast<std::ptrdiff_t>(y) * dw + x] =
+        float_vif::scaled_at(src, stride, x, y, x_index, x_weight, y_index, y_weight, taps);
 }
 
 /// The vertical pass of src (w x h) at rows 0, 2, 4, ... into tmp (w x h / 2). Grid: (column
@@ -139,12 +153,18 @@ public:
     FloatVifTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
         : format_(format), settings_(options), plant_(Plant::of(plant)), frames_("float_vif", slots) {
         settings_.check(format.width, format.height);
-        if (settings_.scaled(format.width) != format.width || settings_.scaled(format.height) != format.height)
-            throw Error("float_vif (CUDA): vif_prescale other than a copy of the picture (here " +
-                        std::to_string(format.width) + "x" + std::to_string(format.height) + " to " +
-                        std::to_string(settings_.scaled(format.width)) + "x" +
-                        std::to_string(settings_.scaled(format.height)) +
-                        ") is not on the GPU yet: run float_vif on the CPU backend");
+        // floatimg::scale copies a picture whose size does not change, whatever the method.
+        rescale_ = settings_.scaled(format.width) != format.width || settings_.scaled(format.height) != format.height;
+        if (rescale_) {
+            const floatimg::ScaleMethod method = settings_.scale_method();
+            const floatimg::ScaleTaps x = floatimg::scale_taps(method, format.width, settings_.scaled(format.width));
+            const floatimg::ScaleTaps y = floatimg::scale_taps(method, format.height, settings_.scaled(format.height));
+            scale_taps_ = x.taps;
+            x_index_ = upload(x.index);
+            x_weight_ = upload(x.weight);
+            y_index_ = upload(y.index);
+            y_weight_ = upload(y.weight);
+        }
         first_ = settings_.skip_scale0 ? 1 : 0;
         limit_ = static_cast<float>(settings_.gain_limit);
         sigma_max_inv_ = float_vif::sigma_max_inv_of(settings_.sigma_nsq);
@@ -160,8 +180,8 @@ public:
         cuda::check(cudaMemcpy(filters_.get(), taps.data(), taps.size() * sizeof(float), cudaMemcpyHostToDevice),
                     "copying the float_vif filters");
         // Scale sizes: scale 0 is the picture; each next one halves (rounding down).
-        w_[0] = format.width;
-        h_[0] = format.height;
+        w_[0] = settings_.scaled(format.width);
+        h_[0] = settings_.scaled(format.height);
         for (int s = 1; s < kScales; ++s) {
             w_[s] = w_[s - 1] / 2;
             h_[s] = h_[s - 1] / 2;
@@ -173,6 +193,11 @@ public:
         plane_ = static_cast<std::size_t>(w_[0]) * static_cast<std::size_t>(h_[0]);
         for (unsigned i = 0; i < slots; ++i) {
             Slot slot;
+            if (rescale_) {
+                const std::size_t raw = static_cast<std::size_t>(format.width) * static_cast<std::size_t>(format.height);
+                slot.raw_ref = cuda::DeviceBuffer<float>(raw);
+                slot.raw_dis = cuda::DeviceBuffer<float>(raw);
+            }
             slot.ref = cuda::DeviceBuffer<float>(plane_);
             slot.dis = cuda::DeviceBuffer<float>(plane_);
             slot.ref2 = cuda::DeviceBuffer<float>(plane_ / 4 + 1);
@@ -200,7 +225,7 @@ public:
         if (ref.pitch < row_bytes || dist.pitch < row_bytes)
             throw Error("float_vif (CUDA): a luma pitch is shorter than a row");
         Slot& s = slots_[slot];
-        const int w0 = w_[0], h0 = h_[0];
+        const int w0 = format_.width, h0 = format_.height;
         const float scaler = format_.bit_depth == 10 ? 4.0f
                              : format_.bit_depth == 12 ? 16.0f
                              : format_.bit_depth == 16 ? 256.0f
@@ -208,13 +233,20 @@ public:
         const dim3 grid0(cuda::blocks_for(static_cast<std::size_t>(w0), kThreads), static_cast<unsigned>(h0));
         for (int p = 0; p < 2; ++p) {
             const DevicePlane& plane = p == 0 ? ref : dist;
-            float* dst = p == 0 ? s.ref.get() : s.dis.get();
+            float* dst = rescale_ ? (p == 0 ? s.raw_ref.get() : s.raw_dis.get()) : (p == 0 ? s.ref.get() : s.dis.get());
             const auto* data = static_cast<const unsigned char*>(plane.data);
             if (scaler != 0.0f)
                 to_float_kernel<std::uint16_t><<<grid0, kThreads, 0, stream>>>(data, plane.pitch, w0, scaler, dst);
             else
                 to_float_kernel<std::uint8_t><<<grid0, kThreads, 0, stream>>>(data, plane.pitch, w0, scaler, dst);
             cuda::check_launch("float_vif to_float_kernel");
+            if (rescale_) {
+                const dim3 sgrid(cuda::blocks_for(static_cast<std::size_t>(w_[0]), kThreads), static_cast<unsigned>(h_[0]));
+                scale_kernel<<<sgrid, kThreads, 0, stream>>>(dst, w0, w_[0], x_index_.get(), x_weight_.get(),
+                                                             y_index_.get(), y_weight_.get(), scale_taps_,
+                                                             p == 0 ? s.ref.get() : s.dis.get());
+                cuda::check_launch("float_vif scale_kernel");
+            }
         }
         // The current scale's pictures: scale 0 in ref / dis; each decimation writes the other
         // buffer pair (ref2 / dis2 hold at most a quarter), using terms as the vertical scratch.
@@ -286,7 +318,16 @@ public:
     }
 
 private:
+    template <typename T>
+    static cuda::DeviceBuffer<T> upload(const std::vector<T>& v) {
+        cuda::DeviceBuffer<T> d(v.size());
+        cuda::check(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice),
+                    "copying the float_vif scaler tables");
+        return d;
+    }
+
     struct Slot {
+        cuda::DeviceBuffer<float> raw_ref, raw_dis;  // the pictures before a resizing vif_prescale
         cuda::DeviceBuffer<float> ref, dis;    // scale 0, then every other scale
         cuda::DeviceBuffer<float> ref2, dis2;  // scales 1 and 3
         cuda::DeviceBuffer<float> maps;        // kMaps planes of the vertical pass
@@ -310,6 +351,10 @@ private:
     std::size_t rows_ = 0;
     std::size_t plane_ = 0;
     cuda::DeviceBuffer<float> filters_;
+    bool rescale_ = false;
+    int scale_taps_ = 0;
+    cuda::DeviceBuffer<int> x_index_, y_index_;
+    cuda::DeviceBuffer<float> x_weight_, y_weight_;
     std::vector<Slot> slots_;
 };
 
@@ -340,7 +385,9 @@ const TwinDescriptor twin{
      "are the CPU's own sample_terms (float variances, IEEE float and double divisions, upstream's polynomial "
      "log2, no library call), built with --fmad=false -prec-div=true -ftz=false; each row's float sum is "
      "SequentialSum<float> (the CPU's running sum, bit for bit) and the rows' float sum and the outputs are the "
-     "CPU's host code (Settings::write_frame). vif_prescale must leave the size unchanged (refused otherwise)"},
+     "CPU's host code (Settings::write_frame). A resizing vif_prescale: each sample the CPU scaler's float mix "
+     "(float_image_math.hpp) of host tables of its indices and weights (floatimg::scale_taps; lanczos4's sin on the "
+     "host)"},
     kDefects,
     nullptr,
 };

@@ -189,6 +189,33 @@ TEST(FloatVifTwinHost, EachPlantChangesASum) {
     }
 }
 
+// The twin's rescaling (scaled_at over floatimg::scale_taps' tables) is the CPU scaler, every
+// method, shrinking and enlarging, at odd sizes.
+TEST(FloatVifTwinHost, ScaledAtIsTheCpuScaler) {
+    using floatimg::ScaleMethod;
+    const Image src = picture(71, 49, 9, 30);
+    int compared = 0;
+    for (const ScaleMethod method :
+         {ScaleMethod::kNearest, ScaleMethod::kBilinear, ScaleMethod::kBicubic, ScaleMethod::kLanczos4})
+        for (const auto& [dw, dh] : std::vector<std::array<int, 2>>{{36, 25}, {107, 74}, {53, 37}, {284, 196}}) {
+            SCOPED_TRACE(fmt::format("method {} to {}x{}", static_cast<int>(method), dw, dh));
+            const Image want = floatimg::scale(method, src, dw, dh);
+            const floatimg::ScaleTaps x = floatimg::scale_taps(method, src.width, dw);
+            const floatimg::ScaleTaps y = floatimg::scale_taps(method, src.height, dh);
+            ASSERT_EQ(x.taps, y.taps);
+            int differing = 0;
+            for (int j = 0; j < dh; ++j)
+                for (int i = 0; i < dw; ++i) {
+                    const float got = float_vif::scaled_at(src.data.data(), src.width, i, j, x.index.data(),
+                                                           x.weight.data(), y.index.data(), y.weight.data(), x.taps);
+                    differing += std::bit_cast<std::uint32_t>(got) != std::bit_cast<std::uint32_t>(want.at(i, j));
+                }
+            EXPECT_EQ(differing, 0);
+            ++compared;
+        }
+    EXPECT_EQ(compared, 16);
+}
+
 // Upstream's log2f_approx as upstream writes it (decimal literals, an array, memcpy), for the
 // comparison with the shared-subset version.
 float upstream_log2f_approx(float x) {
@@ -323,13 +350,18 @@ TEST(FloatVifCuda, MatchesTheCpuAtFormatsBeyondTheSweep) {
     }
 }
 
-// A prescale that changes the size is refused by the twin (not on the GPU yet), naming it.
-TEST(FloatVifCuda, ResizingPrescaleIsRefused) {
+// Every prescale method, shrinking and enlarging, at odd sizes and several depths.
+TEST(FloatVifCuda, MatchesTheCpuAtEveryPrescaleMethod) {
     VMAFX_REQUIRE_GPU();
-    const test::Clip clip = test::synthetic_clip({64, 64, 8, Subsampling::k420}, 1, 3);
-    const Options options = float_vif::descriptor.parse_options({{"vif_prescale", "0.5"}});
-    test::expect_error([&] { test::run_gpu(float_vif::descriptor, options, clip, 1); },
-                       {"float_vif", "vif_prescale"});
+    for (const char* method : {"nearest", "bilinear", "bicubic", "lanczos4"})
+        for (const char* prescale : {"0.5", "1.5", "0.75"})
+            for (const int bits : {8, 10}) {
+                const VideoFormat format{71, 49, bits, Subsampling::k420};
+                const OptionValues values{{"debug", "true"}, {"vif_prescale", prescale}, {"vif_prescale_method", method}};
+                SCOPED_TRACE(fmt::format("{} {}", test::format_label(format), test::option_label(values)));
+                const test::Clip clip = test::synthetic_clip(format, 2, 17);
+                EXPECT_TRUE(test::expect_twin_matches_cpu(float_vif::descriptor, values, clip, 2));
+            }
 }
 
 }  // namespace
