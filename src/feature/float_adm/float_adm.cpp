@@ -33,14 +33,9 @@ namespace {
 using floatimg::Image;
 
 constexpr double kBorderFactor = 0.1;  // upstream ADM_BORDER_FACTOR
-// Upstream's FLOAT_ONE_BY_30 / FLOAT_ONE_BY_15 are double literals: the products with them
-// are taken in double and rounded once (to the float stored, or to the float sum).
-constexpr double kOneBy30 = 0.0333333351;
-constexpr double kOneBy15 = 0.0666666701;
 constexpr int kScales = 4;
-
-constexpr float kLo[4] = {0.482962913144690f, 0.836516303737469f, 0.224143868041857f, -0.129409522550921f};
-constexpr float kHi[4] = {-0.129409522550921f, -0.224143868041857f, 0.836516303737469f, -0.482962913144690f};
+constexpr const float* kLo = kDwtLo;
+constexpr const float* kHi = kDwtHi;
 
 struct Bands {
     Image a, h, v, d;
@@ -87,30 +82,16 @@ ImagePool& pool() {
 }
 
 // Upstream dwt2_src_indices_filt_s: source indices 2i-1 .. 2i+2 of output i, mirrored
-// repeating the edge (-1 -> 1, n -> n-1, n+1 -> n-2).
+// repeating the edge (dwt_source: -1 -> 1, n -> n-1, n+1 -> n-2).
 std::vector<std::array<int, 4>> dwt_indices(int n) {
     std::vector<std::array<int, 4>> ind(static_cast<std::size_t>((n + 1) / 2));
-    for (int i = 0; i < (n + 1) / 2; ++i) {
-        int i0 = 2 * i - 1;
-        i0 = i0 < 0 ? -i0 : (i0 >= n ? 2 * n - i0 - 1 : i0);
-        int i1 = 2 * i;
-        if (i1 >= n) i1 = 2 * n - i1 - 1;
-        int i2 = 2 * i + 1;
-        if (i2 >= n) i2 = 2 * n - i2 - 1;
-        int i3 = 2 * i + 2;
-        if (i3 >= n) i3 = 2 * n - i3 - 1;
-        ind[i] = {i0, i1, i2, i3};
-    }
+    for (int i = 0; i < (n + 1) / 2; ++i)
+        ind[i] = {dwt_source(2 * i - 1, n), dwt_source(2 * i, n), dwt_source(2 * i + 1, n), dwt_source(2 * i + 2, n)};
     return ind;
 }
 
 float taps(const float* f, float s0, float s1, float s2, float s3) {
-    float acc = 0;
-    acc += f[0] * s0;
-    acc += f[1] * s1;
-    acc += f[2] * s2;
-    acc += f[3] * s3;
-    return acc;
+    return dwt_taps(f[0], f[1], f[2], f[3], s0, s1, s2, s3);
 }
 
 // Upstream adm_dwt2_s (all four bands) / adm_dwt2_lo_s (band a only).
@@ -171,12 +152,8 @@ Bands dwt2(const Image& src, bool lo_only) {
     return out;
 }
 
-// A rectangle [left, right) x [top, bottom) of a band.
-struct Region {
-    int left, top, right, bottom;
-};
+}  // namespace
 
-// The region decouple and csf compute: the border-less area grown by the filter's reach.
 Region extended_region(int w, int h) {
     Region r{static_cast<int>(w * kBorderFactor - 0.5 - 1), static_cast<int>(h * kBorderFactor - 0.5 - 1), 0, 0};
     r.right = w - r.left + 2;
@@ -188,13 +165,14 @@ Region extended_region(int w, int h) {
     return r;
 }
 
-// The region the scores sum: the picture without a 10% border (not clipped, as upstream).
 Region score_region(int w, int h) {
     Region r{static_cast<int>(w * kBorderFactor - 0.5), static_cast<int>(h * kBorderFactor - 0.5), 0, 0};
     r.right = w - r.left;
     r.bottom = h - r.top;
     return r;
 }
+
+namespace {
 
 // Upstream adm_decouple_s: restored (r) and additive (a) detail bands, a row at a time
 // (decouple_pixel of float_adm_kernels.hpp, on lanes: simd_decouple_row()).
@@ -233,7 +211,7 @@ Weighted csf(const Bands& src, const std::array<float, 2>& f) {
             for (int j = g.left; j < g.right; ++j) {
                 const float v = rfactor[t] * in[t]->row(i)[j];
                 out.val[t].row(i)[j] = v;
-                out.flt[t].row(i)[j] = static_cast<float>(kOneBy30 * std::fabs(v));
+                out.flt[t].row(i)[j] = csf_flt(v, kOneBy30);
             }
     }
     return out;
@@ -247,14 +225,16 @@ float noise_constant(int w, int h, double weight, double p) {
     return libm::powf(static_cast<float>(w * h * weight), static_cast<float>(1.0f / p));
 }
 
-// The bands' p-norms of `accum` (sums of |x|^p over region `s`) plus the noise constant, summed
-// over the three bands: the last step of upstream's adm_csf_den_scale_s and adm_cm_s.
+}  // namespace
+
 float pooled_p_norm(const float (&accum)[3], const Region& s, double noise_weight, double p) {
     const float noise = noise_constant(s.right - s.left, s.bottom - s.top, noise_weight, p);
     float band[3];
     for (int t = 0; t < 3; ++t) band[t] = libm::powf(accum[t], static_cast<float>(1.0f / p)) + noise;
     return band[0] + band[1] + band[2];
 }
+
+namespace {
 
 // Upstream adm_csf_den_scale_s: the reference's weighted p-norm, per band, plus noise.
 float den_scale_of(const Bands& ref, const std::array<float, 2>& f, double noise_weight, double p) {
@@ -265,22 +245,15 @@ float den_scale_of(const Bands& ref, const std::array<float, 2>& f, double noise
     for (int i = s.top; i < s.bottom; ++i) {
         float inner[3] = {0, 0, 0};
         for (int j = s.left; j < s.right; ++j)
-            for (int t = 0; t < 3; ++t) inner[t] += power(std::fabs(rfactor[t] * in[t]->row(i)[j]), p);
+            for (int t = 0; t < 3; ++t)
+                inner[t] += p == 3.0 ? den_cube(in[t]->row(i)[j], rfactor[t])
+                                     : power(std::fabs(rfactor[t] * in[t]->row(i)[j]), p);
         for (int t = 0; t < 3; ++t) accum[t] += inner[t];
     }
     return pooled_p_norm(accum, s, noise_weight, p);
 }
 
-// Where cm() works on a w x h band (upstream adm_cm_s's loop bounds): the score region `s`; its
-// interior, one sample in from every edge (rows [start_row, end_row), columns [start_col,
-// end_col)); the columns whose thresholds a row forms, [first, last): 0 where the score region
-// reaches it, the interior, and w - 1 where the region reaches it.
-struct CmGeometry {
-    int w, h;
-    Region s;
-    int start_col, end_col, start_row, end_row;
-    int first, last;
-};
+}  // namespace
 
 CmGeometry cm_geometry(int w, int h) {
     CmGeometry g{w, h, score_region(w, h), 0, 0, 0, 0, 0, 0};
@@ -292,6 +265,8 @@ CmGeometry cm_geometry(int w, int h) {
     g.last = g.s.right > w - 1 ? w : g.end_col;
     return g;
 }
+
+namespace {
 
 // The three rows (or columns) of sample i's neighbourhood in a dimension of n samples, as
 // upstream's edge macros pick them (mirrored at the first, repeated at the last).
@@ -308,16 +283,8 @@ float edge_band_sum(const Weighted& masker, int t, const std::array<int, 3>& r, 
     const float* f0 = masker.flt[t].row(r[0]);
     const float* f1 = masker.flt[t].row(r[1]);
     const float* f2 = masker.flt[t].row(r[2]);
-    float sum = f0[c[0]];
-    sum += f0[c[1]];
-    sum += f0[c[2]];
-    sum += f1[c[0]];
-    sum = static_cast<float>(sum + kOneBy15 * std::fabs(masker.val[t].row(r[1])[c[1]]));
-    sum += f1[c[2]];
-    sum += f2[c[0]];
-    sum += f2[c[1]];
-    sum += f2[c[2]];
-    return sum;
+    return cm_band_sum(f0[c[0]], f0[c[1]], f0[c[2]], f1[c[0]], f1[c[2]], f2[c[0]], f2[c[1]], f2[c[2]],
+                       masker.val[t].row(r[1])[c[1]], kOneBy15);
 }
 
 // The masking thresholds of row i, columns [g.first, g.last), into thr: the three bands' sums
@@ -336,16 +303,8 @@ void cm_thresholds(const Weighted& masker, const CmGeometry& g, int i, float* th
             const float* __restrict v1 = masker.val[t].row(r[1]);
             float* __restrict out = thr;
             for (int j = inner_first; j < inner_last; ++j) {
-                float sum = f0[j - 1];
-                sum += f0[j];
-                sum += f0[j + 1];
-                sum += f1[j - 1];
-                sum = static_cast<float>(sum + kOneBy15 * std::fabs(v1[j]));
-                sum += f1[j + 1];
-                sum += f2[j - 1];
-                sum += f2[j];
-                sum += f2[j + 1];
-                out[j] += sum;
+                out[j] += cm_band_sum(f0[j - 1], f0[j], f0[j + 1], f1[j - 1], f1[j + 1], f2[j - 1], f2[j], f2[j + 1],
+                                      v1[j], kOneBy15);
             }
         }
         for (int e = 0; e < (g.w > 1 ? 2 : 1); ++e) {  // the edge columns 0 and w - 1
@@ -364,6 +323,10 @@ void cm_add_column(const Image* const (&in)[3], const float (&rfactor)[3], const
     for (int t = 0; t < 3; ++t) x[t] = in[t]->row(i)[j] * rfactor[t];
     const float threshold = thr[j];
     for (int t = 0; t < 3; ++t) {
+        if (p == 3.0) {
+            inner[t] += cm_cube(in[t]->row(i)[j], rfactor[t], threshold);
+            continue;
+        }
         float v = std::fabs(x[t]) - threshold;
         v = v < 0.0f ? 0.0f : v;
         inner[t] += power(v, p);
@@ -381,11 +344,7 @@ void cm_add_interior(const Image* const (&in)[3], const float (&rfactor)[3], con
         float* __restrict term = terms;
         const float rf = rfactor[t];
         if (p == 3.0) {
-            for (int j = g.start_col; j < g.end_col; ++j) {
-                float v = std::fabs(src[j] * rf) - th[j];
-                v = v < 0.0f ? 0.0f : v;
-                term[j] = v * v * v;
-            }
+            for (int j = g.start_col; j < g.end_col; ++j) term[j] = cm_cube(src[j], rf, th[j]);
         } else {
             for (int j = g.start_col; j < g.end_col; ++j) {
                 float v = std::fabs(src[j] * rf) - th[j];
@@ -437,9 +396,7 @@ float cm(const Bands& src, const Weighted& masker, const std::array<float, 2>& f
 }  // namespace
 
 Scores compute_adm(const Image& ref, const Image& dis, const Settings& st) {
-    const double numden_limit = 1e-10 * (ref.width * ref.height) / (1920.0 * 1080.0);
-    Scores out;
-    double num = 0, den = 0, aim_num = 0, aim_den = 0;
+    std::array<ScaleValues, kScales> values{};
     Image own_ref, own_dis;  // the previous level's band a, from the second level on
     const Image* cur_ref = &ref;
     const Image* cur_dis = &dis;
@@ -447,40 +404,30 @@ Scores compute_adm(const Image& ref, const Image& dis, const Settings& st) {
         for (int t = 0; t < 3; ++t) pool().give(w.val[t]), pool().give(w.flt[t]);
     };
     for (int scale = 0; scale < kScales; ++scale) {
-        float num_scale = 0.0f;
-        float den_scale = 0.0f;
-        float aim_num_scale = 0.0f;
+        ScaleValues& v = values[scale];
         const bool skip = scale == 0 && st.skip_scale0;
         Bands rb = dwt2(*cur_ref, skip);
         Bands db = dwt2(*cur_dis, skip);
         if (skip) {
-            den_scale = 1e-10f;
+            v.den = 1e-10f;
         } else {
             const std::array<float, 2> f = st.factors(scale);
             Bands r, a;
             decouple(rb, db, st.enhn_gain_limit, r, a);
-            den_scale = den_scale_of(rb, f, st.noise_weight, st.p_norm);
+            v.den = den_scale_of(rb, f, st.noise_weight, st.p_norm);
             {
                 Weighted masker = csf(a, f);
-                num_scale = cm(r, masker, f, st.noise_weight, st.bypass_cm, st.p_norm);
+                v.num = cm(r, masker, f, st.noise_weight, st.bypass_cm, st.p_norm);
                 give(std::move(masker));
             }
             {
                 Weighted masker = csf(r, f);
-                aim_num_scale = cm(a, masker, f, 0.0, st.bypass_cm, st.p_norm);
+                v.aim_num = cm(a, masker, f, 0.0, st.bypass_cm, st.p_norm);
                 give(std::move(masker));
             }
             pool().give(r);
             pool().give(a);
         }
-        num += num_scale;
-        den += den_scale;
-        if (st.skip_aim_scale != scale) {
-            aim_den += den_scale;
-            aim_num += aim_num_scale;
-        }
-        out.scales[2 * scale] = num_scale;
-        out.scales[2 * scale + 1] = den_scale;
         pool().give(own_ref);
         pool().give(own_dis);
         own_ref = std::move(rb.a);
@@ -492,6 +439,24 @@ Scores compute_adm(const Image& ref, const Image& dis, const Settings& st) {
     }
     pool().give(own_ref);
     pool().give(own_dis);
+    return scores_of(values, ref.width, ref.height, st);
+}
+
+Scores scores_of(const std::array<ScaleValues, 4>& values, int width, int height, const Settings& st) {
+    const double numden_limit = 1e-10 * (width * height) / (1920.0 * 1080.0);
+    Scores out;
+    double num = 0, den = 0, aim_num = 0, aim_den = 0;
+    for (int scale = 0; scale < kScales; ++scale) {
+        const ScaleValues& v = values[scale];
+        num += v.num;
+        den += v.den;
+        if (st.skip_aim_scale != scale) {
+            aim_den += v.den;
+            aim_num += v.aim_num;
+        }
+        out.scales[2 * scale] = v.num;
+        out.scales[2 * scale + 1] = v.den;
+    }
     num = num < numden_limit ? 0 : num;
     den = den < numden_limit ? 0 : den;
     if (den == 0.0) {

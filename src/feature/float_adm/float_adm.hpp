@@ -76,4 +76,17 @@ struct Settings {
 /// Upstream compute_adm() on the float luma images `ref` and `dis` (same size).
 Scores compute_adm(const floatimg::Image& ref, const floatimg::Image& dis, const Settings& settings);
 
+/// One scale's pooled values, as upstream compute_adm() forms them: the numerator (num_scale),
+/// the denominator (den_scale; 1e-10 for a skipped scale 0) and the AIM numerator.
+struct ScaleValues {
+    float num = 0.0f;
+    float den = 0.0f;
+    float aim_num = 0.0f;
+};
+
+/// The last step of upstream compute_adm() on a `width` x `height` luma: the scales' values
+/// summed in double in scale order (aim without adm_skip_aim_scale's scale), the limit on the
+/// sums, the ratios. compute_adm() and the CUDA twin's finish() both end here.
+Scores scores_of(const std::array<ScaleValues, 4>& values, int width, int height, const Settings& settings);
+
 }  // namespace vmafx::float_adm

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "feature/float_adm/float_adm_math.hpp"
+
 namespace vmafx::float_adm {
 
 /// Significand bits 22..11 of rcpss(x) for x in [1, 2), indexed by x's significand bits 22..11
@@ -365,24 +367,6 @@ inline constexpr std::uint16_t kRcpTable[4096] = {
 /// (1 + table / 2^12), i.e. biased exponent 253 - e; zeros and subnormals give an infinity of
 /// their sign; e >= 253 (the reciprocal would be subnormal) and infinities give a zero of their
 /// sign; NaN stays NaN (quieted).
-inline float rcp_estimate(float x) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &x, sizeof bits);
-    const std::uint32_t sign = bits & 0x80000000u;
-    const std::uint32_t e = (bits >> 23) & 0xffu;
-    std::uint32_t out;
-    if (e == 0xffu && (bits & 0x7fffffu) != 0) {
-        out = bits | 0x00400000u;  // NaN: quieted
-    } else if (e == 0) {
-        out = sign | 0x7f800000u;  // zero or subnormal: infinity
-    } else if (e >= 253) {
-        out = sign;  // a subnormal reciprocal or an infinite x: zero
-    } else {
-        out = sign | ((253u - e) << 23) | (static_cast<std::uint32_t>(kRcpTable[(bits >> 11) & 0xfffu]) << 11);
-    }
-    float r;
-    std::memcpy(&r, &out, sizeof r);
-    return r;
-}
+inline float rcp_estimate(float x) { return rcp_from_entry(x, kRcpTable[rcp_index(x)]); }
 
 }  // namespace vmafx::float_adm
