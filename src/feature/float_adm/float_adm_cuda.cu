@@ -29,8 +29,10 @@
 // finish() forms each level's p-norms (powf, the noise constant) with the CPU's own
 // pooled_p_norm and the scores with scores_of and Settings::write_frame, on the host.
 //
-// adm_p_norm other than 3 is refused: the CPU then raises each term to p with glibc's powf,
-// which the device does not have (docs/metrics.md, libm); p = 3 is the cube (v * v) * v.
+// adm_p_norm: p = 3 is the CPU's cube (v * v) * v; any other p raises each term with
+// powf_glibc (powf_glibc.hpp), glibc's powf as its x86-64 FMA build computes it, the CPU's
+// powf(v, float(p)) on the golden machines and the GPU machine's host (glibc 2.36 .. 2.39 on
+// CPUs with FMA; float_adm_twin_test.cpp compares it with the host's powf).
 //
 // The per-thread work is float_adm_twin.hpp's (host-device; float_adm_twin_test.cpp runs it on
 // the host in this file's decomposition against the CPU's compute_adm, bit for bit).
@@ -67,6 +69,7 @@ using float_adm::Region;
 using float_adm::twin_work::Band3;
 using float_adm::twin_work::Level;
 using float_adm::twin_work::Plant;
+using float_adm::twin_work::Power;
 using float_adm::twin_work::Taps;
 
 constexpr int kScales = 4;
@@ -127,7 +130,7 @@ __global__ void csf_kernel(Band3 src, float f1, float f2, int bw, Region g, Band
 /// The reference's terms over the score region s: terms[t * plane + (i - s.top) * n + (j -
 /// s.left)] = den_cube(x, rf), n = s.right - s.left.
 __global__ void den_terms_kernel(Band3 src, float f1, float f2, int bw, Region s, float* __restrict__ terms,
-                                 std::ptrdiff_t plane) {
+                                 std::ptrdiff_t plane, Power pw) {
     const int n = s.right - s.left;
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
@@ -135,14 +138,14 @@ __global__ void den_terms_kernel(Band3 src, float f1, float f2, int bw, Region s
     const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(s.top + y) * bw + (s.left + x);
     const float rf[3] = {f1, f1, f2};
     for (int t = 0; t < 3; ++t)
-        terms[t * plane + static_cast<std::ptrdiff_t>(y) * n + x] = float_adm::den_cube(src.b[t][o], rf[t]);
+        terms[t * plane + static_cast<std::ptrdiff_t>(y) * n + x] = float_adm::twin_work::den_term(src.b[t][o], rf[t], pw);
 }
 
 /// The masked terms of cm over rows [r0, r1) and columns [g.first, g.last): the threshold of the
 /// masker (val, flt) at the position (twin_work::cm_threshold_at; 0 when bypass), then cm_cube of
 /// src; terms[t * plane + (i - r0) * n + (j - g.first)], n = g.last - g.first.
 __global__ void cm_terms_kernel(Band3 src, Band3 val, Band3 flt, float f1, float f2, CmGeometry g, int r0, int r1,
-                                bool bypass, float* __restrict__ terms, std::ptrdiff_t plane, Plant plant) {
+                                bool bypass, float* __restrict__ terms, std::ptrdiff_t plane, Power pw, Plant plant) {
     const int n = g.last - g.first;
     const int x = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     const int y = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
@@ -153,7 +156,7 @@ __global__ void cm_terms_kernel(Band3 src, Band3 val, Band3 flt, float f1, float
     const std::ptrdiff_t o = static_cast<std::ptrdiff_t>(i) * g.w + j;
     const float rf[3] = {f1, f1, f2};
     for (int t = 0; t < 3; ++t)
-        terms[t * plane + static_cast<std::ptrdiff_t>(y) * n + x] = float_adm::cm_cube(src.b[t][o], rf[t], thr);
+        terms[t * plane + static_cast<std::ptrdiff_t>(y) * n + x] = float_adm::twin_work::cm_term(src.b[t][o], rf[t], thr, pw);
 }
 
 /// out[t * out_pitch + r] = twin_work::row_sum_at of row r's n terms (terms[t * plane + r * n]),
@@ -189,9 +192,10 @@ class FloatAdmTwin final : public GpuTwin {
 public:
     FloatAdmTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
         : format_(format), plant_(Plant::of(plant)), settings_(options), host_sums_(slots), frames_("float_adm", slots) {
-        if (settings_.p_norm != 3.0)
-            throw Error("float_adm (CUDA): adm_p_norm other than 3 is not supported on the GPU (the CPU raises each "
-                        "term to p with glibc's powf); use --backend cpu for it");
+        powf_data_ = cuda::DeviceBuffer<float_adm::PowfData>(1);
+        cuda::check(cudaMemcpy(powf_data_.get(), &float_adm::kPowfData, sizeof(float_adm::PowfData), cudaMemcpyHostToDevice),
+                    "copying powf's tables");
+        power_ = Power{settings_.p_norm == 3.0, static_cast<float>(settings_.p_norm), powf_data_.get()};
         float_adm::twin_work::levels_of(format.width, format.height, levels_);
         for (int s = 0; s < kScales; ++s) factors_[s] = settings_.factors(s);
         std::vector<std::uint32_t> table(4096);
@@ -299,7 +303,7 @@ private:
         }
         // The denominator: the reference's cubes over the score region.
         const int sw = l.score.right - l.score.left, sh = l.score.bottom - l.score.top;
-        den_terms_kernel<<<grid_for(sw, sh), block, 0, stream>>>(ref, f1, f2, l.bw, l.score, m.terms.get(), plane_);
+        den_terms_kernel<<<grid_for(sw, sh), block, 0, stream>>>(ref, f1, f2, l.bw, l.score, m.terms.get(), plane_, power_);
         cuda::check_launch("float_adm den_terms_kernel");
         sum_rows(m, sw, sh, acc, stream);
         // The numerator (restored, masked by the additive part) and AIM (additive, masked by the restored part).
@@ -314,7 +318,7 @@ private:
             if (cw > 0 && ch > 0) {
                 cm_terms_kernel<<<grid_for(cw, ch), block, 0, stream>>>(sources[k], val, flt, f1, f2, l.cm, l.cm_r0,
                                                                         l.cm_r1, settings_.bypass_cm != 0, m.terms.get(),
-                                                                        plane_, plant_);
+                                                                        plane_, power_, plant_);
                 cuda::check_launch("float_adm cm_terms_kernel");
             }
             sum_rows(m, cw, ch, acc + 3 * (1 + k), stream);
@@ -338,6 +342,8 @@ private:
     std::array<float, 2> factors_[kScales];
     Taps taps_ = float_adm::twin_work::dwt_taps_table();
     cuda::DeviceBuffer<std::uint32_t> table_;
+    cuda::DeviceBuffer<float_adm::PowfData> powf_data_;  // kPowfData
+    Power power_{};
     std::ptrdiff_t plane_ = 0;  // floats between the bands' terms (level 0's band size)
     int row_pitch_ = 0;         // floats between the bands' row sums (level 0's band height)
     std::vector<SlotMemory> slots_;
@@ -357,10 +363,11 @@ const TwinDescriptor twin{
     "float_adm",
     make_twin<FloatAdmTwin>,
     {exact_bound,
-     "bound 0 at every format and option but adm_p_norm other than 3 (refused): every per-sample step is the "
-     "CPU's own function (float_adm_math.hpp: the DWT's float tap sums in tap order with the mirrored borders, "
+     "bound 0 at every format and option: every per-sample step is the CPU's own function (float_adm_math.hpp: the DWT's float tap sums in tap order with the mirrored borders, "
      "decouple with the golden machines' rcpss table and one Newton step, the gain limit in double, the CSF's "
-     "double 1/30 and 1/15 terms, the masking threshold's sums in the CPU's order, the cubes), compiled without "
+     "double 1/30 and 1/15 terms, the masking threshold's sums in the CPU's order, the cubes; at adm_p_norm other than 3 "
+     "glibc's powf in software, powf_glibc.hpp, the host's powf bit for bit where it runs glibc 2.28..2.39's FMA "
+     "variant, as the golden machines and the GPU machine's host do), compiled without "
      "contraction and with IEEE division; every float sum is the CPU's running sum taken in its order (each "
      "row's terms from 0 in column order, the rows from 0 in row order, by one thread each); the powf of the "
      "p-norms and the noise constant, the double sums over the levels and the ratios are the CPU's own host code "

@@ -13,6 +13,7 @@
 #include "base/host_device.hpp"
 #include "feature/float_adm/float_adm_kernels.hpp"
 #include "feature/float_adm/float_adm_math.hpp"
+#include "feature/float_adm/powf_glibc.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx::float_adm::twin_work {
@@ -158,6 +159,27 @@ VMAFX_HOST_DEVICE inline float cm_threshold_at(const Band3& val, const Band3& fl
         thr += sum;
     }
     return thr;
+}
+
+/// How the terms are raised to adm_p_norm: cubed ((v * v) * v) at p = 3, as the CPU, else with
+/// glibc's powf (powf_glibc, the CPU's powf(v, float(p)) where the host's libm is that one).
+struct Power {
+    bool cube;
+    float p;  ///< float(adm_p_norm)
+    const PowfData* data;  ///< kPowfData (on the device: its device copy)
+};
+
+/// The denominator's term of reference value x: |rf * x|^p.
+VMAFX_HOST_DEVICE inline float den_term(float x, float rf, const Power& pw) {
+    return pw.cube ? den_cube(x, rf) : powf_glibc(abs_f(rf * x), pw.p, *pw.data);
+}
+
+/// A masked term: max(|x * rf| - thr, 0)^p.
+VMAFX_HOST_DEVICE inline float cm_term(float x, float rf, float thr, const Power& pw) {
+    if (pw.cube) return cm_cube(x, rf, thr);
+    float v = abs_f(x * rf) - thr;
+    v = v < 0.0f ? 0.0f : v;
+    return powf_glibc(v, pw.p, *pw.data);
 }
 
 /// The float sum from 0 of the n terms of `row` in column order (planted: last column first).
