@@ -30,9 +30,9 @@
 // pooled_p_norm and the scores with scores_of and Settings::write_frame, on the host.
 //
 // adm_p_norm: p = 3 is the CPU's cube (v * v) * v; any other p raises each term with
-// powf_glibc (powf_glibc.hpp), glibc's powf as its x86-64 FMA build computes it, the CPU's
-// powf(v, float(p)) on the golden machines and the GPU machine's host (glibc 2.36 .. 2.39 on
-// CPUs with FMA; float_adm_twin_test.cpp compares it with the host's powf).
+// powf_glibc (powf_glibc.hpp), glibc 2.36's powf as its x86-64 FMA build computes it: the
+// algorithm of the CPU's libm::powf (base/libm.hpp), host and device (float_adm_twin_test.cpp
+// compares the two).
 //
 // The per-thread work is float_adm_twin.hpp's (host-device; float_adm_twin_test.cpp runs it on
 // the host in this file's decomposition against the CPU's compute_adm, bit for bit).
@@ -366,8 +366,8 @@ const TwinDescriptor twin{
      "bound 0 at every format and option: every per-sample step is the CPU's own function (float_adm_math.hpp: the DWT's float tap sums in tap order with the mirrored borders, "
      "decouple with the golden machines' rcpss table and one Newton step, the gain limit in double, the CSF's "
      "double 1/30 and 1/15 terms, the masking threshold's sums in the CPU's order, the cubes; at adm_p_norm other than 3 "
-     "glibc's powf in software, powf_glibc.hpp, the host's powf bit for bit where it runs glibc 2.28..2.39's FMA "
-     "variant, as the golden machines and the GPU machine's host do), compiled without "
+     "glibc 2.36's FMA-variant powf in software, powf_glibc.hpp, host and device: the algorithm of the CPU's "
+     "libm::powf, the same bits), compiled without "
      "contraction and with IEEE division; every float sum is the CPU's running sum taken in its order (each "
      "row's terms from 0 in column order, the rows from 0 in row order, by one thread each); the powf of the "
      "p-norms and the noise constant, the double sums over the levels and the ratios are the CPU's own host code "
