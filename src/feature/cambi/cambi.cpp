@@ -147,107 +147,13 @@ bool window_fits(int width, int height, int window, bool speedup, bool widest) {
 class CambiExtractor final : public FeatureExtractor {
 public:
     CambiExtractor(const Options& options, const VideoFormat& format) : format_(format), settings_(options) {
+        plan_ = cambi::make_plan(settings_, format);
         const Settings& s = settings_;
-        const int w = format.width, h = format.height;
-        Plan& p = plan_;
-        p.enc_bitdepth = s.enc_bitdepth == 0 ? format.bit_depth : s.enc_bitdepth;
-        p.enc_w = s.enc_width, p.enc_h = s.enc_height;
-        if (p.enc_w == 0 || p.enc_h == 0) p.enc_w = w, p.enc_h = h;
-        p.src_w = s.src_width, p.src_h = s.src_height;
-        if (p.src_w == 0 || p.src_h == 0) p.src_w = w, p.src_h = h;
-        // An encode larger than the picture is not scaled back up.
-        if (p.enc_h > h || p.enc_w > w) p.enc_w = w, p.enc_h = h;
-        if (p.enc_w < kMinSide && p.enc_h < kMinSide)
-            throw Error(fmt::format("cambi: picture {}x{} is too small: the encode ({}x{}) must be at least {} wide "
-                                    "or high (upstream refuses it at initialisation)",
-                                    w, h, p.enc_w, p.enc_h, kMinSide));
-        if (p.src_w < kMinSide && p.src_h < kMinSide)
-            throw Error(fmt::format("cambi: the source ({}x{}) must be at least {} wide or high (upstream refuses "
-                                    "it at initialisation)",
-                                    p.src_w, p.src_h, kMinSide));
-        if ((p.src_w > p.enc_w && p.src_h < p.enc_h) || (p.src_w < p.enc_w && p.src_h > p.enc_h))
-            throw Error(fmt::format("cambi: source {}x{} and encode {}x{} are scaled in opposite directions "
-                                    "(upstream refuses it at initialisation)",
-                                    p.src_w, p.src_h, p.enc_w, p.enc_h));
-        const long enc_pix = static_cast<long>(p.enc_w) * p.enc_h;
-        switch (s.high_res_speedup) {
-        case 1080: p.speedup = enc_pix >= 1920L * 1080; break;
-        case 1440: p.speedup = enc_pix >= 2560L * 1440; break;
-        case 2160: p.speedup = enc_pix >= 3840L * 2160; break;
-        default: p.speedup = false;
-        }
-        p.alloc_w = s.full_ref ? std::max(p.src_w, p.enc_w) : p.enc_w;
-        p.alloc_h = s.full_ref ? std::max(p.src_h, p.enc_h) : p.enc_h;
-
-        const std::string& eotf_name = s.cambi_eotf != kDefaultEotf ? s.cambi_eotf : s.eotf;
-        Eotf eotf = nullptr;
-        if (eotf_name == "bt1886") eotf = bt1886_eotf;
-        else if (eotf_name == "pq") eotf = pq_eotf;
-        else
-            throw Error(fmt::format("cambi: unknown EOTF \"{}\" (eotf and cambi_eotf take bt1886 or pq)", eotf_name));
-
-        p.num_diffs = 1 << s.max_log_contrast;
-        for (int d = 0; d < p.num_diffs; ++d)
-            p.tvi.push_back(static_cast<std::uint16_t>(tvi_for_diff(d + 1, s.tvi_threshold, eotf) + p.num_diffs));
-        const int vlt = vlt_luma_for(s.vis_lum_threshold, eotf);
-        if (vlt < 0)
-            throw Error(fmt::format("cambi: cambi_vis_lum_threshold={:g} is above the largest luminance of the "
-                                    "EOTF \"{}\" (upstream never finishes its initialisation)",
-                                    s.vis_lum_threshold, eotf_name));
-        p.vlt_luma = static_cast<std::uint16_t>(vlt);
-
-        p.window = adjusted_window(s.window_size, p.enc_w, p.enc_h, p.speedup);
-        p.src_window = adjusted_window(s.window_size, p.src_w, p.src_h, p.speedup);
-        const int max_window = std::max(p.window, p.src_window);
-        if (max_window * max_window >= kReciprocals)
-            throw Error(fmt::format("cambi: window_size {} is {} at this resolution, too large for the reciprocal "
-                                    "table (at most 65; upstream refuses it at initialisation)",
-                                    s.window_size, max_window));
-
-        const int low = static_cast<int>(p.vlt_luma) - 3 * p.num_diffs + 1;
-        p.band_base = low > 0 ? low : 0;
-        p.band_top = p.tvi[static_cast<std::size_t>(p.num_diffs - 1)];
-        p.band = band_of(p.vlt_luma, p.num_diffs, p.band_top);
-        // (kEmpty, kWrapped: every contrast value is 0; no histograms; band_reach_error decides
-        // per picture)
-        p.band_size = p.band == Band::kLevels ? p.band_top + 1 - p.band_base : 0;
-        p.band_options = fmt::format("tvi_threshold={:g} with cambi_vis_lum_threshold={:g}, max_log_contrast={} and "
-                                     "EOTF {} put the band of levels at [{}, {}] ({}; upstream's uint16_t size {})",
-                                     s.tvi_threshold, s.vis_lum_threshold, s.max_log_contrast, eotf_name, p.band_base,
-                                     p.band_top, p.band == Band::kEmpty ? "empty" : "base above top",
-                                     static_cast<std::uint16_t>(p.band_top + 1 - p.band_base));
-        for (int d = 1; d < p.num_diffs; ++d)
-            if (p.tvi[static_cast<std::size_t>(d)] < p.tvi[static_cast<std::size_t>(d - 1)])
-                throw Error("internal: cambi's visibility limits are not increasing");
-
-        const double topk = s.topk != kDefaultTopk ? s.topk : s.cambi_topk;
-        p.topk = topk;
-
-        const auto check_reach = [&](int width, int height, int window, const char* what) {
-            if (!window_fits(width, height, window, p.speedup, width == p.alloc_w))
-                throw Error(fmt::format("cambi: picture {}x{} is too small for its window: the {} ({}x{}) with a "
-                                        "window of {} at 5 scales (upstream reads outside its buffers)",
-                                        w, h, what, width, height, window));
-        };
-        check_reach(p.enc_w, p.enc_h, p.window, "encode");
-        if (s.full_ref) {
-            check_reach(p.src_w, p.src_h, p.src_window, "source");
-            // Upstream copies a 10-bit picture of the encode's size with the picture's row
-            // stride into a wider buffer, mixing its rows with undefined padding.
-            const auto aligned = [](int x) { return (x + 31) & ~31; };
-            if (format.bit_depth == 10 && p.enc_w == w && p.enc_h == h && aligned(p.alloc_w) != aligned(w))
-                throw Error(fmt::format("cambi: full_ref with a source ({}x{}) wider than the 10-bit picture "
-                                        "({}x{}) is not supported (upstream copies rows with the wrong stride)",
-                                        p.src_w, p.src_h, w, h));
-        }
-        if (!s.heatmaps_path.empty()) open_heatmaps(s.heatmaps_path);
+        if (!s.heatmaps_path.empty()) heatmaps_.open(s.heatmaps_path, plan_);
         (void)reciprocals();
     }
 
-    ~CambiExtractor() override {
-        for (const int fd : heatmaps_.fds)
-            if (fd >= 0) ::close(fd);
-    }
+    ~CambiExtractor() override { heatmaps_.close(); }
     CambiExtractor(const CambiExtractor&) = delete;
     CambiExtractor& operator=(const CambiExtractor&) = delete;
 
@@ -255,48 +161,12 @@ public:
         const Settings& s = settings_;
         thread_local Buffers buffers;
         const double dist = score_of(in.dist, "distorted", false, buffers, in.index);
-        out.emplace_back(s.score_name, dist < s.max_val ? dist : s.max_val);
-        if (!s.full_ref) return;
+        if (!s.full_ref) return cambi::append_scores(s, dist, nullptr, out);
         const double src = score_of(in.ref, "reference", true, buffers, in.index);
-        out.emplace_back(kSourceName, src < s.max_val ? src : s.max_val);
-        const double diff = dist - src;
-        const double combined = 0 > diff ? 0 : diff;
-        out.emplace_back(kFullReferenceName, combined < s.max_val ? combined : s.max_val);
+        cambi::append_scores(s, dist, &src, out);
     }
 
 private:
-    // cambi.c init: the directory (made as mkdirp does, mode 0770) and the five files, truncated,
-    // named by the encode's size halved (rounding up) per scale.
-    void open_heatmaps(const std::string& dir) {
-        const auto fail = [&](const std::string& what) {
-            return Error(fmt::format("cambi: heatmaps_path \"{}\": {}", dir, what));
-        };
-        for (std::size_t at = 1; at <= dir.size(); ++at) {
-            if (at < dir.size() && dir[at] != '/') continue;
-            const std::string prefix = dir.substr(0, at);
-            struct stat st {};
-            if (::stat(prefix.c_str(), &st) == 0) {
-                if (!S_ISDIR(st.st_mode)) throw fail(fmt::format("{} is not a directory", prefix));
-                continue;
-            }
-            if (::mkdir(prefix.c_str(), 0770) != 0) throw fail(fmt::format("cannot make the directory {}", prefix));
-        }
-        int w = plan_.enc_w, h = plan_.enc_h;
-        for (int scale = 0; scale < kScales; ++scale) {
-            const std::string path = fmt::format("{}/cambi_heatmap_scale_{}_{}x{}_16b.gray", dir, scale, w, h);
-            const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-            if (fd < 0) throw fail(fmt::format("cannot open {}", path));
-            heatmaps_.fds[static_cast<std::size_t>(scale)] = fd;
-            w = (w + 1) >> 1;
-            h = (h + 1) >> 1;
-        }
-        int max_weight = kContrastWeights[0];
-        for (int d = 0; d < plan_.num_diffs; ++d) max_weight = std::max(max_weight, kContrastWeights[d]);
-        const int max_c = max_weight * plan_.window * plan_.window / 4;
-        heatmaps_.scaling = static_cast<double>((1 << 16) - 1) / max_c;
-        has_heatmaps_ = true;
-    }
-
     double score_of(const Picture* pic, const char* what, bool is_src, Buffers& b, unsigned frame) const {
         if (!pic) throw Error(fmt::format("cambi: no {} picture", what));
         const Plane& luma = pic->luma();
@@ -310,7 +180,7 @@ private:
         const int height = is_src ? p.src_h : p.enc_h;
         b.prepare(p, width, height);
         preprocess(luma, format_.bit_depth, p, b, width, height);
-        const Heatmaps* heatmaps = has_heatmaps_ && !is_src ? &heatmaps_ : nullptr;
+        const Heatmaps* heatmaps = heatmaps_.fds[0] >= 0 && !is_src ? &heatmaps_ : nullptr;
         return picture_score(p, b, width, height, is_src ? p.src_window : p.window, heatmaps, frame, what);
     }
 
@@ -328,9 +198,7 @@ private:
             if (largest <= max) continue;
             for (int j = 0; j < luma.width(); ++j)
                 if (row[j] > max)
-                    throw Error(fmt::format("cambi: the {} picture has a sample of {} above the largest {}-bit value "
-                                            "{} (upstream refuses it)",
-                                            what, row[j], bits, max));
+                    throw cambi::sample_error(what, row[j], bits);
         }
     }
 
@@ -338,7 +206,6 @@ private:
     Settings settings_;
     Plan plan_;
     Heatmaps heatmaps_;
-    bool has_heatmaps_ = false;
 };
 
 std::unique_ptr<FeatureExtractor> create_cambi(const Options& options, const VideoFormat& format) {
@@ -373,6 +240,156 @@ constexpr const char* kCornerSets[] = {
 }  // namespace
 
 namespace cambi {
+
+// The Plan of an instance (cambi_internal.hpp): upstream's init, with its refusals.
+Plan make_plan(const Settings& s, const VideoFormat& format) {
+    const int w = format.width, h = format.height;
+    Plan p;
+    p.enc_bitdepth = s.enc_bitdepth == 0 ? format.bit_depth : s.enc_bitdepth;
+    p.enc_w = s.enc_width, p.enc_h = s.enc_height;
+    if (p.enc_w == 0 || p.enc_h == 0) p.enc_w = w, p.enc_h = h;
+    p.src_w = s.src_width, p.src_h = s.src_height;
+    if (p.src_w == 0 || p.src_h == 0) p.src_w = w, p.src_h = h;
+    // An encode larger than the picture is not scaled back up.
+    if (p.enc_h > h || p.enc_w > w) p.enc_w = w, p.enc_h = h;
+    if (p.enc_w < kMinSide && p.enc_h < kMinSide)
+        throw Error(fmt::format("cambi: picture {}x{} is too small: the encode ({}x{}) must be at least {} wide "
+                                "or high (upstream refuses it at initialisation)",
+                                w, h, p.enc_w, p.enc_h, kMinSide));
+    if (p.src_w < kMinSide && p.src_h < kMinSide)
+        throw Error(fmt::format("cambi: the source ({}x{}) must be at least {} wide or high (upstream refuses "
+                                "it at initialisation)",
+                                p.src_w, p.src_h, kMinSide));
+    if ((p.src_w > p.enc_w && p.src_h < p.enc_h) || (p.src_w < p.enc_w && p.src_h > p.enc_h))
+        throw Error(fmt::format("cambi: source {}x{} and encode {}x{} are scaled in opposite directions "
+                                "(upstream refuses it at initialisation)",
+                                p.src_w, p.src_h, p.enc_w, p.enc_h));
+    const long enc_pix = static_cast<long>(p.enc_w) * p.enc_h;
+    switch (s.high_res_speedup) {
+    case 1080: p.speedup = enc_pix >= 1920L * 1080; break;
+    case 1440: p.speedup = enc_pix >= 2560L * 1440; break;
+    case 2160: p.speedup = enc_pix >= 3840L * 2160; break;
+    default: p.speedup = false;
+    }
+    p.alloc_w = s.full_ref ? std::max(p.src_w, p.enc_w) : p.enc_w;
+    p.alloc_h = s.full_ref ? std::max(p.src_h, p.enc_h) : p.enc_h;
+
+    const std::string& eotf_name = s.cambi_eotf != kDefaultEotf ? s.cambi_eotf : s.eotf;
+    Eotf eotf = nullptr;
+    if (eotf_name == "bt1886") eotf = bt1886_eotf;
+    else if (eotf_name == "pq") eotf = pq_eotf;
+    else
+        throw Error(fmt::format("cambi: unknown EOTF \"{}\" (eotf and cambi_eotf take bt1886 or pq)", eotf_name));
+
+    p.num_diffs = 1 << s.max_log_contrast;
+    for (int d = 0; d < p.num_diffs; ++d)
+        p.tvi.push_back(static_cast<std::uint16_t>(tvi_for_diff(d + 1, s.tvi_threshold, eotf) + p.num_diffs));
+    const int vlt = vlt_luma_for(s.vis_lum_threshold, eotf);
+    if (vlt < 0)
+        throw Error(fmt::format("cambi: cambi_vis_lum_threshold={:g} is above the largest luminance of the "
+                                "EOTF \"{}\" (upstream never finishes its initialisation)",
+                                s.vis_lum_threshold, eotf_name));
+    p.vlt_luma = static_cast<std::uint16_t>(vlt);
+
+    p.window = adjusted_window(s.window_size, p.enc_w, p.enc_h, p.speedup);
+    p.src_window = adjusted_window(s.window_size, p.src_w, p.src_h, p.speedup);
+    const int max_window = std::max(p.window, p.src_window);
+    if (max_window * max_window >= kReciprocals)
+        throw Error(fmt::format("cambi: window_size {} is {} at this resolution, too large for the reciprocal "
+                                "table (at most 65; upstream refuses it at initialisation)",
+                                s.window_size, max_window));
+
+    const int low = static_cast<int>(p.vlt_luma) - 3 * p.num_diffs + 1;
+    p.band_base = low > 0 ? low : 0;
+    p.band_top = p.tvi[static_cast<std::size_t>(p.num_diffs - 1)];
+    p.band = band_of(p.vlt_luma, p.num_diffs, p.band_top);
+    // (kEmpty, kWrapped: every contrast value is 0; no histograms; band_reach_error decides
+    // per picture)
+    p.band_size = p.band == Band::kLevels ? p.band_top + 1 - p.band_base : 0;
+    p.band_options = fmt::format("tvi_threshold={:g} with cambi_vis_lum_threshold={:g}, max_log_contrast={} and "
+                                 "EOTF {} put the band of levels at [{}, {}] ({}; upstream's uint16_t size {})",
+                                 s.tvi_threshold, s.vis_lum_threshold, s.max_log_contrast, eotf_name, p.band_base,
+                                 p.band_top, p.band == Band::kEmpty ? "empty" : "base above top",
+                                 static_cast<std::uint16_t>(p.band_top + 1 - p.band_base));
+    for (int d = 1; d < p.num_diffs; ++d)
+        if (p.tvi[static_cast<std::size_t>(d)] < p.tvi[static_cast<std::size_t>(d - 1)])
+            throw Error("internal: cambi's visibility limits are not increasing");
+
+    const double topk = s.topk != kDefaultTopk ? s.topk : s.cambi_topk;
+    p.topk = topk;
+
+    const auto check_reach = [&](int width, int height, int window, const char* what) {
+        if (!window_fits(width, height, window, p.speedup, width == p.alloc_w))
+            throw Error(fmt::format("cambi: picture {}x{} is too small for its window: the {} ({}x{}) with a "
+                                    "window of {} at 5 scales (upstream reads outside its buffers)",
+                                    w, h, what, width, height, window));
+    };
+    check_reach(p.enc_w, p.enc_h, p.window, "encode");
+    if (s.full_ref) {
+        check_reach(p.src_w, p.src_h, p.src_window, "source");
+        // Upstream copies a 10-bit picture of the encode's size with the picture's row
+        // stride into a wider buffer, mixing its rows with undefined padding.
+        const auto aligned = [](int x) { return (x + 31) & ~31; };
+        if (format.bit_depth == 10 && p.enc_w == w && p.enc_h == h && aligned(p.alloc_w) != aligned(w))
+            throw Error(fmt::format("cambi: full_ref with a source ({}x{}) wider than the 10-bit picture "
+                                    "({}x{}) is not supported (upstream copies rows with the wrong stride)",
+                                    p.src_w, p.src_h, w, h));
+    }
+    return p;
+}
+
+// cambi.c init: the directory (made as mkdirp does, mode 0770) and the five files, truncated,
+// named by the encode's size halved (rounding up) per scale.
+void Heatmaps::open(const std::string& dir, const Plan& plan) {
+    const auto fail = [&](const std::string& what) {
+        return Error(fmt::format("cambi: heatmaps_path \"{}\": {}", dir, what));
+    };
+    for (std::size_t at = 1; at <= dir.size(); ++at) {
+        if (at < dir.size() && dir[at] != '/') continue;
+        const std::string prefix = dir.substr(0, at);
+        struct stat st {};
+        if (::stat(prefix.c_str(), &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) throw fail(fmt::format("{} is not a directory", prefix));
+            continue;
+        }
+        if (::mkdir(prefix.c_str(), 0770) != 0) throw fail(fmt::format("cannot make the directory {}", prefix));
+    }
+    int w = plan.enc_w, h = plan.enc_h;
+    for (int scale = 0; scale < kScales; ++scale) {
+        const std::string path = fmt::format("{}/cambi_heatmap_scale_{}_{}x{}_16b.gray", dir, scale, w, h);
+        const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd < 0) throw fail(fmt::format("cannot open {}", path));
+        fds[static_cast<std::size_t>(scale)] = fd;
+        w = (w + 1) >> 1;
+        h = (h + 1) >> 1;
+    }
+    int max_weight = kContrastWeights[0];
+    for (int d = 0; d < plan.num_diffs; ++d) max_weight = std::max(max_weight, kContrastWeights[d]);
+    const int max_c = max_weight * plan.window * plan.window / 4;
+    scaling = static_cast<double>((1 << 16) - 1) / max_c;
+}
+
+void Heatmaps::close() {
+    for (int& fd : fds) {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+    }
+}
+
+Error sample_error(const char* what, unsigned value, int bit_depth) {
+    return Error(fmt::format("cambi: the {} picture has a sample of {} above the largest {}-bit value {} (upstream "
+                             "refuses it)",
+                             what, value, bit_depth, (1u << bit_depth) - 1));
+}
+
+void append_scores(const Settings& s, double dist, const double* src, FrameScores& out) {
+    out.emplace_back(s.score_name, dist < s.max_val ? dist : s.max_val);
+    if (!src) return;
+    out.emplace_back(kSourceName, *src < s.max_val ? *src : s.max_val);
+    const double diff = dist - *src;
+    const double combined = 0 > diff ? 0 : diff;
+    out.emplace_back(kFullReferenceName, combined < s.max_val ? combined : s.max_val);
+}
 
 void Heatmaps::write(int scale, const float* c, int width, int height, unsigned frame) const {
     std::vector<std::uint16_t> row(static_cast<std::size_t>(width));

@@ -17,6 +17,7 @@
 #include "base/error.hpp"
 #include "feature/cambi/cambi_internal.hpp"
 #include "feature/cambi/cambi_kernels.hpp"
+#include "feature/cambi/cambi_math.hpp"
 
 namespace vmafx::cambi {
 
@@ -94,7 +95,7 @@ struct Contrast {
                 const int p1 = h[static_cast<std::size_t>(up) * width + c];
                 const int p2 = down >= 0 ? h[static_cast<std::size_t>(down) * width + c] : 0;
                 const int pm = p1 > p2 ? p1 : p2;
-                const float val = static_cast<float>(kContrastWeights[d] * p0 * pm) * rec[pm + p0];
+                const float val = contrast_term(kContrastWeights[d], p0, pm, rec[pm + p0]);
                 if (val > best) best = val;
             }
             out[c] = best;
@@ -213,6 +214,14 @@ std::string band_reach_error(const Plan& p, const Buffers& b, int width, int hei
     return "";
 }
 
+void check_band_reach(const Plan& p, const Buffers& b, int scale, int width, int height, int pad, unsigned frame,
+                      const char* what) {
+    if (const std::string where = band_reach_error(p, b, width, height, pad); !where.empty())
+        throw Error(fmt::format("cambi: {}: frame {} ({} picture), scale {} ({}x{}): {} (upstream corrupts or reads "
+                                "outside its memory there; refused)",
+                                p.band_options, frame, what, scale, width, height, where));
+}
+
 // The score of one picture at width x height with the given window (cambi.c cambi_score);
 // with `heatmaps`, each scale's c values are written to them as frame `frame`. Throws Error
 // where upstream reaches outside its histograms (band_reach_error), naming `what`.
@@ -233,15 +242,16 @@ double picture_score(const Plan& p, Buffers& b, int width, int height, int windo
         if (p.band == Band::kLevels) {
             contrast_values(p, b, sw, sh, pad);
         } else {
-            if (const std::string where = band_reach_error(p, b, sw, sh, pad); !where.empty())
-                throw Error(fmt::format("cambi: {}: frame {} ({} picture), scale {} ({}x{}): {} (upstream corrupts "
-                                        "or reads outside its memory there; refused)",
-                                        p.band_options, frame, what, scale, sw, sh, where));
+            check_band_reach(p, b, scale, sw, sh, pad, frame, what);
             std::fill(b.c_values.begin(), b.c_values.begin() + static_cast<std::ptrdiff_t>(sw) * sh, 0.0f);
         }
         if (heatmaps) heatmaps->write(scale, b.c_values.data(), sw, sh, frame);
         per_scale[scale] = spatial_pooling(b.c_values.data(), p.topk, sw, sh);
     }
+    return combine_scales(per_scale, window);
+}
+
+double combine_scales(const double (&per_scale)[kScales], int window) {
     double score = 0.0;
     for (int scale = 0; scale < kScales; ++scale) score += per_scale[scale] * kScaleWeights[scale];
     const int side = 2 * (window >> 1) + 1;

@@ -15,6 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "base/error.hpp"
+#include "base/scores.hpp"
+#include "feature/cambi/cambi.hpp"
 #include "picture/picture.hpp"
 
 namespace vmafx::cambi {
@@ -100,10 +103,31 @@ struct Heatmaps {
     std::array<int, kScales> fds{-1, -1, -1, -1, -1};  ///< one file per scale
     double scaling = 0.0;                               ///< 65535 / the largest contrast value
 
+    /// Makes the folder `dir` (as mkdir -p, mode 0770) and opens the five files of plan `plan`
+    /// (truncated); sets the scaling. Throws Error naming the path when it cannot.
+    void open(const std::string& dir, const Plan& plan);
+    /// Closes the files opened (none: nothing).
+    void close();
     /// Writes the c values of a width x height scale of frame `frame` (pwrite: frames may be
     /// written by several threads at once, each to its own rows). Throws Error when it cannot.
     void write(int scale, const float* c, int width, int height, unsigned frame) const;
 };
+
+// --- cambi.cpp (also used by the CUDA twin, cambi_cuda.cu) -------------------------------------
+
+/// The Plan of an instance with settings `s` scoring pictures of `format` (upstream's init):
+/// throws Error, naming cambi, for what upstream refuses at initialisation and for what vmafx
+/// refuses (cambi.hpp, "Limits").
+Plan make_plan(const Settings& s, const VideoFormat& format);
+
+/// The Error for a sample `value` above the largest `bit_depth`-bit value in the `what`
+/// ("distorted", "reference") picture (upstream refuses the picture).
+Error sample_error(const char* what, unsigned value, int bit_depth);
+
+/// Appends a frame's outputs: the distorted picture's score `dist` (clipped to cambi_max_val),
+/// and with full_ref (`src` not null: the reference's score) cambi_source and
+/// cambi_full_reference, max(0, dist - src), clipped likewise.
+void append_scores(const Settings& s, double dist, const double* src, FrameScores& out);
 
 // --- cambi_preprocess.cpp ---------------------------------------------------------------------
 
@@ -135,6 +159,16 @@ double spatial_pooling(float* c, double topk, int width, int height);
 /// `pad`) when the band is not kLevels: "" where it does not, else the first place in upstream's
 /// order, in words.
 std::string band_reach_error(const Plan& p, const Buffers& b, int width, int height, int pad);
+
+/// Throws the Error of picture_score (naming frame `frame`, the `what` picture and scale
+/// `scale`) where band_reach_error finds a place at this scale of width x height; else nothing.
+void check_band_reach(const Plan& p, const Buffers& b, int scale, int width, int height, int pad, unsigned frame,
+                      const char* what);
+
+/// The score of a picture from its five scales' pooled values (per_scale[s]: spatial_pooling of
+/// scale s), weighted 16, 8, 4, 2, 1 and divided by the window's area (window: the picture's
+/// window, samples; its odd size 2 (window >> 1) + 1 is what is squared).
+double combine_scales(const double (&per_scale)[kScales], int window);
 
 /// The score of one picture at width x height (already in b by preprocess) with the given window
 /// (cambi.c cambi_score); with `heatmaps`, each scale's c values are written to them as frame

@@ -7,6 +7,7 @@
 
 #include "feature/cambi/cambi_internal.hpp"
 #include "feature/cambi/cambi_kernels.hpp"
+#include "feature/cambi/cambi_math.hpp"
 
 namespace vmafx::cambi {
 
@@ -85,30 +86,27 @@ void anti_dither(Buffers& b, int width, int height) {
     for (int i = 0; i < height - 1; ++i) {
         for (int j = 0; j < width - 1; ++j)
             d[i * s + j] = static_cast<std::uint16_t>(
-                (d[i * s + j] + d[i * s + j + 1] + d[(i + 1) * s + j] + d[(i + 1) * s + j + 1]) >> 2);
+                dither_mean4(d[i * s + j], d[i * s + j + 1], d[(i + 1) * s + j], d[(i + 1) * s + j + 1]));
         const int j = width - 1;
-        d[i * s + j] = static_cast<std::uint16_t>((d[i * s + j] + d[(i + 1) * s + j]) >> 1);
+        d[i * s + j] = static_cast<std::uint16_t>(dither_mean2(d[i * s + j], d[(i + 1) * s + j]));
     }
     const int i = height - 1;
     for (int j = 0; j < width - 1; ++j)
-        d[i * s + j] = static_cast<std::uint16_t>((d[i * s + j] + d[i * s + j + 1]) >> 1);
+        d[i * s + j] = static_cast<std::uint16_t>(dither_mean2(d[i * s + j], d[i * s + j + 1]));
 }
 
 }  // namespace
 
 void preprocess(const Plane& luma, int bit_depth, const Plan& p, Buffers& b, int width, int height) {
-    if (bit_depth >= 10) {
-        const int shift = bit_depth - 10;
-        const int round = shift == 0 ? 0 : 1 << (shift - 1);
-        resample<std::uint16_t>(luma, b, width, height,
-                                [&](std::uint16_t v) { return static_cast<std::uint16_t>((v + round) >> shift); });
-    } else if (bit_depth == 9) {
-        resample<std::uint16_t>(luma, b, width, height,
-                                [](std::uint16_t v) { return static_cast<std::uint16_t>(v << 1); });
+    // (cambi_math.hpp to_10_bits: the rounded shift above 10 bits, the left shift below)
+    if (bit_depth > 8) {
+        resample<std::uint16_t>(luma, b, width, height, [&](std::uint16_t v) {
+            return static_cast<std::uint16_t>(to_10_bits(static_cast<std::int32_t>(v), bit_depth));
+        });
     } else {
-        const int shift = 10 - bit_depth;
-        resample<std::uint8_t>(luma, b, width, height,
-                               [&](std::uint8_t v) { return static_cast<std::uint16_t>(v << shift); });
+        resample<std::uint8_t>(luma, b, width, height, [&](std::uint8_t v) {
+            return static_cast<std::uint16_t>(to_10_bits(static_cast<std::int32_t>(v), bit_depth));
+        });
     }
     if (p.enc_bitdepth < 10) anti_dither(b, width, height);
 }

@@ -1,0 +1,540 @@
+// CUDA twin of CAMBI (cambi.cpp), bit-identical to it on every frame, every option included
+// (full_ref, the encode and source sizes, window_size, topk, the EOTFs and thresholds,
+// max_log_contrast, the high-resolution speed-up, heatmaps_path).
+//
+// The device does a picture's per-pixel work, the host (finish()) the pooling, with the CPU's
+// own functions. Per picture (the distorted one; with full_ref then the reference, on the same
+// stream and buffers), on planes laid out as the CPU's (cambi_internal.hpp Buffers: rows of
+// aligned_row(alloc_w) samples, alloc_h rows, zero outside the picture), so that where the CPU's
+// windows read past a scale's columns (a window wider than the scale) they read the same earlier
+// data here:
+//  1. check_kernel (9 to 15 bits): the first sample above the bit depth, as a 64-bit key
+//     (index << 16 | value, atomicMin: the first in row-major order, whatever the order);
+//  2. preprocess_kernel: each sample to 10 bits at the target size (cambi_math.hpp to_10_bits;
+//     the nearest-neighbour positions are the CPU's float walk, tabulated on the host), then,
+//     when the encode had fewer than 10 bits, the anti-dithering means (dither_mean4/2) of the
+//     converted samples: the CPU's in-place pass reads only samples it has not yet written,
+//     so it is this out-of-place one;
+//  3. derivative_kernel and mask_kernel: the spatial mask (7x7 clipped window sums of the
+//     derivative, integer);
+//  4. per scale: decimate_kernel (image and mask; the CPU's in-place decimation reads only
+//     samples it has not yet written, so the plane is copied and decimated out of place, the
+//     samples outside the scale left as they were), mode_kernel (the 3x3 mode, likewise out of
+//     place: rows 1 .. h - 2; cambi_math.hpp mode3_of, symmetric, so the CPU's ring order does
+//     not matter), and contrast_kernel: for each masked pixel of level L in the band, the counts
+//     of the levels L - num_diffs .. L + num_diffs among the masked pixels of its window (rows
+//     [r - pad, r + pad] inside the scale, columns [c - pad, c + pad] inside [0, max(pad,
+//     width)): exactly what the CPU's sliding histograms hold for that pixel, integers below
+//     4226), then the largest contrast_term over its visible steps, the CPU's function on the
+//     CPU's counts (levels below the band count 0, as the CPU's missing histogram rows);
+//  5. the five scales' c values copied to the slot's pinned memory (and, where the band of
+//     levels is not kLevels, each scale's image and mask planes, for the CPU's band_reach_error).
+// finish(): per picture, the CPU's refusals (sample_error, check_band_reach) in the CPU's order,
+// the heatmap files written from the c values with the CPU's Heatmaps::write, the CPU's
+// spatial_pooling (its quick_select and double sum) and combine_scales, then append_scores.
+//
+// Planted regressions (tests of the parity gate only; plant_, fixed at creation):
+//  kMirrorShift:      the contrast window's columns shifted by one ([c - pad + 1, c + pad + 1]),
+//                     in contrast_kernel (a window off by one at every border and inside);
+//  kRoundingConstant: the anti-dithering 2x2 mean rounded to nearest ((sum + 2) >> 2) and, above
+//                     10 bits, the conversion's rounding constant 2^(shift - 1) dropped, in
+//                     preprocess_kernel.
+// No kContraction: the only float arithmetic on the device is contrast_term, one int-to-float
+// conversion and one product (no a*b+c a compiler could fuse). No kReductionOrder: every sum on
+// the device is an integer count (window counts below 4226, mask sums below 50: order-free);
+// the float and double sums (the pooling) run on the host in the CPU's own code.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuda/device.hpp"
+#include "feature/cambi/cambi.hpp"
+#include "feature/cambi/cambi_internal.hpp"
+#include "feature/cambi/cambi_math.hpp"
+#include "gpu/twin.hpp"
+
+namespace vmafx {
+
+namespace {
+
+using cambi::Band;
+using cambi::kScales;
+
+/// Output tile of contrast_kernel (kTile x kTile pixels, a thread each).
+constexpr int kTile = 16;
+constexpr int kTileThreads = kTile * kTile;
+/// The largest window half: window^2 < 4226 (the reciprocal table), so window <= 65.
+constexpr int kMaxPad = 32;
+/// The input tile's side: the outputs, the window's reach both sides, one more column (the plant).
+constexpr int kSpan = kTile + 2 * kMaxPad + 1;
+/// The largest count of levels a pixel's contrast reads: 2 num_diffs + 1, num_diffs <= 32.
+constexpr int kMaxLevels = 2 * 32 + 1;
+/// A tile sample that counts for no level (outside the window's reach, or unmasked).
+constexpr unsigned kNoLevel = 0xffffu;
+constexpr unsigned kThreads = 256;
+
+/// The first sample above `max` (key index << 16 | value, atomicMin). Grid: rows x column blocks.
+template <typename Sample>
+__global__ void check_kernel(const unsigned char* __restrict__ src, std::ptrdiff_t pitch, int width, int height,
+                             unsigned max, unsigned long long* __restrict__ first) {
+    const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int i = static_cast<int>(blockIdx.y);
+    if (j >= width || i >= height) return;
+    const unsigned v = reinterpret_cast<const Sample*>(src + i * pitch)[j];
+    if (v > max)
+        atomicMin(first, (static_cast<unsigned long long>(i) * static_cast<unsigned>(width) + static_cast<unsigned>(j))
+                                 << 16 |
+                             v);
+}
+
+/// Sample (ys[i], xs[j]) of the input, to 10 bits.
+template <typename Sample>
+__device__ inline std::int32_t converted(const unsigned char* src, std::ptrdiff_t pitch, const int* xs, const int* ys,
+                                         int i, int j, int bit_depth, bool plant) {
+    const std::int32_t v = reinterpret_cast<const Sample*>(src + ys[i] * pitch)[xs[j]];
+    if (plant && bit_depth > 10) return v >> (bit_depth - 10);  // planted: no rounding constant
+    return cambi::to_10_bits(v, bit_depth);
+}
+
+/// The 10-bit picture at width x height (anti-dithered when `dither`) into image (stride
+/// samples a row). Grid: rows x column blocks.
+template <typename Sample>
+__global__ void preprocess_kernel(const unsigned char* __restrict__ src, std::ptrdiff_t pitch,
+                                  const int* __restrict__ xs, const int* __restrict__ ys, int width, int height,
+                                  int bit_depth, bool dither, bool plant, std::uint16_t* __restrict__ image,
+                                  std::ptrdiff_t stride) {
+    const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int i = static_cast<int>(blockIdx.y);
+    if (j >= width || i >= height) return;
+    const auto at = [&](int y, int x) { return converted<Sample>(src, pitch, xs, ys, y, x, bit_depth, plant); };
+    std::int32_t v = at(i, j);
+    if (dither) {
+        const bool right = j < width - 1, below = i < height - 1;
+        if (right && below) {
+            v = plant ? (v + at(i, j + 1) + at(i + 1, j) + at(i + 1, j + 1) + 2) >> 2
+                      : cambi::dither_mean4(v, at(i, j + 1), at(i + 1, j), at(i + 1, j + 1));
+        } else if (below) {
+            v = cambi::dither_mean2(v, at(i + 1, j));
+        } else if (right) {
+            v = cambi::dither_mean2(v, at(i, j + 1));
+        }
+    }
+    image[i * stride + j] = static_cast<std::uint16_t>(v);
+}
+
+/// The spatial mask's derivative (cambi.cpp spatial_mask): 1 where a sample equals its right and
+/// lower neighbours (the last column and row count as equal). Grid: rows x column blocks.
+__global__ void derivative_kernel(const std::uint16_t* __restrict__ image, std::ptrdiff_t stride, int width,
+                                  int height, std::uint8_t* __restrict__ derivative) {
+    const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int r = static_cast<int>(blockIdx.y);
+    if (c >= width || r >= height) return;
+    const std::uint16_t* here = image + r * stride;
+    bool d;
+    if (c < width - 1) {
+        d = here[c] == here[c + 1];
+        if (r < height - 1) d = d && here[c] == here[stride + c];
+    } else {
+        d = r == height - 1 || here[c] == here[stride + c];
+    }
+    derivative[static_cast<std::size_t>(r) * static_cast<std::size_t>(width) + c] = d ? 1 : 0;
+}
+
+/// The spatial mask: 1 where the derivative's 7x7 window (clipped to the picture) sums above
+/// `threshold`. Grid: rows x column blocks.
+__global__ void mask_kernel(const std::uint8_t* __restrict__ derivative, int width, int height, unsigned threshold,
+                            std::uint16_t* __restrict__ mask, std::ptrdiff_t stride) {
+    const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int r = static_cast<int>(blockIdx.y);
+    if (c >= width || r >= height) return;
+    constexpr int pad = cambi::kMaskFilter >> 1;
+    unsigned sum = 0;
+    for (int i = max(r - pad, 0); i <= min(r + pad, height - 1); ++i)
+        for (int j = max(c - pad, 0); j <= min(c + pad, width - 1); ++j)
+            sum += derivative[static_cast<std::size_t>(i) * static_cast<std::size_t>(width) + j];
+    mask[r * stride + c] = sum > threshold ? 1 : 0;
+}
+
+/// to[i][j] = from[2i][2j] over the scale's width x height (to: a copy of from elsewhere).
+__global__ void decimate_kernel(const std::uint16_t* __restrict__ from, std::uint16_t* __restrict__ to,
+                                std::ptrdiff_t stride, int width, int height) {
+    const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int i = static_cast<int>(blockIdx.y);
+    if (j >= width || i >= height) return;
+    to[i * stride + j] = from[2 * i * stride + 2 * j];
+}
+
+/// The horizontal 3-tap mode of row i at column j (the first and last columns kept).
+__device__ inline std::int32_t horizontal_mode(const std::uint16_t* from, std::ptrdiff_t stride, int i, int j,
+                                               int width) {
+    const std::uint16_t* row = from + i * stride;
+    if (j == 0 || j == width - 1) return row[j];
+    return cambi::mode3_of(row[j - 1], row[j], row[j + 1]);
+}
+
+/// The 3x3 mode filter: rows 1 .. height - 2 of `to` (a copy of from elsewhere). Grid: rows
+/// 1 .. height - 2 x column blocks.
+__global__ void mode_kernel(const std::uint16_t* __restrict__ from, std::uint16_t* __restrict__ to,
+                            std::ptrdiff_t stride, int width, int height) {
+    const int j = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    const int i = static_cast<int>(blockIdx.y) + 1;
+    if (j >= width || i >= height - 1) return;
+    to[i * stride + j] = static_cast<std::uint16_t>(cambi::mode3_of(horizontal_mode(from, stride, i - 1, j, width),
+                                                                    horizontal_mode(from, stride, i, j, width),
+                                                                    horizontal_mode(from, stride, i + 1, j, width)));
+}
+
+/// What contrast_kernel reads besides the planes.
+struct ContrastArgs {
+    int width, height, pad;             ///< the scale, the window's half
+    int band_base, band_size, num_diffs;
+    const std::uint32_t* steps;         ///< per level of the band: the visible steps d, as bits
+    const float* reciprocals;           ///< cambi::reciprocals()
+    const int* weights;                 ///< cambi::kContrastWeights
+    int shift;                          ///< 0; 1 with the planted kMirrorShift
+};
+
+/// The c values of a scale (width x height packed) from its image and mask. Grid: column tiles x
+/// row tiles of kTile; block: kTile x kTile.
+__global__ void __launch_bounds__(kTileThreads)
+    contrast_kernel(const std::uint16_t* __restrict__ image, const std::uint16_t* __restrict__ mask,
+                    std::ptrdiff_t stride, ContrastArgs a, float* __restrict__ out) {
+    __shared__ std::uint16_t tile[kSpan * kSpan];
+    __shared__ std::uint16_t counts[kMaxLevels * kTileThreads];
+    const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+    const int tid = ty * kTile + tx;
+    const int r0 = static_cast<int>(blockIdx.y) * kTile, c0 = static_cast<int>(blockIdx.x) * kTile;
+    const int pad = a.pad;
+    const int rows = kTile + 2 * pad, cols = kTile + 2 * pad + 1;
+    // The CPU's histograms count columns [0, max(pad, width)) and rows [0, height).
+    const int column_end = max(pad, a.width);
+    for (int k = tid; k < rows * cols; k += kTileThreads) {
+        const int i = r0 - pad + k / cols, j = c0 - pad + k % cols;
+        unsigned v = kNoLevel;
+        if (i >= 0 && i < a.height && j >= 0 && j < column_end && mask[i * stride + j]) v = image[i * stride + j];
+        tile[(k / cols) * kSpan + k % cols] = static_cast<std::uint16_t>(v);
+    }
+    __syncthreads();
+    const int r = r0 + ty, c = c0 + tx;
+    if (r >= a.height || c >= a.width) return;
+    const int level = image[r * stride + c];
+    const int compact = level - a.band_base;
+    float best = 0.0f;
+    if (mask[r * stride + c] && compact >= 0 && compact < a.band_size) {
+        const int nd = a.num_diffs;
+        const unsigned last = static_cast<unsigned>(2 * nd);
+        for (int o = 0; o <= 2 * nd; ++o) counts[o * kTileThreads + tid] = 0;
+        const int low = level - nd;
+        for (int di = 0; di <= 2 * pad; ++di) {
+            const std::uint16_t* t = tile + (ty + di) * kSpan + tx + a.shift;
+            for (int dj = 0; dj <= 2 * pad; ++dj) {
+                const unsigned o = static_cast<unsigned>(static_cast<int>(t[dj]) - low);
+                if (o <= last) ++counts[o * kTileThreads + tid];
+            }
+        }
+        const int p0 = counts[nd * kTileThreads + tid];
+        for (std::uint32_t todo = a.steps[compact]; todo != 0; todo &= todo - 1) {
+            const int d = __ffs(static_cast<int>(todo)) - 1;
+            const int p1 = counts[(nd + d + 1) * kTileThreads + tid];
+            const int p2 = compact - d - 1 >= 0 ? counts[(nd - d - 1) * kTileThreads + tid] : 0;
+            const int pm = p1 > p2 ? p1 : p2;
+            const float val = cambi::contrast_term(a.weights[d], p0, pm, a.reciprocals[pm + p0]);
+            if (val > best) best = val;
+        }
+    }
+    out[static_cast<std::size_t>(r) * static_cast<std::size_t>(a.width) + c] = best;
+}
+
+/// cambi.cpp resample's source positions of `out` samples from `in` (the CPU's float walk).
+std::vector<int> positions(int in, int out, bool same) {
+    std::vector<int> at(static_cast<std::size_t>(out));
+    if (same) {
+        for (int k = 0; k < out; ++k) at[static_cast<std::size_t>(k)] = k;
+        return at;
+    }
+    const float ratio = static_cast<float>(static_cast<unsigned>(in)) / static_cast<unsigned>(out);
+    float x = static_cast<float>(static_cast<double>(ratio / 2) - 0.5);
+    for (int k = 0; k < out; ++k) {
+        at[static_cast<std::size_t>(k)] = static_cast<int>(static_cast<unsigned>(static_cast<int>(static_cast<double>(x) + 0.5)));
+        x += ratio;
+    }
+    return at;
+}
+
+/// One picture's sizes (the distorted picture at the encode's, the reference at the source's).
+struct Geometry {
+    int width = 0, height = 0, window = 0;
+    std::array<int, kScales> w{}, h{};
+    std::array<std::size_t, kScales> offset{};  ///< of each scale's c values in the picture's
+    std::size_t values = 0;                     ///< c values of the five scales
+    cuda::DeviceBuffer<int> xs, ys;             ///< source positions
+};
+
+template <typename T>
+cuda::DeviceBuffer<T> upload(const T* data, std::size_t n) {
+    cuda::DeviceBuffer<T> b(n);
+    if (n) cuda::check(cudaMemcpy(b.get(), data, n * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy (cambi tables)");
+    return b;
+}
+
+class CambiTwin final : public GpuTwin {
+public:
+    CambiTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
+        : format_(format), settings_(options), plan_(cambi::make_plan(settings_, format)), plant_(plant),
+          frames_("cambi", slots) {
+        const cambi::Plan& p = plan_;
+        pictures_ = settings_.full_ref ? 2 : 1;
+        stride_ = cambi::aligned_row(p.alloc_w);
+        plane_ = static_cast<std::size_t>(stride_) * static_cast<std::size_t>(p.alloc_h);
+        geometry(geo_[0], p.enc_w, p.enc_h, p.window);
+        if (settings_.full_ref) geometry(geo_[1], p.src_w, p.src_h, p.src_window);
+        // Tables: the reciprocals, the weights, each band level's visible steps (as the CPU's
+        // Contrast::prepare_steps).
+        const auto& rec = cambi::reciprocals();
+        reciprocals_ = upload(rec.data(), rec.size());
+        weights_ = upload(cambi::kContrastWeights, 32);
+        std::vector<std::uint32_t> steps(static_cast<std::size_t>(std::max(p.band_size, 1)), 0u);
+        for (int compact = 0; compact < p.band_size; ++compact) {
+            const int value = compact + p.band_base + p.num_diffs;
+            for (int d = 0; d < p.num_diffs; ++d)
+                if (value <= p.tvi[static_cast<std::size_t>(d)] && value + d + 1 > p.vlt_luma)
+                    steps[static_cast<std::size_t>(compact)] |= 1u << d;
+        }
+        steps_ = upload(steps.data(), steps.size());
+        std::size_t values = 0;
+        for (int k = 0; k < pictures_; ++k) values += geo_[k].values;
+        values_ = values;
+        for (unsigned s = 0; s < slots; ++s) {
+            Slot slot;
+            slot.image = cuda::DeviceBuffer<std::uint16_t>(plane_);
+            slot.mask = cuda::DeviceBuffer<std::uint16_t>(plane_);
+            slot.scratch = cuda::DeviceBuffer<std::uint16_t>(plane_);
+            slot.derivative = cuda::DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(p.alloc_w) *
+                                                               static_cast<std::size_t>(p.alloc_h));
+            slot.c = cuda::DeviceBuffer<float>(values);
+            slot.host_c = cuda::PinnedBuffer<float>(values);
+            slot.keys = cuda::DeviceBuffer<unsigned long long>(2);
+            slot.host_keys = cuda::PinnedBuffer<unsigned long long>(2);
+            if (p.band != Band::kLevels)
+                slot.host_planes = cuda::PinnedBuffer<std::uint16_t>(plane_ * 2 * kScales * 2);
+            slots_.push_back(std::move(slot));
+        }
+        if (!settings_.heatmaps_path.empty()) heatmaps_.open(settings_.heatmaps_path, plan_);
+    }
+    ~CambiTwin() override { heatmaps_.close(); }
+    CambiTwin(const CambiTwin&) = delete;
+    CambiTwin& operator=(const CambiTwin&) = delete;
+
+    void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
+        const cudaStream_t stream = cuda::stream_of(queue);
+        frames_.enqueued(slot, f.index);
+        Slot& s = slots_[slot];
+        cuda::check(cudaMemsetAsync(s.keys.get(), 0xff, 2 * sizeof(unsigned long long), stream), "cudaMemsetAsync");
+        const DevicePlane* planes[2] = {&f.dist.luma(), &f.ref.luma()};
+        std::size_t offset = 0;
+        for (int k = 0; k < pictures_; ++k) {
+            if (!planes[k]->data) throw Error("cambi (CUDA): a luma plane is missing");
+            picture(*planes[k], geo_[k], s, k, s.c.get() + offset, stream);
+            offset += geo_[k].values;
+        }
+        cuda::check(cudaMemcpyAsync(s.host_c.get(), s.c.get(), values_ * sizeof(float), cudaMemcpyDeviceToHost, stream),
+                    "copying cambi's c values to the host");
+        cuda::check(cudaMemcpyAsync(s.host_keys.get(), s.keys.get(), 2 * sizeof(unsigned long long),
+                                    cudaMemcpyDeviceToHost, stream),
+                    "copying cambi's sample checks to the host");
+    }
+
+    void finish(unsigned slot, unsigned index, FrameScores& out) override {
+        frames_.check_holds(slot, index);
+        Slot& s = slots_[slot];
+        const double dist = score(s, 0, s.host_c.get(), index);
+        if (!settings_.full_ref) return cambi::append_scores(settings_, dist, nullptr, out);
+        const double src = score(s, 1, s.host_c.get() + geo_[0].values, index);
+        cambi::append_scores(settings_, dist, &src, out);
+    }
+
+private:
+    struct Slot {
+        cuda::DeviceBuffer<std::uint16_t> image, mask, scratch;
+        cuda::DeviceBuffer<std::uint8_t> derivative;
+        cuda::DeviceBuffer<float> c;
+        cuda::PinnedBuffer<float> host_c;
+        cuda::DeviceBuffer<unsigned long long> keys;
+        cuda::PinnedBuffer<unsigned long long> host_keys;
+        /// Band not kLevels: per picture and scale, the image then the mask plane.
+        cuda::PinnedBuffer<std::uint16_t> host_planes;
+    };
+
+    void geometry(Geometry& g, int width, int height, int window) {
+        g.width = width, g.height = height, g.window = window;
+        int sw = width, sh = height;
+        std::size_t offset = 0;
+        for (int scale = 0; scale < kScales; ++scale) {
+            if (scale > 0 || plan_.speedup) sw = (sw + 1) >> 1, sh = (sh + 1) >> 1;
+            g.w[static_cast<std::size_t>(scale)] = sw, g.h[static_cast<std::size_t>(scale)] = sh;
+            g.offset[static_cast<std::size_t>(scale)] = offset;
+            offset += static_cast<std::size_t>(sw) * static_cast<std::size_t>(sh);
+        }
+        g.values = offset;
+        const bool same = width == format_.width && height == format_.height;
+        const std::vector<int> xs = positions(format_.width, width, same), ys = positions(format_.height, height, same);
+        g.xs = upload(xs.data(), xs.size());
+        g.ys = upload(ys.data(), ys.size());
+    }
+
+    template <typename Sample>
+    void input_kernels(const DevicePlane& in, const Geometry& g, Slot& s, int k, cudaStream_t stream) {
+        const auto* src = static_cast<const unsigned char*>(in.data);
+        const int bits = format_.bit_depth;
+        if (bits != 8 && bits != 16) {
+            const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(format_.width), kThreads),
+                            static_cast<unsigned>(format_.height));
+            check_kernel<Sample><<<grid, kThreads, 0, stream>>>(src, in.pitch, format_.width, format_.height,
+                                                                (1u << bits) - 1, s.keys.get() + k);
+            cuda::check_launch("cambi check_kernel");
+        }
+        const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(g.width), kThreads), static_cast<unsigned>(g.height));
+        preprocess_kernel<Sample><<<grid, kThreads, 0, stream>>>(src, in.pitch, g.xs.get(), g.ys.get(), g.width,
+                                                                 g.height, bits, plan_.enc_bitdepth < 10,
+                                                                 plant_ == PlantedDefect::kRoundingConstant,
+                                                                 s.image.get(), stride_);
+        cuda::check_launch("cambi preprocess_kernel");
+    }
+
+    // Copies the plane to the scratch plane (the CPU's in-place passes read the old samples).
+    void to_scratch(const cuda::DeviceBuffer<std::uint16_t>& plane, Slot& s, cudaStream_t stream) {
+        cuda::check(cudaMemcpyAsync(s.scratch.get(), plane.get(), plane_ * sizeof(std::uint16_t),
+                                    cudaMemcpyDeviceToDevice, stream),
+                    "cudaMemcpyAsync (cambi scratch)");
+    }
+
+    void picture(const DevicePlane& in, const Geometry& g, Slot& s, int k, float* c, cudaStream_t stream) {
+        const cambi::Plan& p = plan_;
+        cuda::check(cudaMemsetAsync(s.image.get(), 0, plane_ * sizeof(std::uint16_t), stream), "cudaMemsetAsync");
+        cuda::check(cudaMemsetAsync(s.mask.get(), 0, plane_ * sizeof(std::uint16_t), stream), "cudaMemsetAsync");
+        if (format_.bit_depth == 8) input_kernels<std::uint8_t>(in, g, s, k, stream);
+        else input_kernels<std::uint16_t>(in, g, s, k, stream);
+        const dim3 rows(cuda::blocks_for(static_cast<std::size_t>(g.width), kThreads), static_cast<unsigned>(g.height));
+        derivative_kernel<<<rows, kThreads, 0, stream>>>(s.image.get(), stride_, g.width, g.height, s.derivative.get());
+        cuda::check_launch("cambi derivative_kernel");
+        mask_kernel<<<rows, kThreads, 0, stream>>>(s.derivative.get(), g.width, g.height,
+                                                   cambi::mask_threshold(g.width, g.height), s.mask.get(), stride_);
+        cuda::check_launch("cambi mask_kernel");
+        const int pad = g.window >> 1;
+        for (int scale = 0; scale < kScales; ++scale) {
+            const int sw = g.w[static_cast<std::size_t>(scale)], sh = g.h[static_cast<std::size_t>(scale)];
+            const unsigned columns = cuda::blocks_for(static_cast<std::size_t>(sw), kThreads);
+            if (scale > 0 || p.speedup) {
+                for (auto* plane : {&s.image, &s.mask}) {
+                    to_scratch(*plane, s, stream);
+                    decimate_kernel<<<dim3(columns, static_cast<unsigned>(sh)), kThreads, 0, stream>>>(
+                        s.scratch.get(), plane->get(), stride_, sw, sh);
+                    cuda::check_launch("cambi decimate_kernel");
+                }
+            }
+            if (sh > 2) {
+                to_scratch(s.image, s, stream);
+                mode_kernel<<<dim3(columns, static_cast<unsigned>(sh - 2)), kThreads, 0, stream>>>(
+                    s.scratch.get(), s.image.get(), stride_, sw, sh);
+                cuda::check_launch("cambi mode_kernel");
+            }
+            if (p.band != Band::kLevels) {
+                std::uint16_t* at = s.host_planes.get() + plane_ * 2 * static_cast<std::size_t>(k * kScales + scale);
+                cuda::check(cudaMemcpyAsync(at, s.image.get(), plane_ * sizeof(std::uint16_t), cudaMemcpyDeviceToHost,
+                                            stream),
+                            "copying cambi's image to the host");
+                cuda::check(cudaMemcpyAsync(at + plane_, s.mask.get(), plane_ * sizeof(std::uint16_t),
+                                            cudaMemcpyDeviceToHost, stream),
+                            "copying cambi's mask to the host");
+            }
+            const ContrastArgs a{sw,
+                                 sh,
+                                 pad,
+                                 p.band_base,
+                                 p.band == Band::kLevels ? p.band_size : 0,
+                                 p.num_diffs,
+                                 steps_.get(),
+                                 reciprocals_.get(),
+                                 weights_.get(),
+                                 plant_ == PlantedDefect::kMirrorShift ? 1 : 0};
+            const dim3 tiles(cuda::blocks_for(static_cast<std::size_t>(sw), kTile),
+                             cuda::blocks_for(static_cast<std::size_t>(sh), kTile));
+            contrast_kernel<<<tiles, dim3(kTile, kTile), 0, stream>>>(s.image.get(), s.mask.get(), stride_, a,
+                                                                     c + g.offset[static_cast<std::size_t>(scale)]);
+            cuda::check_launch("cambi contrast_kernel");
+        }
+    }
+
+    // A picture's score from the slot's host copies, with the CPU's refusals and functions.
+    double score(Slot& s, int k, float* c, unsigned frame) {
+        const char* what = k == 0 ? "distorted" : "reference";
+        const unsigned long long key = s.host_keys[static_cast<std::size_t>(k)];
+        if (key != ~0ull) throw cambi::sample_error(what, static_cast<unsigned>(key & 0xffffu), format_.bit_depth);
+        const Geometry& g = geo_[k];
+        const int pad = g.window >> 1;
+        double per_scale[kScales];
+        for (int scale = 0; scale < kScales; ++scale) {
+            const int sw = g.w[static_cast<std::size_t>(scale)], sh = g.h[static_cast<std::size_t>(scale)];
+            float* values = c + g.offset[static_cast<std::size_t>(scale)];
+            if (plan_.band != Band::kLevels) {
+                const std::uint16_t* at =
+                    s.host_planes.get() + plane_ * 2 * static_cast<std::size_t>(k * kScales + scale);
+                cambi::Buffers b;
+                b.stride = stride_;
+                b.image.assign(at, at + plane_);
+                b.mask.assign(at + plane_, at + 2 * plane_);
+                cambi::check_band_reach(plan_, b, scale, sw, sh, pad, frame, what);
+            }
+            if (k == 0 && heatmaps_.fds[0] >= 0) heatmaps_.write(scale, values, sw, sh, frame);
+            per_scale[scale] = cambi::spatial_pooling(values, plan_.topk, sw, sh);
+        }
+        return cambi::combine_scales(per_scale, g.window);
+    }
+
+    VideoFormat format_;
+    cambi::Settings settings_;
+    cambi::Plan plan_;
+    PlantedDefect plant_;
+    cuda::SlotFrames frames_;
+    int pictures_ = 1;
+    std::ptrdiff_t stride_ = 0;
+    std::size_t plane_ = 0, values_ = 0;
+    Geometry geo_[2];
+    cuda::DeviceBuffer<float> reciprocals_;
+    cuda::DeviceBuffer<int> weights_;
+    cuda::DeviceBuffer<std::uint32_t> steps_;
+    std::vector<Slot> slots_;
+    cambi::Heatmaps heatmaps_;
+};
+
+constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect::kRoundingConstant};
+
+}  // namespace
+
+namespace cambi {
+
+extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor twin{
+    "cambi",
+    make_twin<CambiTwin>,
+    {exact_bound,
+     "bound 0 at every format and option: the device computes with integers only (the conversion to 10 bits, "
+     "the anti-dithering means, the mask's window sums, the decimation, the 3x3 mode and each pixel's window "
+     "counts of its neighbouring levels, which equal the CPU's sliding histograms' counts: integers below "
+     "4226), then each pixel's contrast with the CPU's own contrast_term (cambi_math.hpp: an int-to-float "
+     "conversion and one IEEE float product by the CPU's reciprocal table) and the same maximum over the same "
+     "steps. The pooling (quick_select, the double sum of the top k, the weighted sum over scales, the window "
+     "area division), the heatmap files and the refusals are the CPU's own functions on the host, on the c "
+     "values copied back"},
+    kDefects,
+    "no a*b+c in floating point on the device: the only float operation is contrast_term, one int-to-float "
+    "conversion and one product; the sums of the pooling run on the host in the CPU's code",
+};
+
+}  // namespace cambi
+
+}  // namespace vmafx

@@ -1,0 +1,126 @@
+// The CUDA twin of CAMBI (src/feature/cambi/cambi_cuda.cu) beyond the registry-driven twin
+// suites (test_twins.cpp): banded 10-bit gradients (the inputs where CAMBI's values are large),
+// the largest window at 1080p and 4K, full_ref with source sizes above and below the picture's,
+// the high-resolution speed-up, every max_log_contrast, samples above the bit depth, and the
+// heatmap files, which a GPU run must write byte for byte as the CPU run does (and as upstream's,
+// on the pattern whose hashes cambi_test.cpp holds). Skips, saying why, where no CUDA device is
+// usable.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "feature/cambi/cambi.hpp"
+#include "test_support.hpp"
+#include "twin_support.hpp"
+
+namespace vmafx {
+namespace {
+
+using cambi::descriptor;
+
+/// A banded gradient: the luma rises by one 10-bit level every `band` columns plus one every
+/// `band` rows (so bands run diagonally), from 64 << (bits - 10) (or >> below 10 bits), with a
+/// sample one level up where (5x + 11y + seed) % 97 == 0 (dither). Chroma mid-grey.
+Picture banded_picture(const VideoFormat& format, int band, int seed) {
+    Picture pic(format);
+    test::fill(pic, [&](int plane, int x, int y) -> std::uint32_t {
+        const int bits = format.bit_depth;
+        if (plane != 0) return 128u << (bits - 8);
+        const int level = 64 + x / band + y / band + ((x * 5 + y * 11 + seed) % 97 == 0);
+        return bits >= 10 ? static_cast<std::uint32_t>(level) << (bits - 10)
+                          : static_cast<std::uint32_t>(level) >> (10 - bits);
+    });
+    return pic;
+}
+
+test::Clip banded_clip(const VideoFormat& format, int band, unsigned frames) {
+    test::Clip clip{format, {}, {}};
+    for (unsigned i = 0; i < frames; ++i) {
+        clip.ref.push_back(banded_picture(format, band, static_cast<int>(i)));
+        clip.dist.push_back(banded_picture(format, band + 1, static_cast<int>(i) + 7));
+    }
+    return clip;
+}
+
+TEST(CambiCuda, BandedGradientsEveryBitDepthAndContrast) {
+    VMAFX_REQUIRE_GPU();
+    for (const int bits : {8, 10, 12, 16})
+        for (const char* mlc : {"0", "2", "5"})
+            EXPECT_TRUE(test::expect_twin_matches_cpu(descriptor, {{"max_log_contrast", mlc}},
+                                                      banded_clip({481, 271, bits, Subsampling::k420}, 6, 2), 2))
+                << bits << " bits, max_log_contrast " << mlc;
+}
+
+TEST(CambiCuda, LargestWindowAt1080pAnd4K) {
+    VMAFX_REQUIRE_GPU();
+    const OptionValues sets[] = {{}, {{"window_size", "127"}}, {{"cambi_high_res_speedup", "1080"}}};
+    for (const OptionValues& values : sets)
+        EXPECT_TRUE(test::expect_twin_matches_cpu(descriptor, values,
+                                                  banded_clip({1920, 1080, 10, Subsampling::k420}, 9, 1), 1));
+    EXPECT_TRUE(test::expect_twin_matches_cpu(descriptor, {}, banded_clip({3840, 2160, 10, Subsampling::k420}, 17, 1),
+                                              1));
+}
+
+// (8 bits: vmafx refuses full_ref with a source wider than a 10-bit picture, as upstream
+// mixes its rows there.)
+TEST(CambiCuda, FullReferenceAndEncodeSizes) {
+    VMAFX_REQUIRE_GPU();
+    const OptionValues sets[] = {
+        {{"full_ref", "true"}},
+        {{"full_ref", "true"}, {"src_width", "1280"}, {"src_height", "720"}},
+        {{"full_ref", "true"}, {"src_width", "320"}, {"src_height", "200"}, {"enc_width", "480"}, {"enc_height", "270"}},
+        {{"enc_width", "300"}, {"enc_height", "150"}, {"enc_bitdepth", "10"}},
+        {{"eotf", "pq"}, {"tvi_threshold", "0.1"}, {"topk", "0.2"}},
+    };
+    for (const OptionValues& values : sets)
+        EXPECT_TRUE(test::expect_twin_matches_cpu(descriptor, values,
+                                                  banded_clip({641, 361, 8, Subsampling::k420}, 5, 3), 2))
+            << test::option_label(values);
+}
+
+TEST(CambiCuda, SamplesAboveTheBitDepthAreRefusedAsTheCpuRefusesThem) {
+    VMAFX_REQUIRE_GPU();
+    const VideoFormat format{216, 216, 10, Subsampling::k420};
+    test::Clip clip = banded_clip(format, 3, 2);
+    test::set_sample(clip.dist[1].luma(), 5, 7, 1024);
+    EXPECT_FALSE(test::expect_twin_matches_cpu(descriptor, {}, clip, 2));
+    test::set_sample(clip.dist[1].luma(), 5, 7, 1000);
+    test::set_sample(clip.ref[0].luma(), 9, 3, 1023 + 9);
+    EXPECT_TRUE(test::expect_twin_matches_cpu(descriptor, {}, clip, 2));  // the reference is not read
+    EXPECT_FALSE(test::expect_twin_matches_cpu(descriptor, {{"full_ref", "true"}}, clip, 2));
+}
+
+class CambiCudaHeatmaps : public test::TempDirTest {};
+
+std::string bytes_of(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST_F(CambiCudaHeatmaps, AGpuRunWritesTheCpuRunsFiles) {
+    VMAFX_REQUIRE_GPU();
+    const test::Clip clip = banded_clip({433, 241, 10, Subsampling::k420}, 4, 3);
+    const std::filesystem::path cpu_dir = path("cpu"), gpu_dir = path("gpu");
+    const ScoreTable want =
+        test::run_cpu(descriptor, descriptor.parse_options({{"heatmaps_path", cpu_dir.string()}}), clip);
+    const ScoreTable got =
+        test::run_gpu(descriptor, descriptor.parse_options({{"heatmaps_path", gpu_dir.string()}}), clip, 2);
+    EXPECT_EQ(test::count_differences(want, got, "cambi heatmaps run"), 0);
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(cpu_dir)) {
+        ++files;
+        const std::string name = entry.path().filename().string();
+        const std::string cpu = bytes_of(entry.path()), gpu = bytes_of(gpu_dir / name);
+        EXPECT_FALSE(cpu.empty()) << name;
+        EXPECT_TRUE(cpu == gpu) << name << ": " << cpu.size() << " bytes on the CPU, " << gpu.size() << " on the GPU";
+    }
+    EXPECT_EQ(files, 5);
+}
+
+}  // namespace
+}  // namespace vmafx
