@@ -58,15 +58,7 @@ struct Contrast {
     // depends only on the level; num_diffs <= 32).
     std::vector<std::uint32_t> steps;
 
-    void prepare_steps() {
-        steps.assign(static_cast<std::size_t>(p.band_size), 0u);
-        for (int compact = 0; compact < p.band_size; ++compact) {
-            const int value = compact + p.band_base + p.num_diffs;
-            for (int d = 0; d < p.num_diffs; ++d)
-                if (value <= p.tvi[static_cast<std::size_t>(d)] && value + d + 1 > p.vlt_luma)
-                    steps[static_cast<std::size_t>(compact)] |= 1u << d;
-        }
-    }
+    void prepare_steps() { steps = visible_steps(p); }
 
     // The contrast values of row r: per masked in-band pixel, the largest over its steps d of
     // weight(d) p0 pm / (p0 + pm) (a maximum: the order of the steps does not matter).
@@ -147,6 +139,17 @@ void quick_select(float* arr, int n, int k) {
 }
 
 }  // namespace
+
+std::vector<std::uint32_t> visible_steps(const Plan& p) {
+    std::vector<std::uint32_t> steps(static_cast<std::size_t>(p.band_size), 0u);
+    for (int compact = 0; compact < p.band_size; ++compact) {
+        const int value = compact + p.band_base + p.num_diffs;
+        for (int d = 0; d < p.num_diffs; ++d)
+            if (value <= p.tvi[static_cast<std::size_t>(d)] && value + d + 1 > p.vlt_luma)
+                steps[static_cast<std::size_t>(compact)] |= 1u << d;
+    }
+    return steps;
+}
 
 void contrast_values(const Plan& p, Buffers& b, int width, int height, int pad) {
     Contrast{p, b, width, height, pad, {}}.run();

@@ -55,6 +55,7 @@
 #include "feature/cambi/cambi.hpp"
 #include "feature/cambi/cambi_internal.hpp"
 #include "feature/cambi/cambi_math.hpp"
+#include "feature/cambi/cambi_window.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx {
@@ -73,8 +74,6 @@ constexpr int kMaxPad = 32;
 constexpr int kSpan = kTile + 2 * kMaxPad + 1;
 /// The largest count of levels a pixel's contrast reads: 2 num_diffs + 1, num_diffs <= 32.
 constexpr int kMaxLevels = 2 * 32 + 1;
-/// A tile sample that counts for no level (outside the window's reach, or unmasked).
-constexpr unsigned kNoLevel = 0xffffu;
 constexpr unsigned kThreads = 256;
 
 /// The first sample above `max` (key index << 16 | value, atomicMin). Grid: rows x column blocks.
@@ -214,7 +213,7 @@ __global__ void __launch_bounds__(kTileThreads)
     const int column_end = max(pad, a.width);
     for (int k = tid; k < rows * cols; k += kTileThreads) {
         const int i = r0 - pad + k / cols, j = c0 - pad + k % cols;
-        unsigned v = kNoLevel;
+        unsigned v = cambi::kNoLevel;
         if (i >= 0 && i < a.height && j >= 0 && j < column_end && mask[i * stride + j]) v = image[i * stride + j];
         tile[(k / cols) * kSpan + k % cols] = static_cast<std::uint16_t>(v);
     }
@@ -224,28 +223,10 @@ __global__ void __launch_bounds__(kTileThreads)
     const int level = image[r * stride + c];
     const int compact = level - a.band_base;
     float best = 0.0f;
-    if (mask[r * stride + c] && compact >= 0 && compact < a.band_size) {
-        const int nd = a.num_diffs;
-        const unsigned last = static_cast<unsigned>(2 * nd);
-        for (int o = 0; o <= 2 * nd; ++o) counts[o * kTileThreads + tid] = 0;
-        const int low = level - nd;
-        for (int di = 0; di <= 2 * pad; ++di) {
-            const std::uint16_t* t = tile + (ty + di) * kSpan + tx + a.shift;
-            for (int dj = 0; dj <= 2 * pad; ++dj) {
-                const unsigned o = static_cast<unsigned>(static_cast<int>(t[dj]) - low);
-                if (o <= last) ++counts[o * kTileThreads + tid];
-            }
-        }
-        const int p0 = counts[nd * kTileThreads + tid];
-        for (std::uint32_t todo = a.steps[compact]; todo != 0; todo &= todo - 1) {
-            const int d = __ffs(static_cast<int>(todo)) - 1;
-            const int p1 = counts[(nd + d + 1) * kTileThreads + tid];
-            const int p2 = compact - d - 1 >= 0 ? counts[(nd - d - 1) * kTileThreads + tid] : 0;
-            const int pm = p1 > p2 ? p1 : p2;
-            const float val = cambi::contrast_term(a.weights[d], p0, pm, a.reciprocals[pm + p0]);
-            if (val > best) best = val;
-        }
-    }
+    if (mask[r * stride + c] && compact >= 0 && compact < a.band_size)
+        best = cambi::window_contrast(tile + ty * kSpan + tx + a.shift, kSpan, 2 * pad + 1, level, compact,
+                                      a.num_diffs, a.steps[compact], a.reciprocals, a.weights, counts + tid,
+                                      kTileThreads);
     out[static_cast<std::size_t>(r) * static_cast<std::size_t>(a.width) + c] = best;
 }
 
@@ -292,18 +273,15 @@ public:
         plane_ = static_cast<std::size_t>(stride_) * static_cast<std::size_t>(p.alloc_h);
         geometry(geo_[0], p.enc_w, p.enc_h, p.window);
         if (settings_.full_ref) geometry(geo_[1], p.src_w, p.src_h, p.src_window);
-        // Tables: the reciprocals, the weights, each band level's visible steps (as the CPU's
-        // Contrast::prepare_steps).
+        // Tables: the reciprocals, the weights, each band level's visible steps (the CPU's).
         const auto& rec = cambi::reciprocals();
         reciprocals_ = upload(rec.data(), rec.size());
         weights_ = upload(cambi::kContrastWeights, 32);
-        std::vector<std::uint32_t> steps(static_cast<std::size_t>(std::max(p.band_size, 1)), 0u);
-        for (int compact = 0; compact < p.band_size; ++compact) {
-            const int value = compact + p.band_base + p.num_diffs;
-            for (int d = 0; d < p.num_diffs; ++d)
-                if (value <= p.tvi[static_cast<std::size_t>(d)] && value + d + 1 > p.vlt_luma)
-                    steps[static_cast<std::size_t>(compact)] |= 1u << d;
-        }
+        std::vector<std::uint32_t> steps;
+        if (p.band == Band::kLevels) steps = cambi::visible_steps(p);
+        if (steps.empty()) steps.push_back(0u);
+        if ((settings_.full_ref ? std::max(p.window, p.src_window) : p.window) >> 1 > kMaxPad)
+            throw Error("cambi (CUDA): internal: a window wider than the reciprocal table allows");
         steps_ = upload(steps.data(), steps.size());
         std::size_t values = 0;
         for (int k = 0; k < pictures_; ++k) values += geo_[k].values;

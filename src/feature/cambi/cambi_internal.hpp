@@ -147,6 +147,10 @@ void spatial_mask(Buffers& b, int width, int height);
 
 // --- cambi_contrast.cpp -----------------------------------------------------------------------
 
+/// Per level of a kLevels band (level - band_base), the steps d whose contrast counts there, as
+/// bits: value <= tvi[d] and value + d + 1 > vlt_luma, value = level + num_diffs.
+std::vector<std::uint32_t> visible_steps(const Plan& p);
+
 /// cambi.c calculate_c_values for a kLevels band: the contrast values of a width x height scale
 /// (window half `pad`) into b.c_values, from the image and mask of b.
 void contrast_values(const Plan& p, Buffers& b, int width, int height, int pad);

@@ -1,0 +1,123 @@
+// The CUDA twin's per-pixel contrast (cambi_window.hpp window_contrast, which contrast_kernel
+// runs) against the CPU's sliding histograms (cambi_contrast.cpp contrast_values), on the host:
+// at every scale of banded gradients the CPU has just prepared (its own preprocessing, mask,
+// decimation and mode filter), each pixel's window is laid out as contrast_kernel's tile lays it
+// out (levels of masked pixels in rows [0, height) and columns [0, max(pad, width)) of the
+// CPU's planes, kNoLevel elsewhere) and window_contrast must give the CPU's c value, bit for
+// bit. Windows wider than a scale (their reach past its columns), every max_log_contrast,
+// bands above the visibility threshold and 8 to 16 bits are covered. Runs without a GPU.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "feature/cambi/cambi.hpp"
+#include "feature/cambi/cambi_internal.hpp"
+#include "feature/cambi/cambi_kernels.hpp"
+#include "feature/cambi/cambi_window.hpp"
+#include "pictures.hpp"
+
+namespace vmafx {
+namespace {
+
+using namespace cambi;
+
+// A banded gradient: one 10-bit level more every `band` columns and every `band` rows, with a
+// sample a level up where (5x + 11y + seed) % 23 == 0.
+Picture banded(const VideoFormat& format, int band, int seed) {
+    Picture pic(format);
+    test::fill(pic, [&](int plane, int x, int y) -> std::uint32_t {
+        const int bits = format.bit_depth;
+        if (plane != 0) return 128u << (bits - 8);
+        const int level = 64 + x / band + y / band + ((x * 5 + y * 11 + seed) % 23 == 0);
+        return bits >= 10 ? static_cast<std::uint32_t>(level) << (bits - 10)
+                          : static_cast<std::uint32_t>(level) >> (10 - bits);
+    });
+    return pic;
+}
+
+// Compares, at each scale, the CPU's c values with window_contrast's on contrast_kernel's
+// layout; returns the count of pixels that differ and of c values above 0 (so that a test can
+// check it compared something).
+void compare_scales(const VideoFormat& format, const OptionValues& values, int band, int& differ, int& nonzero) {
+    const Settings s(descriptor.parse_options(values));
+    const Plan p = make_plan(s, format);
+    ASSERT_EQ(p.band, Band::kLevels);
+    const Picture pic = banded(format, band, 3);
+    Buffers b;
+    b.prepare(p, p.enc_w, p.enc_h);
+    preprocess(pic.luma(), format.bit_depth, p, b, p.enc_w, p.enc_h);
+    spatial_mask(b, p.enc_w, p.enc_h);
+    const std::vector<std::uint32_t> steps = visible_steps(p);
+    const int pad = p.window >> 1, side = 2 * pad + 1;
+    int sw = p.enc_w, sh = p.enc_h;
+    std::vector<std::uint16_t> counts(65);
+    for (int scale = 0; scale < kScales; ++scale) {
+        if (scale > 0 || p.speedup) {
+            sw = (sw + 1) >> 1;
+            sh = (sh + 1) >> 1;
+            simd_decimate()(b.image.data(), b.stride, sw, sh);
+            simd_decimate()(b.mask.data(), b.stride, sw, sh);
+        }
+        simd_mode_filter()(b.image.data(), b.stride, sw, sh, b.mode_rows.data());
+        contrast_values(p, b, sw, sh, pad);
+        // contrast_kernel's tile over the whole scale: rows [-pad, sh + pad), columns [-pad, sw + pad].
+        const int pitch = sw + 2 * pad + 1, column_end = pad > sw ? pad : sw;
+        std::vector<std::uint16_t> tile(static_cast<std::size_t>(sh + 2 * pad) * static_cast<std::size_t>(pitch));
+        for (int ti = 0; ti < sh + 2 * pad; ++ti)
+            for (int tj = 0; tj < pitch; ++tj) {
+                const int i = ti - pad, j = tj - pad;
+                const std::size_t at = static_cast<std::size_t>(i) * static_cast<std::size_t>(b.stride) +
+                                       static_cast<std::size_t>(j);
+                const bool in = i >= 0 && i < sh && j >= 0 && j < column_end && b.mask[at];
+                tile[static_cast<std::size_t>(ti * pitch + tj)] = in ? b.image[at] : kNoLevel;
+            }
+        for (int r = 0; r < sh; ++r)
+            for (int c = 0; c < sw; ++c) {
+                const std::size_t at = static_cast<std::size_t>(r) * static_cast<std::size_t>(b.stride) +
+                                       static_cast<std::size_t>(c);
+                const int level = b.image[at], compact = level - p.band_base;
+                float got = 0.0f;
+                if (b.mask[at] && compact >= 0 && compact < p.band_size)
+                    got = window_contrast(&tile[static_cast<std::size_t>(r * pitch + c)], pitch, side, level, compact,
+                                          p.num_diffs, steps[static_cast<std::size_t>(compact)],
+                                          reciprocals().data(), kContrastWeights, counts.data(), 1);
+                const float want = b.c_values[static_cast<std::size_t>(r * sw + c)];
+                if (std::memcmp(&got, &want, sizeof got) != 0) {
+                    if (differ < 5)
+                        ADD_FAILURE() << "scale " << scale << " (" << sw << "x" << sh << "), pixel (" << r << ", " << c
+                                      << "): CPU " << want << ", window_contrast " << got;
+                    ++differ;
+                }
+                nonzero += want > 0;
+            }
+    }
+}
+
+TEST(CambiWindow, TheTwinsCountsGiveTheCpusContrastAtEveryScale) {
+    struct Case {
+        VideoFormat format;
+        OptionValues values;
+        int band;
+    } cases[] = {
+        {{481, 271, 10, Subsampling::k420}, {}, 3},
+        {{481, 271, 8, Subsampling::k420}, {{"max_log_contrast", "5"}}, 2},
+        {{433, 241, 12, Subsampling::k420}, {{"max_log_contrast", "0"}}, 4},
+        {{640, 360, 16, Subsampling::k420}, {{"window_size", "127"}, {"tvi_threshold", "0.1"}}, 5},
+        {{216, 400, 10, Subsampling::k420}, {{"window_size", "127"}, {"cambi_vis_lum_threshold", "10"}}, 2},
+        // narrow: the window is wider than the later scales (it reads past their columns)
+        {{24, 400, 10, Subsampling::k420}, {{"window_size", "127"}}, 6},
+        {{1920, 1080, 10, Subsampling::k420}, {{"cambi_high_res_speedup", "1080"}}, 7},
+    };
+    for (const Case& k : cases) {
+        int differ = 0, nonzero = 0;
+        compare_scales(k.format, k.values, k.band, differ, nonzero);
+        EXPECT_EQ(differ, 0) << test::format_label(k.format);
+        EXPECT_GT(nonzero, 0) << test::format_label(k.format) << ": no contrast at all, nothing compared";
+    }
+}
+
+}  // namespace
+}  // namespace vmafx
