@@ -30,10 +30,11 @@ using test::synthetic_clip;
 
 constexpr Subsampling kSubsamplings[] = {Subsampling::k420, Subsampling::k422, Subsampling::k444};
 
-/// Sizes of a sweep for a metric of limits `l`: the smallest it accepts, one more column, one
-/// more row, odd ones near it, and odd ones of a few hundred samples.
-std::vector<std::pair<int, int>> sweep_sizes(const FormatLimits& l) {
-    const int w = l.min_width, h = l.min_height;
+/// Sizes of a sweep for a metric of limits `l` at subsampling `s`: the smallest it accepts there
+/// (its chroma minimum included: FormatLimits::smallest), one more column, one more row, odd ones
+/// near it, and odd ones of a few hundred samples.
+std::vector<std::pair<int, int>> sweep_sizes(const FormatLimits& l, Subsampling s) {
+    const auto [w, h] = l.smallest(s);
     std::vector<std::pair<int, int>> sizes = {{w, h},
                                               {w + 1, h},
                                               {w, h + 1},
@@ -75,9 +76,9 @@ TEST(TwinCudaRegistry, EveryTwinStatesItsMetricContractAndDefects) {
         EXPECT_STREQ(backend_of(*twin), "cuda");
         EXPECT_EQ(find_twin(twin->metric, kCpuBackend), nullptr);
         EXPECT_NE(std::string(twin->contract.derivation), "");
-        for (const auto& [w, h] : sweep_sizes(metric->limits))
-            for (const int bits : sweep_depths(metric->limits))
-                for (const Subsampling s : kSubsamplings) {
+        for (const Subsampling s : kSubsamplings)
+            for (const auto& [w, h] : sweep_sizes(metric->limits, s))
+                for (const int bits : sweep_depths(metric->limits)) {
                     const double bound = twin->contract.bound({w, h, bits, s});
                     EXPECT_TRUE(std::isfinite(bound) && bound >= 0.0) << bound;
                 }
@@ -87,7 +88,8 @@ TEST(TwinCudaRegistry, EveryTwinStatesItsMetricContractAndDefects) {
             EXPECT_EQ(std::count(seen.begin(), seen.end(), d), 0) << planted_defect_name(d) << " declared twice";
             seen.push_back(d);
         }
-        const VideoFormat smallest{metric->limits.min_width, metric->limits.min_height, 8, Subsampling::k420};
+        const auto [min_w, min_h] = metric->limits.smallest(Subsampling::k420);
+        const VideoFormat smallest{min_w, min_h, 8, Subsampling::k420};
         EXPECT_THROW(twin->create(metric->parse_options({}), smallest, 0, PlantedDefect::kNone), Error);
     }
 #endif
@@ -114,9 +116,9 @@ TEST_P(TwinCuda, SizesBitDepthsAndSubsamplings) {
     const MetricDescriptor& m = metric();
     const std::vector<OptionValues> sets = test::model_option_sets(m);
     unsigned compared = 0, run = 0;
-    for (const auto& [w, h] : sweep_sizes(m.limits))
-        for (const int bits : sweep_depths(m.limits))
-            for (const Subsampling s : kSubsamplings) {
+    for (const Subsampling s : kSubsamplings)
+        for (const auto& [w, h] : sweep_sizes(m.limits, s))
+            for (const int bits : sweep_depths(m.limits)) {
                 const Clip clip = synthetic_clip({w, h, bits, s}, 6, 1);
                 for (const OptionValues& values : sets) compared += expect_twin_matches_cpu(m, values, clip, 1 + run++ % 3);
             }
@@ -129,9 +131,12 @@ TEST_P(TwinCuda, SizesBitDepthsAndSubsamplings) {
 TEST_P(TwinCuda, EveryOptionCorner) {
     const MetricDescriptor& m = metric();
     const FormatLimits& l = m.limits;
-    const VideoFormat formats[] = {{l.min_width + 2, l.min_height + 1, 8, Subsampling::k420},
-                                   {std::max(l.min_width, 131), std::max(l.min_height, 67), 10, Subsampling::k422},
-                                   {std::max(l.min_width, 97), std::max(l.min_height, 45), 16, Subsampling::k444}};
+    const auto [w420, h420] = l.smallest(Subsampling::k420);
+    const auto [w422, h422] = l.smallest(Subsampling::k422);
+    const auto [w444, h444] = l.smallest(Subsampling::k444);
+    const VideoFormat formats[] = {{w420 + 2, h420 + 1, 8, Subsampling::k420},
+                                   {std::max(w422, 131), std::max(h422, 67), 10, Subsampling::k422},
+                                   {std::max(w444, 97), std::max(h444, 45), 16, Subsampling::k444}};
     const std::vector<ParityCase> cases = parity_cases("cuda", GetParam());
     ASSERT_FALSE(cases.empty());
     unsigned compared = 0;
@@ -156,11 +161,11 @@ TEST_P(TwinCuda, ShortVideos) {
         const History h = m.history_for(m.parse_options(flipped)), d = m.history_for(m.parse_options({}));
         if (h.refs != d.refs || h.dists != d.dists) sets.push_back(flipped);
     }
-    for (const auto& [w, h] : {std::pair{m.limits.min_width, m.limits.min_height}, std::pair{853, 481}})
+    const auto [min_w, min_h] = m.limits.smallest(Subsampling::k420);
+    for (const auto& [w, h] : {std::pair{min_w, min_h}, std::pair{853, 481}})
         for (const int bits : {m.limits.bit_depths.lowest(), m.limits.bit_depths.highest()})
             for (unsigned frames = 1; frames <= 3; ++frames) {
-                const Clip clip = synthetic_clip({std::max(w, m.limits.min_width), std::max(h, m.limits.min_height), bits,
-                                                  Subsampling::k420},
+                const Clip clip = synthetic_clip({std::max(w, min_w), std::max(h, min_h), bits, Subsampling::k420},
                                                  frames, 3);
                 for (const OptionValues& values : sets) EXPECT_TRUE(expect_twin_matches_cpu(m, values, clip, 2));
             }
