@@ -1,5 +1,5 @@
-// Whole-frame throughput of the VMAF v0.6.1 feature set (integer VIF, ADM, motion), frames
-// held in memory: the CPU reference with 1 and all threads, and the CUDA twins with frames in
+// Whole-frame throughput of the VMAF v0.6.1 feature set (integer VIF, ADM, motion), and of the
+// feature sets of issue 25's target models (kTargetModels) at 3840x2160 8-bit, frames held in memory: the CPU reference with 1 and all threads, and the CUDA twins with frames in
 // pinned host memory (uploaded each frame) and already on the device; and the reading of frame
 // pairs from files in the page cache. Counters: fps, and for the GPU the bytes uploaded per
 // frame and the host-to-device bandwidth they use.
@@ -27,27 +27,34 @@ namespace {
 using bench::Frames;
 using bench::kDistinctFrames;
 
-/// The metric instances of the default model.
-std::vector<FeatureInstance> vmaf_features() {
+/// The metric instances of built-in model `version` (by default the default model's).
+std::vector<FeatureInstance> vmaf_features(const std::string& version = "vmaf_v0.6.1") {
     std::vector<FeatureInstance> out;
-    for (const auto& req : Model(parse_model_spec("version=vmaf_v0.6.1")).required_features())
+    for (const auto& req : Model(parse_model_spec("version=" + version)).required_features())
         out.push_back({req.metric, req.metric->parse_options(req.options)});
     return out;
 }
 
-void cpu(benchmark::State& state, unsigned threads) {
+/// The models of issue 25's targets, beside the default one: BM_PipelineCpuAll/MODEL and
+/// BM_PipelineGpuHostFrames/MODEL at 3840x2160 8-bit.
+constexpr const char* kTargetModels[] = {"vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_hfr_3d0h", "vmaf_float_v0.6.1"};
+
+void cpu(benchmark::State& state, unsigned threads, const std::string& model = "vmaf_v0.6.1") {
     const Frames frames(state);
     std::vector<std::unique_ptr<FeatureExtractor>> ex;
-    for (const auto& f : vmaf_features()) ex.push_back(f.metric->make_extractor(f.options, frames.format));
+    for (const auto& f : vmaf_features(model)) ex.push_back(f.metric->make_extractor(f.options, frames.format));
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
     const int batch = static_cast<int>(2 * threads);
     for (auto _ : state) {
         tbb::parallel_for(0, batch, [&](int i) {
             FrameInput in;
-            in.index = 1;
+            in.index = kMaxHistory;
             in.ref = &frames.ref[i % kDistinctFrames];
             in.dist = &frames.dist[i % kDistinctFrames];
-            in.prev_ref[0] = &frames.ref[(i + 1) % kDistinctFrames];
+            for (unsigned k = 0; k < kMaxHistory; ++k) {
+                in.prev_ref[k] = &frames.ref[(i + 1 + k) % kDistinctFrames];
+                in.prev_dist[k] = &frames.dist[(i + 1 + k) % kDistinctFrames];
+            }
             FrameScores out;
             for (const auto& e : ex) e->extract(in, out);
             benchmark::DoNotOptimize(out.data());
@@ -60,6 +67,20 @@ void BM_PipelineCpu1(benchmark::State& state) { cpu(state, 1); }
 void BM_PipelineCpuAll(benchmark::State& state) { cpu(state, std::max(1u, std::thread::hardware_concurrency())); }
 BENCHMARK(BM_PipelineCpu1)->Apply(bench::sizes);
 BENCHMARK(BM_PipelineCpuAll)->Apply(bench::sizes);
+const bool cpu_models_registered = [] {
+    for (const char* model : kTargetModels) {
+        const std::string name(model);
+        benchmark::RegisterBenchmark(("BM_PipelineCpuAll/" + name).c_str(),
+                                     [name](benchmark::State& state) {
+                                         cpu(state, std::max(1u, std::thread::hardware_concurrency()), name);
+                                     })
+            ->Args({3840, 2160, 8})
+            ->ArgNames({"w", "h", "bits"})
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+    }
+    return true;
+}();
 
 /// Reading frame pairs from raw files in the page cache, as the engine does (both files at
 /// once, planes in parallel pieces): luma only (arg planes=1, what the VMAF features read) and
@@ -109,10 +130,10 @@ bool gpu_ready(benchmark::State& state) {
     return true;
 }
 
-void BM_PipelineGpuHostFrames(benchmark::State& state) {
+void gpu_host_frames(benchmark::State& state, const std::string& model) {
     if (!gpu_ready(state)) return;
     const Frames frames(state);
-    GpuScorer scorer(vmaf_features(), frames.format, "cuda", 4);
+    GpuScorer scorer(vmaf_features(model), frames.format, "cuda", 4);
     for (int i = 0; i < kDistinctFrames; ++i) {
         scorer.pin(frames.ref[i]);
         scorer.pin(frames.dist[i]);
@@ -123,12 +144,17 @@ void BM_PipelineGpuHostFrames(benchmark::State& state) {
             scorer.submit(index, frames.ref[index % kDistinctFrames], frames.dist[index % kDistinctFrames]);
         scorer.wait_all();
     }
-    const double bytes = 2.0 * frames.format.width * frames.format.height * frames.format.bytes_per_sample();
+    const double bytes = 2.0 * static_cast<double>(scorer.planes() == PlaneSet::kAll
+                                                        ? frames.format.frame_bytes()
+                                                        : static_cast<std::size_t>(frames.format.width) *
+                                                              frames.format.height * frames.format.bytes_per_sample());
     state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()) * kBatch, benchmark::Counter::kIsRate);
     state.counters["upload_B_per_frame"] = bytes;
     state.counters["upload_GBps"] =
         benchmark::Counter(static_cast<double>(state.iterations()) * kBatch * bytes / 1e9, benchmark::Counter::kIsRate);
 }
+
+void BM_PipelineGpuHostFrames(benchmark::State& state) { gpu_host_frames(state, "vmaf_v0.6.1"); }
 
 /// The VMAF features on frames already on the device, `slots` frames in flight.
 void gpu_device_frames(benchmark::State& state, unsigned slots) {
@@ -225,6 +251,18 @@ const bool twins_registered = [] {
 }();
 
 BENCHMARK(BM_PipelineGpuHostFrames)->Apply(bench::sizes);
+const bool models_registered = [] {
+    for (const char* model : kTargetModels) {
+        const std::string name(model);
+        benchmark::RegisterBenchmark(("BM_PipelineGpuHostFrames/" + name).c_str(),
+                                     [name](benchmark::State& state) { gpu_host_frames(state, name); })
+            ->Args({3840, 2160, 8})
+            ->ArgNames({"w", "h", "bits"})
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+    }
+    return true;
+}();
 BENCHMARK(BM_PipelineGpuDeviceFrames)->Apply(bench::sizes);
 BENCHMARK(BM_CopyHostToDevice)->UseRealTime()->Unit(benchmark::kMillisecond);
 #endif
