@@ -10,7 +10,8 @@
 # metrics without a twin run on the CPU in the same run).
 # cli: the whole CLI, --backend cuda, on long .yuv files in memory (tmpfs, i.e. page cache)
 # built by repeating fixtures: CLI_4K_REPEATS x 3 frames at 3840x2160 and CLI_HD_REPEATS x 6
-# frames at 1920x1080 (8-bit), three runs each, wall time by bash's `time`; with VMAFX_TIMINGS=1
+# frames at 1920x1080 (8-bit), three runs each, wall time by bash's `time` (CLI_ARGS: more options for
+# both backends, e.g. a model or a preset; CLI_CPU_FRAMES: the CPU run's frames, 64); with VMAFX_TIMINGS=1
 # the CLI's phases too, whose first line (the wall clock on entering main) less the launch time
 # printed before each run is the time the program took to load.
 # startup: wall time of one-frame runs at 3840x2160, --backend cuda against the CPU (the GPU
@@ -79,14 +80,14 @@ if [ "$what" = cli ] || [ "$what" = all ]; then
     done
     frames=$(( $(stat -c %s "$dir/$name.ref.yuv") / (w * h * 3 / 2) ))
     for run in 1 2 3; do
-      echo "cli $name cuda: $frames frames, run $run, launched at $(( $(date +%s%N) / 1000 )) us since the Unix epoch" \
+      echo "cli $name cuda ${CLI_ARGS:-}: $frames frames, run $run, launched at $(( $(date +%s%N) / 1000 )) us since the Unix epoch" \
         | tee -a "$out/cli.txt"
       { time "$bin/vmafx" -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 \
-          --backend cuda -q --json -o "$out/cli_$name.json" ; } 2>&1 | tee -a "$out/cli.txt"
+          --backend cuda ${CLI_ARGS:-} -q --json -o "$out/cli_$name.json" ; } 2>&1 | tee -a "$out/cli.txt"
     done
-    echo "cli $name cpu, all threads: first 64 frames" | tee -a "$out/cli.txt"
+    echo "cli $name cpu, all threads: first ${CLI_CPU_FRAMES:-64} frames ${CLI_ARGS:-}" | tee -a "$out/cli.txt"
     { time "$bin/vmafx" -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 \
-        --frame_cnt 64 -q --json -o "$dir/cpu.json" ; } 2>&1 | tee -a "$out/cli.txt"
+        --frame_cnt ${CLI_CPU_FRAMES:-64} ${CLI_ARGS:-} -q --json -o "$dir/cpu.json" ; } 2>&1 | tee -a "$out/cli.txt"
   done
 fi
 if [ "$what" = upstream ]; then
