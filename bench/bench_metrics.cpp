@@ -18,11 +18,9 @@
 namespace vmafx {
 namespace {
 
-/// One metric with its default options on frame 2 of a video: every previous reference and
-/// distorted picture it may read is given.
-void extract(benchmark::State& state, const MetricDescriptor& metric) {
-    const bench::Frames frames(state);
-    const auto extractor = metric.make_extractor(metric.parse_options({}), frames.format);
+/// Frame kMaxHistory of `frames` as a metric reads it: every previous reference and distorted
+/// picture it may read is given.
+FrameInput frame_input(const bench::Frames& frames) {
     FrameInput in;
     in.index = kMaxHistory;
     in.ref = &frames.ref[0];
@@ -31,6 +29,14 @@ void extract(benchmark::State& state, const MetricDescriptor& metric) {
         in.prev_ref[k] = &frames.ref[k + 1];
         in.prev_dist[k] = &frames.dist[k + 1];
     }
+    return in;
+}
+
+/// One metric with its default options on frame_input(frames), as often as the benchmark asks;
+/// the fps counter is this thread's rate.
+void extract_frames(benchmark::State& state, const MetricDescriptor& metric, const bench::Frames& frames) {
+    const auto extractor = metric.make_extractor(metric.parse_options({}), frames.format);
+    const FrameInput in = frame_input(frames);
     FrameScores out;
     for (auto _ : state) {
         out.clear();
@@ -38,6 +44,12 @@ void extract(benchmark::State& state, const MetricDescriptor& metric) {
         benchmark::DoNotOptimize(out.data());
     }
     state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+/// One metric on one thread (BM_Extract/NAME).
+void extract(benchmark::State& state, const MetricDescriptor& metric) {
+    const bench::Frames frames(state);
+    extract_frames(state, metric, frames);
 }
 
 /// The frames of `state`'s arguments, made once and shared by the threads of a benchmark (the
@@ -54,23 +66,7 @@ const bench::Frames& shared_frames(const benchmark::State& state) {
 /// extract() on every core at once: each thread its own extractor over the shared frames; the
 /// fps counter is the sum of the threads' rates.
 void extract_all_cores(benchmark::State& state, const MetricDescriptor& metric) {
-    const bench::Frames& frames = shared_frames(state);
-    const auto extractor = metric.make_extractor(metric.parse_options({}), frames.format);
-    FrameInput in;
-    in.index = kMaxHistory;
-    in.ref = &frames.ref[0];
-    in.dist = &frames.dist[0];
-    for (unsigned k = 0; k < kMaxHistory; ++k) {
-        in.prev_ref[k] = &frames.ref[k + 1];
-        in.prev_dist[k] = &frames.dist[k + 1];
-    }
-    FrameScores out;
-    for (auto _ : state) {
-        out.clear();
-        extractor->extract(in, out);
-        benchmark::DoNotOptimize(out.data());
-    }
-    state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+    extract_frames(state, metric, shared_frames(state));
 }
 
 /// BM_Extract/NAME for every metric of the registry, and BM_ExtractAllCores/NAME.
