@@ -1,9 +1,11 @@
-// vmafx's own powf, exp and log2 with glibc 2.36's FMA-variant bits (libm.hpp says why and how).
+// vmafx's own powf, exp and log2 with glibc 2.36's FMA-variant bits (libm.hpp says why and how);
+// powf's steps are in libm_powf.hpp (host and device: the GPU twins run them too).
 // Each function follows the published algorithm step by step; a comment "fused" marks a
 // multiply-add that glibc's FMA variant computes with one rounding (vfmadd in the
 // disassembly of glibc 2.36's libm.so.6 on Debian 12), and every other operation rounds on its
 // own as in the C source.
 #include "base/libm.hpp"
+#include "base/libm_powf.hpp"
 
 #include <bit>
 #include <cmath>
@@ -31,106 +33,23 @@
 namespace vmafx::libm {
 namespace {
 
-struct InvcLogc {
-    double invc;  // 1/c, c near the centre of the subinterval
-    double logc;  // log2(c), rounded
-};
-
 #include "base/libm_tables.inc"
+
+// powf's tables as the host-device powf (libm_powf.hpp) reads them.
+constexpr PowfTables make_powf_tables() {
+    PowfTables t{};
+    for (int i = 0; i < 16; ++i) t.log2[i] = kPowfLog2Table[i];
+    for (int i = 0; i < 5; ++i) t.log2_poly[i] = kPowfLog2Poly[i];
+    for (int i = 0; i < 32; ++i) t.exp2[i] = kExp2fTable[i];
+    for (int i = 0; i < 3; ++i) t.exp2_poly[i] = kExp2fPoly[i];
+    return t;
+}
+constexpr PowfTables kPowfTables = make_powf_tables();
 
 VMAFX_LIBM_INLINE uint32_t bits_of(float x) { return std::bit_cast<uint32_t>(x); }
 VMAFX_LIBM_INLINE float float_of(uint32_t bits) { return std::bit_cast<float>(bits); }
 VMAFX_LIBM_INLINE uint64_t bits_of(double x) { return std::bit_cast<uint64_t>(x); }
 VMAFX_LIBM_INLINE double double_of(uint64_t bits) { return std::bit_cast<double>(bits); }
-
-// ---- powf --------------------------------------------------------------------------------
-
-constexpr uint32_t kFloatOne = 0x3f800000u;
-constexpr uint32_t kFloatInf = 0x7f800000u;
-constexpr uint32_t kFloatSign = 0x80000000u;
-constexpr uint32_t kNegativeResult = 1u << 16;  // added to the exponent index: bit 63 of 2^k
-
-// log2 of the positive float with bits ix (a subnormal's bits already scaled by 2^23 and given a
-// negative exponent). x = 2^k z with z in [0x1.66p-1, 0x1.66p0); z's subinterval i (of 16)
-// holds c, so log2 x = k + log2 c + log2(z/c), and log2(1 + r), r = z/c - 1, is a degree-5
-// polynomial. Relative error about 1.83 * 2^-33.
-VMAFX_LIBM_INLINE double powf_log2(uint32_t ix) {
-    constexpr uint32_t kOff = 0x3f330000u;  // the bits of 0x1.66p-1
-    const uint32_t from_off = ix - kOff;
-    const uint32_t i = (from_off >> 19) % 16u;
-    const uint32_t exponent_bits = from_off & 0xff800000u;
-    const int k = static_cast<int32_t>(exponent_bits) >> 23;  // arithmetic shift
-    const double z = static_cast<double>(float_of(ix - exponent_bits));
-    const double* a = kPowfLog2Poly;
-    const double r = VMAFX_LIBM_FMA(z, kPowfLog2Table[i].invc, -1.0);  // fused
-    const double y0 = kPowfLog2Table[i].logc + static_cast<double>(k);
-    const double r2 = r * r;
-    const double r4 = r2 * r2;
-    const double high = VMAFX_LIBM_FMA(a[0], r, a[1]);  // fused
-    const double middle = VMAFX_LIBM_FMA(a[2], r, a[3]);  // fused
-    double low = VMAFX_LIBM_FMA(a[4], r, y0);  // fused
-    low = VMAFX_LIBM_FMA(middle, r2, low);  // fused
-    return VMAFX_LIBM_FMA(high, r4, low);  // fused
-}
-
-// 2^xd rounded to float, negated when sign_bias is kNegativeResult; |xd| < 150 here.
-// xd = k/32 + r, |r| <= 1/64; 2^(k/32) from the table with k's high part added to the exponent
-// bits, 2^r a cubic. Relative error about 1.69 * 2^-34 before the rounding to float.
-VMAFX_LIBM_INLINE float powf_exp2(double xd, uint32_t sign_bias) {
-    constexpr double kShift = 0x1.8p+52 / 32;  // rounds xd to a multiple of 1/32
-    const double shifted = xd + kShift;
-    const uint64_t ki = bits_of(shifted);
-    const double kd = shifted - kShift;
-    const double r = xd - kd;
-    const uint64_t scale_bits = kExp2fTable[ki % 32] + ((ki + sign_bias) << 47);
-    const double scale = double_of(scale_bits);
-    const double* c = kExp2fPoly;
-    const double cubic = VMAFX_LIBM_FMA(c[0], r, c[1]);  // fused
-    const double r2 = r * r;
-    double y = VMAFX_LIBM_FMA(c[2], r, 1.0);  // fused
-    y = VMAFX_LIBM_FMA(cubic, r2, y);  // fused
-    return static_cast<float>(y * scale);
-}
-
-// 0 when the finite non-zero float with bits iy is not an integer, 1 when odd, 2 when even.
-VMAFX_LIBM_INLINE int integer_kind(uint32_t iy) {
-    const int e = static_cast<int>((iy >> 23) & 0xffu);
-    if (e < 0x7f) return 0;
-    if (e > 0x7f + 23) return 2;
-    const uint32_t unit = 1u << (0x7f + 23 - e);
-    if ((iy & (unit - 1)) != 0) return 0;
-    return (iy & unit) != 0 ? 1 : 2;
-}
-
-// True for ±0, ±inf and NaN.
-VMAFX_LIBM_INLINE bool zero_inf_or_nan(uint32_t bits) { return 2 * bits - 1 >= 2 * kFloatInf - 1; }
-
-// glibc's results for y = ±0, ±inf or NaN.
-VMAFX_LIBM_INLINE float powf_special_y(float x, float y, uint32_t ix, uint32_t iy) {
-    const bool x_signaling = std::isnan(x) && (ix & 0x00400000u) == 0;
-    const bool y_signaling = std::isnan(y) && (iy & 0x00400000u) == 0;
-    if (2 * iy == 0) return x_signaling ? x + y : 1.0f;
-    if (ix == kFloatOne) return y_signaling ? x + y : 1.0f;
-    if (2 * ix > 2 * kFloatInf || 2 * iy > 2 * kFloatInf) return x + y;
-    if (2 * ix == 2 * kFloatOne) return 1.0f;  // x = -1, y = ±inf
-    if ((2 * ix < 2 * kFloatOne) == ((iy & kFloatSign) == 0)) return 0.0f;
-    return y * y;  // +inf
-}
-
-// glibc's results for x = ±0, ±inf or NaN (y finite and non-zero).
-VMAFX_LIBM_INLINE float powf_special_x(float x, uint32_t ix, uint32_t iy) {
-    float x2 = x * x;
-    bool negative = false;
-    if ((ix & kFloatSign) != 0 && integer_kind(iy) == 1) {
-        x2 = -x2;
-        negative = true;
-    }
-    if (2 * ix == 0 && (iy & kFloatSign) != 0) {  // 0^negative: a division by zero
-        return negative ? -std::numeric_limits<float>::infinity()
-                        : std::numeric_limits<float>::infinity();
-    }
-    return (iy & kFloatSign) != 0 ? 1.0f / x2 : x2;
-}
 
 // ---- exp ---------------------------------------------------------------------------------
 
@@ -223,39 +142,6 @@ VMAFX_LIBM_INLINE double log2_body(double x) {
     return VMAFX_LIBM_FMA(r2, p, lo) + hi;  // fused: lo + r^2 p, then + hi
 }
 
-VMAFX_LIBM_INLINE float powf_body(float x, float y) {
-    uint32_t ix = bits_of(x);
-    const uint32_t iy = bits_of(y);
-    uint32_t sign_bias = 0;
-    if (ix - 0x00800000u >= kFloatInf - 0x00800000u || zero_inf_or_nan(iy)) {
-        // x is negative, subnormal, zero, infinite or NaN, or y is zero, infinite or NaN.
-        if (zero_inf_or_nan(iy)) return powf_special_y(x, y, ix, iy);
-        if (zero_inf_or_nan(ix)) return powf_special_x(x, ix, iy);
-        if ((ix & kFloatSign) != 0) {
-            const int kind = integer_kind(iy);
-            if (kind == 0) {  // negative^non-integer: invalid, glibc's (x - x) / (x - x)
-                const float zero = x - x;
-                return zero / zero;
-            }
-            if (kind == 1) sign_bias = kNegativeResult;
-            ix &= 0x7fffffffu;
-        }
-        if (ix < 0x00800000u) {  // subnormal: scale to normal, then move the exponent back
-            ix = bits_of(float_of(ix) * 0x1p23f) & 0x7fffffffu;
-            ix -= 23u << 23;
-        }
-    }
-    const double ylogx = static_cast<double>(y) * powf_log2(ix);  // exact range: |.| < 2^8 * 150
-    if (((bits_of(ylogx) >> 47) & 0xffffu) >= (bits_of(126.0) >> 47)) {
-        // |y log2 x| >= 126: overflow, underflow, or a result near the ends of the range.
-        const float tiny_or_huge_sign = sign_bias != 0 ? -1.0f : 1.0f;
-        if (ylogx > 0x1.fffffffd1d571p+6) return tiny_or_huge_sign * 0x1p97f * 0x1p97f;
-        if (ylogx <= -150.0) return tiny_or_huge_sign * 0x1p-95f * 0x1p-95f;
-        if (ylogx < -149.0) return tiny_or_huge_sign * 0x1.4p-75f * 0x1.4p-75f;
-    }
-    return powf_exp2(ylogx, sign_bias);
-}
-
 VMAFX_LIBM_INLINE double exp_body(double x) {
     uint32_t abstop = top12(x) & 0x7ffu;
     if (abstop - top12(0x1p-54) >= top12(512.0) - top12(0x1p-54)) {
@@ -290,7 +176,7 @@ VMAFX_LIBM_INLINE double exp_body(double x) {
 }
 
 #if VMAFX_LIBM_FMA_ENTRY
-[[gnu::target("fma")]] float powf_fma(float x, float y) { return powf_body(x, y); }
+[[gnu::target("fma")]] float powf_fma(float x, float y) { return powf_with(x, y, kPowfTables); }
 [[gnu::target("fma")]] double exp_fma(double x) { return exp_body(x); }
 [[gnu::target("fma")]] double log2_fma(double x) { return log2_body(x); }
 // Read once at start-up; were it read before that (a static initialiser of another file calling
@@ -304,8 +190,10 @@ float powf(float x, float y) {
 #if VMAFX_LIBM_FMA_ENTRY
     if (kHostHasFma) return powf_fma(x, y);
 #endif
-    return powf_body(x, y);
+    return powf_with(x, y, kPowfTables);
 }
+
+const PowfTables& powf_tables() { return kPowfTables; }
 
 double exp(double x) {
 #if VMAFX_LIBM_FMA_ENTRY

@@ -30,9 +30,8 @@
 // pooled_p_norm and the scores with scores_of and Settings::write_frame, on the host.
 //
 // adm_p_norm: p = 3 is the CPU's cube (v * v) * v; any other p raises each term with
-// powf_glibc (powf_glibc.hpp), glibc 2.36's powf as its x86-64 FMA build computes it: the
-// algorithm of the CPU's libm::powf (base/libm.hpp), host and device (float_adm_twin_test.cpp
-// compares the two).
+// libm::powf_with (base/libm_powf.hpp), the function of the CPU's libm::powf (glibc 2.36's
+// FMA-variant bits), run on the device with a device copy of its tables.
 //
 // The per-thread work is float_adm_twin.hpp's (host-device; float_adm_twin_test.cpp runs it on
 // the host in this file's decomposition against the CPU's compute_adm, bit for bit).
@@ -192,8 +191,8 @@ class FloatAdmTwin final : public GpuTwin {
 public:
     FloatAdmTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
         : format_(format), plant_(Plant::of(plant)), settings_(options), host_sums_(slots), frames_("float_adm", slots) {
-        powf_data_ = cuda::DeviceBuffer<float_adm::PowfData>(1);
-        cuda::check(cudaMemcpy(powf_data_.get(), &float_adm::kPowfData, sizeof(float_adm::PowfData), cudaMemcpyHostToDevice),
+        powf_data_ = cuda::DeviceBuffer<libm::PowfTables>(1);
+        cuda::check(cudaMemcpy(powf_data_.get(), &libm::powf_tables(), sizeof(libm::PowfTables), cudaMemcpyHostToDevice),
                     "copying powf's tables");
         power_ = Power{settings_.p_norm == 3.0, static_cast<float>(settings_.p_norm), powf_data_.get()};
         float_adm::twin_work::levels_of(format.width, format.height, levels_);
@@ -342,7 +341,7 @@ private:
     std::array<float, 2> factors_[kScales];
     Taps taps_ = float_adm::twin_work::dwt_taps_table();
     cuda::DeviceBuffer<std::uint32_t> table_;
-    cuda::DeviceBuffer<float_adm::PowfData> powf_data_;  // kPowfData
+    cuda::DeviceBuffer<libm::PowfTables> powf_data_;  // libm::powf_tables()
     Power power_{};
     std::ptrdiff_t plane_ = 0;  // floats between the bands' terms (level 0's band size)
     int row_pitch_ = 0;         // floats between the bands' row sums (level 0's band height)
@@ -366,8 +365,7 @@ const TwinDescriptor twin{
      "bound 0 at every format and option: every per-sample step is the CPU's own function (float_adm_math.hpp: the DWT's float tap sums in tap order with the mirrored borders, "
      "decouple with the golden machines' rcpss table and one Newton step, the gain limit in double, the CSF's "
      "double 1/30 and 1/15 terms, the masking threshold's sums in the CPU's order, the cubes; at adm_p_norm other than 3 "
-     "glibc 2.36's FMA-variant powf in software, powf_glibc.hpp, host and device: the algorithm of the CPU's "
-     "libm::powf, the same bits), compiled without "
+     "the CPU's own powf, libm::powf_with of base/libm_powf.hpp, host and device: one source), compiled without "
      "contraction and with IEEE division; every float sum is the CPU's running sum taken in its order (each "
      "row's terms from 0 in column order, the rows from 0 in row order, by one thread each); the powf of the "
      "p-norms and the noise constant, the double sums over the levels and the ratios are the CPU's own host code "

@@ -1,7 +1,7 @@
 // The CUDA twin of float_adm (float_adm_cuda.cu) beyond the registry-driven twin suites
 // (test_twins.cpp): the option combinations its arithmetic treats apart (non-integer gain limits,
 // whose double products the twin forms as the CPU's scalar path does; p-norms other than 3,
-// through powf_glibc; bypassed masking; skipped scales; each CSF mode), on synthetic clips of
+// through the CPU's own powf, libm::powf_with, on the device; bypassed masking; skipped scales; each CSF mode), on synthetic clips of
 // several sizes and bit depths, and samples over the whole word. Skips, saying why, where no
 // CUDA device is usable.
 #include <cstdint>

@@ -13,7 +13,7 @@
 #include "base/host_device.hpp"
 #include "feature/float_adm/float_adm_kernels.hpp"
 #include "feature/float_adm/float_adm_math.hpp"
-#include "feature/float_adm/powf_glibc.hpp"
+#include "base/libm_powf.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx::float_adm::twin_work {
@@ -161,17 +161,17 @@ VMAFX_HOST_DEVICE inline float cm_threshold_at(const Band3& val, const Band3& fl
     return thr;
 }
 
-/// How the terms are raised to adm_p_norm: cubed ((v * v) * v) at p = 3, as the CPU, else with
-/// glibc's powf (powf_glibc, the CPU's powf(v, float(p)) where the host's libm is that one).
+/// How the terms are raised to adm_p_norm: cubed ((v * v) * v) at p = 3, else with the CPU's own
+/// powf (libm::powf_with, the function of libm::powf) at float(p), as the CPU.
 struct Power {
     bool cube;
     float p;  ///< float(adm_p_norm)
-    const PowfData* data;  ///< kPowfData (on the device: its device copy)
+    const libm::PowfTables* data;  ///< libm::powf_tables() (on the device: its device copy)
 };
 
 /// The denominator's term of reference value x: |rf * x|^p.
 VMAFX_HOST_DEVICE inline float den_term(float x, float rf, const Power& pw) {
-    return pw.cube ? den_cube(x, rf) : powf_glibc(abs_f(rf * x), pw.p, *pw.data);
+    return pw.cube ? den_cube(x, rf) : libm::powf_with(abs_f(rf * x), pw.p, *pw.data);
 }
 
 /// A masked term: max(|x * rf| - thr, 0)^p.
@@ -179,7 +179,7 @@ VMAFX_HOST_DEVICE inline float cm_term(float x, float rf, float thr, const Power
     if (pw.cube) return cm_cube(x, rf, thr);
     float v = abs_f(x * rf) - thr;
     v = v < 0.0f ? 0.0f : v;
-    return powf_glibc(v, pw.p, *pw.data);
+    return libm::powf_with(v, pw.p, *pw.data);
 }
 
 /// The float sum from 0 of the n terms of `row` in column order (planted: last column first).
