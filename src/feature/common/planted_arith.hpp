@@ -7,8 +7,29 @@
 #include <cmath>
 
 #include "base/host_device.hpp"
+#include "gpu/twin.hpp"
 
 namespace vmafx::planted {
+
+/// Which of the four planted regressions a float twin runs with (parity-gate tests only; all off
+/// in normal runs): one flag per PlantedDefect kind. Where each acts is the twin's to say (its
+/// `Plant` alias's comment).
+struct Flags {
+    bool fma = false;          ///< kContraction
+    bool mirror = false;       ///< kMirrorShift
+    bool toward_zero = false;  ///< kRoundingConstant
+    bool order = false;        ///< kReductionOrder
+
+    /// The flags of defect `d` (none for PlantedDefect::kNone).
+    static Flags of(PlantedDefect d) {
+        Flags f;
+        f.fma = d == PlantedDefect::kContraction;
+        f.mirror = d == PlantedDefect::kMirrorShift;
+        f.toward_zero = d == PlantedDefect::kRoundingConstant;
+        f.order = d == PlantedDefect::kReductionOrder;
+        return f;
+    }
+};
 
 /// The planted contraction: c * s + acc rounded once (__fmaf_rn on the device, std::fma on the host).
 VMAFX_HOST_DEVICE inline float fma(float c, float s, float acc) {

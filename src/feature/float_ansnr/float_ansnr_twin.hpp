@@ -33,22 +33,11 @@ inline Weights weights() {
     return w;
 }
 
-/// The planted regressions of the twin (parity-gate tests only; all off in normal runs).
-struct Plant {
-    bool fma = false;          ///< kContraction: both filters' products as fused multiply-adds
-    bool mirror = false;       ///< kMirrorShift: the rows above the top reflected one further in
-    bool toward_zero = false;  ///< kRoundingConstant: the kernel rows' sums added rounding toward 0
-    bool order = false;        ///< kReductionOrder: the row sums by float atomics (device only)
-
-    static Plant of(PlantedDefect d) {
-        Plant p;
-        p.fma = d == PlantedDefect::kContraction;
-        p.mirror = d == PlantedDefect::kMirrorShift;
-        p.toward_zero = d == PlantedDefect::kRoundingConstant;
-        p.order = d == PlantedDefect::kReductionOrder;
-        return p;
-    }
-};
+/// The planted regressions of the twin (parity-gate tests only; all off in normal runs):
+/// fma, both filters' products as fused multiply-adds (kContraction); mirror, the rows above the
+/// top reflected one further in (kMirrorShift); toward_zero, the kernel rows' sums added rounding
+/// toward 0 (kRoundingConstant); order, the row sums by float atomics, device only (kReductionOrder).
+using Plant = planted::Flags;
 
 /// The Taps x Taps filter (3: the reference's, 5: the distorted picture's) of the w x h plane
 /// `plane` (Sample words, rows `pitch` bytes apart; 8 bits uint8_t, 10, 12, 16 bits uint16_t

@@ -33,22 +33,12 @@ inline Blur blur_of(int filter_size) {
     return b;
 }
 
-/// The planted regressions of the twin (parity-gate tests only; all off in normal runs).
-struct Plant {
-    bool fma = false;          ///< kContraction: the blur's taps (both passes) as fused multiply-adds
-    bool mirror = false;       ///< kMirrorShift: the rows above the top mirrored one row further in
-    bool toward_zero = false;  ///< kRoundingConstant: the vertical adds rounded toward 0
-    bool order = false;        ///< kReductionOrder: the row sums by float atomics (device only)
-
-    static Plant of(PlantedDefect d) {
-        Plant p;
-        p.fma = d == PlantedDefect::kContraction;
-        p.mirror = d == PlantedDefect::kMirrorShift;
-        p.toward_zero = d == PlantedDefect::kRoundingConstant;
-        p.order = d == PlantedDefect::kReductionOrder;
-        return p;
-    }
-};
+/// The planted regressions of the twin (parity-gate tests only; all off in normal runs):
+/// fma, the blur's taps (both passes) as fused multiply-adds (kContraction); mirror, the rows
+/// above the top mirrored one row further in (kMirrorShift); toward_zero, the vertical adds
+/// rounded toward 0 (kRoundingConstant); order, the row sums by float atomics, device only
+/// (kReductionOrder).
+using Plant = planted::Flags;
 
 /// The vertical pass at (x, y) of the h-row plane `plane` (rows `pitch` bytes apart): the float
 /// sum from 0 of f[k] * sample(mirror(y - r + k, h), x) for k in order, each sample picture_copy's

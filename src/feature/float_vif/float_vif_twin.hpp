@@ -12,6 +12,7 @@
 
 #include "base/host_device.hpp"
 #include "feature/common/float_image_math.hpp"
+#include "feature/common/planted_arith.hpp"
 #include "feature/float_vif/float_vif_math.hpp"
 #include "gpu/twin.hpp"
 
@@ -21,46 +22,11 @@ namespace vmafx::float_vif {
 /// ref * ref, dis * dis, ref * dis.
 inline constexpr int kMaps = 5;
 
-/// The planted regressions of the twin (parity-gate tests only; all off in normal runs).
-struct Plant {
-    bool fma = false;          ///< kContraction: mu1's vertical taps as fused multiply-adds
-    bool mirror = false;       ///< kMirrorShift: the horizontal pass's left mirror repeats the edge
-    bool toward_zero = false;  ///< kRoundingConstant: ref*ref's horizontal adds rounded toward 0
-    bool order = false;        ///< kReductionOrder: each row's terms summed last to first
-
-    static Plant of(PlantedDefect d) {
-        Plant p;
-        p.fma = d == PlantedDefect::kContraction;
-        p.mirror = d == PlantedDefect::kMirrorShift;
-        p.toward_zero = d == PlantedDefect::kRoundingConstant;
-        p.order = d == PlantedDefect::kReductionOrder;
-        return p;
-    }
-};
-
-/// The planted contraction: fma(c, s, acc), rounded once.
-VMAFX_HOST_DEVICE inline float planted_fma(float c, float s, float acc) {
-#if defined(__CUDA_ARCH__)
-    return __fmaf_rn(c, s, acc);
-#else
-    return std::fma(c, s, acc);
-#endif
-}
-
-/// The planted rounding: a + b rounded toward zero (finite operands).
-VMAFX_HOST_DEVICE inline float planted_add_rz(float a, float b) {
-#if defined(__CUDA_ARCH__)
-    return __fadd_rz(a, b);
-#else
-    // Knuth's TwoSum (no contraction on the host): the nearest sum and its exact error; where the
-    // nearest sum is farther from 0 than the exact one, step one float toward 0.
-    const float s = a + b;
-    const float bb = s - a;
-    const float err = (a - (s - bb)) + (b - bb);
-    if (err != 0.0f && ((s > 0.0f && err < 0.0f) || (s < 0.0f && err > 0.0f))) return std::nextafter(s, 0.0f);
-    return s;
-#endif
-}
+/// The planted regressions of the twin (parity-gate tests only; all off in normal runs):
+/// fma, mu1's vertical taps as fused multiply-adds (kContraction); mirror, the horizontal pass's
+/// left mirror repeating the edge (kMirrorShift); toward_zero, ref*ref's horizontal adds rounded
+/// toward 0 (kRoundingConstant); order, each row's terms summed last to first (kReductionOrder).
+using Plant = planted::Flags;
 
 /// The vertical pass of the plain convolution at (x, y) of a w x h image (packed): the float sum
 /// from 0 of f[k] * src(x, mirror(y - r + k)), k = 0..fw-1 (floatimg::convolve's vertical pass).
@@ -83,7 +49,7 @@ VMAFX_HOST_DEVICE inline float horizontal_at(const float* t, int w, int x, const
     for (int k = 0; k < fw; ++k) {
         const int i = x - r + k;
         const int m = shift && i < 0 ? -i - 1 : mirror_index(i, w);
-        if (toward_zero) acc = planted_add_rz(acc, f[k] * t[m]);
+        if (toward_zero) acc = planted::add_rz(acc, f[k] * t[m]);
         else acc = tap_plain(acc, f[k], t[m]);
     }
     return acc;
@@ -101,7 +67,7 @@ VMAFX_HOST_DEVICE inline void vertical_maps_at(const float* ref, const float* di
         const float c = f[k];
         const float s = ref[at];
         const float d = dis[at];
-        a0 = fma ? planted_fma(c, s, a0) : tap_plain(a0, c, s);
+        a0 = fma ? planted::fma(c, s, a0) : tap_plain(a0, c, s);
         a1 = tap_plain(a1, c, d);
         a2 = tap_square(a2, c, s);
         a3 = tap_square(a3, c, d);
