@@ -133,6 +133,15 @@ void band_pass(const Geometry& g, const Params& p, float* frame, float* curr, fl
 /// after band_pass() (the GPU twins run steps 1-3 on the device, these on the host).
 float score_band_pass(const Geometry& g, const Params& p, const float* ref, const float* dis, std::ptrdiff_t stride,
                       bool& singular);
+/// The 25 x 25 covariance matrix (row major, symmetric) of the 5 x 5 neighbourhoods of a
+/// band-pass picture (rows `stride` floats apart): step 1 of est_params (the float means of the
+/// 25 shifted sub-pictures, then each covariance sum in double in the AVX-512 kernel's order,
+/// speed_kernels.hpp, divided by the count and stored as float).
+void covariance_matrix(const Geometry& g, const float* data, std::ptrdiff_t stride, float* cov);
+/// score_band_pass() given each picture's covariance_matrix() (`ref_cov`, `dis_cov`: 625 floats
+/// each), for the GPU twins, which form those on the device.
+float score_band_pass(const Geometry& g, const Params& p, const float* ref, const float* ref_cov, const float* dis,
+                      const float* dis_cov, std::ptrdiff_t stride, bool& singular);
 /// The anti-alias filter of step 2 (the scale-1 Gaussian window of vif_tools at speed_kernelscale,
 /// its deviation scaled by 2): odd length, float taps.
 std::vector<float> anti_alias_filter(const Params& p);

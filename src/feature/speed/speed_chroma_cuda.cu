@@ -3,10 +3,11 @@
 // Per frame, for each chroma plane (Cb, Cr) of both videos, steps 1-3 of SpEED's core on the
 // device (speed_cuda.cuh: the float picture, the speed_prescale rescale, the anti-alias
 // convolution at the decimated samples, the band-pass picture); the four band-pass pictures
-// (1/256 of the plane's samples each) come back to the slot's pinned memory, and finish() runs
-// steps 4-5 and the scores with the CPU's own code (speed::score_band_pass, which holds the
-// covariance sums, the eigenvalues, the solve and the entropies' log2;
-// speed_chroma::write_scores). Planted regressions: speed_cuda.cuh.
+// (1/256 of the plane's samples each) and their covariance matrices (formed on the device as the
+// CPU forms them, speed_cuda.cuh) come back to the slot's pinned memory, and finish() runs the
+// rest of steps 4-5 and the scores with the CPU's own code (speed::score_band_pass: the
+// eigenvalues, the solve and the entropies' log2; speed_chroma::write_scores). Planted
+// regressions: speed_cuda.cuh.
 #include <memory>
 #include <string>
 
@@ -60,7 +61,8 @@ public:
         bool singular[2];
         for (int c = 0; c < 2; ++c)
             scores[c] = speed::score_band_pass(geometry_, config_.params, band_.host_band(slot, 2 * c),
-                                               band_.host_band(slot, 2 * c + 1), band_.band_stride(), singular[c]);
+                                               band_.host_cov(slot, 2 * c), band_.host_band(slot, 2 * c + 1),
+                                               band_.host_cov(slot, 2 * c + 1), band_.band_stride(), singular[c]);
         speed_chroma::write_scores(config_, scores[0], singular[0], scores[1], singular[1], out);
     }
 
@@ -86,9 +88,11 @@ const TwinDescriptor twin{
      "per-sample functions (float_image_math.hpp, speed_math.hpp) in the CPU's order: each output is the float "
      "sum from 0 of the taps in order, vertical then horizontal, with the same mirror; the scalers' indices and "
      "weights are the CPU's (host tables of floatimg::scale_taps, lanczos4's sin computed on the host), their "
-     "mixes in the CPU's order; the filters' taps (exp, sqrt) are the CPU's, from the host. Steps 4-5 (the "
-     "covariance sums, eigenvalues, solve, log2 entropies, score) run on the host with the CPU's own code on "
-     "the band-pass pictures; no library math runs on the device. --fmad=false, IEEE division"},
+     "mixes in the CPU's order; the filters' taps (exp, sqrt) are the CPU's, from the host. The covariance "
+     "matrix of each band-pass picture is formed on the device as the CPU forms it: float means by sequential "
+     "float sums, each double covariance sum split into the CPU's 17 chains (16 fma lanes of its AVX-512 "
+     "grouping and the plain rest, IEEE fma), reduced in the CPU's order. The eigenvalues, solve, log2 "
+     "entropies and score run on the host with the CPU's own code; no library math runs on the device. --fmad=false, IEEE division"},
     speed_cuda::kDefects,
 };
 

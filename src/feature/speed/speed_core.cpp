@@ -336,10 +336,10 @@ struct Stats {
     std::vector<float> entropies, variances;
 };
 
-/// est_params for one band-pass picture; false when K is singular (then X = 0).
-bool est_params(const Geometry& g, const float* data, std::ptrdiff_t stride, float sigma_nn, Stats& out) {
-    const int nb = g.blocks;
-    // Step 1: the means of the 25 shifted sub-pictures, the covariance matrix.
+}  // namespace
+
+// Step 1 of est_params: the means of the 25 shifted sub-pictures, the covariance matrix.
+void covariance_matrix(const Geometry& g, const float* data, std::ptrdiff_t stride, float* cov) {
     float means[kElements];
     const std::size_t samples = static_cast<std::size_t>(g.sub_width) * static_cast<std::size_t>(g.sub_height);
     const float count = static_cast<float>(samples);
@@ -351,7 +351,6 @@ bool est_params(const Geometry& g, const float* data, std::ptrdiff_t stride, flo
             means[r * kBlock + c] = sum / count;
         }
     const double dcount = static_cast<double>(samples);
-    float cov[kElements * kElements];
     for (int xi = 0; xi < kElements; ++xi)
         for (int yi = 0; yi <= xi; ++yi) {
             const int rx = xi / kBlock, cx = xi % kBlock, ry = yi / kBlock, cy = yi % kBlock;
@@ -363,6 +362,15 @@ bool est_params(const Geometry& g, const float* data, std::ptrdiff_t stride, flo
             cov[xi * kElements + yi] = v;
             cov[yi * kElements + xi] = v;
         }
+}
+
+namespace {
+
+/// est_params for one band-pass picture whose covariance matrix (step 1) is `cov`; false when K
+/// is singular (then X = 0).
+bool est_params(const Geometry& g, const float* data, std::ptrdiff_t stride, const float* cov, float sigma_nn,
+                Stats& out) {
+    const int nb = g.blocks;
     // Step 2: eigenvalues.
     float eig[kElements];
     eigenvalues(cov, kElements, eig);
@@ -540,10 +548,18 @@ float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& si
 
 float score_band_pass(const Geometry& g, const Params& p, const float* ref, const float* dis, std::ptrdiff_t stride,
                       bool& singular) {
+    float ref_cov[kElements * kElements], dis_cov[kElements * kElements];
+    covariance_matrix(g, ref, stride, ref_cov);
+    covariance_matrix(g, dis, stride, dis_cov);
+    return score_band_pass(g, p, ref, ref_cov, dis, dis_cov, stride, singular);
+}
+
+float score_band_pass(const Geometry& g, const Params& p, const float* ref, const float* ref_cov, const float* dis,
+                      const float* dis_cov, std::ptrdiff_t stride, bool& singular) {
     const float sigma_nn = static_cast<float>(p.sigma_nn);
     Stats rs, ds;
-    const bool ok_ref = est_params(g, ref, stride, sigma_nn, rs);
-    const bool ok_dis = est_params(g, dis, stride, sigma_nn, ds);
+    const bool ok_ref = est_params(g, ref, stride, ref_cov, sigma_nn, rs);
+    const bool ok_dis = est_params(g, dis, stride, dis_cov, sigma_nn, ds);
     singular = !ok_ref || !ok_dis;
     if (ok_ref != ok_dis) return 0.0f;
     return speed_score(g, rs, ds, sigma_nn, static_cast<float>(p.nn_floor), p.weight_var_mode);

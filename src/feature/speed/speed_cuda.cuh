@@ -1,8 +1,9 @@
 // The device half of SpEED's CUDA twins (speed_chroma_cuda.cu, speed_temporal_cuda.cu): steps
 // 1-3 of the core (speed.hpp) for one picture, from device planes to the band-pass picture,
-// which is copied to pinned host memory; steps 4-5 (the covariance matrix, its eigenvalues, the
-// solve, the entropies and the score) run on the host in finish() with the CPU's own code
-// (speed::score_band_pass), on the band-pass pictures (1/256 of the samples).
+// and the band-pass picture's covariance matrix (est_params' step 1), both copied to pinned host
+// memory; the rest of steps 4-5 (the eigenvalues, the solve, the entropies and the score) run on
+// the host in finish() with the CPU's own code (speed::score_band_pass), on the band-pass
+// pictures (1/256 of the samples) and those matrices.
 //
 // Per picture, on the slot's stream:
 //  1. picture_kernel / difference_kernel: the float picture (float_image_math.hpp's
@@ -17,10 +18,16 @@
 //     mirror, convolve_tap): the CPU's convolve() computes these very sums at every
 //     sample (its SIMD kernels equal its scalar reference), and keeps these;
 //  4. band_pass_kernel: the local-mean convolution of the decimated picture at each sample (the
-//     same sums), and the band-pass sample (speed_math.hpp's band_pass_sample).
+//     same sums), and the band-pass sample (speed_math.hpp's band_pass_sample);
+//  5. means_kernel, chains_kernel, covariance_kernel: the covariance matrix as the CPU's
+//     covariance_matrix forms it: the 25 float means (one thread each, the CPU's sequential
+//     float sum), each of the 325 double covariance sums split into the 17 chains of the CPU's
+//     AVX-512 grouping (speed_kernels.hpp: 16 fused-multiply-add lanes and the plain rest, each
+//     a sequential chain over the rows: one thread each, IEEE fma on both sides), reduced as the
+//     CPU reduces them (covariance_reduce), divided by the count and stored as float.
 // No library math on the device: the Gaussian taps (exp, sqrt) and the lanczos4 weights (sin)
-// are computed on the host by the CPU's own functions; the entropies' log2 and the solve's sqrt
-// run on the host (finish()).
+// are computed on the host by the CPU's own functions; the entropies' log2 and the
+// eigenvalues' and solve's sqrt run on the host (finish()).
 //
 // Planted regressions (parity-gate tests only; speed::TwinPlant, fixed at creation; speed_twin.hpp):
 //  kContraction:      the anti-alias horizontal sum fused (__fmaf_rn), in anti_alias_kernel;
@@ -140,6 +147,39 @@ __global__ void __launch_bounds__(kThreads)
     out[k] = speed::band_pass_at(src, w, h, filter, taps, k % w, k / w, plant);
 }
 
+/// The 25 float means of the shifted sub-pictures of the band-pass picture `band` (rows `stride`
+/// apart): means[t] = speed::shifted_mean at (t / 5, t % 5), one thread each (a sequential float
+/// sum, as the CPU's). Grid: 1 block of 32 threads.
+__global__ void means_kernel(const float* __restrict__ band, int stride, int sub_h, int sub_w,
+                             float* __restrict__ means) {
+    const int t = static_cast<int>(threadIdx.x);
+    if (t < speed::kPositions) means[t] = speed::shifted_mean(band, stride, t / 5, t % 5, sub_h, sub_w);
+}
+
+/// chains[p * 17 + chain] = speed::covariance_chain of pair p's two shifted sub-pictures (the
+/// CPU's covariance sum split into its 17 independent chains, each in the CPU's order). Grid:
+/// blocks_for(kPairs * kChains, kThreads).
+__global__ void __launch_bounds__(kThreads)
+    chains_kernel(const float* __restrict__ band, int stride, int sub_h, int sub_w, const float* __restrict__ means,
+                  double* __restrict__ chains) {
+    const int k = static_cast<int>(blockIdx.x * kThreads + threadIdx.x);
+    if (k >= speed::kPairs * speed::kChains) return;
+    int xi = 0, yi = 0;
+    speed::covariance_pair(k / speed::kChains, xi, yi);
+    const float* x = band + static_cast<std::ptrdiff_t>(xi / 5) * stride + xi % 5;
+    const float* y = band + static_cast<std::ptrdiff_t>(yi / 5) * stride + yi % 5;
+    chains[k] = speed::covariance_chain(x, y, stride, sub_h, sub_w, static_cast<double>(means[xi]),
+                                        static_cast<double>(means[yi]), k % speed::kChains, false);
+}
+
+/// The covariance matrix (25 x 25 floats) from the chains: speed::covariance_element of each
+/// pair. Grid: blocks_for(kPairs, kThreads).
+__global__ void __launch_bounds__(kThreads)
+    covariance_kernel(const double* __restrict__ chains, double count, float* __restrict__ cov) {
+    const int p = static_cast<int>(blockIdx.x * kThreads + threadIdx.x);
+    if (p < speed::kPairs) speed::covariance_element(chains + static_cast<std::ptrdiff_t>(p) * speed::kChains, p, count, cov);
+}
+
 }  // namespace
 
 /// Device memory of one picture's steps 1-3 for one plane geometry, per result slot: the float
@@ -157,7 +197,11 @@ public:
           scaled_(rescale_ ? scaled_floats() * slots * static_cast<std::size_t>(pictures) : 0),
           decimated_(band_floats() * slots),
           band_(band_floats() * slots * static_cast<std::size_t>(pictures)),
-          host_band_(band_floats() * slots * static_cast<std::size_t>(pictures)) {
+          host_band_(band_floats() * slots * static_cast<std::size_t>(pictures)),
+          means_(static_cast<std::size_t>(speed::kPositions) * slots),
+          chains_(static_cast<std::size_t>(speed::kPairs) * speed::kChains * slots),
+          cov_(kCovFloats * slots * static_cast<std::size_t>(pictures)),
+          host_cov_(kCovFloats * slots * static_cast<std::size_t>(pictures)) {
         const std::vector<float> aa = speed::anti_alias_filter(p), mean = speed::local_mean_filter(p);
         aa_taps_ = static_cast<int>(aa.size());
         mean_taps_ = static_cast<int>(mean.size());
@@ -211,6 +255,27 @@ public:
         cuda::check(cudaMemcpyAsync(host_band_.get() + n * index, band, n * sizeof(float), cudaMemcpyDeviceToHost,
                                     stream),
                     "copying the SpEED band-pass picture to the host");
+        // Step 4's covariance matrix (est_params step 1) on the device.
+        float* means = means_.get() + static_cast<std::size_t>(speed::kPositions) * slot;
+        double* chains = chains_.get() + static_cast<std::size_t>(speed::kPairs) * speed::kChains * slot;
+        float* cov = cov_.get() + kCovFloats * index;
+        means_kernel<<<1, 32, 0, stream>>>(band, ow, g_.sub_height, g_.sub_width, means);
+        cuda::check_launch("speed means_kernel");
+        chains_kernel<<<cuda::blocks_for(static_cast<std::size_t>(speed::kPairs) * speed::kChains, kThreads), kThreads,
+                        0, stream>>>(band, ow, g_.sub_height, g_.sub_width, means, chains);
+        cuda::check_launch("speed chains_kernel");
+        const double count = static_cast<double>(static_cast<std::size_t>(g_.sub_width) * g_.sub_height);
+        covariance_kernel<<<cuda::blocks_for(speed::kPairs, kThreads), kThreads, 0, stream>>>(chains, count, cov);
+        cuda::check_launch("speed covariance_kernel");
+        cuda::check(cudaMemcpyAsync(host_cov_.get() + kCovFloats * index, cov, kCovFloats * sizeof(float),
+                                    cudaMemcpyDeviceToHost, stream),
+                    "copying the SpEED covariance matrix to the host");
+    }
+
+    /// The covariance matrix (25 x 25 floats, speed::covariance_matrix's) of picture `i` of
+    /// `slot` on the host, once the slot's work has completed.
+    const float* host_cov(unsigned slot, int i) const {
+        return host_cov_.get() + kCovFloats * (static_cast<std::size_t>(slot) * pictures_ + i);
     }
 
     /// The band-pass picture `i` of `slot` on the host (operating_width x operating_height,
@@ -222,6 +287,7 @@ public:
     int band_stride() const { return g_.operating_width; }
 
 private:
+    static constexpr std::size_t kCovFloats = static_cast<std::size_t>(speed::kPositions) * speed::kPositions;
     std::size_t picture_floats() const { return static_cast<std::size_t>(g_.width) * g_.height; }
     std::size_t scaled_floats() const { return static_cast<std::size_t>(g_.scaled_width) * g_.scaled_height; }
     std::size_t band_floats() const {
@@ -240,6 +306,10 @@ private:
     bool rescale_;
     cuda::DeviceBuffer<float> picture_, scaled_, decimated_, band_;
     cuda::PinnedBuffer<float> host_band_;
+    cuda::DeviceBuffer<float> means_;    ///< per slot: the 25 means of the picture in work
+    cuda::DeviceBuffer<double> chains_;  ///< per slot: the 325 x 17 chains of the picture in work
+    cuda::DeviceBuffer<float> cov_;      ///< per slot and picture: the covariance matrix
+    cuda::PinnedBuffer<float> host_cov_;
     cuda::DeviceBuffer<float> aa_, mean_;
     int aa_taps_ = 0, mean_taps_ = 0, scale_taps_ = 0;
     cuda::DeviceBuffer<int> x_index_, y_index_;

@@ -1,11 +1,14 @@
 // The covariance sum of SpEED's est_params (speed_core.cpp): the scalar reference
 // (covariance_sum_reference, in speed_core.cpp) and a SIMD version computing the same double
 // (speed_simd.cpp, Google Highway with run-time dispatch). Internal: used by speed_core.cpp,
-// speed_simd.cpp and tests/test_simd_kernels.cpp.
+// speed_simd.cpp, tests/test_simd_kernels.cpp and the CUDA twins (speed_twin.hpp: the inline
+// pieces are host/device functions).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+
+#include "base/host_device.hpp"
 
 namespace vmafx::speed {
 
@@ -27,7 +30,7 @@ std::int64_t simd_target();
 
 /// The plain part of a row of the covariance sum: adds (x[j] - mx) * (y[j] - my) (a double
 /// product, then an add) to `sum` for j in [from, w), in that order.
-inline void covariance_add_rest(const float* x, const float* y, int from, int w, double mx, double my,
+VMAFX_HOST_DEVICE inline void covariance_add_rest(const float* x, const float* y, int from, int w, double mx, double my,
                                 double& sum) {
     for (int j = from; j < w; ++j) {
         const double p = (static_cast<double>(x[j]) - mx) * (static_cast<double>(y[j]) - my);
@@ -37,7 +40,7 @@ inline void covariance_add_rest(const float* x, const float* y, int from, int w,
 
 /// The end of the covariance sum: the two 8-lane chains added lane by lane, the 8 lanes reduced
 /// as _mm512_reduce_add_pd does (halves, then quarters, then the pair), the plain sum added last.
-inline double covariance_reduce(const double acc0[8], const double acc1[8], double rest) {
+VMAFX_HOST_DEVICE inline double covariance_reduce(const double acc0[8], const double acc1[8], double rest) {
     double a[8];
     for (int l = 0; l < 8; ++l) a[l] = acc0[l] + acc1[l];
     double q[4];

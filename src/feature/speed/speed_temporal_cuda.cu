@@ -4,8 +4,9 @@
 // speed_use_ref_diff the distorted one is previous distorted - current reference) on the device
 // (speed_cuda.cuh difference_kernel: speed_math.hpp's temporal_difference of float_image_math.hpp's
 // picture_copy_sample), then steps 1-3 of SpEED's core there (speed_cuda.cuh); the two band-pass
-// pictures come back to the slot's pinned memory and finish() runs steps 4-5 with the CPU's own
-// code (speed::score_band_pass). The previous pictures are the pipeline's (the descriptor's
+// pictures and their covariance matrices (formed on the device, speed_cuda.cuh) come back to the
+// slot's pinned memory and finish() runs the rest of steps 4-5 with the CPU's own code
+// (speed::score_band_pass). The previous pictures are the pipeline's (the descriptor's
 // history: 1 previous reference, 1 previous distorted picture, as GpuFrame::prev_ref[0] /
 // prev_dist[0]). Frame 0 enqueues nothing and scores 0, as the CPU. Planted regressions:
 // speed_cuda.cuh.
@@ -54,7 +55,8 @@ public:
         }
         bool singular = false;
         const float s = speed::score_band_pass(geometry_, config_.params, band_.host_band(slot, 0),
-                                               band_.host_band(slot, 1), band_.band_stride(), singular);
+                                               band_.host_cov(slot, 0), band_.host_band(slot, 1),
+                                               band_.host_cov(slot, 1), band_.band_stride(), singular);
         out.emplace_back(config_.name, static_cast<double>(s));
     }
 
@@ -99,8 +101,10 @@ const TwinDescriptor twin{
      "convolution at the decimated samples, local-mean band-pass) run on the device with the CPU's own "
      "per-sample functions in the CPU's order (float sums from 0, taps in order, vertical then horizontal, the "
      "same mirror; the scalers' indices and weights are the CPU's host tables, lanczos4's sin computed on the "
-     "host; the filters' taps from the host). Steps 4-5 (covariance sums, eigenvalues, solve, log2 entropies, "
-     "score) run on the host with the CPU's own code on the band-pass pictures; no library math runs on the "
+     "host; the filters' taps from the host). The covariance matrix of each band-pass picture is formed on the "
+     "device as the CPU forms it (float means by sequential float sums; each double sum split into the CPU's 17 "
+     "chains, 16 fma lanes of its AVX-512 grouping and the plain rest, reduced in its order). The eigenvalues, "
+     "solve, log2 entropies and score run on the host with the CPU's own code; no library math runs on the "
      "device. --fmad=false, IEEE division"},
     speed_cuda::kDefects,
 };

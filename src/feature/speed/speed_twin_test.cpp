@@ -153,6 +153,50 @@ TEST(SpeedTwinArithmetic, ScaleTablesGiveTheCpuScaler) {
         }
 }
 
+// The device's covariance matrix: the 25 means, the 325 x 17 chains and their reduction
+// (speed_twin.hpp, as means_kernel, chains_kernel and covariance_kernel run them) give the CPU's
+// covariance_matrix bit for bit, on band-pass pictures whose widths put the 16-runs, the 8-run
+// and the rest in every combination.
+TEST(SpeedTwinArithmetic, CovarianceMatrixAsTheCpu) {
+    for (const int w : {80, 208, 240, 336, 400, 480, 560, 1100})
+        for (const int h : {80, 96, 144}) {
+            const speed::Geometry g = speed::Geometry::of(w, h, 1.0);
+            const speed::Params p = params(1.0, speed::ScaleMethod::kNearest, 1.0);
+            const std::vector<float> band = cpu_band_pass(g, p, random_picture(w, h, 10, 3u * w + h));
+            const int stride = g.operating_width;
+            std::vector<float> cpu(625), twin(625, -1.0f);
+            speed::covariance_matrix(g, band.data(), stride, cpu.data());
+            float means[speed::kPositions];
+            for (int t = 0; t < speed::kPositions; ++t)
+                means[t] = speed::shifted_mean(band.data(), stride, t / 5, t % 5, g.sub_height, g.sub_width);
+            std::vector<double> chains(static_cast<std::size_t>(speed::kPairs) * speed::kChains);
+            for (int k = 0; k < speed::kPairs * speed::kChains; ++k) {
+                int xi = 0, yi = 0;
+                speed::covariance_pair(k / speed::kChains, xi, yi);
+                chains[k] = speed::covariance_chain(band.data() + (xi / 5) * stride + xi % 5,
+                                                    band.data() + (yi / 5) * stride + yi % 5, stride, g.sub_height,
+                                                    g.sub_width, means[xi], means[yi], k % speed::kChains, false);
+            }
+            const double count = static_cast<double>(g.sub_width) * g.sub_height;
+            for (int q = 0; q < speed::kPairs; ++q)
+                speed::covariance_element(chains.data() + static_cast<std::size_t>(q) * speed::kChains, q, count,
+                                          twin.data());
+            EXPECT_EQ(differing(twin, cpu), 0) << w << "x" << h << " (sub " << g.sub_width << ")";
+        }
+}
+
+TEST(SpeedTwinArithmetic, CovariancePairsEnumerateTheLowerTriangle) {
+    int p = 0;
+    for (int xi = 0; xi < speed::kPositions; ++xi)
+        for (int yi = 0; yi <= xi; ++yi, ++p) {
+            int x = -1, y = -1;
+            speed::covariance_pair(p, x, y);
+            EXPECT_EQ(x, xi);
+            EXPECT_EQ(y, yi);
+        }
+    EXPECT_EQ(p, speed::kPairs);
+}
+
 // Each planted defect (speed_cuda.cuh) changes the band-pass picture on a plain picture.
 TEST(SpeedTwinArithmetic, EachPlantChangesTheBandPass) {
     const speed::Geometry g = speed::Geometry::of(176, 144, 1.0);
