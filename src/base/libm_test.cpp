@@ -72,17 +72,17 @@ bool same(double a, double b) { return dbits(a) == dbits(b) || (std::isnan(a) &&
 
 constexpr float kThird = 1.0f / 3.0f;  // 0x1.555556p-2: adm's and float_adm's (p = 3) exponent
 
-/// powf(x, 1/3f) over the non-negative floats with bits first + k*stride, k = 0..count-1, in
-/// chunks of 2^22; NaN results are hashed as 0x7fc00000.
-std::string cube_root_sweep(uint32_t stride, uint64_t count, bool with_host, uint64_t& mismatches) {
+/// powf(x, y) over the non-negative floats with bits k*stride, k = 0..count-1, in chunks of
+/// 2^22; NaN results are hashed as 0x7fc00000.
+std::string power_sweep(float y, uint32_t stride, uint64_t count, bool with_host, uint64_t& mismatches) {
     const size_t chunk = std::min<uint64_t>(count, uint64_t{1} << 22);
     return chunked_digest<uint32_t>(count / chunk, chunk, [&](uint64_t c, std::vector<uint32_t>& out) {
         uint64_t bad = 0;
         for (size_t j = 0; j < chunk; ++j) {
             const float x = std::bit_cast<float>(static_cast<uint32_t>((c * chunk + j) * stride));
-            const float own = libm::powf(x, kThird);
+            const float own = libm::powf(x, y);
             out[j] = std::isnan(own) ? 0x7fc00000u : fbits(own);
-            if (with_host && !same(own, ::powf(x, kThird))) ++bad;
+            if (with_host && !same(own, ::powf(x, y))) ++bad;
         }
         return bad;
     }, mismatches);
@@ -93,7 +93,7 @@ TEST(LibmPowf, CubeRootSample) {
     // quick version of the full sweep below.
     uint64_t mismatches = 0;
     const bool host = host_is_golden_libm();
-    const std::string digest = cube_root_sweep(64, uint64_t{1} << 25, host, mismatches);
+    const std::string digest = power_sweep(kThird, 64, uint64_t{1} << 25, host, mismatches);
     EXPECT_EQ(mismatches, 0u) << "against the host's glibc 2.36 powf";
     EXPECT_EQ(digest, "513965bad99ba83826453297316fd1d7f092bf07cd10af3d8a1cc49719293ca3");
 }
@@ -108,10 +108,19 @@ TEST(LibmPowfExhaustive, CubeRootEveryNonNegativeFloat) {
 #endif
     uint64_t mismatches = 0;
     const bool host = host_is_golden_libm();
-    const std::string digest = cube_root_sweep(1, uint64_t{1} << 31, host, mismatches);
+    const std::string digest = power_sweep(kThird, 1, uint64_t{1} << 31, host, mismatches);
     EXPECT_EQ(mismatches, 0u) << "against the host's glibc 2.36 powf";
     EXPECT_EQ(digest, "d84c4b517fda64b3d4bb67dcc192dd18d220f7e3cdd9bfe8ff25ad49699409df");
     if (!host) std::printf("proved by the digest only: the host's libm is not glibc 2.36 with FMA\n");
+}
+
+TEST(LibmPowf, SeventhPowerSample) {
+    // ciede's powf(c', 7) (c' a non-negative float): every 64th non-negative float.
+    uint64_t mismatches = 0;
+    const bool host = host_is_golden_libm();
+    const std::string digest = power_sweep(7.0f, 64, uint64_t{1} << 25, host, mismatches);
+    EXPECT_EQ(mismatches, 0u) << "against the host's glibc 2.36 powf";
+    EXPECT_EQ(digest, "e8621b54abcfa3951b6381caaa45cdb6ed3168a39f8fbb9b0ca142b8482f2531");
 }
 
 TEST(LibmPowf, EdgeValues) {

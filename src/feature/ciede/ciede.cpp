@@ -1,8 +1,11 @@
 // CPU reference of ciede (see ciede.hpp). Every float and double where upstream's ciede.c has
 // one, and its libm calls: upstream's pow(x, 2) and powf(x, 2) are compiled (GCC) into x * x,
 // and its powf(25., 7) into a constant, so those are written so here; every other pow, powf,
-// sqrt, atan2, sin, cos, exp and log10 is the double (or float) call upstream makes.
+// sqrt, atan2, sin, cos, exp and log10 is the double (or float) call upstream makes, exp and
+// powf by base/libm (glibc 2.36's bits on any host).
 #include "feature/ciede/ciede.hpp"
+
+#include "base/libm.hpp"
 
 #include <fmt/format.h>
 
@@ -60,10 +63,10 @@ float degrees_to_radians(float degrees) { return static_cast<float>(degrees * (k
 
 float r_sub_t(float c_bar_prime, float hbp) {
     const float degrees = static_cast<float>((radians_to_degrees(hbp) - 275.0) * (1.0 / 25.0));
-    const float c7 = ::powf(c_bar_prime, 7.0f);
+    const float c7 = libm::powf(c_bar_prime, 7.0f);
     const float ratio = c7 / (c7 + kPowf25To7);
     const float neg_sq = -(degrees * degrees);
-    const float angle = degrees_to_radians(static_cast<float>(60.0 * std::exp(static_cast<double>(neg_sq))));
+    const float angle = degrees_to_radians(static_cast<float>(60.0 * libm::exp(static_cast<double>(neg_sq))));
     return static_cast<float>(-2.0 * std::sqrt(static_cast<double>(ratio)) * std::sin(static_cast<double>(angle)));
 }
 

@@ -4,6 +4,8 @@
 // the same floats as upstream's.
 #include "feature/common/adm_csf.hpp"
 
+#include "base/libm.hpp"
+
 #include <cmath>
 
 namespace vmafx::adm {
@@ -84,7 +86,7 @@ float barten_mtf(float spatial_frequency) {
     for (int i = 0; i <= 3; ++i)
         mtf = static_cast<float>(static_cast<double>(mtf) +
                                  static_cast<double>(kBartenMtfA[i]) *
-                                     std::exp(static_cast<double>(-kBartenMtfB[i] * spatial_frequency)));
+                                     libm::exp(static_cast<double>(-kBartenMtfB[i] * spatial_frequency)));
     return mtf;
 }
 
@@ -116,7 +118,7 @@ float barten_csf(int lambda, double norm_view_dist, int ref_display_height, doub
         1.0f + std::pow(static_cast<double>(p[0] * spatial_frequency), static_cast<double>(p[1])));
     const double f7 = static_cast<double>(spatial_frequency / 7);
     const float b = static_cast<float>(
-        1.0f / std::pow(1 - std::exp(-std::pow(f7, 2.0)), static_cast<double>(p[2])));
+        1.0f / std::pow(1 - libm::exp(-std::pow(f7, 2.0)), static_cast<double>(p[2])));
     const float csf = static_cast<float>(static_cast<double>(p[3]) / std::pow(static_cast<double>(a * b), 0.5));
     const float lum_sens = barten_rod_cone_sens(static_cast<float>(luminance));
     return static_cast<float>(static_cast<double>(csf * barten_mtf(spatial_frequency) * lum_sens) * scale);
@@ -255,7 +257,7 @@ float native_csf(int lambda, double norm_view_dist, int ref_display_height, int 
     float spatial_frequency = static_cast<float>(static_cast<double>(r) / std::pow(2.0, lambda + 1));
     if (theta == 45) spatial_frequency = static_cast<float>(static_cast<double>(spatial_frequency) / 0.7);
     const double sf = spatial_frequency;
-    return static_cast<float>((0.31 + 0.69 * sf) * std::exp(-0.29 * sf));
+    return static_cast<float>((0.31 + 0.69 * sf) * libm::exp(-0.29 * sf));
 }
 
 }  // namespace vmafx::adm

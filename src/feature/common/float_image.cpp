@@ -2,6 +2,8 @@
 #include "feature/common/float_image.hpp"
 #include "feature/common/float_image_kernels.hpp"
 
+#include "base/libm.hpp"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -148,7 +150,7 @@ void scale_pointwise(const View& src, const Out& dst, At at) {
 // Upstream's 1-D Gaussian: exp in double of the float arguments, over a float normaliser.
 float gaussian_pdf(float x, float mean, float stdev) {
     const float num = static_cast<float>(
-        std::exp(-0.5 * static_cast<double>(x - mean) / stdev * static_cast<double>(x - mean) / stdev));
+        libm::exp(-0.5 * static_cast<double>(x - mean) / stdev * static_cast<double>(x - mean) / stdev));
     const float den = static_cast<float>(1 / (static_cast<double>(stdev) * std::sqrt(2 * kPi)));
     return num / den;
 }
