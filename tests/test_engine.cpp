@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.hpp"
+#include "gpu/twin.hpp"
 #include "parity/inputs.hpp"
 #include "test_support.hpp"
 
@@ -458,8 +459,8 @@ bool same_values(const RunResult& a, const RunResult& b) {
 
 TEST_F(EngineTest, CudaRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
     VMAFX_REQUIRE_GPU();
-    // vmaf_v0.6.1's vif, adm and motion have twins; ciede (chroma planes) and float_motion
-    // (temporal: previous pictures, every frame under --subsample) have none.
+    // vmaf_v0.6.1's vif, adm and motion have twins, and so has float_motion (temporal: previous
+    // pictures, every frame under --subsample); ciede (chroma planes) has none.
     const VideoFormat f = format_of(67, 45, 10);
     for (unsigned subsample : {1u, 3u}) {
         RunConfig c = config(f, 7);
@@ -473,11 +474,15 @@ TEST_F(EngineTest, CudaRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
         // vmaf_v0.6.1's vif, adm, motion; vmaf_neg's vif and adm (other options; its motion is merged); ciede; float_motion.
         ASSERT_EQ(mixed.backends.size(), 7u);
         EXPECT_EQ(mixed.backend, Backend("cuda"));
+        unsigned on_cpu = 0;
         for (const MetricBackend& b : mixed.backends) {
-            const bool twin = b.metric == "vif" || b.metric == "adm" || b.metric == "motion";
+            const bool twin = b.metric != "ciede";
+            ASSERT_EQ(twin, find_twin(b.metric, "cuda") != nullptr) << b.metric;
+            on_cpu += twin ? 0 : 1;
             EXPECT_EQ(b.backend, twin ? Backend("cuda") : Backend(kCpuBackend)) << b.feature;
             EXPECT_EQ(b.note, twin ? "" : "no CUDA twin") << b.feature;
         }
+        EXPECT_EQ(on_cpu, 1u);  // ciede
         EXPECT_EQ(mixed.models.at(0).mean, cpu.models.at(0).mean);
     }
 }

@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "parity/gate.hpp"
+#include "feature/registry.hpp"
 #include "parity/inputs.hpp"
 #include "test_support.hpp"
 
@@ -98,7 +100,22 @@ class PlantedDefectsCuda : public ParityGateTest, public testing::WithParamInter
 TEST_P(PlantedDefectsCuda, EachDefectBreachesWhereTheControlIsClean) {
     const TwinDescriptor& twin = *GetParam();
     ASSERT_FALSE(twin.defects.empty());
-    const std::vector<ParityInput> inputs = random_inputs(dir_.string(), 1, 5);
+    // The small random inputs, each widened and heightened, where the metric's limits refuse its
+    // size (cambi: 216 samples on the longer side), to the smallest size they accept.
+    std::vector<ParityInput> inputs = random_inputs(dir_.string(), 1, 5);
+    const FormatLimits& limits = metric_named(twin.metric).limits;
+    for (ParityInput& in : inputs) {
+        VideoFormat f = *in.raw_format;
+        const auto [min_w, min_h] = limits.corners(f.subsampling).front();
+        if (f.width >= min_w && f.height >= min_h && std::max(f.width, f.height) >= limits.min_longer_side) continue;
+        f.width = std::max(f.width, min_w);
+        f.height = std::max(f.height, min_h);
+        const std::string base = (dir_ / fmt::format("widened_{}x{}_{}bit", f.width, f.height, f.bit_depth)).string();
+        write_random_video(base + "_ref.yuv", f, 4, 5, 0);
+        write_random_video(base + "_dist.yuv", f, 4, 1005, 3 << (f.bit_depth - 8));
+        in = {fmt::format("random {}x{} {}-bit (widened for {})", f.width, f.height, f.bit_depth, twin.metric),
+              base + "_ref.yuv", base + "_dist.yuv", f, true};
+    }
     const std::vector<ParityCase> cases = parity_cases("cuda", &twin);
     const std::vector<ParityRow> control = run_parity(inputs, cases, PlantedDefect::kNone);
     ASSERT_FALSE(control.empty());

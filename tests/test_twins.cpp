@@ -30,22 +30,53 @@ using test::synthetic_clip;
 
 constexpr Subsampling kSubsamplings[] = {Subsampling::k420, Subsampling::k422, Subsampling::k444};
 
-/// Sizes of a sweep for a metric of limits `l` at subsampling `s`: the smallest it accepts there
-/// (its chroma minimum included: FormatLimits::smallest), one more column, one more row, odd ones
-/// near it, and odd ones of a few hundred samples.
+/// Whether limits `l` accept a w x h picture at subsampling `s` (sizes only).
+bool accepts(const FormatLimits& l, Subsampling s, int w, int h) {
+    const auto [min_w, min_h] = l.smallest(s);
+    return w >= min_w && h >= min_h && std::max(w, h) >= l.min_longer_side;
+}
+
+/// Sizes of a sweep for a metric of limits `l` at subsampling `s`: each smallest size it accepts
+/// there (FormatLimits::corners: the chroma minimum and the longer side's included), one more
+/// column, one more row, odd ones near it, and odd ones of a few hundred samples (widened to the
+/// longer side's minimum where they fall below it).
 std::vector<std::pair<int, int>> sweep_sizes(const FormatLimits& l, Subsampling s) {
+    std::vector<std::pair<int, int>> sizes;
+    for (const auto& [w, h] : l.corners(s))
+        for (const auto& [dw, dh] : {std::pair{0, 0}, std::pair{1, 0}, std::pair{0, 1}, std::pair{2, 3}})
+            sizes.push_back({w + dw, h + dh});
     const auto [w, h] = l.smallest(s);
-    std::vector<std::pair<int, int>> sizes = {{w, h},
-                                              {w + 1, h},
-                                              {w, h + 1},
-                                              {w + 2, h + 3},
-                                              {std::max(w, 77), std::max(h, 41)},
-                                              {std::max(w, 253), std::max(h, 131)},
-                                              {std::max(w, 853), std::max(h, 481)}};
+    for (const auto& [sw, sh] : {std::pair{77, 41}, std::pair{253, 131}, std::pair{853, 481}}) {
+        std::pair<int, int> size{std::max(w, sw), std::max(h, sh)};
+        if (!accepts(l, s, size.first, size.second)) size.first = std::max(size.first, l.min_longer_side);
+        sizes.push_back(size);
+    }
     std::vector<std::pair<int, int>> unique;
-    for (const auto& s : sizes)
-        if (std::find(unique.begin(), unique.end(), s) == unique.end()) unique.push_back(s);
+    for (const auto& size : sizes)
+        if (std::find(unique.begin(), unique.end(), size) == unique.end()) unique.push_back(size);
     return unique;
+}
+
+/// sweep_sizes of metric `m` under `options` at `s`, each grown (both sides, one sample at a
+/// time) to the first size the metric's check accepts at `bits`: the limits are a floor, and a
+/// refusal hook may ask more (speed_chroma below speed_prescale 1 refuses chroma planes that
+/// scale below 80 samples). Fails the test where no size up to 2048 more is accepted.
+std::vector<std::pair<int, int>> sweep_sizes(const MetricDescriptor& m, const Options& options, Subsampling s,
+                                             int bits) {
+    std::vector<std::pair<int, int>> out;
+    for (auto [w, h] : sweep_sizes(m.limits_under(options), s)) {
+        bool accepted = false;
+        for (int grown = 0; grown <= 2048 && !accepted; ++grown, ++w, ++h) {
+            try {
+                m.check(options, {w, h, bits, s});
+                accepted = true;
+                if (std::find(out.begin(), out.end(), std::pair{w, h}) == out.end()) out.push_back({w, h});
+            } catch (const Error&) {
+            }
+        }
+        if (!accepted) ADD_FAILURE() << m.name << ": no size near the sweep's accepted at " << subsampling_name(s);
+    }
+    return out;
 }
 
 /// The bit depths 8, 10, 12 and 16 that `l` accepts.
@@ -88,7 +119,7 @@ TEST(TwinCudaRegistry, EveryTwinStatesItsMetricContractAndDefects) {
             EXPECT_EQ(std::count(seen.begin(), seen.end(), d), 0) << planted_defect_name(d) << " declared twice";
             seen.push_back(d);
         }
-        const auto [min_w, min_h] = metric->limits.smallest(Subsampling::k420);
+        const auto [min_w, min_h] = metric->limits.corners(Subsampling::k420).front();
         const VideoFormat smallest{min_w, min_h, 8, Subsampling::k420};
         EXPECT_THROW(twin->create(metric->parse_options({}), smallest, 0, PlantedDefect::kNone), Error);
     }
@@ -114,14 +145,16 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(TwinCuda);
 // with the default options and the models' option sets, 1 to 3 frames in flight.
 TEST_P(TwinCuda, SizesBitDepthsAndSubsamplings) {
     const MetricDescriptor& m = metric();
-    const std::vector<OptionValues> sets = test::model_option_sets(m);
     unsigned compared = 0, run = 0;
-    for (const Subsampling s : kSubsamplings)
-        for (const auto& [w, h] : sweep_sizes(m.limits, s))
-            for (const int bits : sweep_depths(m.limits)) {
-                const Clip clip = synthetic_clip({w, h, bits, s}, 6, 1);
-                for (const OptionValues& values : sets) compared += expect_twin_matches_cpu(m, values, clip, 1 + run++ % 3);
-            }
+    for (const OptionValues& values : test::model_option_sets(m)) {
+        const Options options = m.parse_options(values);  // e.g. speed_chroma's prescale
+        for (const Subsampling s : kSubsamplings)
+            for (const int bits : sweep_depths(m.limits_under(options)))
+                for (const auto& [w, h] : sweep_sizes(m, options, s, bits)) {
+                    const Clip clip = synthetic_clip({w, h, bits, s}, 6, 1);
+                    compared += expect_twin_matches_cpu(m, values, clip, 1 + run++ % 3);
+                }
+    }
     EXPECT_EQ(compared, run) << "the CPU refused some of the sweep's runs";
 }
 
@@ -131,9 +164,9 @@ TEST_P(TwinCuda, SizesBitDepthsAndSubsamplings) {
 TEST_P(TwinCuda, EveryOptionCorner) {
     const MetricDescriptor& m = metric();
     const FormatLimits& l = m.limits;
-    const auto [w420, h420] = l.smallest(Subsampling::k420);
-    const auto [w422, h422] = l.smallest(Subsampling::k422);
-    const auto [w444, h444] = l.smallest(Subsampling::k444);
+    const auto [w420, h420] = l.corners(Subsampling::k420).front();
+    const auto [w422, h422] = l.corners(Subsampling::k422).front();
+    const auto [w444, h444] = l.corners(Subsampling::k444).front();
     const VideoFormat formats[] = {{w420 + 2, h420 + 1, 8, Subsampling::k420},
                                    {std::max(w422, 131), std::max(h422, 67), 10, Subsampling::k422},
                                    {std::max(w444, 97), std::max(h444, 45), 16, Subsampling::k444}};
@@ -161,7 +194,7 @@ TEST_P(TwinCuda, ShortVideos) {
         const History h = m.history_for(m.parse_options(flipped)), d = m.history_for(m.parse_options({}));
         if (h.refs != d.refs || h.dists != d.dists) sets.push_back(flipped);
     }
-    const auto [min_w, min_h] = m.limits.smallest(Subsampling::k420);
+    const auto [min_w, min_h] = m.limits.corners(Subsampling::k420).front();
     for (const auto& [w, h] : {std::pair{min_w, min_h}, std::pair{853, 481}})
         for (const int bits : {m.limits.bit_depths.lowest(), m.limits.bit_depths.highest()})
             for (unsigned frames = 1; frames <= 3; ++frames) {
