@@ -30,7 +30,7 @@
 // only, and float_vif_cuda_test.cpp compares the device's log2_approx with the host's over all
 // 2^32 floats.
 // Prescale: a vif_prescale that keeps the size is the CPU's copy; one that resizes runs
-// scale_kernel after the float copy: each sample float_vif_twin.hpp's scaled_at, from host tables
+// scale_kernel after the float copy: each sample common/float_image_twin.hpp's scaled_sample, from host tables
 // of the CPU scaler's own indices and weights per destination column and row
 // (floatimg::scale_taps: lanczos4's sin is the host's, as on the CPU) mixed by the CPU's own
 // float_image_math.hpp functions in the CPU's order.
@@ -79,7 +79,7 @@ __global__ void to_float_kernel(const unsigned char* __restrict__ plane, std::pt
     dst[static_cast<std::ptrdiff_t>(y) * w + x] = floatimg::picture_copy_sample(static_cast<std::int32_t>(s), scaler, -128.0f);
 }
 
-/// The picture rescaled by vif_prescale: dst (dw x dh, packed) at (x, y) = scaled_at of src
+/// The picture rescaled by vif_prescale: dst (dw x dh, packed) at (x, y) = floatimg::scaled_sample of src
 /// (rows `stride` floats apart) with the scaler's tables. Grid: (column blocks of dw, dh).
 __global__ void scale_kernel(const float* __restrict__ src, int stride, int dw, const int* __restrict__ x_index,
                              const float* __restrict__ x_weight, const int* __restrict__ y_index,
@@ -88,7 +88,7 @@ __global__ void scale_kernel(const float* __restrict__ src, int stride, int dw, 
     const int y = static_cast<int>(blockIdx.y);
     if (x >= dw) return;
     dst[static_cast<std::ptrdiff_t>(y) * dw + x] =
-        float_vif::scaled_at(src, stride, x, y, x_index, x_weight, y_index, y_weight, taps);
+        floatimg::scaled_sample(src, stride, x, y, x_index, x_weight, y_index, y_weight, taps);
 }
 
 /// The vertical pass of src (w x h) at rows 0, 2, 4, ... into tmp (w x h / 2). Grid: (column

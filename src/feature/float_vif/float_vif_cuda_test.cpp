@@ -189,7 +189,7 @@ TEST(FloatVifTwinHost, EachPlantChangesASum) {
     }
 }
 
-// The twin's rescaling (scaled_at over floatimg::scale_taps' tables) is the CPU scaler, every
+// The twin's rescaling (floatimg::scaled_sample over floatimg::scale_taps' tables) is the CPU scaler, every
 // method, shrinking and enlarging, at odd sizes.
 TEST(FloatVifTwinHost, ScaledAtIsTheCpuScaler) {
     using floatimg::ScaleMethod;
@@ -206,7 +206,7 @@ TEST(FloatVifTwinHost, ScaledAtIsTheCpuScaler) {
             int differing = 0;
             for (int j = 0; j < dh; ++j)
                 for (int i = 0; i < dw; ++i) {
-                    const float got = float_vif::scaled_at(src.data.data(), src.width, i, j, x.index.data(),
+                    const float got = floatimg::scaled_sample(src.data.data(), src.width, i, j, x.index.data(),
                                                            x.weight.data(), y.index.data(), y.weight.data(), x.taps);
                     differing += std::bit_cast<std::uint32_t>(got) != std::bit_cast<std::uint32_t>(want.at(i, j));
                 }

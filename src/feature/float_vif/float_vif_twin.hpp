@@ -12,6 +12,7 @@
 
 #include "base/host_device.hpp"
 #include "feature/common/float_image_math.hpp"
+#include "feature/common/float_image_twin.hpp"
 #include "feature/common/planted_arith.hpp"
 #include "feature/float_vif/float_vif_math.hpp"
 #include "gpu/twin.hpp"
@@ -96,34 +97,6 @@ VMAFX_HOST_DEVICE inline void terms_at(const float* maps, std::size_t plane, int
     const SampleTerms t = sample_terms(m1, m2, xx, yy, xy, limit, sigma_nsq, sigma_max_inv);
     terms[row + static_cast<std::size_t>(x)] = t.num;
     terms[static_cast<std::size_t>(h + y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] = t.den;
-}
-
-/// Sample (x, y) of the picture rescaled by vif_prescale (floatimg::scale), from the tables of
-/// floatimg::scale_taps for the columns (x_index, x_weight) and the rows (y_index, y_weight),
-/// `taps` each (1 nearest, 2 bilinear, 4 bicubic, 9 lanczos4), of `src` (rows `stride` floats
-/// apart): the CPU scaler's value, its arithmetic float_image_math.hpp's (bilinear_sample; the
-/// bicubic and lanczos4 sums rows outer, columns inner, from 0: tap_weight, add_tap; lanczos4
-/// divided by the sum of its weights).
-VMAFX_HOST_DEVICE inline float scaled_at(const float* src, std::ptrdiff_t stride, int x, int y, const int* x_index,
-                                         const float* x_weight, const int* y_index, const float* y_weight, int taps) {
-    const int* xi = x_index + static_cast<std::ptrdiff_t>(x) * taps;
-    const float* xw = x_weight + static_cast<std::ptrdiff_t>(x) * taps;
-    const int* yi = y_index + static_cast<std::ptrdiff_t>(y) * taps;
-    const float* yw = y_weight + static_cast<std::ptrdiff_t>(y) * taps;
-    if (taps == 1) return src[yi[0] * stride + xi[0]];
-    if (taps == 2) {
-        const float* r1 = src + yi[0] * stride;
-        const float* r2 = src + yi[1] * stride;
-        return floatimg::bilinear_sample(yw[0], xw[0], r1[xi[0]], r1[xi[1]], r2[xi[0]], r2[xi[1]]);
-    }
-    float value = 0.0f, weight_sum = 0.0f;
-    for (int j = 0; j < taps; ++j)
-        for (int i = 0; i < taps; ++i) {
-            const float w = floatimg::tap_weight(xw[i], yw[j]);
-            weight_sum += w;
-            value = floatimg::add_tap(value, src[yi[j] * stride + xi[i]], w);
-        }
-    return taps == 4 ? value : value / weight_sum;
 }
 
 /// The planted kReductionOrder: the float sum of a row of n terms, last to first.

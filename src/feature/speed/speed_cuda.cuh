@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(kThreads)
     if (k >= static_cast<std::size_t>(dst_w) * static_cast<std::size_t>(dst_h)) return;
     const int x = static_cast<int>(k % static_cast<std::size_t>(dst_w));
     const int y = static_cast<int>(k / static_cast<std::size_t>(dst_w));
-    const float v = speed::scaled_sample(src, src_stride, x, y, x_index, x_weight, y_index, y_weight, taps);
+    const float v = floatimg::scaled_sample(src, src_stride, x, y, x_index, x_weight, y_index, y_weight, taps);
     dst[static_cast<std::size_t>(y) * dst_stride + x] = v;
 }
 

@@ -12,6 +12,7 @@
 
 #include "base/host_device.hpp"
 #include "feature/common/float_image_math.hpp"
+#include "feature/common/float_image_twin.hpp"
 #include "feature/speed/speed_kernels.hpp"
 #include "feature/speed/speed_math.hpp"
 
@@ -44,32 +45,6 @@ VMAFX_HOST_DEVICE inline float truncated_tap(float sum, float a, float b) {
     const double exact = static_cast<double>(sum) + static_cast<double>(p);  // exact unless far apart
     return std::fabs(static_cast<double>(r)) > std::fabs(exact) ? std::nextafter(r, 0.0f) : r;
 #endif
-}
-
-/// Sample (x, y) of the picture rescaled by the tables of floatimg::scale_taps (columns x_index,
-/// x_weight; rows y_index, y_weight; `taps` each: 1 nearest, 2 bilinear, 4 bicubic, 9 lanczos4)
-/// from `src` (rows src_stride floats apart): the CPU scaler's value (rows outer, columns inner).
-VMAFX_HOST_DEVICE inline float scaled_sample(const float* src, std::ptrdiff_t src_stride, int x, int y,
-                                             const int* x_index, const float* x_weight, const int* y_index,
-                                             const float* y_weight, int taps) {
-    const int* xi = x_index + static_cast<std::ptrdiff_t>(x) * taps;
-    const float* xw = x_weight + static_cast<std::ptrdiff_t>(x) * taps;
-    const int* yi = y_index + static_cast<std::ptrdiff_t>(y) * taps;
-    const float* yw = y_weight + static_cast<std::ptrdiff_t>(y) * taps;
-    if (taps == 1) return src[yi[0] * src_stride + xi[0]];
-    if (taps == 2) {
-        const float* r1 = src + yi[0] * src_stride;
-        const float* r2 = src + yi[1] * src_stride;
-        return floatimg::bilinear_sample(yw[0], xw[0], r1[xi[0]], r1[xi[1]], r2[xi[0]], r2[xi[1]]);
-    }
-    float value = 0.0f, weight_sum = 0.0f;
-    for (int j = 0; j < taps; ++j)
-        for (int i = 0; i < taps; ++i) {
-            const float w = floatimg::tap_weight(xw[i], yw[j]);
-            weight_sum += w;
-            value = floatimg::add_tap(value, src[yi[j] * src_stride + xi[i]], w);
-        }
-    return taps == 4 ? value : value / weight_sum;  // bicubic: the sum; lanczos4: normalised
 }
 
 /// The anti-alias convolution of src (w x h, rows `stride` floats apart) with `filter` (`taps`

@@ -45,7 +45,7 @@ std::vector<float> twin_band_pass(const speed::Geometry& g, const speed::Params&
         for (int yy = 0; yy < g.scaled_height; ++yy)
             for (int xx = 0; xx < g.scaled_width; ++xx)
                 scaled[static_cast<std::size_t>(yy) * g.scaled_width + xx] =
-                    speed::scaled_sample(src, stride, xx, yy, x.index.data(), x.weight.data(), y.index.data(),
+                    floatimg::scaled_sample(src, stride, xx, yy, x.index.data(), x.weight.data(), y.index.data(),
                                          y.weight.data(), x.taps);
         src = scaled.data();
         stride = g.scaled_width;
@@ -145,7 +145,7 @@ TEST(SpeedTwinArithmetic, ScaleTablesGiveTheCpuScaler) {
             std::vector<float> twin(cpu.size());
             for (int yy = 0; yy < s[3]; ++yy)
                 for (int xx = 0; xx < s[2]; ++xx)
-                    twin[static_cast<std::size_t>(yy) * s[2] + xx] = speed::scaled_sample(
+                    twin[static_cast<std::size_t>(yy) * s[2] + xx] = floatimg::scaled_sample(
                         src.data(), s[0], xx, yy, x.index.data(), x.weight.data(), y.index.data(), y.weight.data(),
                         x.taps);
             EXPECT_EQ(differing(twin, cpu), 0) << static_cast<int>(m) << " " << s[0] << "x" << s[1] << " -> " << s[2]
