@@ -36,9 +36,11 @@
 // Planted regressions (tests of the parity gate only; plant_, fixed at creation):
 //  kMirrorShift:      the contrast window's columns shifted by one ([c - pad + 1, c + pad + 1]),
 //                     in contrast_kernel (a window off by one at every border and inside);
-//  kRoundingConstant: the anti-dithering 2x2 mean rounded to nearest ((sum + 2) >> 2) and, above
-//                     10 bits, the conversion's rounding constant 2^(shift - 1) dropped, in
-//                     preprocess_kernel.
+//  kRoundingConstant: above 10 bits the conversion's rounding constant 2^(shift - 1) dropped,
+//                     and the anti-dithering 2x2 mean rounded to nearest ((sum + 2) >> 2), in
+//                     preprocess_kernel. (The latter changes nothing at 8 bits, whose 10-bit
+//                     samples are multiples of 4: only 9-bit input, or enc_bitdepth below 10
+//                     above 8 bits, reach it. So on 8- and 10-bit inputs this plant is invisible.)
 // No kContraction: the only float arithmetic on the device is contrast_term, one int-to-float
 // conversion and one product (no a*b+c a compiler could fuse). No kReductionOrder: every sum on
 // the device is an integer count (window counts below 4226, mask sums below 50: order-free);

@@ -95,6 +95,28 @@ TEST(CambiCuda, SamplesAboveTheBitDepthAreRefusedAsTheCpuRefusesThem) {
     EXPECT_FALSE(test::expect_twin_matches_cpu(descriptor, {{"full_ref", "true"}}, clip, 2));
 }
 
+// Each declared plant changes values on banded gradients (the gate's random inputs are too noisy
+// for any 7x7 area to pass the spatial mask: cambi is 0 there whatever the kernels do), and the
+// control does not. 12 bits, with 2 added to the samples where (x + y) % 3 == 0 (so that the
+// conversion's rounding constant matters: the plant drops it).
+TEST(CambiCuda, EachPlantChangesValuesOnBandedGradients) {
+    VMAFX_REQUIRE_GPU();
+    const Options options = descriptor.parse_options({});
+    for (const int bits : {12}) {
+        test::Clip clip = banded_clip({481, 271, bits, Subsampling::k420}, 6, 2);
+        for (Picture& pic : clip.dist)
+            for (int y = 0; y < 271; ++y)
+                for (int x = (3 - y % 3) % 3; x < 481; x += 3)
+                    test::set_sample(pic.luma(), x, y, pic.luma().row<std::uint16_t>(y)[x] + 2u);
+        const ScoreTable want = test::run_cpu(descriptor, options, clip);
+        EXPECT_EQ(test::count_differences(want, test::run_gpu(descriptor, options, clip, 2), "control"), 0);
+        for (const PlantedDefect d : {PlantedDefect::kMirrorShift, PlantedDefect::kRoundingConstant})
+            EXPECT_GT(test::count_differences(want, test::run_gpu(descriptor, options, clip, 2, d), "plant", 0.0, false),
+                      0)
+                << planted_defect_name(d) << " at " << bits << " bits";
+    }
+}
+
 class CambiCudaHeatmaps : public test::TempDirTest {};
 
 std::string bytes_of(const std::filesystem::path& file) {
