@@ -101,7 +101,8 @@ TEST_P(PlantedDefectsCuda, EachDefectBreachesWhereTheControlIsClean) {
     const TwinDescriptor& twin = *GetParam();
     ASSERT_FALSE(twin.defects.empty());
     // The small random inputs, each widened and heightened, where the metric's limits refuse its
-    // size (cambi: 216 samples on the longer side), to the smallest size they accept.
+    // size (cambi: 216 samples on the longer side), to the smallest size they accept; and the
+    // small banded inputs, where cambi's values are not 0.
     std::vector<ParityInput> inputs = random_inputs(dir_.string(), 1, 5);
     const FormatLimits& limits = metric_named(twin.metric).limits;
     for (ParityInput& in : inputs) {
@@ -116,6 +117,7 @@ TEST_P(PlantedDefectsCuda, EachDefectBreachesWhereTheControlIsClean) {
         in = {fmt::format("random {}x{} {}-bit (widened for {})", f.width, f.height, f.bit_depth, twin.metric),
               base + "_ref.yuv", base + "_dist.yuv", f, true};
     }
+    for (ParityInput& in : banded_inputs(dir_.string())) inputs.push_back(std::move(in));
     const std::vector<ParityCase> cases = parity_cases("cuda", &twin);
     const std::vector<ParityRow> control = run_parity(inputs, cases, PlantedDefect::kNone);
     ASSERT_FALSE(control.empty());

@@ -101,6 +101,43 @@ std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, u
 }
 
 
+void write_banded_pair(const std::string& base, const VideoFormat& f, int frames) {
+    const int w = f.width, h = f.height, max = (1 << f.bit_depth) - 1, unit = 1 << (f.bit_depth - 8);
+    const auto smooth = [=](int p, int x, int y, int i) {
+        const long long cx = x - w / 2, cy = y - h / 2;
+        const int ramp = (200 + (x * 300) / w + (y * 80) / h + i * 3 + p * 60) * unit / 4;
+        // The vignette scaled with the width: at 3840 wide, (cx^2 + cy^2) / 90000.
+        return ramp - static_cast<int>((cx * cx + cy * cy) * 3840 * 3840 / (90000LL * w * w) * unit / 4);
+    };
+    const auto grain = [](int p, int x, int y, int i) {
+        std::uint32_t g = static_cast<std::uint32_t>(x) * 73856093u ^ static_cast<std::uint32_t>(y) * 19349663u ^
+                          static_cast<std::uint32_t>(i * 3 + p) * 83492791u;
+        g ^= g >> 13;
+        g *= 0x5bd1e995u;
+        return static_cast<int>((g ^ (g >> 15)) % 3) - 1;
+    };
+    write_video(base + "_ref.yuv", f, frames,
+                [&](int p, int x, int y, int i) { return std::clamp(smooth(p, x, y, i) + grain(p, x, y, i), 0, max); });
+    write_video(base + "_dist.yuv", f, frames,
+                [&](int p, int x, int y, int i) { return std::clamp(smooth(p, x, y, i) / unit * unit, 0, max); });
+}
+
+std::vector<ParityInput> banded_inputs(const std::string& dir) {
+    fs::create_directories(dir);
+    std::vector<ParityInput> out;
+    for (const int depth : {8, 10}) {
+        VideoFormat f;
+        f.width = 433;
+        f.height = 245;
+        f.bit_depth = depth;
+        const std::string base = fmt::format("{}/banded_{}x{}_{}bit", dir, f.width, f.height, depth);
+        write_banded_pair(base, f, 3);
+        out.push_back({fmt::format("banded {}x{} {}-bit", f.width, f.height, depth), base + "_ref.yuv",
+                       base + "_dist.yuv", f, true});
+    }
+    return out;
+}
+
 std::vector<ParityInput> hard_inputs(const std::string& dir) {
     fs::create_directories(dir);
     std::vector<ParityInput> out;
@@ -162,22 +199,15 @@ std::vector<ParityInput> hard_inputs(const std::string& dir) {
             });
     }
     {
-        // CAMBI's case: a 10-bit picture of slow gradients (a ramp across, a vignette) with fine
-        // grain, and the same picture quantized to 8-bit steps (bands of 4 codes) with the grain
-        // gone, so every window size finds bands; cambi's option corners (its largest window
-        // included) run on it at full 4K.
+        // CAMBI's case at full 4K: cambi's option corners (its largest window included) run on it.
         VideoFormat f;
         f.width = 3840;
         f.height = 2160;
         f.bit_depth = 10;
-        const auto smooth = [](int p, int x, int y, int i) {
-            const int cx = x - 1920, cy = y - 1080;
-            const int ramp = 200 + (x * 300) / 3840 + (y * 80) / 2160 + i * 3 + p * 60;
-            return ramp - static_cast<int>((static_cast<long long>(cx) * cx + static_cast<long long>(cy) * cy) / 90000);
-        };
-        add("hard 3840x2160 10-bit banded gradients (cambi's corners)", f,
-            [&](int p, int x, int y, int i) { return std::clamp(smooth(p, x, y, i) + static_cast<int>(hash(p, x, y, i) % 3) - 1, 0, 1023); },
-            [&](int p, int x, int y, int i) { return std::clamp(smooth(p, x, y, i) / 4 * 4, 0, 1023); }, {"cambi"});
+        const std::string base = fmt::format("{}/hard_{}x{}_{}bit_banded", dir, f.width, f.height, f.bit_depth);
+        write_banded_pair(base, f, 2);
+        out.push_back({"hard 3840x2160 10-bit banded gradients (cambi's corners)", base + "_ref.yuv", base + "_dist.yuv", f,
+                       false, {"cambi"}});
     }
     {
         // ciede's case: saturated colours (chroma at and beyond the legal 16..240 range, every
