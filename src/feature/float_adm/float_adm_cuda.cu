@@ -328,7 +328,7 @@ private:
     void sum_rows(SlotMemory& m, int n, int rows, float* acc, cudaStream_t stream) {
         if (n <= 0 || rows <= 0) return;  // the sums stay 0, as the CPU's
         row_sum_kernel<<<cuda::blocks_for(3 * static_cast<std::size_t>(rows), kRowThreads), kRowThreads, 0, stream>>>(
-            m.terms.get(), n, rows, plane_, m.row_sums.get(), row_pitch_, plant_.reversed);
+            m.terms.get(), n, rows, plane_, m.row_sums.get(), row_pitch_, plant_.order);
         cuda::check_launch("float_adm row_sum_kernel");
         accum_kernel<<<1, 32, 0, stream>>>(m.row_sums.get(), rows, row_pitch_, acc);
         cuda::check_launch("float_adm accum_kernel");

@@ -12,28 +12,18 @@
 
 #include "base/host_device.hpp"
 #include "feature/float_adm/float_adm_kernels.hpp"
+#include "feature/common/planted_arith.hpp"
 #include "feature/float_adm/float_adm_math.hpp"
 #include "base/libm_powf.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx::float_adm::twin_work {
 
-/// The planted regressions of the twin (parity-gate tests only; all off in normal runs).
-struct Plant {
-    bool fma = false;          ///< kContraction: the DWT taps and the threshold's centre fused
-    bool mirror_shift = false;  ///< kMirrorShift: the DWT's mirror -1 -> 2 instead of 1
-    bool toward_zero = false;  ///< kRoundingConstant: the CSF's 1/30 magnitudes rounded toward 0
-    bool reversed = false;     ///< kReductionOrder: each row's terms summed last column first
-
-    static Plant of(PlantedDefect d) {
-        Plant p;
-        p.fma = d == PlantedDefect::kContraction;
-        p.mirror_shift = d == PlantedDefect::kMirrorShift;
-        p.toward_zero = d == PlantedDefect::kRoundingConstant;
-        p.reversed = d == PlantedDefect::kReductionOrder;
-        return p;
-    }
-};
+/// The planted regressions of the twin (parity-gate tests only; all off in normal runs): fma,
+/// the DWT taps and the threshold's centre fused (kContraction); mirror, the DWT's mirror -1 -> 2
+/// instead of 1 (kMirrorShift); toward_zero, the CSF's 1/30 magnitudes rounded toward 0
+/// (kRoundingConstant); order, each row's terms summed last column first (kReductionOrder).
+using Plant = planted::Flags;
 
 /// The Daubechies-2 taps (kDwtLo, kDwtHi), by value into the kernels.
 struct Taps {
@@ -81,8 +71,8 @@ VMAFX_HOST_DEVICE inline void dwt_at(const float* src, int w, int h, int bw, int
                                      bool lo_only, float* a, float* hb, float* vb, float* db, Plant plant) {
     int rows[4], cols[4];
     for (int k = 0; k < 4; ++k) {
-        rows[k] = source_at(2 * i - 1 + k, h, plant.mirror_shift);
-        cols[k] = source_at(2 * j - 1 + k, w, plant.mirror_shift);
+        rows[k] = source_at(2 * i - 1 + k, h, plant.mirror);
+        cols[k] = source_at(2 * j - 1 + k, w, plant.mirror);
     }
     float lo[4], hi[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     for (int k = 0; k < 4; ++k) {

@@ -50,7 +50,7 @@ Scores emulate(const Image& ref, const Image& dis, const Settings& st, Plant pla
         if (n <= 0 || rows <= 0) return;
         for (int t = 0; t < 3; ++t)
             for (int r = 0; r < rows; ++r)
-                row_sums[t * row_pitch + r] = twin_work::row_sum_at(terms.data() + t * plane + static_cast<std::ptrdiff_t>(r) * n, n, plant.reversed);
+                row_sums[t * row_pitch + r] = twin_work::row_sum_at(terms.data() + t * plane + static_cast<std::ptrdiff_t>(r) * n, n, plant.order);
         for (int t = 0; t < 3; ++t) out[t] = twin_work::row_sum_at(row_sums.data() + t * row_pitch, rows, false);
     };
     const auto band3 = [](std::vector<float>* b) { return Band3{{b[0].data(), b[1].data(), b[2].data()}}; };

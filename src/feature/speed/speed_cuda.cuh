@@ -59,10 +59,7 @@ namespace vmafx::speed_cuda {
 constexpr unsigned kThreads = 256;
 
 /// The planted defect as the kernels take it.
-inline speed::TwinPlant plant_of(PlantedDefect d) {
-    return {d == PlantedDefect::kContraction, d == PlantedDefect::kMirrorShift, d == PlantedDefect::kRoundingConstant,
-            d == PlantedDefect::kReductionOrder};
-}
+inline speed::TwinPlant plant_of(PlantedDefect d) { return planted::Flags::of(d); }
 
 /// What every speed twin can plant (see the file's head).
 inline constexpr PlantedDefect kDefects[] = {PlantedDefect::kContraction, PlantedDefect::kMirrorShift,

@@ -13,39 +13,18 @@
 #include "base/host_device.hpp"
 #include "feature/common/float_image_math.hpp"
 #include "feature/common/float_image_twin.hpp"
+#include "feature/common/planted_arith.hpp"
 #include "feature/speed/speed_kernels.hpp"
 #include "feature/speed/speed_math.hpp"
 
 namespace vmafx::speed {
 
-/// A planted defect as the kernels take it (all false outside the parity gate's tests).
-struct TwinPlant {
-    bool contraction;   ///< the anti-alias horizontal sum fused into fma
-    bool mirror_shift;  ///< the anti-alias vertical mirror one row off above the top edge
-    bool rounding;      ///< the anti-alias vertical sum rounded toward zero
-    bool reduction;     ///< the local-mean taps summed in reverse order
-};
-
-/// sum + a * b with one rounding (the planted contraction).
-VMAFX_HOST_DEVICE inline float fused_tap(float sum, float a, float b) {
-#if defined(__CUDA_ARCH__)
-    return __fmaf_rn(a, b, sum);
-#else
-    return std::fma(a, b, sum);
-#endif
-}
-
-/// sum + a * b, the product rounded to nearest, the sum toward zero (the planted rounding).
-VMAFX_HOST_DEVICE inline float truncated_tap(float sum, float a, float b) {
-    const float p = a * b;
-#if defined(__CUDA_ARCH__)
-    return __fadd_rz(sum, p);
-#else
-    const float r = sum + p;
-    const double exact = static_cast<double>(sum) + static_cast<double>(p);  // exact unless far apart
-    return std::fabs(static_cast<double>(r)) > std::fabs(exact) ? std::nextafter(r, 0.0f) : r;
-#endif
-}
+/// A planted defect as the kernels take it (all false outside the parity gate's tests): fma, the
+/// anti-alias horizontal sum fused into fma (kContraction); mirror, the anti-alias vertical
+/// mirror one row off above the top edge (kMirrorShift); toward_zero, the anti-alias vertical
+/// sum rounded toward zero (kRoundingConstant); order, the local-mean taps summed in reverse
+/// order (kReductionOrder).
+using TwinPlant = planted::Flags;
 
 /// The anti-alias convolution of src (w x h, rows `stride` floats apart) with `filter` (`taps`
 /// floats, odd, radius <= w - 1 and h - 1) at the decimated sample (ox, oy), i.e. at (16 ox,
@@ -62,11 +41,11 @@ VMAFX_HOST_DEVICE inline float anti_aliased_sample(const float* src, std::ptrdif
         float t = 0.0f;
         for (int q = 0; q < taps; ++q) {
             int row = floatimg::mirror(y - r + q, h);
-            if (plant.mirror_shift && y - r + q < 0) row += 1;
+            if (plant.mirror && y - r + q < 0) row += 1;
             const float s = src[row * stride + column];
-            t = plant.rounding ? truncated_tap(t, filter[q], s) : floatimg::convolve_tap(t, filter[q], s);
+            t = plant.toward_zero ? planted::add_rz(t, filter[q] * s) : floatimg::convolve_tap(t, filter[q], s);
         }
-        sum = plant.contraction ? fused_tap(sum, filter[c], t) : floatimg::convolve_tap(sum, filter[c], t);
+        sum = plant.fma ? planted::fma(filter[c], t, sum) : floatimg::convolve_tap(sum, filter[c], t);
     }
     return sum;
 }
@@ -79,11 +58,11 @@ VMAFX_HOST_DEVICE inline float band_pass_at(const float* src, int w, int h, cons
     const int r = taps / 2;
     float sum = 0.0f;
     for (int cc = 0; cc < taps; ++cc) {
-        const int c = plant.reduction ? taps - 1 - cc : cc;
+        const int c = plant.order ? taps - 1 - cc : cc;
         const int column = floatimg::mirror(x - r + c, w);
         float t = 0.0f;
         for (int qq = 0; qq < taps; ++qq) {
-            const int q = plant.reduction ? taps - 1 - qq : qq;
+            const int q = plant.order ? taps - 1 - qq : qq;
             const int row = floatimg::mirror(y - r + q, h);
             t = floatimg::convolve_tap(t, filter[q], src[static_cast<std::ptrdiff_t>(row) * w + column]);
         }

@@ -89,7 +89,7 @@ speed::Params params(double prescale, speed::ScaleMethod method, double kernelsc
     return {kernelscale, prescale, method, 0.29, 0.0, 0};
 }
 
-constexpr speed::TwinPlant kNoPlant{false, false, false, false};
+const speed::TwinPlant kNoPlant{};
 
 TEST(SpeedTwinArithmetic, BandPassAsTheCpuAtEveryPrescaleMethod) {
     const speed::ScaleMethod methods[] = {speed::ScaleMethod::kNearest, speed::ScaleMethod::kBilinear,
@@ -207,7 +207,7 @@ TEST(SpeedTwinArithmetic, EachPlantChangesTheBandPass) {
                                        {false, false, true, false}, {false, false, false, true}};
     for (const speed::TwinPlant& plant : plants)
         EXPECT_GT(differing(twin_band_pass(g, p, picture, plant), cpu), 0)
-            << plant.contraction << plant.mirror_shift << plant.rounding << plant.reduction;
+            << plant.fma << plant.mirror << plant.toward_zero << plant.order;
 }
 
 }  // namespace
