@@ -114,6 +114,16 @@ Picture sprinkled_picture(const Picture& ref, unsigned count, std::uint32_t seed
     return out;
 }
 
+Clip whole_word_clip(const VideoFormat& format) {
+    Clip clip{format, {}, {}};
+    for (std::uint32_t i = 0; i < 4; ++i) {
+        clip.ref.push_back(i % 2 ? extreme_picture(format, 2 * i + 1) : random_word_picture(format, 2 * i + 1));
+        clip.dist.push_back(i % 2 ? sprinkled_picture(clip.ref.back(), 9, 2 * i + 2)
+                                  : random_word_picture(format, 2 * i + 2));
+    }
+    return clip;
+}
+
 Clip synthetic_clip(const VideoFormat& format, unsigned count, std::uint32_t seed) {
     Clip clip{format, {}, {}};
     const std::uint32_t base = seed * 7919u + static_cast<std::uint32_t>(format.width * 31 + format.height * 17) +

@@ -104,6 +104,11 @@ Clip pair_clip(int w, int h, int bits, std::uint32_t ref_seed, std::uint32_t dis
 /// limits).
 Clip synthetic_clip(const VideoFormat& format, unsigned count, std::uint32_t seed);
 
+/// A 4-frame clip of `format` over the whole sample word: frames 0 and 2 random words in both
+/// pictures (random_word_picture), frames 1 and 3 a reference of 0-or-maximum samples
+/// (extreme_picture) and that reference with 9 samples changed (sprinkled_picture).
+Clip whole_word_clip(const VideoFormat& format);
+
 /// The samples of `pic` as a raw planar file holds them (16-bit little-endian above 8 bits).
 std::string raw_bytes(const Picture& pic);
 /// Writes `pics` one after another as a raw planar file at `path` (throws std::runtime_error

@@ -49,13 +49,7 @@ TEST(AdmCuda, SamplesOverTheWholeWord) {
     for (const auto& [w, h] : {std::pair{33, 35}, std::pair{130, 67}, std::pair{853, 481}})
         for (const int bits : {8, 10, 12, 16}) {
             const VideoFormat format{w, h, bits, Subsampling::k420};
-            test::Clip clip{format, {}, {}};
-            for (std::uint32_t i = 0; i < 4; ++i) {
-                clip.ref.push_back(i % 2 ? test::extreme_picture(format, 2 * i + 1)
-                                         : test::random_word_picture(format, 2 * i + 1));
-                clip.dist.push_back(i % 2 ? test::sprinkled_picture(clip.ref.back(), 9, 2 * i + 2)
-                                          : test::random_word_picture(format, 2 * i + 2));
-            }
+            const test::Clip clip = test::whole_word_clip(format);
             for (const OptionValues& values : {OptionValues{}, OptionValues{{"adm_enhn_gain_limit", "1"}}})
                 EXPECT_TRUE(test::expect_twin_matches_cpu(adm::descriptor, values, clip, 2));
         }
