@@ -83,7 +83,7 @@ if [ "$what" = cli ] || [ "$what" = all ]; then
       echo "cli $name cuda ${CLI_ARGS:-}: $frames frames, run $run, launched at $(( $(date +%s%N) / 1000 )) us since the Unix epoch" \
         | tee -a "$out/cli.txt"
       { time "$bin/vmafx" -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 \
-          --backend cuda ${CLI_ARGS:-} -q --json -o "$out/cli_$name.json" ; } 2>&1 | tee -a "$out/cli.txt"
+          --backend cuda ${CLI_ARGS:-} -q --json -o "$dir/cli_$name.json" ; } 2>&1 | tee -a "$out/cli.txt"
     done
     echo "cli $name cpu, all threads: first ${CLI_CPU_FRAMES:-64} frames ${CLI_ARGS:-}" | tee -a "$out/cli.txt"
     { time "$bin/vmafx" -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 \
