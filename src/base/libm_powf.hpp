@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "base/host_device.hpp"
+#include "base/shared_math.hpp"
 
 #if defined(__CUDACC__)
 #define VMAFX_POWF_INLINE __host__ __device__ __forceinline__
@@ -57,26 +58,11 @@ const PowfTables& powf_tables();
 
 namespace powf_detail {
 
-VMAFX_POWF_INLINE std::uint32_t bits_of(float x) {
-    std::uint32_t b;
-    std::memcpy(&b, &x, sizeof b);
-    return b;
-}
-VMAFX_POWF_INLINE float float_of(std::uint32_t b) {
-    float x;
-    std::memcpy(&x, &b, sizeof x);
-    return x;
-}
-VMAFX_POWF_INLINE std::uint64_t bits_of(double x) {
-    std::uint64_t b;
-    std::memcpy(&b, &x, sizeof b);
-    return b;
-}
-VMAFX_POWF_INLINE double double_of(std::uint64_t b) {
-    double x;
-    std::memcpy(&x, &b, sizeof x);
-    return x;
-}
+// Bit casts: the shared-arithmetic subset's (base/shared_math.hpp), host and device.
+VMAFX_POWF_INLINE std::uint32_t bits_of(float x) { return vmafx_float_bits(x); }
+VMAFX_POWF_INLINE float float_of(std::uint32_t b) { return vmafx_bits_float(b); }
+VMAFX_POWF_INLINE std::uint64_t bits_of(double x) { return vmafx_double_bits(x); }
+VMAFX_POWF_INLINE double double_of(std::uint64_t b) { return vmafx_bits_double(b); }
 
 inline constexpr std::uint32_t kFloatOne = 0x3f800000u;
 inline constexpr std::uint32_t kFloatInf = 0x7f800000u;
