@@ -118,14 +118,18 @@ void write_banded_pair(const std::string& base, const VideoFormat& f, int frames
     };
     write_video(base + "_ref.yuv", f, frames,
                 [&](int p, int x, int y, int i) { return std::clamp(smooth(p, x, y, i) + grain(p, x, y, i), 0, max); });
-    write_video(base + "_dist.yuv", f, frames,
-                [&](int p, int x, int y, int i) { return std::clamp(smooth(p, x, y, i) / unit * unit, 0, max); });
+    // Above 10 bits, 2 codes added where (x + y) % 3 == 0: samples that are not multiples of the
+    // 10-bit step, so that CAMBI's conversion to 10 bits rounds (its rounding constant matters).
+    const int offset = f.bit_depth > 10 ? 2 : 0;
+    write_video(base + "_dist.yuv", f, frames, [&](int p, int x, int y, int i) {
+        return std::clamp(smooth(p, x, y, i) / unit * unit + ((x + y) % 3 == 0 ? offset : 0), 0, max);
+    });
 }
 
 std::vector<ParityInput> banded_inputs(const std::string& dir) {
     fs::create_directories(dir);
     std::vector<ParityInput> out;
-    for (const int depth : {8, 10}) {
+    for (const int depth : {8, 10, 12}) {
         VideoFormat f;
         f.width = 433;
         f.height = 245;

@@ -27,11 +27,12 @@ std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, u
 /// Writes the raw pair `base`_ref.yuv / `base`_dist.yuv of `frames` frames of `f`: slow
 /// gradients (a ramp across, a vignette scaled with the width) with a grain of +-1 code in the
 /// reference, and the same gradients quantized to 8-bit steps (bands of 2^(bit_depth - 8)
-/// codes) without grain in the distorted video: content where CAMBI finds bands and its
-/// spatial mask passes. Throws Error when it cannot write.
+/// codes) without grain in the distorted video (above 10 bits with 2 codes added where
+/// (x + y) % 3 == 0, so that a conversion to 10 bits rounds): content where CAMBI finds bands
+/// and its spatial mask passes. Throws Error when it cannot write.
 void write_banded_pair(const std::string& base, const VideoFormat& f, int frames);
 
-/// Small banded inputs (write_banded_pair, 433x245 at 8 and 10 bits, 3 frames, in `dir`)
+/// Small banded inputs (write_banded_pair, 433x245 at 8, 10 and 12 bits, 3 frames, in `dir`)
 /// carrying the option corners: what the planted-defect tests add to the random inputs, on
 /// which cambi scores 0 whatever its kernels do (their noise leaves no flat area).
 std::vector<ParityInput> banded_inputs(const std::string& dir);

@@ -20,72 +20,23 @@ namespace {
 
 constexpr FeatureName kFeatures[] = {{"ciede2000"}};
 
-constexpr double kPi = 3.14159265358979323846;  // M_PI
-
-/// Upstream's chroma row pitch in samples (vmaf_picture_alloc: the width rounded up to 32).
-constexpr int kRowAlign = 32;
-
 /// Widest 4:2:2 picture of one row upstream reads inside its chroma planes (see chroma_at).
 constexpr int kMaxWidthOneRow422 = 32;
 
-double sq(double x) { return x * x; }  // upstream pow(x, 2), as compiled
-
-/// powf(25., 7) as upstream's compiler folds it: 25^7 = 6103515625 rounded to float.
-constexpr float kPowf25To7 = 6103515648.0f;
-
-float h_prime(float x, float y) {
-    if (x == 0.0 && y == 0.0) return 0.0;
-    float hue = static_cast<float>(std::atan2(static_cast<double>(x), static_cast<double>(y)));
-    if (hue < 0.0) hue = static_cast<float>(hue + 2. * kPi);
-    return hue;
-}
-
-float delta_h_prime(float c1, float c2, float h1, float h2) {
-    if (c1 == 0.0 || c2 == 0.0) return 0.0;
-    if (std::fabs(h1 - h2) <= kPi) return h2 - h1;
-    if (h2 <= h1) return static_cast<float>((h2 - h1) + 2. * kPi);
-    return static_cast<float>((h2 - h1) - 2. * kPi);
-}
-
-float upcase_h_bar_prime(float h1, float h2) {
-    const double d = std::fabs(static_cast<double>(h1 - h2));
-    return static_cast<float>(d > kPi ? ((h1 + h2) + 2.0 * kPi) / 2.0 : static_cast<double>(h1 + h2) / 2.0);
-}
-
-float upcase_t(float hbp) {
-    const double h = hbp;
-    return static_cast<float>(1.0 - 0.17 * std::cos(h - kPi / 6.0) + 0.24 * std::cos(2.0 * h) +
-                              0.32 * std::cos(3.0 * h + kPi / 30.0) - 0.20 * std::cos(4.0 * h - 7.0 * kPi / 20.0));
-}
-
-float radians_to_degrees(float radians) { return static_cast<float>(radians * (180.0 / kPi)); }
-float degrees_to_radians(float degrees) { return static_cast<float>(degrees * (kPi / 180.0)); }
-
-float r_sub_t(float c_bar_prime, float hbp) {
-    const float degrees = static_cast<float>((radians_to_degrees(hbp) - 275.0) * (1.0 / 25.0));
-    const float c7 = libm::powf(c_bar_prime, 7.0f);
-    const float ratio = c7 / (c7 + kPowf25To7);
-    const float neg_sq = -(degrees * degrees);
-    const float angle = degrees_to_radians(static_cast<float>(60.0 * libm::exp(static_cast<double>(neg_sq))));
-    return static_cast<float>(-2.0 * std::sqrt(static_cast<double>(ratio)) * std::sin(static_cast<double>(angle)));
-}
-
-double srgb_to_linear(double c) {  // rgb_to_xyz_map
-    if (c > 10. / 255.) {
-        const double a = 0.055;
-        const double d = 1.0 / 1.055;
-        return std::pow((c + a) * d, 2.4);
-    }
-    const double d = 1.0 / 12.92;
-    return c * d;
-}
-
-float lab_f(double c) {  // xyz_to_lab_map
-    const double kappa = 24389.0 / 27.0;
-    const double epsilon = 216.0 / 24389.0;
-    if (c > epsilon) return static_cast<float>(std::pow(c, 1.0 / 3.0));
-    return static_cast<float>((kappa * c + 16.0) * (1.0 / 116.0));
-}
+/// The CPU's arithmetic for ciede_formula.hpp: doubles, the library calls as upstream makes
+/// them (exp and powf vmafx's own, base/libm.hpp; pow, atan2, sin and cos the host's).
+struct HostMath {
+    using D = double;
+    static double pow(double x, double y) { return std::pow(x, y); }
+    static double atan2(double y, double x) { return std::atan2(y, x); }
+    static double sin(double x) { return std::sin(x); }
+    static double cos(double x) { return std::cos(x); }
+    static double exp(double x) { return libm::exp(x); }
+    static double sqrt(double x) { return std::sqrt(x); }
+    static float powf(float x, float y) { return libm::powf(x, y); }
+    static float to_float(double x) { return static_cast<float>(x); }
+    static bool greater(double x, double c) { return x > c; }
+};
 
 /// Upstream's 4:4:4 Cb or Cr row y of `chroma` for a picture `width` wide (see chroma_at), as
 /// floats.
@@ -161,77 +112,22 @@ std::unique_ptr<FeatureExtractor> create(const Options& options, const VideoForm
 }  // namespace
 
 Lab lab_of(double y, double u, double v, int bit_depth) {
-    const double scale = 1 << (bit_depth - 8);
-    y = (y - 16. * scale) * (1. / (219. * scale));
-    u = (u - 128. * scale) * (1. / (224. * scale));
-    v = (v - 128. * scale) * (1. / (224. * scale));
-
-    double r = y + 1.28033 * v;
-    double g = y - 0.21482 * u - 0.38059 * v;
-    double b = y + 2.12798 * u;
-    r = srgb_to_linear(r);
-    g = srgb_to_linear(g);
-    b = srgb_to_linear(b);
-
-    double x = r * 0.4124564390896921 + g * 0.357576077643909 + b * 0.18043748326639894;
-    y = r * 0.21267285140562248 + g * 0.715152155287818 + b * 0.07217499330655958;
-    double z = r * 0.019333895582329317 + g * 0.119192025881303 + b * 0.9503040785363677;
-
-    x = lab_f(x * (1.0 / 0.95047));
-    y = lab_f(y);
-    z = lab_f(z * (1.0 / 1.08883));
-
-    return {static_cast<float>((116.0 * y) - 16.0), static_cast<float>(500.0 * (x - y)),
-            static_cast<float>(200.0 * (y - z))};
+    HostMath m;
+    return formula::lab_of(m, y, u, v, bit_depth);
 }
 
 float delta_e_2000(const Lab& c1, const Lab& c2) {
-    const float k_l = static_cast<float>(0.65);
-    const float k_c = static_cast<float>(1.0);
-    const float k_h = static_cast<float>(4.0);
-    const double pow25_7 = 6103515625.0;  // pow(25, 7), exact
+    HostMath m;
+    return formula::delta_e_2000(m, c1, c2);
+}
 
-    const float delta_l_prime = c2.l - c1.l;
-    const float l_bar = (c1.l + c2.l) / 2;
-    const float ch1 = static_cast<float>(std::sqrt(sq(c1.a) + sq(c1.b)));
-    const float ch2 = static_cast<float>(std::sqrt(sq(c2.a) + sq(c2.b)));
-    const float c_bar = (ch1 + ch2) / 2;
-    const double c_bar7 = std::pow(static_cast<double>(c_bar), 7.0);  // upstream: four equal calls
-    const double g = 1 - std::sqrt(c_bar7 / (c_bar7 + pow25_7));
-    const float a_prime_1 = static_cast<float>(c1.a + (c1.a / 2) * g);
-    const float a_prime_2 = static_cast<float>(c2.a + (c2.a / 2) * g);
-    const float c_prime_1 = static_cast<float>(std::sqrt(sq(a_prime_1) + sq(c1.b)));
-    const float c_prime_2 = static_cast<float>(std::sqrt(sq(a_prime_2) + sq(c2.b)));
-    const float c_bar_prime = (c_prime_1 + c_prime_2) / 2;
-    const float delta_c_prime = c_prime_2 - c_prime_1;
-    const float l50 = l_bar - 50;
-    const float s_sub_l = static_cast<float>(1. + ((0.015 * sq(l50)) / std::sqrt(20 + sq(l50))));
-    const float s_sub_c = static_cast<float>(1. + 0.045 * c_bar_prime);
-    const float h_prime_1 = h_prime(c1.b, a_prime_1);
-    const float h_prime_2 = h_prime(c2.b, a_prime_2);
-    const float dhp = delta_h_prime(ch1, ch2, h_prime_1, h_prime_2);
-    const float delta_upcase_h_prime = static_cast<float>(
-        2.0 * std::sqrt(static_cast<double>(c_prime_1 * c_prime_2)) * std::sin(static_cast<double>(dhp) / 2.0));
-    const float hbp = upcase_h_bar_prime(h_prime_1, h_prime_2);
-    const float t = upcase_t(hbp);
-    const float s_sub_upcase_h = static_cast<float>(1.0 + 0.015 * c_bar_prime * t);
-    const float rt = r_sub_t(c_bar_prime, hbp);
-    const float lightness = delta_l_prime / (k_l * s_sub_l);
-    const float chroma = delta_c_prime / (k_c * s_sub_c);
-    const float hue = delta_upcase_h_prime / (k_h * s_sub_upcase_h);
-
-    return static_cast<float>(std::sqrt(sq(lightness) + sq(chroma) + sq(hue) + rt * chroma * hue));
+float pixel_difference(const PixelSamples& s, int bit_depth) {
+    return delta_e_2000(lab_of(s.ref[0], s.ref[1], s.ref[2], bit_depth), lab_of(s.dist[0], s.dist[1], s.dist[2], bit_depth));
 }
 
 float chroma_at(const Plane& chroma, Subsampling s, int x, int y) {
-    if (s == Subsampling::k444) return static_cast<float>(chroma.at(x, y));
-    if (s == Subsampling::k420) return static_cast<float>(chroma.at(x / 2, y / 2));
-    // 4:2:2: sample x of the flat memory from row y / 2 on, rows kRowAlign-aligned apart.
-    const int cw = chroma.width();
-    const int pitch = (cw + kRowAlign - 1) / kRowAlign * kRowAlign;
-    const int row = y / 2 + x / pitch;
-    const int col = x % pitch;
-    if (col >= cw) return 0.0f;  // upstream's zeroed padding
+    int col = 0, row = 0;
+    if (!chroma_position(static_cast<int>(s), chroma.width(), x, y, col, row)) return 0.0f;  // 4:2:2 padding
     if (row >= chroma.height())
         throw Error(fmt::format("ciede: 4:2:2 chroma sample ({}, {}) reads beyond the plane", x, y));
     return static_cast<float>(chroma.at(col, row));

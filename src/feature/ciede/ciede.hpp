@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 
+#include "feature/ciede/ciede_formula.hpp"
 #include "feature/metric.hpp"
 
 namespace vmafx::ciede {
@@ -28,12 +29,17 @@ namespace vmafx::ciede {
 /// computed with the same upsampling rule.
 extern const MetricDescriptor descriptor;
 
-/// A colour in CIE L*a*b*, in float as upstream's LABColor.
-struct Lab {
-    float l = 0;
-    float a = 0;
-    float b = 0;
+/// One pixel's inputs as the CPU reads them: Y, Cb, Cr of the reference and of the distorted
+/// picture, each chroma sample as chroma_at reads it (0 in 4:2:2's padding).
+struct PixelSamples {
+    float ref[3];
+    float dist[3];
 };
+
+/// The CIEDE2000 difference of one pixel (delta_e_2000 of the two lab_of colours): the term the
+/// CPU adds to its frame sum. The CUDA twin's host path for the pixels its device arithmetic
+/// cannot decide (ciede_cuda.cu).
+float pixel_difference(const PixelSamples& s, int bit_depth);
 
 /// upstream get_lab_color: limited-range BT.709 Y'CbCr samples of `bit_depth` bits to L*a*b*
 /// (sRGB transfer, D65 white).
