@@ -87,8 +87,7 @@ public:
     void extract(const FrameInput& in, FrameScores& out) const override {
         const double sum = format_.bit_depth == 8 ? sum_of_differences<std::uint8_t>(*in.ref, *in.dist, format_)
                                                   : sum_of_differences<std::uint16_t>(*in.ref, *in.dist, format_);
-        const unsigned area = static_cast<unsigned>(format_.width) * static_cast<unsigned>(format_.height);
-        out.emplace_back(settings_.name, 45. - 20. * std::log10(sum / area));
+        out.emplace_back(settings_.name, score_of_sum(sum, format_.width, format_.height));
     }
 
 private:
@@ -119,6 +118,11 @@ Lab lab_of(double y, double u, double v, int bit_depth) {
 float delta_e_2000(const Lab& c1, const Lab& c2) {
     HostMath m;
     return formula::delta_e_2000(m, c1, c2);
+}
+
+double score_of_sum(double sum, int width, int height) {
+    const unsigned area = static_cast<unsigned>(width) * static_cast<unsigned>(height);
+    return 45. - 20. * std::log10(sum / area);
 }
 
 float pixel_difference(const PixelSamples& s, int bit_depth) {

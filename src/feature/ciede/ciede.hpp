@@ -41,6 +41,10 @@ struct PixelSamples {
 /// cannot decide (ciede_cuda.cu).
 float pixel_difference(const PixelSamples& s, int bit_depth);
 
+/// The frame's ciede2000 from S, the double sum of its pixels' differences in raster order
+/// (upstream extract): 45 - 20 log10(S / (width height)), +inf for S = 0.
+double score_of_sum(double sum, int width, int height);
+
 /// upstream get_lab_color: limited-range BT.709 Y'CbCr samples of `bit_depth` bits to L*a*b*
 /// (sRGB transfer, D65 white).
 Lab lab_of(double y, double u, double v, int bit_depth);
