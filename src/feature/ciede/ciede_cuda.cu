@@ -246,6 +246,19 @@ __global__ void scatter_kernel(const std::uint32_t* __restrict__ index, const do
     if (k < n) terms[index[k]] = value[k];
 }
 
+/// device_library_values' kernel.
+__global__ void library_kernel(int function, const double* x, const double* y, double* out, std::size_t n) {
+    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (i >= n) return;
+    switch (function) {
+        case 0: out[i] = ::pow(x[i], y[i]); break;
+        case 1: out[i] = ::atan2(x[i], y[i]); break;
+        case 2: out[i] = ::sin(x[i]); break;
+        case 3: out[i] = ::cos(x[i]); break;
+        default: out[i] = ::exp(x[i]); break;
+    }
+}
+
 class CiedeTwin final : public GpuTwin {
 public:
     CiedeTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant,
@@ -380,6 +393,17 @@ std::unique_ptr<GpuTwin> make_twin_with_slack(const VideoFormat& format, unsigne
     if (slots == 0) throw Error("a GPU twin needs at least one result slot");
     return std::make_unique<CiedeTwin>(descriptor.parse_options({}), format, slots, PlantedDefect::kNone,
                                        relative_slack);
+}
+
+void device_library_values(int function, const double* x, const double* y, double* out, std::size_t n) {
+    if (function < 0 || function > 4) throw Error("ciede (CUDA): no such library function");
+    if (n == 0) return;
+    cuda::DeviceBuffer<double> dx(n), dy(n), dout(n);
+    cuda::check(cudaMemcpy(dx.get(), x, n * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+    cuda::check(cudaMemcpy(dy.get(), y, n * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+    library_kernel<<<cuda::blocks_for(n, 256), 256>>>(function, dx.get(), dy.get(), dout.get(), n);
+    cuda::check_launch("ciede library_kernel");
+    cuda::check(cudaMemcpy(out, dout.get(), n * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy");
 }
 
 extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp

@@ -3,7 +3,10 @@
 // hardest, long runs of frames, and the host path (ciede_cuda.cu: the pixels whose float the
 // device's intervals cannot decide), driven on every pixel by widening the intervals.
 // Compiled only with CUDA; skipped without a GPU.
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -12,6 +15,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include "base/libm.hpp"
 #include "cuda/device.hpp"
 #include "feature/ciede/ciede.hpp"
 #include "feature/ciede/ciede_twin.hpp"
@@ -123,6 +127,66 @@ TEST(CiedeCuda, HostPathGivesTheCpusValues) {
             const std::unique_ptr<GpuTwin> twin = ciede::make_twin_with_slack(f, 1, slack);
             EXPECT_EQ(test::count_differences(want, run_direct(*twin, clip), "host path"), 0);
         }
+    }
+}
+
+/// ULPs between a and b (finite doubles of one sign; 0 for equal values).
+double ulps_apart(double a, double b) {
+    if (a == b) return 0;
+    const double ulp = std::nextafter(std::fabs(a), INFINITY) - std::fabs(a);
+    return std::fabs(a - b) / ulp;
+}
+
+// DeviceMath takes the device's pow, atan2, sin, cos and exp within 2 ULP of the exact value and
+// the CPU's within 1 (the vendors' documented maxima, found by their tests, not proofs), and
+// widens by 8. Measured here over the argument ranges ciede_formula.hpp gives them (random
+// arguments, the CPU's own libm on this host): the widening's assumption, checked.
+TEST(CiedeCuda, DeviceLibraryWithinTheWideningOfTheCpus) {
+    VMAFX_REQUIRE_GPU();
+    constexpr std::size_t n = 1 << 20;
+    std::uint64_t state = 12345;
+    const auto uniform = [&](double lo, double hi) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        return lo + (hi - lo) * static_cast<double>(state >> 11) * 0x1p-53;
+    };
+    struct Case {
+        const char* name;
+        int function;
+        double x0, x1, y0, y1;  ///< x uniform in [x0, x1], y in [y0, y1]
+        bool float_x;           ///< x rounded to float (the formula's argument is a float's double)
+    };
+    const Case cases[] = {
+        {"pow(x, 2.4)", 0, 10. / 255. * 0.95, 2.5, 2.4, 2.4, false},
+        {"pow(x, 1/3)", 0, 216. / 24389., 2.5, 1. / 3., 1. / 3., false},
+        {"pow(c, 7)", 0, 0.0, 300.0, 7.0, 7.0, true},
+        {"atan2", 1, -300.0, 300.0, -300.0, 300.0, true},
+        {"sin(dh/2)", 2, -3.5, 3.5, 0, 0, false},
+        {"sin(angle)", 2, 0.0, 1.1, 0, 0, true},
+        {"cos", 3, -1.0, 26.0, 0, 0, false},
+        {"exp", 4, -400.0, 0.0, 0, 0, true}};
+    std::vector<double> x(n), y(n), device(n);
+    for (const Case& c : cases) {
+        for (std::size_t i = 0; i < n; ++i) {
+            x[i] = uniform(c.x0, c.x1);
+            y[i] = c.y0 == c.y1 ? c.y0 : uniform(c.y0, c.y1);
+            if (c.float_x) x[i] = static_cast<float>(x[i]);
+            if (c.float_x && c.function == 1) y[i] = static_cast<float>(y[i]);
+        }
+        ciede::device_library_values(c.function, x.data(), y.data(), device.data(), n);
+        double worst = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            double host = 0;
+            switch (c.function) {
+                case 0: host = std::pow(x[i], y[i]); break;
+                case 1: host = std::atan2(x[i], y[i]); break;
+                case 2: host = std::sin(x[i]); break;
+                case 3: host = std::cos(x[i]); break;
+                default: host = libm::exp(x[i]); break;
+            }
+            worst = std::max(worst, ulps_apart(host, device[i]));
+        }
+        std::printf("%s: worst distance %.3g ULP over %zu arguments\n", c.name, worst, n);
+        EXPECT_LE(worst, 3.0) << c.name;
     }
 }
 
