@@ -36,7 +36,11 @@
 //                     no neighbourhood);
 //  kRoundingConstant: the conversions to float of exactly known doubles rounded toward zero,
 //                     in DeviceMath::to_float;
-//  kReductionOrder:   the frame sum as double atomics (any order) instead of the CPU's order.
+//  kReductionOrder:   the frame sum as float atomics (any order, float precision) instead of the
+//                     CPU's sequential double sum. A parallel *double* sum is not planted: the
+//                     H200 run showed it invisible on the gate's small inputs (a few hundred
+//                     thousand float terms: every partial sum exact in double, any order the
+//                     CPU's bits).
 // No kContraction: every a*b+c of ciede is the shared formula's text (ciede_formula.hpp),
 // which the twin does not rewrite; the twin's own arithmetic (interval bounds, the sum) moves
 // no value the CPU computes.
@@ -163,8 +167,9 @@ struct HardPixel {
 
 /// The per-frame results read back (per slot).
 struct FrameSums {
-    double sum;     ///< the terms' sequential sum (planted kReductionOrder: their atomic sum)
+    double sum;     ///< the terms' sequential sum
     unsigned hard;  ///< pixels in the hard list
+    float planted;  ///< planted kReductionOrder: the terms' float atomic sum
 };
 
 /// What difference_kernel reads besides the pictures.
@@ -236,7 +241,7 @@ __global__ void __launch_bounds__(kThreads)
         return;
     }
     terms[i] = de;
-    if (a.plant_order) atomicAdd(&sums->sum, static_cast<double>(de));
+    if (a.plant_order) atomicAdd(&sums->planted, de);
 }
 
 /// terms[index[k]] = value[k] for k < n.
@@ -312,7 +317,7 @@ public:
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
         frames_.check_holds(slot, index);
-        double sum = host_sums_[slot].sum;
+        double sum = plant_ == PlantedDefect::kReductionOrder ? host_sums_[slot].planted : host_sums_[slot].sum;
         if (host_sums_[slot].hard > 0) sum = host_path(slot, host_sums_[slot].hard);
         out.emplace_back(settings_.name, ciede::score_of_sum(sum, format_.width, format_.height));
     }
@@ -338,8 +343,8 @@ private:
         }
         if (plant_ == PlantedDefect::kReductionOrder) {
             // The planted sum: the host terms added to the device's atomic sum of the others.
-            double planted = host_sums_[slot].sum;
-            for (const double v : value) planted += v;
+            float planted = host_sums_[slot].planted;
+            for (const double v : value) planted += static_cast<float>(v);
             return planted;
         }
         cuda::DeviceBuffer<std::uint32_t> d_where(n);
