@@ -2,8 +2,9 @@
 // (full_ref, the encode and source sizes, window_size, topk, the EOTFs and thresholds,
 // max_log_contrast, the high-resolution speed-up, heatmaps_path).
 //
-// The device does a picture's per-pixel work, the host (finish()) the pooling, with the CPU's
-// own functions. Per picture (the distorted one; with full_ref then the reference, on the same
+// The device does a picture's per-pixel work and each scale's pooling (the CPU's quick_select
+// and double sum, reproduced exactly: cambi_pool_cuda.cuh, cambi_select.hpp); the host (finish())
+// the rest, with the CPU's own functions. Per picture (the distorted one; with full_ref then the reference, on the same
 // stream and buffers), on planes laid out as the CPU's (cambi_internal.hpp Buffers: rows of
 // aligned_row(alloc_w) samples, alloc_h rows, zero outside the picture), so that where the CPU's
 // windows read past a scale's columns (a window wider than the scale) they read the same earlier
@@ -27,11 +28,16 @@
 //     width)): exactly what the CPU's sliding histograms hold for that pixel, integers below
 //     4226), then the largest contrast_term over its visible steps, the CPU's function on the
 //     CPU's counts (levels below the band count 0, as the CPU's missing histogram rows);
-//  5. the five scales' c values copied to the slot's pinned memory (and, where the band of
-//     levels is not kLevels, each scale's image and mask planes, for the CPU's band_reach_error).
+//  5. each scale's pooling on the device (cambi::DevicePool: quick_select's permutation in
+//     parallel rounds, the sequential double sum of the first k; 5 doubles a picture to the
+//     host), or, with heatmaps_path (the files need every c value), the five scales' c values
+//     copied to the slot's pinned memory; where the band of levels is not kLevels, also each
+//     scale's image and mask planes, for the CPU's band_reach_error.
 // finish(): per picture, the CPU's refusals (sample_error, check_band_reach) in the CPU's order,
-// the heatmap files written from the c values with the CPU's Heatmaps::write, the CPU's
-// spatial_pooling (its quick_select and double sum) and combine_scales, then append_scores.
+// then per scale the device's pooled sum over k (DevicePool::result: a selection its rounds did
+// not finish is finished on the host from where they left it, with the CPU's loop), or with
+// heatmaps the files written with the CPU's Heatmaps::write and the CPU's spatial_pooling; then
+// combine_scales and append_scores.
 //
 // Planted regressions (tests of the parity gate only; plant_, fixed at creation):
 //  kMirrorShift:      the contrast window's columns shifted by one ([c - pad + 1, c + pad + 1]),
@@ -42,9 +48,10 @@
 //                     samples are multiples of 4: only 9-bit input, or enc_bitdepth below 10
 //                     above 8 bits, reach it. So on 8- and 10-bit inputs this plant is invisible.)
 // No kContraction: the only float arithmetic on the device is contrast_term, one int-to-float
-// conversion and one product (no a*b+c a compiler could fuse). No kReductionOrder: every sum on
-// the device is an integer count (window counts below 4226, mask sums below 50: order-free);
-// the float and double sums (the pooling) run on the host in the CPU's own code.
+// conversion and one product (no a*b+c a compiler could fuse). No kReductionOrder: the sums on
+// the device are integer counts (window counts below 4226, mask sums below 50, the selection's
+// stop counts: order-free) and the pooled double sum, which gpu::SequentialSum reproduces in the
+// CPU's order (the order quick_select leaves, which the rounds reproduce exactly).
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -57,6 +64,7 @@
 #include "feature/cambi/cambi.hpp"
 #include "feature/cambi/cambi_internal.hpp"
 #include "feature/cambi/cambi_math.hpp"
+#include "feature/cambi/cambi_pool_cuda.cuh"
 #include "feature/cambi/cambi_window.hpp"
 #include "gpu/twin.hpp"
 
@@ -285,9 +293,13 @@ public:
         if ((settings_.full_ref ? std::max(p.window, p.src_window) : p.window) >> 1 > kMaxPad)
             throw Error("cambi (CUDA): internal: a window wider than the reciprocal table allows");
         steps_ = upload(steps.data(), steps.size());
-        std::size_t values = 0;
-        for (int k = 0; k < pictures_; ++k) values += geo_[k].values;
+        std::size_t values = 0, largest = 0;
+        for (int k = 0; k < pictures_; ++k) {
+            values += geo_[k].values;
+            largest = std::max(largest, static_cast<std::size_t>(geo_[k].w[0]) * static_cast<std::size_t>(geo_[k].h[0]));
+        }
         values_ = values;
+        host_pool_ = !settings_.heatmaps_path.empty();
         for (unsigned s = 0; s < slots; ++s) {
             Slot slot;
             slot.image = cuda::DeviceBuffer<std::uint16_t>(plane_);
@@ -296,7 +308,8 @@ public:
             slot.derivative = cuda::DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(p.alloc_w) *
                                                                static_cast<std::size_t>(p.alloc_h));
             slot.c = cuda::DeviceBuffer<float>(values);
-            slot.host_c = cuda::PinnedBuffer<float>(values);
+            if (host_pool_) slot.host_c = cuda::PinnedBuffer<float>(values);
+            else slot.pool = std::make_unique<cambi::DevicePool>(largest, static_cast<unsigned>(pictures_ * kScales));
             slot.keys = cuda::DeviceBuffer<unsigned long long>(2);
             slot.host_keys = cuda::PinnedBuffer<unsigned long long>(2);
             if (p.band != Band::kLevels)
@@ -318,11 +331,22 @@ public:
         std::size_t offset = 0;
         for (int k = 0; k < pictures_; ++k) {
             if (!planes[k]->data) throw Error("cambi (CUDA): a luma plane is missing");
-            picture(*planes[k], geo_[k], s, k, s.c.get() + offset, stream);
-            offset += geo_[k].values;
+            const Geometry& g = geo_[k];
+            picture(*planes[k], g, s, k, s.c.get() + offset, stream);
+            if (!host_pool_)
+                for (int scale = 0; scale < kScales; ++scale) {
+                    const int n = g.w[static_cast<std::size_t>(scale)] * g.h[static_cast<std::size_t>(scale)];
+                    s.pool->enqueue(s.c.get() + offset + g.offset[static_cast<std::size_t>(scale)], n, pooled(n),
+                                    static_cast<unsigned>(k * kScales + scale), stream);
+                }
+            offset += g.values;
         }
-        cuda::check(cudaMemcpyAsync(s.host_c.get(), s.c.get(), values_ * sizeof(float), cudaMemcpyDeviceToHost, stream),
-                    "copying cambi's c values to the host");
+        if (host_pool_)
+            cuda::check(cudaMemcpyAsync(s.host_c.get(), s.c.get(), values_ * sizeof(float), cudaMemcpyDeviceToHost,
+                                        stream),
+                        "copying cambi's c values to the host");
+        else
+            s.pool->fetch(stream);
         cuda::check(cudaMemcpyAsync(s.host_keys.get(), s.keys.get(), 2 * sizeof(unsigned long long),
                                     cudaMemcpyDeviceToHost, stream),
                     "copying cambi's sample checks to the host");
@@ -331,9 +355,9 @@ public:
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
         frames_.check_holds(slot, index);
         Slot& s = slots_[slot];
-        const double dist = score(s, 0, s.host_c.get(), index);
+        const double dist = score(s, 0, 0, index);
         if (!settings_.full_ref) return cambi::append_scores(settings_, dist, nullptr, out);
-        const double src = score(s, 1, s.host_c.get() + geo_[0].values, index);
+        const double src = score(s, 1, geo_[0].values, index);
         cambi::append_scores(settings_, dist, &src, out);
     }
 
@@ -342,7 +366,8 @@ private:
         cuda::DeviceBuffer<std::uint16_t> image, mask, scratch;
         cuda::DeviceBuffer<std::uint8_t> derivative;
         cuda::DeviceBuffer<float> c;
-        cuda::PinnedBuffer<float> host_c;
+        cuda::PinnedBuffer<float> host_c;        ///< heatmaps only: the c values
+        std::unique_ptr<cambi::DevicePool> pool;  ///< else: the pooling on the device
         cuda::DeviceBuffer<unsigned long long> keys;
         cuda::PinnedBuffer<unsigned long long> host_keys;
         /// Band not kLevels: per picture and scale, the image then the mask plane.
@@ -449,8 +474,15 @@ private:
         }
     }
 
-    // A picture's score from the slot's host copies, with the CPU's refusals and functions.
-    double score(Slot& s, int k, float* c, unsigned frame) {
+    /// spatial_pooling's count of pooled values among n.
+    int pooled(int n) const {
+        const int want = static_cast<int>(plan_.topk * n);
+        return want < 1 ? 1 : (want > n ? n : want);
+    }
+
+    // A picture's score (its c values at `first` in the slot's) from the slot's host copies or
+    // device pooling, with the CPU's refusals and functions.
+    double score(Slot& s, int k, std::size_t first, unsigned frame) {
         const char* what = k == 0 ? "distorted" : "reference";
         const unsigned long long key = s.host_keys[static_cast<std::size_t>(k)];
         if (key != ~0ull) throw cambi::sample_error(what, static_cast<unsigned>(key & 0xffffu), format_.bit_depth);
@@ -459,7 +491,7 @@ private:
         double per_scale[kScales];
         for (int scale = 0; scale < kScales; ++scale) {
             const int sw = g.w[static_cast<std::size_t>(scale)], sh = g.h[static_cast<std::size_t>(scale)];
-            float* values = c + g.offset[static_cast<std::size_t>(scale)];
+            const std::size_t at = first + g.offset[static_cast<std::size_t>(scale)];
             if (plan_.band != Band::kLevels) {
                 const std::uint16_t* at =
                     s.host_planes.get() + plane_ * 2 * static_cast<std::size_t>(k * kScales + scale);
@@ -469,6 +501,11 @@ private:
                 b.mask.assign(at + plane_, at + 2 * plane_);
                 cambi::check_band_reach(plan_, b, scale, sw, sh, pad, frame, what);
             }
+            if (!host_pool_) {
+                per_scale[scale] = s.pool->result(static_cast<unsigned>(k * kScales + scale), s.c.get() + at, sw * sh);
+                continue;
+            }
+            float* values = s.host_c.get() + at;
             if (k == 0 && heatmaps_.fds[0] >= 0) heatmaps_.write(scale, values, sw, sh, frame);
             per_scale[scale] = cambi::spatial_pooling(values, plan_.topk, sw, sh);
         }
@@ -483,6 +520,7 @@ private:
     int pictures_ = 1;
     std::ptrdiff_t stride_ = 0;
     std::size_t plane_ = 0, values_ = 0;
+    bool host_pool_ = false;  ///< heatmaps_path set: the c values copied, pooled on the host
     Geometry geo_[2];
     cuda::DeviceBuffer<float> reciprocals_;
     cuda::DeviceBuffer<int> weights_;
@@ -507,12 +545,15 @@ const TwinDescriptor twin{
      "counts of its neighbouring levels, which equal the CPU's sliding histograms' counts: integers below "
      "4226), then each pixel's contrast with the CPU's own contrast_term (cambi_math.hpp: an int-to-float "
      "conversion and one IEEE float product by the CPU's reciprocal table) and the same maximum over the same "
-     "steps. The pooling (quick_select, the double sum of the top k, the weighted sum over scales, the window "
-     "area division), the heatmap files and the refusals are the CPU's own functions on the host, on the c "
-     "values copied back"},
+     "steps. The pooling reproduces quick_select's permutation on the device (parallel Hoare-partition rounds: the "
+     "m-th left stop swapped with the m-th right stop while they have not crossed, the loop's end by one thread; "
+     "cambi_select.hpp, tested against the CPU's quick_select element for element) and its double sum of the "
+     "top k in that order (gpu::SequentialSum<double>, bit for bit); the division by k, the weighted sum over "
+     "scales, the window area division, the heatmap files (with the c values copied back) and the refusals are "
+     "the CPU's own functions on the host"},
     kDefects,
     "no a*b+c in floating point on the device: the only float operation is contrast_term, one int-to-float "
-    "conversion and one product; the sums of the pooling run on the host in the CPU's code",
+    "conversion and one product; the pooled double sum is gpu::SequentialSum's, the CPU's running sum",
 };
 
 }  // namespace cambi

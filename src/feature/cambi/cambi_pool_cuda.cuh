@@ -1,0 +1,282 @@
+// The device half of the CUDA twin of CAMBI's pooling (cambi_cuda.cu): each scale's spatial
+// pooling (cambi_contrast.cpp spatial_pooling: quick_select, then the double sum of the first k
+// values in the order it leaves them, over k) without copying the c values to the host. Include
+// only from .cu files.
+//
+// Per selection (a picture's scale), on the frame's stream:
+//  1. the state select_start(n, k) copied in (cambi_select.hpp);
+//  2. kRounds rounds of quick_select's partition (cambi_select.hpp, which proves them the CPU's
+//     loop, and whose select_rounds the host tests run against the CPU's quick_select): the
+//     count, scan, rank and swap kernels and close_kernel (one thread: close_round). Every
+//     kernel reads the bounds from the state in device memory and returns at once when the
+//     selection is done, so the host never waits between rounds;
+//  3. to_double_kernel: the first k values as doubles, and gpu::SequentialSum<double> over them:
+//     the CPU's running double sum in index order, bit for bit;
+//  4. (fetch) the states and sums copied to pinned host memory.
+// On the host (result): the sum over k, as the CPU divides it. A selection that kRounds rounds
+// did not finish (quick_select's rounds are unbounded in general) is finished on the host: its
+// values copied back as the rounds left them, select_finish (the CPU's loop from the state's
+// bounds), the CPU's double sum. Either way the CPU's permutation and sum.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cuda/device.hpp"
+#include "cuda/sequential_sum.hpp"
+#include "feature/cambi/cambi_select.hpp"
+
+namespace vmafx::cambi {
+
+namespace pool {
+
+constexpr int kThreads = 256;                        ///< count, rank and swap kernels' blocks
+constexpr int kItems = kSelectChunk / kThreads;      ///< positions a thread ranks
+constexpr int kScanThreads = 1024;                   ///< scan_kernel's one block
+constexpr int kRounds = 48;                          ///< rounds enqueued per selection
+static_assert(kItems * kThreads == kSelectChunk);
+
+/// Exclusive prefix sum of v over the block (blockDim.x a multiple of 32, at most 1024), in
+/// thread order; *total: the block's sum. Every thread must call it.
+__device__ inline int block_exclusive_scan(int v, int* total) {
+    __shared__ int warp_sums[32];
+    const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+    const int warps = static_cast<int>(blockDim.x) >> 5;
+    int inclusive = v;
+    for (int d = 1; d < 32; d <<= 1) {
+        const int up = __shfl_up_sync(0xffffffffu, inclusive, d);
+        if (lane >= d) inclusive += up;
+    }
+    __syncthreads();  // warp_sums free (an earlier call's readers done)
+    if (lane == 31) warp_sums[warp] = inclusive;
+    __syncthreads();
+    int before = 0, all = 0;
+    for (int w = 0; w < warps; ++w) {
+        if (w < warp) before += warp_sums[w];
+        all += warp_sums[w];
+    }
+    *total = all;
+    return before + inclusive - v;
+}
+
+/// Each chunk's left and right stops (the round's pivot arr[k]). Grid: a block per chunk of the
+/// largest range.
+__global__ void __launch_bounds__(kThreads)
+    count_kernel(const float* __restrict__ arr, const SelectState* __restrict__ st, int* __restrict__ count_a,
+                 int* __restrict__ count_b) {
+    const int left = st->left, right = st->right;
+    if (left >= right) return;
+    const int lo = left + static_cast<int>(blockIdx.x) * kSelectChunk;
+    if (lo > right) return;
+    const int hi = min(lo + kSelectChunk, right + 1);
+    const float p = arr[st->k];
+    int a = 0, b = 0;
+    for (int x = lo + static_cast<int>(threadIdx.x); x < hi; x += kThreads) {
+        a += left_stop(arr[x], p);
+        b += right_stop(arr[x], p);
+    }
+    int total_a = 0, total_b = 0;
+    block_exclusive_scan(a, &total_a);
+    block_exclusive_scan(b, &total_b);
+    if (threadIdx.x == 0) {
+        count_a[blockIdx.x] = total_a;
+        count_b[blockIdx.x] = total_b;
+    }
+}
+
+/// The chunks' bases: base_a[c], the left stops of the chunks before c; base_b[c], the right
+/// stops of the chunks after c; the totals, the pivot, pairs = 0 into the state. One block of
+/// kScanThreads.
+__global__ void __launch_bounds__(kScanThreads)
+    scan_kernel(const float* __restrict__ arr, SelectState* st, const int* __restrict__ count_a,
+                const int* __restrict__ count_b, int* __restrict__ base_a, int* __restrict__ base_b) {
+    const int left = st->left, right = st->right, k = st->k;
+    if (left >= right) return;
+    const int chunks = (right - left + kSelectChunk) / kSelectChunk;
+    const int t = static_cast<int>(threadIdx.x);
+    int carry_a = 0, carry_b = 0;
+    for (int first = 0; first < chunks; first += kScanThreads) {
+        const int c = first + t;
+        const int rc = chunks - 1 - c;  // the right stops' chunks from the right
+        int total = 0;
+        const int ea = block_exclusive_scan(c < chunks ? count_a[c] : 0, &total);
+        if (c < chunks) base_a[c] = carry_a + ea;
+        carry_a += total;
+        const int eb = block_exclusive_scan(c < chunks ? count_b[rc] : 0, &total);
+        if (c < chunks) base_b[rc] = carry_b + eb;
+        carry_b += total;
+    }
+    __syncthreads();  // every thread has read the bounds
+    if (t == 0) {
+        st->total_a = carry_a;
+        st->total_b = carry_b;
+        st->pivot = arr[k];
+        st->pairs = 0;
+    }
+}
+
+/// Each position's ranks: pos_a[r - 1] = x for the left stop of rank r, pos_b likewise for the
+/// right stops (ranked from the right); the largest paired rank into pairs (atomicMax). Grid: a
+/// block per chunk, as count_kernel.
+__global__ void __launch_bounds__(kThreads)
+    rank_kernel(const float* __restrict__ arr, SelectState* st, const int* __restrict__ count_b,
+                const int* __restrict__ base_a, const int* __restrict__ base_b, int* __restrict__ pos_a,
+                int* __restrict__ pos_b) {
+    __shared__ float values[kSelectChunk];
+    const int left = st->left, right = st->right;
+    if (left >= right) return;
+    const int lo = left + static_cast<int>(blockIdx.x) * kSelectChunk;
+    if (lo > right) return;
+    const int size = min(kSelectChunk, right + 1 - lo);
+    const float p = st->pivot;
+    for (int x = static_cast<int>(threadIdx.x); x < size; x += kThreads) values[x] = arr[lo + x];
+    __syncthreads();
+    const int first = static_cast<int>(threadIdx.x) * kItems, last = min(first + kItems, size);
+    int a = 0, b = 0;
+    for (int x = first; x < last; ++x) {
+        a += left_stop(values[x], p);
+        b += right_stop(values[x], p);
+    }
+    int all_a = 0, all_b = 0;
+    const int before_a = block_exclusive_scan(a, &all_a);
+    const int before_b = block_exclusive_scan(b, &all_b);
+    int ra = base_a[blockIdx.x] + before_a;                      // left stops in [left, x)
+    int rb = base_b[blockIdx.x] + count_b[blockIdx.x] - before_b;  // right stops in [x, right]
+    int best = 0;
+    for (int x = first; x < last; ++x) {
+        const bool is_a = left_stop(values[x], p), is_b = right_stop(values[x], p);
+        ra += is_a;
+        if (is_a) {
+            pos_a[ra - 1] = lo + x;
+            if (paired(ra, rb - is_b)) best = ra;  // ranks rise with x: the last is the largest
+        }
+        if (is_b) pos_b[rb - 1] = lo + x;
+        rb -= is_b;
+    }
+    for (int d = 16; d > 0; d >>= 1) best = max(best, __shfl_xor_sync(0xffffffffu, best, d));
+    if ((threadIdx.x & 31) == 0 && best > 0) atomicMax(&st->pairs, best);  // a warp's largest
+}
+
+/// The round's swaps: arr[pos_a[m]] with arr[pos_b[m]], m < pairs (disjoint pairs). Grid-stride.
+__global__ void __launch_bounds__(kThreads)
+    swap_kernel(float* __restrict__ arr, const SelectState* __restrict__ st, const int* __restrict__ pos_a,
+                const int* __restrict__ pos_b) {
+    if (st->left >= st->right) return;
+    const int pairs = st->pairs;
+    for (int m = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); m < pairs;
+         m += static_cast<int>(gridDim.x * blockDim.x)) {
+        const int x = pos_a[m], y = pos_b[m];
+        const float t = arr[x];
+        arr[x] = arr[y];
+        arr[y] = t;
+    }
+}
+
+/// The round's end (close_round). One thread.
+__global__ void close_kernel(SelectState* st, const int* __restrict__ pos_a, const int* __restrict__ pos_b) {
+    SelectState s = *st;
+    if (select_done(s)) return;
+    close_round(s, pos_a, pos_b);
+    *st = s;
+}
+
+/// terms[i] = arr[i] as a double, i < k.
+__global__ void to_double_kernel(const float* __restrict__ arr, int k, double* __restrict__ terms) {
+    const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i < k) terms[i] = static_cast<double>(arr[i]);
+}
+
+}  // namespace pool
+
+/// One result slot's device pooling: `selections` selections a frame (a picture's scales), each
+/// of at most max_values values. Scratch allocated at construction; serves one stream at a time.
+class DevicePool {
+public:
+    /// Throws Error on CUDA errors.
+    DevicePool(std::size_t max_values, unsigned selections)
+        : max_values_(max_values), selections_(selections), pos_a_(max_values), pos_b_(max_values),
+          counts_(4 * (max_values / kSelectChunk + 1)), states_(selections),
+          sums_(selections), terms_(max_values), host_states_(selections), host_sums_(selections),
+          host_initial_(selections),
+          seq_(std::make_unique<gpu::SequentialSum<double>>(max_values > 0 ? max_values : 1, 1)) {}
+
+    /// Enqueues on `stream` the selection `index` of the k largest of the n device values
+    /// `values` (1 <= k <= n <= max_values; reordered as quick_select reorders them) and the
+    /// sequential double sum of the first k. Never synchronizes the host.
+    void enqueue(float* values, int n, int k, unsigned index, cudaStream_t stream) {
+        if (index >= selections_ || n < 1 || k < 1 || k > n || static_cast<std::size_t>(n) > max_values_)
+            throw Error("cambi (CUDA): internal: a pooling beyond the device pool's sizes");
+        host_initial_[index] = select_start(n, k);
+        SelectState* st = states_.get() + index;
+        cuda::check(cudaMemcpyAsync(st, host_initial_.get() + index, sizeof(SelectState), cudaMemcpyHostToDevice,
+                                    stream),
+                    "cudaMemcpyAsync (cambi pooling state)");
+        if (!select_done(host_initial_[index])) {
+            const unsigned chunks = static_cast<unsigned>((n + kSelectChunk - 1) / kSelectChunk);
+            const std::size_t c = max_values_ / kSelectChunk + 1;
+            int* count_a = counts_.get();
+            int* count_b = count_a + c;
+            int* base_a = count_b + c;
+            int* base_b = base_a + c;
+            const unsigned swaps = std::min(cuda::blocks_for(static_cast<std::size_t>(n / 2 + 1), pool::kThreads), 1024u);
+            for (int round = 0; round < pool::kRounds; ++round) {
+                pool::count_kernel<<<chunks, pool::kThreads, 0, stream>>>(values, st, count_a, count_b);
+                pool::scan_kernel<<<1, pool::kScanThreads, 0, stream>>>(values, st, count_a, count_b, base_a, base_b);
+                pool::rank_kernel<<<chunks, pool::kThreads, 0, stream>>>(values, st, count_b, base_a, base_b,
+                                                                         pos_a_.get(), pos_b_.get());
+                pool::swap_kernel<<<swaps, pool::kThreads, 0, stream>>>(values, st, pos_a_.get(), pos_b_.get());
+                pool::close_kernel<<<1, 1, 0, stream>>>(st, pos_a_.get(), pos_b_.get());
+            }
+            cuda::check_launch("cambi pooling rounds");
+        }
+        pool::to_double_kernel<<<cuda::blocks_for(static_cast<std::size_t>(k), pool::kThreads), pool::kThreads, 0,
+                                 stream>>>(values, k, terms_.get());
+        cuda::check_launch("cambi to_double_kernel");
+        seq_->enqueue(terms_.get(), static_cast<std::size_t>(k), static_cast<std::size_t>(k), 1, sums_.get() + index,
+                      stream);
+    }
+
+    /// Enqueues on `stream` the copies of the states and sums to the host (after the
+    /// selections' enqueue).
+    void fetch(cudaStream_t stream) {
+        cuda::check(cudaMemcpyAsync(host_states_.get(), states_.get(), selections_ * sizeof(SelectState),
+                                    cudaMemcpyDeviceToHost, stream),
+                    "copying cambi's pooling states to the host");
+        cuda::check(cudaMemcpyAsync(host_sums_.get(), sums_.get(), selections_ * sizeof(double),
+                                    cudaMemcpyDeviceToHost, stream),
+                    "copying cambi's pooled sums to the host");
+    }
+
+    /// After the stream's work is done: the pooled value of selection `index` (the CPU's
+    /// spatial_pooling), its rounds finished on the host when the device's did not finish them
+    /// (the values copied back from `values`, the device values it selected, n of them).
+    double result(unsigned index, const float* values, int n) {
+        SelectState s = host_states_[index];
+        const int k = s.k;
+        if (select_done(s)) return host_sums_[index] / k;
+        std::vector<float> host(static_cast<std::size_t>(n));
+        cuda::check(cudaMemcpy(host.data(), values, host.size() * sizeof(float), cudaMemcpyDeviceToHost),
+                    "copying cambi's c values to the host (pooling fallback)");
+        select_finish(host.data(), s);
+        double sum = 0;
+        for (int i = 0; i < k; ++i) sum += host[static_cast<std::size_t>(i)];
+        return sum / k;
+    }
+
+private:
+    std::size_t max_values_;
+    unsigned selections_;
+    cuda::DeviceBuffer<int> pos_a_, pos_b_, counts_;
+    cuda::DeviceBuffer<SelectState> states_;
+    cuda::DeviceBuffer<double> sums_, terms_;
+    cuda::PinnedBuffer<SelectState> host_states_;
+    cuda::PinnedBuffer<double> host_sums_;
+    cuda::PinnedBuffer<SelectState> host_initial_;
+    std::unique_ptr<gpu::SequentialSum<double>> seq_;
+};
+
+}  // namespace vmafx::cambi
