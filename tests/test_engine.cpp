@@ -459,30 +459,34 @@ bool same_values(const RunResult& a, const RunResult& b) {
 
 TEST_F(EngineTest, CudaRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
     VMAFX_REQUIRE_GPU();
-    // vmaf_v0.6.1's vif, adm and motion have twins, and so has float_motion (temporal: previous
-    // pictures, every frame under --subsample); ciede (chroma planes) has none.
+    // vmaf_v0.6.1's vif, adm and motion have twins, and so have float_motion (temporal: previous
+    // pictures, every frame under --subsample) and ciede (chroma planes); null, upstream's
+    // do-nothing extractor, has none (every scoring metric has a CUDA twin): it runs in the CPU
+    // half of the same run.
     const VideoFormat f = format_of(67, 45, 10);
     for (unsigned subsample : {1u, 3u}) {
         RunConfig c = config(f, 7);
         c.subsample = subsample;
         c.features.push_back(parse_feature_spec("ciede"));
         c.features.push_back(parse_feature_spec("float_motion"));
+        c.features.push_back(parse_feature_spec("null"));
         const RunResult cpu = run(c);
         c.backend = Backend("cuda");
         const RunResult mixed = run(c);
         EXPECT_TRUE(same_values(cpu, mixed)) << "subsample " << subsample;
-        // vmaf_v0.6.1's vif, adm, motion; vmaf_neg's vif and adm (other options; its motion is merged); ciede; float_motion.
-        ASSERT_EQ(mixed.backends.size(), 7u);
+        // vmaf_v0.6.1's vif, adm, motion; vmaf_neg's vif and adm (other options; its motion is
+        // merged); ciede; float_motion; null.
+        ASSERT_EQ(mixed.backends.size(), 8u);
         EXPECT_EQ(mixed.backend, Backend("cuda"));
         unsigned on_cpu = 0;
         for (const MetricBackend& b : mixed.backends) {
-            const bool twin = b.metric != "ciede";
+            const bool twin = b.metric != "null";
             ASSERT_EQ(twin, find_twin(b.metric, "cuda") != nullptr) << b.metric;
             on_cpu += twin ? 0 : 1;
             EXPECT_EQ(b.backend, twin ? Backend("cuda") : Backend(kCpuBackend)) << b.feature;
             EXPECT_EQ(b.note, twin ? "" : "no CUDA twin") << b.feature;
         }
-        EXPECT_EQ(on_cpu, 1u);  // ciede
+        EXPECT_EQ(on_cpu, 1u);  // null
         EXPECT_EQ(mixed.models.at(0).mean, cpu.models.at(0).mean);
     }
 }

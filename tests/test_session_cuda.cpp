@@ -48,8 +48,8 @@ std::shared_ptr<DevicePicture> to_device(const Picture& pic) {
 }
 #endif
 
-/// The scores of `clip` through a Session with vmaf_v0.6.1 (twins), ciede (no twin, all three
-/// planes) and float_ssim (a twin), fed as `feed` says.
+/// The scores of `clip` through a Session with vmaf_v0.6.1 (twins), ciede (a twin reading all
+/// three planes), float_ssim (a twin) and null (no twin: the CPU half), fed as `feed` says.
 ScoreTable score(const test::Clip& clip, Feed feed, unsigned threads) {
     SessionConfig config;
     config.threads = threads;
@@ -59,6 +59,7 @@ ScoreTable score(const test::Clip& clip, Feed feed, unsigned threads) {
     s.add_model(Model(spec));
     s.add_feature(metric_named("ciede"), {});
     s.add_feature(metric_named("float_ssim"), {});
+    s.add_feature(metric_named("null"), {});
     if (feed != Feed::kCpu) s.use_gpu("cuda");
     for (unsigned i = 0; i < clip.frames(); ++i) {
         if (feed == Feed::kDevice) {

@@ -2,7 +2,8 @@
 """libvmaf_cuda.h against the CLI, bit for bit: runs tests/capi/test_capi_cuda.c's `run` mode with
 no CUDA state (cpu), with an imported state and host pictures (host: the `--backend cuda` path)
 and with DEVICE preallocated pictures filled by cudaMemcpy2D (device), with the models and
-features of check_capi.py (and once with vmaf_v1.0.16_3d0h in place of vmaf_v0.6.1) and ciede (no CUDA twin: on the CPU, from downloaded device pictures),
+features of check_capi.py (and once with vmaf_v1.0.16_3d0h in place of vmaf_v0.6.1), ciede (a twin
+reading all three planes) and null (no twin: the CPU half, from downloaded device pictures),
 and compares every per-frame value, every pooled value and the model and collection pools with
 `vmafx --backend cuda` and with the CPU CLI (the twins are exact, docs/parity.md; metrics
 without a twin run on the CPU in both).
@@ -38,7 +39,8 @@ def main():
         with tempfile.TemporaryDirectory(prefix="vmafx_capi_cuda_") as tmp:
             base = [vmafx, "-r", ref, "-d", dist, "-w", str(w), "-h", str(h), "-p", sub, "-b", str(bpc), "-q",
                     "-m", f"version={model}:name=vmaf", "-m", "version=vmaf_b_v0.6.3:name=vmaf_b",
-                    "--feature", "psnr", "--feature", "float_ssim", "--feature", "ciede", "--precision", "max",
+                    "--feature", "psnr", "--feature", "float_ssim", "--feature", "ciede", "--feature", "null",
+                    "--precision", "max",
                     "--json"]
             cli = {}
             for backend in ("cuda", "cpu"):

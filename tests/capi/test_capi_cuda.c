@@ -11,9 +11,9 @@
  *   vmafx_capi_cuda_test run MODE REF DIST W H FMT BPC THREADS NAMES [MODEL]
  *       scores raw planar videos as test_capi.c's run mode (models MODEL, by default
  *       vmaf_v0.6.1, as vmaf and the
- *       vmaf_b_v0.6.3 collection as vmaf_b, features psnr and float_ssim, which have CUDA twins,
- *       and ciede, which has none: it runs on the CPU and reads all three planes, downloaded
- *       from device pictures) and prints the same lines ("frame", "pooled", "model",
+ *       vmaf_b_v0.6.3 collection as vmaf_b, features psnr, float_ssim and ciede, which have CUDA
+ *       twins (ciede reads all three planes), and null, which has none: it runs on the CPU,
+ *       from pictures downloaded from the device) and prints the same lines ("frame", "pooled", "model",
  *       "collection"). MODE cpu: no CUDA state; host: an
  *       imported state and host pictures; device: an imported state and DEVICE preallocated
  *       pictures filled with cudaMemcpy2D from the frames read. tests/capi/check_capi_cuda.py
@@ -212,7 +212,7 @@ static int run_mode(char **argv) {
         vmaf_model_collection_load(&member, &coll, &bcfg, "vmaf_b_v0.6.3") ||
         vmaf_use_features_from_model(vmaf, model) || vmaf_use_features_from_model_collection(vmaf, coll) ||
         vmaf_use_feature(vmaf, "psnr", NULL) || vmaf_use_feature(vmaf, "float_ssim", NULL) ||
-        vmaf_use_feature(vmaf, "ciede", NULL)) {
+        vmaf_use_feature(vmaf, "ciede", NULL) || vmaf_use_feature(vmaf, "null", NULL)) {
         fprintf(stderr, "set-up failed\n");
         return 1;
     }
