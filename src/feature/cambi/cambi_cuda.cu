@@ -34,8 +34,7 @@
 //     copied to the slot's pinned memory; where the band of levels is not kLevels, also each
 //     scale's image and mask planes, for the CPU's band_reach_error.
 // finish(): per picture, the CPU's refusals (sample_error, check_band_reach) in the CPU's order,
-// then per scale the device's pooled sum over k (DevicePool::result: a selection its rounds did
-// not finish is finished on the host from where they left it, with the CPU's loop), or with
+// then per scale the device's pooled sum over k (DevicePool::result), or with
 // heatmaps the files written with the CPU's Heatmaps::write and the CPU's spatial_pooling; then
 // combine_scales and append_scores.
 //
@@ -502,7 +501,7 @@ private:
                 cambi::check_band_reach(plan_, b, scale, sw, sh, pad, frame, what);
             }
             if (!host_pool_) {
-                per_scale[scale] = s.pool->result(static_cast<unsigned>(k * kScales + scale), s.c.get() + at, sw * sh);
+                per_scale[scale] = s.pool->result(static_cast<unsigned>(k * kScales + scale));
                 continue;
             }
             float* values = s.host_c.get() + at;

@@ -5,24 +5,22 @@
 //
 // Per selection (a picture's scale), on the frame's stream:
 //  1. the state select_start(n, k) copied in (cambi_select.hpp);
-//  2. kRounds rounds of quick_select's partition (cambi_select.hpp, which proves them the CPU's
-//     loop, and whose select_rounds the host tests run against the CPU's quick_select): the
-//     count, scan, rank and swap kernels and close_kernel (one thread: close_round). Every
-//     kernel reads the bounds from the state in device memory and returns at once when the
-//     selection is done, so the host never waits between rounds;
+//  2. the rounds of quick_select's partition (cambi_select.hpp, which proves them the CPU's
+//     loop, and whose select_rounds the host tests run against the CPU's quick_select, with
+//     chunks of every size): kRounds grid-wide rounds, each the count, scan, rank and swap
+//     kernels and close_kernel (one thread: close_round), which read the bounds from the state
+//     in device memory and return at once when the range is down to kFinishRange positions (or
+//     the selection done), so the host never waits between rounds; then finish_kernel, one
+//     block taking the same rounds until the selection is done;
 //  3. to_double_kernel: the first k values as doubles, and gpu::SequentialSum<double> over them:
 //     the CPU's running double sum in index order, bit for bit;
 //  4. (fetch) the states and sums copied to pinned host memory.
-// On the host (result): the sum over k, as the CPU divides it. A selection that kRounds rounds
-// did not finish (quick_select's rounds are unbounded in general) is finished on the host: its
-// values copied back as the rounds left them, select_finish (the CPU's loop from the state's
-// bounds), the CPU's double sum. Either way the CPU's permutation and sum.
+// On the host (result): the sum over k, as the CPU divides it.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <memory>
-#include <vector>
 
 #include <cuda_runtime.h>
 
@@ -37,7 +35,9 @@ namespace pool {
 constexpr int kThreads = 256;                        ///< count, rank and swap kernels' blocks
 constexpr int kItems = kSelectChunk / kThreads;      ///< positions a thread ranks
 constexpr int kScanThreads = 1024;                   ///< scan_kernel's one block
-constexpr int kRounds = 48;                          ///< rounds enqueued per selection
+constexpr int kRounds = 24;                          ///< grid-wide rounds enqueued per selection
+constexpr int kFinishThreads = 1024;                 ///< finish_kernel's one block
+constexpr int kFinishRange = 16384;                  ///< ranges this small: finish_kernel's
 static_assert(kItems * kThreads == kSelectChunk);
 
 /// Exclusive prefix sum of v over the block (blockDim.x a multiple of 32, at most 1024), in
@@ -63,13 +63,17 @@ __device__ inline int block_exclusive_scan(int v, int* total) {
     return before + inclusive - v;
 }
 
+/// Whether a grid-wide round runs on [left, right] (a range of more than kFinishRange
+/// positions; smaller ones, and done selections, are finish_kernel's).
+__device__ inline bool grid_round(int left, int right) { return right - left + 1 > kFinishRange; }
+
 /// Each chunk's left and right stops (the round's pivot arr[k]). Grid: a block per chunk of the
 /// largest range.
 __global__ void __launch_bounds__(kThreads)
     count_kernel(const float* __restrict__ arr, const SelectState* __restrict__ st, int* __restrict__ count_a,
                  int* __restrict__ count_b) {
     const int left = st->left, right = st->right;
-    if (left >= right) return;
+    if (!grid_round(left, right)) return;
     const int lo = left + static_cast<int>(blockIdx.x) * kSelectChunk;
     if (lo > right) return;
     const int hi = min(lo + kSelectChunk, right + 1);
@@ -95,7 +99,7 @@ __global__ void __launch_bounds__(kScanThreads)
     scan_kernel(const float* __restrict__ arr, SelectState* st, const int* __restrict__ count_a,
                 const int* __restrict__ count_b, int* __restrict__ base_a, int* __restrict__ base_b) {
     const int left = st->left, right = st->right, k = st->k;
-    if (left >= right) return;
+    if (!grid_round(left, right)) return;
     const int chunks = (right - left + kSelectChunk) / kSelectChunk;
     const int t = static_cast<int>(threadIdx.x);
     int carry_a = 0, carry_b = 0;
@@ -128,7 +132,7 @@ __global__ void __launch_bounds__(kThreads)
                 int* __restrict__ pos_b) {
     __shared__ float values[kSelectChunk];
     const int left = st->left, right = st->right;
-    if (left >= right) return;
+    if (!grid_round(left, right)) return;
     const int lo = left + static_cast<int>(blockIdx.x) * kSelectChunk;
     if (lo > right) return;
     const int size = min(kSelectChunk, right + 1 - lo);
@@ -165,7 +169,7 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void __launch_bounds__(kThreads)
     swap_kernel(float* __restrict__ arr, const SelectState* __restrict__ st, const int* __restrict__ pos_a,
                 const int* __restrict__ pos_b) {
-    if (st->left >= st->right) return;
+    if (!grid_round(st->left, st->right)) return;
     const int pairs = st->pairs;
     for (int m = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); m < pairs;
          m += static_cast<int>(gridDim.x * blockDim.x)) {
@@ -179,9 +183,66 @@ __global__ void __launch_bounds__(kThreads)
 /// The round's end (close_round). One thread.
 __global__ void close_kernel(SelectState* st, const int* __restrict__ pos_a, const int* __restrict__ pos_b) {
     SelectState s = *st;
-    if (select_done(s)) return;
+    if (!grid_round(s.left, s.right)) return;
     close_round(s, pos_a, pos_b);
     *st = s;
+}
+
+/// The rounds left (ranges of at most kFinishRange positions, or more where kRounds grid-wide
+/// rounds did not get there), until done, in one block: each round as the grid-wide kernels
+/// take it, a thread's contiguous share of the range as their chunks, the block's scans as
+/// scan_kernel's; each thread closes the round on its own copy of the state (the same inputs,
+/// the same state). One block of kFinishThreads.
+__global__ void __launch_bounds__(kFinishThreads)
+    finish_kernel(float* __restrict__ arr, SelectState* st, int* __restrict__ pos_a, int* __restrict__ pos_b) {
+    __shared__ int pairs;
+    const int t = static_cast<int>(threadIdx.x);
+    SelectState s = *st;
+    while (!select_done(s)) {
+        const float p = arr[s.k];
+        const int per = (s.right - s.left + kFinishThreads) / kFinishThreads;
+        const int first = min(s.left + t * per, s.right + 1), last = min(first + per, s.right + 1);
+        int a = 0, b = 0;
+        for (int x = first; x < last; ++x) {
+            a += left_stop(arr[x], p);
+            b += right_stop(arr[x], p);
+        }
+        int total_a = 0, total_b = 0;
+        int ra = block_exclusive_scan(a, &total_a);  // left stops in [left, x)
+        const int before_b = block_exclusive_scan(b, &total_b);
+        int rb = total_b - before_b;  // right stops in [x, right]
+        if (t == 0) pairs = 0;
+        int best = 0;
+        for (int x = first; x < last; ++x) {
+            const bool is_a = left_stop(arr[x], p), is_b = right_stop(arr[x], p);
+            ra += is_a;
+            if (is_a) {
+                pos_a[ra - 1] = x;
+                if (paired(ra, rb - is_b)) best = ra;
+            }
+            if (is_b) pos_b[rb - 1] = x;
+            rb -= is_b;
+        }
+        for (int d = 16; d > 0; d >>= 1) best = max(best, __shfl_xor_sync(0xffffffffu, best, d));
+        __syncthreads();  // pairs = 0 and every position's ranks written
+        if ((t & 31) == 0 && best > 0) atomicMax(&pairs, best);
+        __syncthreads();
+        const int m = pairs;
+        for (int i = t; i < m; i += kFinishThreads) {
+            const int x = pos_a[i], y = pos_b[i];
+            const float v = arr[x];
+            arr[x] = arr[y];
+            arr[y] = v;
+        }
+        __syncthreads();  // the swaps done, before close_round's reads and the next round's
+        s.pivot = p;
+        s.total_a = total_a;
+        s.total_b = total_b;
+        s.pairs = m;
+        close_round(s, pos_a, pos_b);
+        __syncthreads();  // close_round's reads of pos_a and pos_b done before the next round writes them
+    }
+    if (t == 0) *st = s;
 }
 
 /// terms[i] = arr[i] as a double, i < k.
@@ -223,7 +284,7 @@ public:
             int* base_a = count_b + c;
             int* base_b = base_a + c;
             const unsigned swaps = std::min(cuda::blocks_for(static_cast<std::size_t>(n / 2 + 1), pool::kThreads), 1024u);
-            for (int round = 0; round < pool::kRounds; ++round) {
+            for (int round = 0; round < pool::kRounds && n > pool::kFinishRange; ++round) {
                 pool::count_kernel<<<chunks, pool::kThreads, 0, stream>>>(values, st, count_a, count_b);
                 pool::scan_kernel<<<1, pool::kScanThreads, 0, stream>>>(values, st, count_a, count_b, base_a, base_b);
                 pool::rank_kernel<<<chunks, pool::kThreads, 0, stream>>>(values, st, count_b, base_a, base_b,
@@ -231,6 +292,7 @@ public:
                 pool::swap_kernel<<<swaps, pool::kThreads, 0, stream>>>(values, st, pos_a_.get(), pos_b_.get());
                 pool::close_kernel<<<1, 1, 0, stream>>>(st, pos_a_.get(), pos_b_.get());
             }
+            pool::finish_kernel<<<1, pool::kFinishThreads, 0, stream>>>(values, st, pos_a_.get(), pos_b_.get());
             cuda::check_launch("cambi pooling rounds");
         }
         pool::to_double_kernel<<<cuda::blocks_for(static_cast<std::size_t>(k), pool::kThreads), pool::kThreads, 0,
@@ -252,19 +314,11 @@ public:
     }
 
     /// After the stream's work is done: the pooled value of selection `index` (the CPU's
-    /// spatial_pooling), its rounds finished on the host when the device's did not finish them
-    /// (the values copied back from `values`, the device values it selected, n of them).
-    double result(unsigned index, const float* values, int n) {
-        SelectState s = host_states_[index];
-        const int k = s.k;
-        if (select_done(s)) return host_sums_[index] / k;
-        std::vector<float> host(static_cast<std::size_t>(n));
-        cuda::check(cudaMemcpy(host.data(), values, host.size() * sizeof(float), cudaMemcpyDeviceToHost),
-                    "copying cambi's c values to the host (pooling fallback)");
-        select_finish(host.data(), s);
-        double sum = 0;
-        for (int i = 0; i < k; ++i) sum += host[static_cast<std::size_t>(i)];
-        return sum / k;
+    /// spatial_pooling: the sum over k). Throws Error (internal) if its rounds did not finish.
+    double result(unsigned index) const {
+        const SelectState& s = host_states_[index];
+        if (!select_done(s)) throw Error("cambi (CUDA): internal: a pooling selection left unfinished");
+        return host_sums_[index] / s.k;
     }
 
 private:

@@ -33,8 +33,9 @@
 // kernel); each position's ranks: the left stop of rank r (1-based) at x is pos_a[r - 1] = x, the
 // right stop of rank r is pos_b[r - 1] = x, and a left stop of rank r with at least r right
 // stops after it is paired (M: their largest rank; rank kernel); swap pos_a[m] with pos_b[m]
-// for m < M (swap kernel); close_round (one thread). select_rounds below runs the same steps on
-// the host.
+// for m < M (swap kernel); close_round (one thread). Small ranges take the same steps in one
+// block (finish_kernel: a thread's share of the range as a chunk). select_rounds below runs the
+// same steps on the host.
 #pragma once
 
 #include <algorithm>
@@ -100,7 +101,7 @@ VMAFX_HOST_DEVICE inline void close_round(SelectState& s, const int* pos_a, cons
 }
 
 /// quick_select's loop from the state s on, sequentially (the CPU's code from the bounds where
-/// the rounds left it: the twin's fallback when its rounds did not finish).
+/// the rounds left it: the tests end rounds cut short with it, to check the state they leave).
 VMAFX_HOST_DEVICE inline void select_finish(float* arr, SelectState& s) {
     int left = s.left, right = s.right;
     const int k = s.k;
@@ -125,13 +126,16 @@ VMAFX_HOST_DEVICE inline void select_finish(float* arr, SelectState& s) {
     s.right = right;
 }
 
-/// The host's model of the device's rounds (cambi_cuda.cu), step by step as the kernels take
-/// them, with chunks of `chunk` positions: at most `max_rounds` rounds on arr (n values), from
-/// state s (select_start). Returns the state (done or not; select_finish ends it).
-inline SelectState select_rounds(float* arr, int n, SelectState s, int chunk, int max_rounds) {
+/// The host's model of the device's rounds (cambi_pool_cuda.cuh), step by step as the kernels
+/// take them, with chunks of `chunk` positions (the grid-wide kernels': kSelectChunk), or, for
+/// chunk = -t, each round's range in t equal shares (finish_kernel's t threads: chunks of
+/// ceil(size / t)): at most `max_rounds` rounds on arr (n values), from state s (select_start).
+/// Returns the state (done or not; select_finish ends it).
+inline SelectState select_rounds(float* arr, int n, SelectState s, int chunk_or_shares, int max_rounds) {
     std::vector<int> pos_a(static_cast<std::size_t>(n)), pos_b(static_cast<std::size_t>(n));
     for (int round = 0; round < max_rounds && !select_done(s); ++round) {
         const int size = s.right - s.left + 1;
+        const int chunk = chunk_or_shares > 0 ? chunk_or_shares : (size - chunk_or_shares - 1) / -chunk_or_shares;
         const int chunks = (size + chunk - 1) / chunk;
         std::vector<int> count_a(static_cast<std::size_t>(chunks)), count_b(static_cast<std::size_t>(chunks));
         const float p0 = arr[s.k];

@@ -3,8 +3,9 @@
 // array as quick_select leaves it): the permuted arrays must be equal element for element, bit
 // for bit, and so the pooled means. Exhaustive small arrays over small alphabets, random floats,
 // ties, zeros, two values, sorted and reverse sorted arrays, chunks of 1 position up to the
-// kernels' own, rounds cut short and ended by select_finish (the twin's fallback), and the CPU's
-// own c values of banded pictures at every scale. Runs without a GPU.
+// kernels' own and finish_kernel's shares of each round's range, rounds cut short and ended by
+// select_finish (the state they leave is quick_select's), and the CPU's own c values of banded
+// pictures at every scale. Runs without a GPU.
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -60,7 +61,7 @@ bool same(const std::vector<float>& values, int k, int chunk, int max_rounds, co
             text += "twin ";
             for (float v : twin) text += std::to_string(v) + " ";
         }
-        ADD_FAILURE() << what << ": n " << values.size() << ", k " << k << ", chunk " << chunk << ", rounds "
+        ADD_FAILURE() << what << ": n " << values.size() << ", k " << k << ", chunk (or -shares) " << chunk << ", rounds "
                       << max_rounds << ": " << text;
     }
     return equal;
@@ -78,7 +79,7 @@ TEST(CambiSelect, EveryArrayOfUpToNineValuesOverThreeLevels) {
         for (int code = 0; code < total && failures < 5; ++code) {
             for (int i = 0, c = code; i < n; ++i, c /= 3) v[static_cast<std::size_t>(i)] = levels[c % 3];
             for (int k = 1; k <= n; ++k)
-                for (int chunk : {1, 2, 3, kSelectChunk}) {
+                for (int chunk : {1, 2, 3, kSelectChunk, -2}) {
                     failures += !same(v, k, chunk, kAll, "three levels");
                     ++checked;
                 }
@@ -97,7 +98,7 @@ TEST(CambiSelect, RandomSmallArraysEveryK) {
                 std::vector<float> v(static_cast<std::size_t>(n));
                 for (float& x : v) x = static_cast<float>(rng() % static_cast<unsigned>(alphabet)) * 0.25f;
                 for (int k = 1; k <= n; ++k)
-                    for (int chunk : {1, 4, 7, kSelectChunk})
+                    for (int chunk : {1, 4, 7, kSelectChunk, -3, -1024})
                         for (int rounds : {1, 2, kAll}) failures += !same(v, k, chunk, rounds, "small random");
             }
         }
@@ -128,7 +129,7 @@ TEST(CambiSelect, LargeArraysOfEveryKind) {
     kinds.emplace_back("high then low", v);
     for (const auto& [name, values] : kinds)
         for (int k : {1, 2, n / 3, static_cast<int>(0.6 * n), n - 1, n})
-            for (int chunk : {kSelectChunk, 1000, 13})
+            for (int chunk : {kSelectChunk, 1000, 13, -1024})
                 for (int rounds : {3, kAll}) EXPECT_TRUE(same(values, k, chunk, rounds, name));
 }
 
@@ -174,7 +175,7 @@ TEST(CambiSelect, TheCpusContrastValuesAtEveryScale) {
             for (float x : values) nonzero += x > 0;
             const int n = sw * sh, want = static_cast<int>(p.topk * n);
             const int k = want < 1 ? 1 : (want > n ? n : want);
-            for (int chunk : {kSelectChunk, 97})
+            for (int chunk : {kSelectChunk, 97, -1024})
                 EXPECT_TRUE(same(values, k, chunk, kAll, test::format_label(c.format) + " scale " + std::to_string(scale)));
         }
         EXPECT_GT(nonzero, 100) << test::format_label(c.format) << ": too few contrast values above 0";
