@@ -2,7 +2,7 @@
 // saturated colours and odd 4:2:2 reads where the formula's library calls and branches are
 // hardest, long runs of frames, and the host path (ciede_cuda.cu: the pixels whose float the
 // device's intervals cannot decide), driven on every pixel by widening the intervals.
-// Compiled only with CUDA; skipped without a GPU.
+// Skipped without a GPU; the tests that drive the twin directly are compiled only with CUDA.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -12,13 +12,16 @@
 #include <string>
 #include <vector>
 
-#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include "base/libm.hpp"
-#include "cuda/device.hpp"
 #include "feature/ciede/ciede.hpp"
+#ifdef VMAFX_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "cuda/device.hpp"
 #include "feature/ciede/ciede_twin.hpp"
+#endif
 #include "pictures.hpp"
 #include "test_support.hpp"
 #include "twin_support.hpp"
@@ -79,6 +82,7 @@ TEST(CiedeCuda, Upstreams422ReadsAndOddSizes) {
     }
 }
 
+#ifdef VMAFX_HAVE_CUDA  // the tests that drive the twin itself
 /// The frames of `clip` through `twin` (one slot, one stream), as the GPU pipeline would give
 /// them: every plane uploaded, enqueue, wait, finish.
 ScoreTable run_direct(GpuTwin& twin, const test::Clip& clip) {
@@ -189,6 +193,8 @@ TEST(CiedeCuda, DeviceLibraryWithinTheWideningOfTheCpus) {
         EXPECT_LE(worst, 3.0) << c.name;
     }
 }
+
+#endif
 
 // Identical pictures: every term 0, the score +inf, as the CPU's.
 TEST(CiedeCuda, IdenticalPicturesGiveInfinity) {
