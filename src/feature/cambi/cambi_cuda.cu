@@ -26,8 +26,10 @@
 //     of the levels L - num_diffs .. L + num_diffs among the masked pixels of its window (rows
 //     [r - pad, r + pad] inside the scale, columns [c - pad, c + pad] inside [0, max(pad,
 //     width)): exactly what the CPU's sliding histograms hold for that pixel, integers below
-//     4226), then the largest contrast_term over its visible steps, the CPU's function on the
-//     CPU's counts (levels below the band count 0, as the CPU's missing histogram rows);
+//     4226; counted per level for a whole tile, separably, where the tile's outputs read few
+//     levels, else per pixel: the same integers either way), then the largest contrast_term over
+//     its visible steps, the CPU's function on the CPU's counts (levels below the band count 0,
+//     as the CPU's missing histogram rows);
 //  5. each scale's pooling on the device (cambi::DevicePool: quick_select's permutation in
 //     parallel rounds, the sequential double sum of the first k; 5 doubles a picture to the
 //     host), or, with heatmaps_path (the files need every c value), the five scales' c values
@@ -207,36 +209,79 @@ struct ContrastArgs {
 };
 
 /// The c values of a scale (width x height packed) from its image and mask. Grid: column tiles x
-/// row tiles of kTile; block: kTile x kTile.
+/// row tiles of kTile; block: kTile x kTile. The tile's window samples (levels of masked pixels
+/// in the CPU's reach, else kNoLevel) in shared memory; then, where the tile's outputs read at
+/// most kMaxLevels levels (from its lowest output level - num_diffs to its highest +
+/// num_diffs), each level's window counts for every output at once (column_counts down the
+/// tile's columns, then row_count along each output's window: the counts window_contrast would
+/// make, integers), and each output's contrast_of_counts; else each output's window_contrast.
 __global__ void __launch_bounds__(kTileThreads)
     contrast_kernel(const std::uint16_t* __restrict__ image, const std::uint16_t* __restrict__ mask,
                     std::ptrdiff_t stride, ContrastArgs a, float* __restrict__ out) {
     __shared__ std::uint16_t tile[kSpan * kSpan];
     __shared__ std::uint16_t counts[kMaxLevels * kTileThreads];
+    __shared__ std::uint16_t columns[kTile * kSpan];
+    __shared__ int lowest, highest;
     const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
     const int tid = ty * kTile + tx;
     const int r0 = static_cast<int>(blockIdx.y) * kTile, c0 = static_cast<int>(blockIdx.x) * kTile;
-    const int pad = a.pad;
+    const int pad = a.pad, side = 2 * pad + 1;
     const int rows = kTile + 2 * pad, cols = kTile + 2 * pad + 1;
     // The CPU's histograms count columns [0, max(pad, width)) and rows [0, height).
     const int column_end = max(pad, a.width);
+    if (tid == 0) {
+        lowest = 0x7fffffff;
+        highest = -1;
+    }
     for (int k = tid; k < rows * cols; k += kTileThreads) {
         const int i = r0 - pad + k / cols, j = c0 - pad + k % cols;
         unsigned v = cambi::kNoLevel;
         if (i >= 0 && i < a.height && j >= 0 && j < column_end && mask[i * stride + j]) v = image[i * stride + j];
         tile[(k / cols) * kSpan + k % cols] = static_cast<std::uint16_t>(v);
     }
-    __syncthreads();
     const int r = r0 + ty, c = c0 + tx;
-    if (r >= a.height || c >= a.width) return;
-    const int level = image[r * stride + c];
-    const int compact = level - a.band_base;
+    const bool inside = r < a.height && c < a.width;
+    int level = 0, compact = -1;
+    bool target = false;
+    if (inside) {
+        level = image[r * stride + c];
+        compact = level - a.band_base;
+        target = mask[r * stride + c] && compact >= 0 && compact < a.band_size;
+    }
+    __syncthreads();  // the tile, lowest and highest
+    if (target) {
+        atomicMin(&lowest, level);
+        atomicMax(&highest, level);
+    }
+    __syncthreads();
+    const int nd = a.num_diffs;
     float best = 0.0f;
-    if (mask[r * stride + c] && compact >= 0 && compact < a.band_size)
-        best = cambi::window_contrast(tile + ty * kSpan + tx + a.shift, kSpan, 2 * pad + 1, level, compact,
-                                      a.num_diffs, a.steps[compact], a.reciprocals, a.weights, counts + tid,
-                                      kTileThreads);
-    out[static_cast<std::size_t>(r) * static_cast<std::size_t>(a.width) + c] = best;
+    if (lowest <= highest) {  // (the same for every thread: the conditions below are uniform)
+        const int base = lowest - nd, levels = highest + nd - base + 1;
+        if (levels <= kMaxLevels) {
+            for (int l = 0; l < levels; ++l) {
+                const int v = base + l;
+                if (v < 0) {  // no sample is below 0
+                    counts[l * kTileThreads + tid] = 0;
+                    continue;
+                }
+                if (tid < cols)
+                    cambi::column_counts(tile, kSpan, side, kTile, tid, static_cast<std::uint16_t>(v), columns + tid,
+                                         kSpan);
+                __syncthreads();
+                counts[l * kTileThreads + tid] =
+                    static_cast<std::uint16_t>(cambi::row_count(columns + ty * kSpan, tx + a.shift, side));
+                __syncthreads();  // columns free for the next level
+            }
+            if (target)
+                best = cambi::contrast_of_counts(counts + (level - nd - base) * kTileThreads + tid, kTileThreads,
+                                                 compact, nd, a.steps[compact], a.reciprocals, a.weights);
+        } else if (target) {
+            best = cambi::window_contrast(tile + ty * kSpan + tx + a.shift, kSpan, side, level, compact, nd,
+                                          a.steps[compact], a.reciprocals, a.weights, counts + tid, kTileThreads);
+        }
+    }
+    if (inside) out[static_cast<std::size_t>(r) * static_cast<std::size_t>(a.width) + c] = best;
 }
 
 /// cambi.cpp resample's source positions of `out` samples from `in` (the CPU's float walk).
