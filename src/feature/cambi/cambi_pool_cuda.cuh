@@ -7,9 +7,10 @@
 //  1. the state select_start(n, k) copied in (cambi_select.hpp);
 //  2. the rounds of quick_select's partition (cambi_select.hpp, which proves them the CPU's
 //     loop, and whose select_rounds the host tests run against the CPU's quick_select, with
-//     chunks of every size): kRounds grid-wide rounds, each the count, scan, rank and swap
-//     kernels and close_kernel (one thread: close_round), which read the bounds from the state
-//     in device memory and return at once when the range is down to kFinishRange positions (or
+//     chunks of every size): rounds_for(n) grid-wide rounds, each the count kernel (its last
+//     block to finish scans the chunks' counts), the rank kernel and the swap kernel (its last
+//     block to finish closes the round: close_round), which read the bounds from the state in
+//     device memory and return at once when the range is down to kFinishRange positions (or
 //     the selection done), so the host never waits between rounds; then finish_kernel, one
 //     block taking the same rounds until the selection is done;
 //  3. to_double_kernel: the first k values as doubles, and gpu::SequentialSum<double> over them:
@@ -34,11 +35,21 @@ namespace pool {
 
 constexpr int kThreads = 256;                        ///< count, rank and swap kernels' blocks
 constexpr int kItems = kSelectChunk / kThreads;      ///< positions a thread ranks
-constexpr int kScanThreads = 1024;                   ///< scan_kernel's one block
-constexpr int kRounds = 24;                          ///< grid-wide rounds enqueued per selection
+constexpr unsigned kMaxBlocks = 1024;                ///< count, rank and swap kernels' grids
 constexpr int kFinishThreads = 1024;                 ///< finish_kernel's one block
 constexpr int kFinishRange = 16384;                  ///< ranges this small: finish_kernel's
 static_assert(kItems * kThreads == kSelectChunk);
+
+/// The grid-wide rounds enqueued for a selection among n values: 2, and 3 for each halving of
+/// n down to kFinishRange, at most 24 (measured on the CPU's c values of 4K and 1080p pictures,
+/// banded and not, the rounds to kFinishRange were at most 20 at 2073600 values, 17 at
+/// 8294400, 13 at 518400, 8 at 129600, 6 at 32400). Fewer than a selection needs only leaves a
+/// larger range to finish_kernel (slower, the same result).
+inline int rounds_for(int n) {
+    int rounds = 2;
+    for (long long size = n; size > kFinishRange; size = (size + 1) / 2) rounds += 3;
+    return n > kFinishRange ? std::min(rounds, 24) : 0;
+}
 
 /// Exclusive prefix sum of v over the block (blockDim.x a multiple of 32, at most 1024), in
 /// thread order; *total: the block's sum. Every thread must call it.
@@ -67,65 +78,76 @@ __device__ inline int block_exclusive_scan(int v, int* total) {
 /// positions; smaller ones, and done selections, are finish_kernel's).
 __device__ inline bool grid_round(int left, int right) { return right - left + 1 > kFinishRange; }
 
-/// Each chunk's left and right stops (the round's pivot arr[k]). Grid: a block per chunk of the
-/// largest range.
-__global__ void __launch_bounds__(kThreads)
-    count_kernel(const float* __restrict__ arr, const SelectState* __restrict__ st, int* __restrict__ count_a,
-                 int* __restrict__ count_b) {
-    const int left = st->left, right = st->right;
-    if (!grid_round(left, right)) return;
-    const int lo = left + static_cast<int>(blockIdx.x) * kSelectChunk;
-    if (lo > right) return;
-    const int hi = min(lo + kSelectChunk, right + 1);
-    const float p = arr[st->k];
-    int a = 0, b = 0;
-    for (int x = lo + static_cast<int>(threadIdx.x); x < hi; x += kThreads) {
-        a += left_stop(arr[x], p);
-        b += right_stop(arr[x], p);
-    }
-    int total_a = 0, total_b = 0;
-    block_exclusive_scan(a, &total_a);
-    block_exclusive_scan(b, &total_b);
+/// Whether this block is the last of `blocks` to arrive at st->arrived (then it resets it to 0
+/// for the next such count). Every thread must call it, after its writes and reads that the
+/// last block's work must follow; thread 0's writes (the caller's) are fenced device-wide.
+__device__ inline bool last_to_arrive(SelectState* st, int blocks) {
+    __shared__ bool last;
+    __threadfence();
+    __syncthreads();
     if (threadIdx.x == 0) {
-        count_a[blockIdx.x] = total_a;
-        count_b[blockIdx.x] = total_b;
+        last = atomicAdd(&st->arrived, 1) == blocks - 1;
+        if (last) st->arrived = 0;
     }
+    __syncthreads();
+    return last;
 }
 
-/// The chunks' bases: base_a[c], the left stops of the chunks before c; base_b[c], the right
-/// stops of the chunks after c; the totals, the pivot, pairs = 0 into the state. One block of
-/// kScanThreads.
-__global__ void __launch_bounds__(kScanThreads)
-    scan_kernel(const float* __restrict__ arr, SelectState* st, const int* __restrict__ count_a,
-                const int* __restrict__ count_b, int* __restrict__ base_a, int* __restrict__ base_b) {
+/// The chunks of the round's range (kSelectChunk positions, the last one shorter).
+__device__ inline int chunks_of(int left, int right) { return (right - left + kSelectChunk) / kSelectChunk; }
+
+/// Each chunk's left and right stops (the round's pivot arr[k]), blocks taking chunks blockIdx.x,
+/// + gridDim.x, ...; then the last block to finish scans them: base_a[c], the left stops of the
+/// chunks before c; base_b[c], the right stops of the chunks after c; the totals, the pivot and
+/// pairs = 0 into the state.
+__global__ void __launch_bounds__(kThreads)
+    count_kernel(const float* __restrict__ arr, SelectState* st, int* count_a, int* count_b, int* __restrict__ base_a,
+                 int* __restrict__ base_b) {
     const int left = st->left, right = st->right, k = st->k;
     if (!grid_round(left, right)) return;
-    const int chunks = (right - left + kSelectChunk) / kSelectChunk;
+    const int chunks = chunks_of(left, right);
+    if (static_cast<int>(blockIdx.x) >= chunks) return;
+    const float p = arr[k];
+    for (int chunk = static_cast<int>(blockIdx.x); chunk < chunks; chunk += static_cast<int>(gridDim.x)) {
+        const int lo = left + chunk * kSelectChunk, hi = min(lo + kSelectChunk, right + 1);
+        int a = 0, b = 0;
+        for (int x = lo + static_cast<int>(threadIdx.x); x < hi; x += kThreads) {
+            a += left_stop(arr[x], p);
+            b += right_stop(arr[x], p);
+        }
+        int total_a = 0, total_b = 0;
+        block_exclusive_scan(a, &total_a);
+        block_exclusive_scan(b, &total_b);
+        if (threadIdx.x == 0) {
+            count_a[chunk] = total_a;
+            count_b[chunk] = total_b;
+        }
+    }
+    if (!last_to_arrive(st, min(static_cast<int>(gridDim.x), chunks))) return;
     const int t = static_cast<int>(threadIdx.x);
     int carry_a = 0, carry_b = 0;
-    for (int first = 0; first < chunks; first += kScanThreads) {
+    for (int first = 0; first < chunks; first += kThreads) {
         const int c = first + t;
         const int rc = chunks - 1 - c;  // the right stops' chunks from the right
         int total = 0;
-        const int ea = block_exclusive_scan(c < chunks ? count_a[c] : 0, &total);
+        const int ea = block_exclusive_scan(c < chunks ? __ldcg(count_a + c) : 0, &total);
         if (c < chunks) base_a[c] = carry_a + ea;
         carry_a += total;
-        const int eb = block_exclusive_scan(c < chunks ? count_b[rc] : 0, &total);
+        const int eb = block_exclusive_scan(c < chunks ? __ldcg(count_b + rc) : 0, &total);
         if (c < chunks) base_b[rc] = carry_b + eb;
         carry_b += total;
     }
-    __syncthreads();  // every thread has read the bounds
     if (t == 0) {
         st->total_a = carry_a;
         st->total_b = carry_b;
-        st->pivot = arr[k];
+        st->pivot = p;
         st->pairs = 0;
     }
 }
 
 /// Each position's ranks: pos_a[r - 1] = x for the left stop of rank r, pos_b likewise for the
-/// right stops (ranked from the right); the largest paired rank into pairs (atomicMax). Grid: a
-/// block per chunk, as count_kernel.
+/// right stops (ranked from the right); the largest paired rank into pairs (atomicMax). Blocks
+/// take chunks as count_kernel's.
 __global__ void __launch_bounds__(kThreads)
     rank_kernel(const float* __restrict__ arr, SelectState* st, const int* __restrict__ count_b,
                 const int* __restrict__ base_a, const int* __restrict__ base_b, int* __restrict__ pos_a,
@@ -133,41 +155,46 @@ __global__ void __launch_bounds__(kThreads)
     __shared__ float values[kSelectChunk];
     const int left = st->left, right = st->right;
     if (!grid_round(left, right)) return;
-    const int lo = left + static_cast<int>(blockIdx.x) * kSelectChunk;
-    if (lo > right) return;
-    const int size = min(kSelectChunk, right + 1 - lo);
+    const int chunks = chunks_of(left, right);
     const float p = st->pivot;
-    for (int x = static_cast<int>(threadIdx.x); x < size; x += kThreads) values[x] = arr[lo + x];
-    __syncthreads();
-    const int first = static_cast<int>(threadIdx.x) * kItems, last = min(first + kItems, size);
-    int a = 0, b = 0;
-    for (int x = first; x < last; ++x) {
-        a += left_stop(values[x], p);
-        b += right_stop(values[x], p);
-    }
-    int all_a = 0, all_b = 0;
-    const int before_a = block_exclusive_scan(a, &all_a);
-    const int before_b = block_exclusive_scan(b, &all_b);
-    int ra = base_a[blockIdx.x] + before_a;                      // left stops in [left, x)
-    int rb = base_b[blockIdx.x] + count_b[blockIdx.x] - before_b;  // right stops in [x, right]
     int best = 0;
-    for (int x = first; x < last; ++x) {
-        const bool is_a = left_stop(values[x], p), is_b = right_stop(values[x], p);
-        ra += is_a;
-        if (is_a) {
-            pos_a[ra - 1] = lo + x;
-            if (paired(ra, rb - is_b)) best = ra;  // ranks rise with x: the last is the largest
+    for (int chunk = static_cast<int>(blockIdx.x); chunk < chunks; chunk += static_cast<int>(gridDim.x)) {
+        const int lo = left + chunk * kSelectChunk;
+        const int size = min(kSelectChunk, right + 1 - lo);
+        for (int x = static_cast<int>(threadIdx.x); x < size; x += kThreads) values[x] = arr[lo + x];
+        __syncthreads();
+        const int first = static_cast<int>(threadIdx.x) * kItems, last = min(first + kItems, size);
+        int a = 0, b = 0;
+        for (int x = first; x < last; ++x) {
+            a += left_stop(values[x], p);
+            b += right_stop(values[x], p);
         }
-        if (is_b) pos_b[rb - 1] = lo + x;
-        rb -= is_b;
+        int all_a = 0, all_b = 0;
+        const int before_a = block_exclusive_scan(a, &all_a);
+        const int before_b = block_exclusive_scan(b, &all_b);
+        int ra = base_a[chunk] + before_a;                  // left stops in [left, x)
+        int rb = base_b[chunk] + count_b[chunk] - before_b;  // right stops in [x, right]
+        for (int x = first; x < last; ++x) {
+            const bool is_a = left_stop(values[x], p), is_b = right_stop(values[x], p);
+            ra += is_a;
+            if (is_a) {
+                pos_a[ra - 1] = lo + x;
+                if (paired(ra, rb - is_b)) best = ra;  // ranks rise with x: the last is the largest
+            }
+            if (is_b) pos_b[rb - 1] = lo + x;
+            rb -= is_b;
+        }
+        __syncthreads();  // values free for the next chunk
     }
     for (int d = 16; d > 0; d >>= 1) best = max(best, __shfl_xor_sync(0xffffffffu, best, d));
     if ((threadIdx.x & 31) == 0 && best > 0) atomicMax(&st->pairs, best);  // a warp's largest
 }
 
-/// The round's swaps: arr[pos_a[m]] with arr[pos_b[m]], m < pairs (disjoint pairs). Grid-stride.
+/// The round's swaps: arr[pos_a[m]] with arr[pos_b[m]], m < pairs (disjoint pairs), grid-stride;
+/// then the last block to finish closes the round (close_round, one thread: it reads no value,
+/// only the stops' positions and counts; the blocks' reads of the bounds come before it).
 __global__ void __launch_bounds__(kThreads)
-    swap_kernel(float* __restrict__ arr, const SelectState* __restrict__ st, const int* __restrict__ pos_a,
+    swap_kernel(float* __restrict__ arr, SelectState* st, const int* __restrict__ pos_a,
                 const int* __restrict__ pos_b) {
     if (!grid_round(st->left, st->right)) return;
     const int pairs = st->pairs;
@@ -178,21 +205,17 @@ __global__ void __launch_bounds__(kThreads)
         arr[x] = arr[y];
         arr[y] = t;
     }
-}
-
-/// The round's end (close_round). One thread.
-__global__ void close_kernel(SelectState* st, const int* __restrict__ pos_a, const int* __restrict__ pos_b) {
+    if (!last_to_arrive(st, static_cast<int>(gridDim.x)) || threadIdx.x != 0) return;
     SelectState s = *st;
-    if (!grid_round(s.left, s.right)) return;
     close_round(s, pos_a, pos_b);
     *st = s;
 }
 
-/// The rounds left (ranges of at most kFinishRange positions, or more where kRounds grid-wide
+/// The rounds left (ranges of at most kFinishRange positions, or more where the grid-wide
 /// rounds did not get there), until done, in one block: each round as the grid-wide kernels
 /// take it, a thread's contiguous share of the range as their chunks, the block's scans as
-/// scan_kernel's; each thread closes the round on its own copy of the state (the same inputs,
-/// the same state). One block of kFinishThreads.
+/// count_kernel's last block's; each thread closes the round on its own copy of the state (the
+/// same inputs, the same state). One block of kFinishThreads.
 __global__ void __launch_bounds__(kFinishThreads)
     finish_kernel(float* __restrict__ arr, SelectState* st, int* __restrict__ pos_a, int* __restrict__ pos_b) {
     __shared__ int pairs;
@@ -283,14 +306,14 @@ public:
             int* count_b = count_a + c;
             int* base_a = count_b + c;
             int* base_b = base_a + c;
-            const unsigned swaps = std::min(cuda::blocks_for(static_cast<std::size_t>(n / 2 + 1), pool::kThreads), 1024u);
-            for (int round = 0; round < pool::kRounds && n > pool::kFinishRange; ++round) {
-                pool::count_kernel<<<chunks, pool::kThreads, 0, stream>>>(values, st, count_a, count_b);
-                pool::scan_kernel<<<1, pool::kScanThreads, 0, stream>>>(values, st, count_a, count_b, base_a, base_b);
-                pool::rank_kernel<<<chunks, pool::kThreads, 0, stream>>>(values, st, count_b, base_a, base_b,
+            const unsigned blocks = std::min(chunks, pool::kMaxBlocks);
+            const unsigned swaps =
+                std::min(cuda::blocks_for(static_cast<std::size_t>(n / 2 + 1), pool::kThreads), pool::kMaxBlocks);
+            for (int round = 0; round < pool::rounds_for(n); ++round) {
+                pool::count_kernel<<<blocks, pool::kThreads, 0, stream>>>(values, st, count_a, count_b, base_a, base_b);
+                pool::rank_kernel<<<blocks, pool::kThreads, 0, stream>>>(values, st, count_b, base_a, base_b,
                                                                          pos_a_.get(), pos_b_.get());
                 pool::swap_kernel<<<swaps, pool::kThreads, 0, stream>>>(values, st, pos_a_.get(), pos_b_.get());
-                pool::close_kernel<<<1, 1, 0, stream>>>(st, pos_a_.get(), pos_b_.get());
             }
             pool::finish_kernel<<<1, pool::kFinishThreads, 0, stream>>>(values, st, pos_a_.get(), pos_b_.get());
             cuda::check_launch("cambi pooling rounds");

@@ -27,13 +27,13 @@
 // after which i = x + 1, j = x - 1. The comparisons are the CPU's (!(v > p), !(v < p)), NaN
 // included.
 //
-// A round on the device (cambi_cuda.cu), over chunks of [left, right] (kSelectChunk positions
-// each, the last one shorter): count each chunk's stops of both kinds (count kernel); scan the
-// counts, left stops from the left, right stops from the right, and note the pivot (scan
+// A round on the device (cambi_pool_cuda.cuh), over chunks of [left, right] (kSelectChunk
+// positions each, the last one shorter): count each chunk's stops of both kinds, then scan the
+// counts, left stops from the left, right stops from the right, and note the pivot (count
 // kernel); each position's ranks: the left stop of rank r (1-based) at x is pos_a[r - 1] = x, the
 // right stop of rank r is pos_b[r - 1] = x, and a left stop of rank r with at least r right
 // stops after it is paired (M: their largest rank; rank kernel); swap pos_a[m] with pos_b[m]
-// for m < M (swap kernel); close_round (one thread). Small ranges take the same steps in one
+// for m < M, then close_round (swap kernel). Small ranges take the same steps in one
 // block (finish_kernel: a thread's share of the range as a chunk). select_rounds below runs the
 // same steps on the host.
 #pragma once
@@ -58,6 +58,7 @@ struct SelectState {
     int total_b = 0;          ///< right stops in [left, right] this round
     int pairs = 0;            ///< M: the swaps of this round
     int rounds = 0;           ///< rounds run (close_round counts them)
+    int arrived = 0;          ///< the kernels' count of blocks done (0 between kernels)
 };
 
 /// The state of a selection of the k largest of n values (1 <= k <= n), before its first round.
