@@ -1,10 +1,12 @@
 // vmafx's own powf, exp and log2 with glibc 2.36's FMA-variant bits (libm.hpp says why and how);
-// powf's steps are in libm_powf.hpp (host and device: the GPU twins run them too).
+// powf's and log2's steps are in libm_powf.hpp and libm_log2.hpp (host and device: the GPU twins
+// run them too).
 // Each function follows the published algorithm step by step; a comment "fused" marks a
 // multiply-add that glibc's FMA variant computes with one rounding (vfmadd in the
 // disassembly of glibc 2.36's libm.so.6 on Debian 12), and every other operation rounds on its
 // own as in the C source.
 #include "base/libm.hpp"
+#include "base/libm_log2.hpp"
 #include "base/libm_powf.hpp"
 
 #include <bit>
@@ -79,68 +81,22 @@ VMAFX_LIBM_INLINE double exp_special(double tmp, uint64_t sbits, uint64_t ki) {
 
 // ---- log2 --------------------------------------------------------------------------------
 
-// log2 x for x within about 1/23 of 1: r = x - 1 (exact), r/ln 2 in two parts (hi + lo), and
-// r^2 times a degree-9 polynomial, with the error of hi + p carried in lo.
-VMAFX_LIBM_INLINE double log2_near_one(double x) {
-    const double r = x - 1.0;
-    const double* b = kLog2PolyNearOne;
-    const double hi = r * kInvLn2Hi;
-    const double r2 = r * r;
-    const double r4 = r2 * r2;
-    double lo = VMAFX_LIBM_FMA(r, kInvLn2Lo, VMAFX_LIBM_FMA(kInvLn2Hi, r, -hi));  // fused twice
-    const double b01 = VMAFX_LIBM_FMA(r, b[1], b[0]);  // fused
-    const double y = VMAFX_LIBM_FMA(b01, r2, hi);  // fused: hi + p, p = r^2 (B0 + B1 r)
-    lo = VMAFX_LIBM_FMA(b01, r2, hi - y) + lo;  // fused: (hi - y) + p
-    const double b23 = VMAFX_LIBM_FMA(r, b[3], b[2]);  // fused
-    const double b45 = VMAFX_LIBM_FMA(r, b[5], b[4]);  // fused
-    const double b67 = VMAFX_LIBM_FMA(r, b[7], b[6]);  // fused
-    const double b89 = VMAFX_LIBM_FMA(r, b[9], b[8]);  // fused
-    const double low_terms = VMAFX_LIBM_FMA(b45, r2, b23);  // fused
-    const double high_terms = VMAFX_LIBM_FMA(b89, r2, b67);  // fused
-    lo = VMAFX_LIBM_FMA(VMAFX_LIBM_FMA(high_terms, r4, low_terms), r4, lo);  // fused twice
-    return y + lo;
+// log2's tables as the host-device log2 (libm_log2.hpp) reads them.
+constexpr Log2Tables make_log2_tables() {
+    Log2Tables t{};
+    for (int i = 0; i < 64; ++i) t.table[i] = kLog2Table[i];
+    t.inv_ln2_hi = kInvLn2Hi;
+    t.inv_ln2_lo = kInvLn2Lo;
+    for (int i = 0; i < 6; ++i) t.poly[i] = kLog2Poly[i];
+    for (int i = 0; i < 10; ++i) t.poly_near_one[i] = kLog2PolyNearOne[i];
+    return t;
 }
+constexpr Log2Tables kLog2Tables = make_log2_tables();
 
-VMAFX_LIBM_INLINE double log2_body(double x) {
-    uint64_t ix = bits_of(x);
-    constexpr uint64_t kNearLow = std::bit_cast<uint64_t>(1.0 - 0x1.5b51p-5);
-    constexpr uint64_t kNearHigh = std::bit_cast<uint64_t>(1.0 + 0x1.6ab2p-5);
-    if (ix - kNearLow < kNearHigh - kNearLow) {
-        if (ix == std::bit_cast<uint64_t>(1.0)) return 0.0;
-        return log2_near_one(x);
-    }
-    const uint32_t top = static_cast<uint32_t>(ix >> 48);
-    if (top - 0x0010u >= 0x7ff0u - 0x0010u) {  // x < 2^-1022 (zero, subnormal, negative), inf, NaN
-        if (ix * 2 == 0) return -std::numeric_limits<double>::infinity();  // log2(±0): division by zero
-        if (ix == std::bit_cast<uint64_t>(std::numeric_limits<double>::infinity())) return x;
-        if ((top & 0x8000u) != 0 || (top & 0x7ff0u) == 0x7ff0u) {  // negative or NaN: glibc's (x - x) / (x - x)
-            const double zero = x - x;
-            return zero / zero;
-        }
-        ix = bits_of(x * 0x1p52) - (52ull << 52);  // subnormal: scale to normal, exponent back
-    }
-    // x = 2^k z, z in [0x1.6p-1, 0x1.6p0) exact; z's subinterval i (of 64) holds c, and
-    // log2 x = k + log2 c + log2(1 + r), r = z/c - 1 = z (1/c) - 1 in one rounding.
-    constexpr uint64_t kOff = 0x3fe6000000000000ull;  // the bits of 0x1.6p-1
-    const uint64_t from_off = ix - kOff;
-    const uint64_t i = (from_off >> 46) % 64;
-    const int k = static_cast<int>(static_cast<int64_t>(from_off) >> 52);  // arithmetic shift
-    const double z = double_of(ix - (from_off & (0xfffull << 52)));
-    const double r = VMAFX_LIBM_FMA(z, kLog2Table[i].invc, -1.0);  // fused
-    const double t1 = r * kInvLn2Hi;
-    const double t2 = VMAFX_LIBM_FMA(r, kInvLn2Lo, VMAFX_LIBM_FMA(kInvLn2Hi, r, -t1));  // fused twice
-    const double t3 = static_cast<double>(k) + kLog2Table[i].logc;
-    const double hi = t3 + t1;
-    const double lo = ((t3 - hi) + t1) + t2;
-    const double r2 = r * r;
-    const double r4 = r2 * r2;
-    const double* a = kLog2Poly;
-    const double a01 = VMAFX_LIBM_FMA(r, a[1], a[0]);  // fused
-    const double a23 = VMAFX_LIBM_FMA(r, a[3], a[2]);  // fused
-    const double a45 = VMAFX_LIBM_FMA(r, a[5], a[4]);  // fused
-    const double p = VMAFX_LIBM_FMA(a45, r4, VMAFX_LIBM_FMA(a23, r2, a01));  // fused twice
-    return VMAFX_LIBM_FMA(r2, p, lo) + hi;  // fused: lo + r^2 p, then + hi
-}
+// libm_log2.hpp's constants, written there as bits (no std::bit_cast on the device).
+static_assert(std::bit_cast<uint64_t>(1.0 - 0x1.5b51p-5) == 0x3feea4af00000000ull);
+static_assert(std::bit_cast<uint64_t>(1.0 + 0x1.6ab2p-5) == 0x3ff0b55900000000ull);
+static_assert(std::bit_cast<uint64_t>(-std::numeric_limits<double>::infinity()) == 0xfff0000000000000ull);
 
 VMAFX_LIBM_INLINE double exp_body(double x) {
     uint32_t abstop = top12(x) & 0x7ffu;
@@ -178,7 +134,7 @@ VMAFX_LIBM_INLINE double exp_body(double x) {
 #if VMAFX_LIBM_FMA_ENTRY
 [[gnu::target("fma")]] float powf_fma(float x, float y) { return powf_with(x, y, kPowfTables); }
 [[gnu::target("fma")]] double exp_fma(double x) { return exp_body(x); }
-[[gnu::target("fma")]] double log2_fma(double x) { return log2_body(x); }
+[[gnu::target("fma")]] double log2_fma(double x) { return log2_with(x, kLog2Tables); }
 // Read once at start-up; were it read before that (a static initialiser of another file calling
 // these functions), it would still be false, the generic entry: the same bits.
 const bool kHostHasFma = (__builtin_cpu_init(), __builtin_cpu_supports("fma"));
@@ -206,8 +162,10 @@ double log2(double x) {
 #if VMAFX_LIBM_FMA_ENTRY
     if (kHostHasFma) return log2_fma(x);
 #endif
-    return log2_body(x);
+    return log2_with(x, kLog2Tables);
 }
+
+const Log2Tables& log2_tables() { return kLog2Tables; }
 
 bool host_libm_is_golden() {
 #if defined(__GLIBC__) && (defined(__x86_64__) || defined(__i386__))
