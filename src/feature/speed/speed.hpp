@@ -130,7 +130,8 @@ float score(const Geometry& g, const Params& p, float* ref, float* dis, bool& si
 /// alloc_width apart. `curr`, `tmp`: scratch as score()'s.
 void band_pass(const Geometry& g, const Params& p, float* frame, float* curr, float* tmp);
 /// Steps 4-5: score() of two band-pass pictures (rows `stride` floats apart), as score() forms it
-/// after band_pass() (the GPU twins run steps 1-3 on the device, these on the host).
+/// after band_pass(). After the covariance matrices these are speed_blocks.hpp's host/device
+/// functions, which the GPU twins run on the device.
 float score_band_pass(const Geometry& g, const Params& p, const float* ref, const float* dis, std::ptrdiff_t stride,
                       bool& singular);
 /// The 25 x 25 covariance matrix (row major, symmetric) of the 5 x 5 neighbourhoods of a
@@ -139,9 +140,14 @@ float score_band_pass(const Geometry& g, const Params& p, const float* ref, cons
 /// speed_kernels.hpp, divided by the count and stored as float).
 void covariance_matrix(const Geometry& g, const float* data, std::ptrdiff_t stride, float* cov);
 /// score_band_pass() given each picture's covariance_matrix() (`ref_cov`, `dis_cov`: 625 floats
-/// each), for the GPU twins, which form those on the device.
+/// each).
 float score_band_pass(const Geometry& g, const Params& p, const float* ref, const float* ref_cov, const float* dis,
                       const float* dis_cov, std::ptrdiff_t stride, bool& singular);
+/// log2(2 pi e) as the CPU computes it (the host's std::log2): the constant of step 4's entropies.
+double log2_2pi_e();
+/// The noise floor's entropy of step 5, float(25 (log2((1 + nn_floor) sigma_nn) + log2(2 pi e))):
+/// blocks whose entropies are both below it do not count (speed_blocks.hpp's block_term).
+float noise_floor_entropy(float sigma_nn, float nn_floor);
 /// The anti-alias filter of step 2 (the scale-1 Gaussian window of vif_tools at speed_kernelscale,
 /// its deviation scaled by 2): odd length, float taps.
 std::vector<float> anti_alias_filter(const Params& p);

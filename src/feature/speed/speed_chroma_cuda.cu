@@ -1,13 +1,12 @@
 // CUDA twin of speed_chroma (speed_chroma.cpp), bit-identical to it on every frame.
 //
-// Per frame, for each chroma plane (Cb, Cr) of both videos, steps 1-3 of SpEED's core on the
-// device (speed_cuda.cuh: the float picture, the speed_prescale rescale, the anti-alias
-// convolution at the decimated samples, the band-pass picture); the four band-pass pictures
-// (1/256 of the plane's samples each) and their covariance matrices (formed on the device as the
-// CPU forms them, speed_cuda.cuh) come back to the slot's pinned memory, and finish() runs the
-// rest of steps 4-5 and the scores with the CPU's own code (speed::score_band_pass: the
-// eigenvalues, the solve and the entropies' log2; speed_chroma::write_scores). Planted
-// regressions: speed_cuda.cuh.
+// Per frame, for each chroma plane (Cb, Cr) of both videos, SpEED's whole core on the device
+// (speed_cuda.cuh: the float picture, the speed_prescale rescale, the anti-alias convolution at
+// the decimated samples, the band-pass picture and its covariance matrix; then per plane the
+// eigenvalues, the solve, the entropies and the score by the host/device functions the CPU calls,
+// speed_blocks.hpp); only each plane's score and whether it was singular (8 bytes) come back to
+// the slot's pinned memory, and finish() writes the three scores (speed_chroma::write_scores).
+// Planted regressions: speed_cuda.cuh.
 #include <memory>
 #include <string>
 
@@ -53,17 +52,13 @@ public:
                 cuda::check_launch("speed_chroma picture_kernel");
                 band_.enqueue(slot, i, stream);
             }
+        band_.enqueue_scores(slot, stream);
     }
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
         frames_.check_holds(slot, index);
-        float scores[2];
-        bool singular[2];
-        for (int c = 0; c < 2; ++c)
-            scores[c] = speed::score_band_pass(geometry_, config_.params, band_.host_band(slot, 2 * c),
-                                               band_.host_cov(slot, 2 * c), band_.host_band(slot, 2 * c + 1),
-                                               band_.host_cov(slot, 2 * c + 1), band_.band_stride(), singular[c]);
-        speed_chroma::write_scores(config_, scores[0], singular[0], scores[1], singular[1], out);
+        const speed::blocks::PairScore u = band_.host_score(slot, 0), v = band_.host_score(slot, 1);
+        speed_chroma::write_scores(config_, u.score, u.singular != 0, v.score, v.singular != 0, out);
     }
 
 private:
@@ -91,8 +86,11 @@ const TwinDescriptor twin{
      "mixes in the CPU's order; the filters' taps (exp, sqrt) are the CPU's, from the host. The covariance "
      "matrix of each band-pass picture is formed on the device as the CPU forms it: float means by sequential "
      "float sums, each double covariance sum split into the CPU's 17 chains (16 fma lanes of its AVX-512 "
-     "grouping and the plain rest, IEEE fma), reduced in the CPU's order. The eigenvalues, solve, log2 "
-     "entropies and score run on the host with the CPU's own code; no library math runs on the device. --fmad=false, IEEE division"},
+     "grouping and the plain rest, IEEE fma), reduced in the CPU's order. The eigenvalues, QR decomposition, "
+     "solve, entropies and score run on the device by the host/device functions the CPU's score_band_pass calls "
+     "(speed_blocks.hpp: each element of a product the CPU's float sum in its order, the score the CPU's float "
+     "sum in the blocks' order); the one library function there, log2, is vmafx's own (libm::log2_with, the "
+     "CPU's libm::log2). --fmad=false, IEEE division and sqrt"},
     speed_cuda::kDefects,
 };
 

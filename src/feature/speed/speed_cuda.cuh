@@ -1,9 +1,6 @@
-// The device half of SpEED's CUDA twins (speed_chroma_cuda.cu, speed_temporal_cuda.cu): steps
-// 1-3 of the core (speed.hpp) for one picture, from device planes to the band-pass picture,
-// and the band-pass picture's covariance matrix (est_params' step 1), both copied to pinned host
-// memory; the rest of steps 4-5 (the eigenvalues, the solve, the entropies and the score) run on
-// the host in finish() with the CPU's own code (speed::score_band_pass), on the band-pass
-// pictures (1/256 of the samples) and those matrices.
+// The device half of SpEED's CUDA twins (speed_chroma_cuda.cu, speed_temporal_cuda.cu): the whole
+// core (speed.hpp) for each pair of pictures, from device planes to the pair's score; only the
+// scores (8 bytes a pair) come back to pinned host memory, and finish() only reads them.
 //
 // Per picture, on the slot's stream:
 //  1. picture_kernel / difference_kernel: the float picture (float_image_math.hpp's
@@ -25,9 +22,21 @@
 //     AVX-512 grouping (speed_kernels.hpp: 16 fused-multiply-add lanes and the plain rest, each
 //     a sequential chain over the rows: one thread each, IEEE fma on both sides), reduced as the
 //     CPU reduces them (covariance_reduce), divided by the count and stored as float.
-// No library math on the device: the Gaussian taps (exp, sqrt) and the lanczos4 weights (sin)
-// are computed on the host by the CPU's own functions; the entropies' log2 and the
-// eigenvalues' and solve's sqrt run on the host (finish()).
+// Per slot, once every picture is in (enqueue_scores), steps 4-5 after the covariance matrix, by
+// speed_blocks.hpp's host/device functions, which the CPU's speed::score_band_pass calls too:
+//  6. factor_kernel: per picture, the eigenvalues of its matrix (one thread: serial, as the CPU)
+//     and its QR decomposition (one block: each 25 x 25 product split by elements over the
+//     threads, each element the CPU's own sequence of float operations);
+//  7. terms_kernel: per pair and block of 5 x 5 samples, one thread: for both pictures the
+//     block's samples, the solve (zeros where the picture's matrix is singular), the variance and
+//     the entropy; then the block's term of the score;
+//  8. score_kernel: per pair, one thread: the float sum of the terms in the blocks' order (the
+//     CPU's running sum), divided by the count; singular as the CPU decides it.
+// Library math on the device: log2 only, vmafx's own (libm::log2_with on an uploaded copy of the
+// host's tables: libm::log2's bits, glibc 2.36's); the Gaussian taps (exp, sqrt), the lanczos4
+// weights (sin), log2(2 pi e) and the base entropy are computed on the host by the CPU's own
+// functions. sqrt and division are IEEE (-prec-sqrt=true -prec-div=true), nothing is contracted
+// (--fmad=false).
 //
 // Planted regressions (parity-gate tests only; speed::TwinPlant, fixed at creation; speed_twin.hpp):
 //  kContraction:      the anti-alias horizontal sum fused (__fmaf_rn), in anti_alias_kernel;
@@ -48,7 +57,9 @@
 #include "cuda/device.hpp"
 #include "feature/common/float_image.hpp"
 #include "feature/common/float_image_math.hpp"
+#include "base/libm_log2.hpp"
 #include "feature/speed/speed.hpp"
+#include "feature/speed/speed_blocks.hpp"
 #include "feature/speed/speed_math.hpp"
 #include "feature/speed/speed_twin.hpp"
 #include "gpu/twin.hpp"
@@ -65,6 +76,28 @@ inline speed::TwinPlant plant_of(PlantedDefect d) { return planted::Flags::of(d)
 inline constexpr PlantedDefect kDefects[] = {PlantedDefect::kContraction, PlantedDefect::kMirrorShift,
                                              PlantedDefect::kRoundingConstant, PlantedDefect::kReductionOrder};
 
+
+/// Per picture: the eigenvalues of its covariance matrix and qr_factor's q and r (speed_blocks.hpp).
+struct Factors {
+    float q[speed::blocks::kMatrix];
+    float r[speed::blocks::kMatrix];
+    float eig[speed::blocks::kN];
+};
+
+/// Threads of factor_kernel's and terms_kernel's blocks.
+constexpr unsigned kFactorThreads = 256;
+constexpr unsigned kTermThreads = 128;
+
+/// What terms_kernel needs besides the pictures: the geometry and step 5's constants.
+struct TermParams {
+    int stride;             ///< the band-pass pictures' rows' distance (operating_width)
+    int blocks_horizontal;  ///< blocks a row
+    int blocks;             ///< blocks in all (nb)
+    float sigma_nn;
+    double log2_2pi_e;      ///< the host's log2(2 pi e)
+    float base;             ///< speed::noise_floor_entropy
+    int mode;               ///< speed_weight_var_mode
+};
 
 // The kernels have internal linkage: each twin's translation unit has its own.
 namespace {
@@ -177,6 +210,92 @@ __global__ void __launch_bounds__(kThreads)
     if (p < speed::kPairs) speed::covariance_element(chains + static_cast<std::ptrdiff_t>(p) * speed::kChains, p, count, cov);
 }
 
+/// Whether upstream solves K X = Y for a picture: regular eigenvalues and a solvable r (the CPU's
+/// est_params decides so; it computes r only when the first holds, the device always).
+__device__ inline bool factors_ok(const float* eig, const float* r) {
+    return speed::blocks::eigenvalues_regular(eig) && speed::blocks::solvable(r);
+}
+
+/// The factors of picture blockIdx.y: cov + 625 blockIdx.y -> f[blockIdx.y]. Block x 0: the
+/// eigenvalues (its first thread; serial, speed::blocks::eigenvalues); block x 1: the QR
+/// decomposition, by all its threads (speed::blocks::qr_factor). Grid: (2, pictures).
+__global__ void __launch_bounds__(kFactorThreads) factor_kernel(const float* __restrict__ cov, Factors* __restrict__ f) {
+    namespace blocks = speed::blocks;
+    struct QrShared {
+        blocks::QrWork work;
+        float a[blocks::kMatrix];
+        float q[blocks::kMatrix];
+    };
+    union Shared {
+        blocks::EigenWork eigen;
+        QrShared qr;
+    };
+    __shared__ Shared w;
+    const float* m = cov + static_cast<std::size_t>(blockIdx.y) * blocks::kMatrix;
+    Factors& out = f[blockIdx.y];
+    if (blockIdx.x == 0) {
+        if (threadIdx.x == 0) blocks::eigenvalues(m, out.eig, w.eigen);
+        return;
+    }
+    for (int e = static_cast<int>(threadIdx.x); e < blocks::kMatrix; e += static_cast<int>(blockDim.x))
+        w.qr.a[e] = m[e];
+    __syncthreads();
+    blocks::qr_factor(w.qr.a, w.qr.q, out.r, w.qr.work);
+    for (int e = static_cast<int>(threadIdx.x); e < blocks::kMatrix; e += static_cast<int>(blockDim.x))
+        out.q[e] = w.qr.q[e];
+}
+
+/// terms[pair * nb + b] = speed::blocks::block_term of block b of pair blockIdx.y (pictures
+/// 2 pair (reference) and 2 pair + 1 (distorted) of `band`, `band_floats` apart, factors f[...]
+/// alike): per picture its samples, the solve (zeros where the picture's K is singular), the
+/// variance and the entropy, as the CPU's est_params. Grid: (blocks_for(nb, kTermThreads), pairs).
+__global__ void __launch_bounds__(kTermThreads)
+    terms_kernel(const float* __restrict__ band, std::size_t band_floats, const Factors* __restrict__ f,
+                 TermParams p, const libm::Log2Tables* __restrict__ tables, float* __restrict__ terms) {
+    namespace blocks = speed::blocks;
+    __shared__ float q[2][blocks::kMatrix], r[2][blocks::kMatrix], eig[2][blocks::kN];
+    __shared__ bool ok[2];
+    const int pair = static_cast<int>(blockIdx.y);
+    for (int v = 0; v < 2; ++v) {
+        const Factors& src = f[2 * pair + v];
+        for (int e = static_cast<int>(threadIdx.x); e < blocks::kMatrix; e += static_cast<int>(blockDim.x)) {
+            q[v][e] = src.q[e];
+            r[v][e] = src.r[e];
+        }
+        for (int e = static_cast<int>(threadIdx.x); e < blocks::kN; e += static_cast<int>(blockDim.x))
+            eig[v][e] = src.eig[e];
+    }
+    __syncthreads();
+    if (threadIdx.x < 2) ok[threadIdx.x] = factors_ok(eig[threadIdx.x], r[threadIdx.x]);
+    __syncthreads();
+    const int b = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (b >= p.blocks) return;
+    float entropy[2], variance[2];
+    for (int v = 0; v < 2; ++v) {
+        float y[blocks::kN], x[blocks::kN], rhs[blocks::kN];
+        for (int k = 0; k < blocks::kN; ++k) x[k] = 0.0f;
+        blocks::block_samples(band + band_floats * static_cast<std::size_t>(2 * pair + v), p.stride,
+                              p.blocks_horizontal, b, y, 1);
+        if (ok[v]) blocks::solve_blocks(q[v], r[v], y, x, rhs, 1);
+        variance[v] = blocks::block_variance(x, y, 1);
+        entropy[v] = blocks::block_entropy(eig[v], variance[v], p.sigma_nn, p.log2_2pi_e, *tables);
+    }
+    terms[static_cast<std::size_t>(pair) * p.blocks + b] =
+        blocks::block_term(entropy[0], entropy[1], variance[0], variance[1], p.base, p.mode, *tables);
+}
+
+/// out[pair] = the pair's score as speed::score_band_pass forms it: singular when either picture's
+/// K is; 0 when exactly one is; else speed::blocks::blocks_score of its nb terms (a float sum in
+/// the blocks' order, one thread). Grid: pairs blocks of 1 thread.
+__global__ void score_kernel(const float* __restrict__ terms, int nb, const Factors* __restrict__ f,
+                             speed::blocks::PairScore* __restrict__ out) {
+    const int pair = static_cast<int>(blockIdx.x);
+    const Factors& fr = f[2 * pair];
+    const Factors& fd = f[2 * pair + 1];
+    out[pair] = speed::blocks::pair_score(factors_ok(fr.eig, fr.r), factors_ok(fd.eig, fd.r),
+                                          terms + static_cast<std::size_t>(pair) * nb, nb);
+}
+
 }  // namespace
 
 /// Device memory of one picture's steps 1-3 for one plane geometry, per result slot: the float
@@ -194,11 +313,21 @@ public:
           scaled_(rescale_ ? scaled_floats() * slots * static_cast<std::size_t>(pictures) : 0),
           decimated_(band_floats() * slots),
           band_(band_floats() * slots * static_cast<std::size_t>(pictures)),
-          host_band_(band_floats() * slots * static_cast<std::size_t>(pictures)),
           means_(static_cast<std::size_t>(speed::kPositions) * slots),
           chains_(static_cast<std::size_t>(speed::kPairs) * speed::kChains * slots),
           cov_(kCovFloats * slots * static_cast<std::size_t>(pictures)),
-          host_cov_(kCovFloats * slots * static_cast<std::size_t>(pictures)) {
+          factors_(static_cast<std::size_t>(slots) * pictures),
+          terms_(static_cast<std::size_t>(g.blocks) * slots * static_cast<std::size_t>(pictures / 2)),
+          scores_(static_cast<std::size_t>(slots) * (pictures / 2)),
+          host_scores_(static_cast<std::size_t>(slots) * (pictures / 2)),
+          log2_tables_(1) {
+        const float sigma_nn = static_cast<float>(p.sigma_nn);
+        term_params_ = TermParams{g.operating_width, g.blocks_horizontal, g.blocks, sigma_nn, speed::log2_2pi_e(),
+                                  speed::noise_floor_entropy(sigma_nn, static_cast<float>(p.nn_floor)),
+                                  p.weight_var_mode};
+        cuda::check(cudaMemcpy(log2_tables_.get(), &libm::log2_tables(), sizeof(libm::Log2Tables),
+                               cudaMemcpyHostToDevice),
+                    "cudaMemcpy");
         const std::vector<float> aa = speed::anti_alias_filter(p), mean = speed::local_mean_filter(p);
         aa_taps_ = static_cast<int>(aa.size());
         mean_taps_ = static_cast<int>(mean.size());
@@ -249,9 +378,6 @@ public:
         band_pass_kernel<<<cuda::blocks_for(n, kThreads), kThreads, 0, stream>>>(decimated, ow, oh, mean_.get(),
                                                                                  mean_taps_, band, plant_);
         cuda::check_launch("speed band_pass_kernel");
-        cuda::check(cudaMemcpyAsync(host_band_.get() + n * index, band, n * sizeof(float), cudaMemcpyDeviceToHost,
-                                    stream),
-                    "copying the SpEED band-pass picture to the host");
         // Step 4's covariance matrix (est_params step 1) on the device.
         float* means = means_.get() + static_cast<std::size_t>(speed::kPositions) * slot;
         double* chains = chains_.get() + static_cast<std::size_t>(speed::kPairs) * speed::kChains * slot;
@@ -264,24 +390,38 @@ public:
         const double count = static_cast<double>(static_cast<std::size_t>(g_.sub_width) * g_.sub_height);
         covariance_kernel<<<cuda::blocks_for(speed::kPairs, kThreads), kThreads, 0, stream>>>(chains, count, cov);
         cuda::check_launch("speed covariance_kernel");
-        cuda::check(cudaMemcpyAsync(host_cov_.get() + kCovFloats * index, cov, kCovFloats * sizeof(float),
-                                    cudaMemcpyDeviceToHost, stream),
-                    "copying the SpEED covariance matrix to the host");
     }
 
-    /// The covariance matrix (25 x 25 floats, speed::covariance_matrix's) of picture `i` of
-    /// `slot` on the host, once the slot's work has completed.
-    const float* host_cov(unsigned slot, int i) const {
-        return host_cov_.get() + kCovFloats * (static_cast<std::size_t>(slot) * pictures_ + i);
+    /// Enqueues the rest of steps 4-5 for every pair of the slot's pictures (pair k: picture 2k
+    /// the reference, 2k + 1 the distorted), once enqueue() has run for each picture: the factors
+    /// of each covariance matrix, the blocks' terms, each pair's score, and the copy of the
+    /// scores (8 bytes a pair) to the slot's pinned memory.
+    void enqueue_scores(unsigned slot, cudaStream_t stream) const {
+        const int pairs = pictures_ / 2;
+        const std::size_t first = static_cast<std::size_t>(slot) * pictures_;
+        const float* cov = cov_.get() + kCovFloats * first;
+        Factors* factors = factors_.get() + first;
+        factor_kernel<<<dim3(2, static_cast<unsigned>(pictures_)), kFactorThreads, 0, stream>>>(cov, factors);
+        cuda::check_launch("speed factor_kernel");
+        const std::size_t nb = static_cast<std::size_t>(g_.blocks);
+        float* terms = terms_.get() + nb * static_cast<std::size_t>(slot) * pairs;
+        terms_kernel<<<dim3(cuda::blocks_for(nb, kTermThreads), static_cast<unsigned>(pairs)), kTermThreads, 0,
+                       stream>>>(band_.get() + band_floats() * first, band_floats(), factors, term_params_,
+                                 log2_tables_.get(), terms);
+        cuda::check_launch("speed terms_kernel");
+        speed::blocks::PairScore* scores = scores_.get() + static_cast<std::size_t>(slot) * pairs;
+        score_kernel<<<static_cast<unsigned>(pairs), 1, 0, stream>>>(terms, g_.blocks, factors, scores);
+        cuda::check_launch("speed score_kernel");
+        cuda::check(cudaMemcpyAsync(host_scores_.get() + static_cast<std::size_t>(slot) * pairs, scores,
+                                    sizeof(speed::blocks::PairScore) * pairs, cudaMemcpyDeviceToHost, stream),
+                    "copying the SpEED scores to the host");
     }
 
-    /// The band-pass picture `i` of `slot` on the host (operating_width x operating_height,
-    /// rows operating_width apart), once the slot's work has completed.
-    const float* host_band(unsigned slot, int i) const {
-        return host_band_.get() + band_floats() * (static_cast<std::size_t>(slot) * pictures_ + i);
+    /// Pair `k`'s score of `slot` (speed::score_band_pass's value and its `singular`) on the
+    /// host, once the slot's work has completed.
+    speed::blocks::PairScore host_score(unsigned slot, int k) const {
+        return host_scores_.get()[static_cast<std::size_t>(slot) * (pictures_ / 2) + k];
     }
-    /// The rows' distance of host_band(): operating_width.
-    int band_stride() const { return g_.operating_width; }
 
 private:
     static constexpr std::size_t kCovFloats = static_cast<std::size_t>(speed::kPositions) * speed::kPositions;
@@ -302,11 +442,15 @@ private:
     int pictures_;
     bool rescale_;
     cuda::DeviceBuffer<float> picture_, scaled_, decimated_, band_;
-    cuda::PinnedBuffer<float> host_band_;
     cuda::DeviceBuffer<float> means_;    ///< per slot: the 25 means of the picture in work
     cuda::DeviceBuffer<double> chains_;  ///< per slot: the 325 x 17 chains of the picture in work
     cuda::DeviceBuffer<float> cov_;      ///< per slot and picture: the covariance matrix
-    cuda::PinnedBuffer<float> host_cov_;
+    cuda::DeviceBuffer<Factors> factors_;  ///< per slot and picture: its eigenvalues, q and r
+    cuda::DeviceBuffer<float> terms_;      ///< per slot and pair: the blocks' terms
+    cuda::DeviceBuffer<speed::blocks::PairScore> scores_;    ///< per slot and pair
+    cuda::PinnedBuffer<speed::blocks::PairScore> host_scores_;
+    cuda::DeviceBuffer<libm::Log2Tables> log2_tables_;  ///< libm::log2_tables()
+    TermParams term_params_{};
     cuda::DeviceBuffer<float> aa_, mean_;
     int aa_taps_ = 0, mean_taps_ = 0, scale_taps_ = 0;
     cuda::DeviceBuffer<int> x_index_, y_index_;

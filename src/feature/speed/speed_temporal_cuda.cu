@@ -3,10 +3,10 @@
 // Per frame i >= 1, the float luma differences (frame i-1 - frame i) of both videos (with
 // speed_use_ref_diff the distorted one is previous distorted - current reference) on the device
 // (speed_cuda.cuh difference_kernel: speed_math.hpp's temporal_difference of float_image_math.hpp's
-// picture_copy_sample), then steps 1-3 of SpEED's core there (speed_cuda.cuh); the two band-pass
-// pictures and their covariance matrices (formed on the device, speed_cuda.cuh) come back to the
-// slot's pinned memory and finish() runs the rest of steps 4-5 with the CPU's own code
-// (speed::score_band_pass). The previous pictures are the pipeline's (the descriptor's
+// picture_copy_sample), then SpEED's whole core there (speed_cuda.cuh: steps 1-3, the covariance
+// matrices, and the eigenvalues, solve, entropies and score by the host/device functions the CPU
+// calls, speed_blocks.hpp); only the score (8 bytes) comes back to the slot's pinned memory for
+// finish(). The previous pictures are the pipeline's (the descriptor's
 // history: 1 previous reference, 1 previous distorted picture, as GpuFrame::prev_ref[0] /
 // prev_dist[0]). Frame 0 enqueues nothing and scores 0, as the CPU. Planted regressions:
 // speed_cuda.cuh.
@@ -45,6 +45,7 @@ public:
                         std::to_string(f.index - 1));
         difference(prev_ref, cur_ref, slot, 0, stream);
         difference(prev_dis, cur_dis, slot, 1, stream);
+        band_.enqueue_scores(slot, stream);
     }
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
@@ -53,11 +54,7 @@ public:
             out.emplace_back(config_.name, 0.0);
             return;
         }
-        bool singular = false;
-        const float s = speed::score_band_pass(geometry_, config_.params, band_.host_band(slot, 0),
-                                               band_.host_cov(slot, 0), band_.host_band(slot, 1),
-                                               band_.host_cov(slot, 1), band_.band_stride(), singular);
-        out.emplace_back(config_.name, static_cast<double>(s));
+        out.emplace_back(config_.name, static_cast<double>(band_.host_score(slot, 0).score));
     }
 
 private:
@@ -103,9 +100,11 @@ const TwinDescriptor twin{
      "same mirror; the scalers' indices and weights are the CPU's host tables, lanczos4's sin computed on the "
      "host; the filters' taps from the host). The covariance matrix of each band-pass picture is formed on the "
      "device as the CPU forms it (float means by sequential float sums; each double sum split into the CPU's 17 "
-     "chains, 16 fma lanes of its AVX-512 grouping and the plain rest, reduced in its order). The eigenvalues, "
-     "solve, log2 entropies and score run on the host with the CPU's own code; no library math runs on the "
-     "device. --fmad=false, IEEE division"},
+     "chains, 16 fma lanes of its AVX-512 grouping and the plain rest, reduced in its order). The eigenvalues, QR "
+     "decomposition, solve, entropies and score run on the device by the host/device functions the CPU's "
+     "score_band_pass calls (speed_blocks.hpp: each element of a product the CPU's float sum in its order, the "
+     "score the CPU's float sum in the blocks' order); the one library function there, log2, is vmafx's own "
+     "(libm::log2_with, the CPU's libm::log2). --fmad=false, IEEE division and sqrt"},
     speed_cuda::kDefects,
 };
 
