@@ -214,7 +214,8 @@ struct ContrastArgs {
 /// most kMaxLevels levels (from its lowest output level - num_diffs to its highest +
 /// num_diffs), each level's window counts for every output at once (column_counts down the
 /// tile's columns, then row_count along each output's window: the counts window_contrast would
-/// make, integers), and each output's contrast_of_counts; else each output's window_contrast.
+/// make, integers; levels no sample of the tile has count 0 without a pass), and each output's
+/// contrast_of_counts; else each output's window_contrast.
 __global__ void __launch_bounds__(kTileThreads)
     contrast_kernel(const std::uint16_t* __restrict__ image, const std::uint16_t* __restrict__ mask,
                     std::ptrdiff_t stride, ContrastArgs a, float* __restrict__ out) {
@@ -222,6 +223,7 @@ __global__ void __launch_bounds__(kTileThreads)
     __shared__ std::uint16_t counts[kMaxLevels * kTileThreads];
     __shared__ std::uint16_t columns[kTile * kSpan];
     __shared__ int lowest, highest;
+    __shared__ unsigned present[(kMaxLevels + 31) / 32];  // the fast path's levels found in the tile
     const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
     const int tid = ty * kTile + tx;
     const int r0 = static_cast<int>(blockIdx.y) * kTile, c0 = static_cast<int>(blockIdx.x) * kTile;
@@ -232,6 +234,7 @@ __global__ void __launch_bounds__(kTileThreads)
     if (tid == 0) {
         lowest = 0x7fffffff;
         highest = -1;
+        for (unsigned& w : present) w = 0;
     }
     for (int k = tid; k < rows * cols; k += kTileThreads) {
         const int i = r0 - pad + k / cols, j = c0 - pad + k % cols;
@@ -259,9 +262,27 @@ __global__ void __launch_bounds__(kTileThreads)
     if (lowest <= highest) {  // (the same for every thread: the conditions below are uniform)
         const int base = lowest - nd, levels = highest + nd - base + 1;
         if (levels <= kMaxLevels) {
+            // The levels of [base, base + levels) that some sample of the tile has (a superset of
+            // every window): the others count 0 in every window.
+            unsigned long long low_bits = 0;
+            bool top_bit = false;
+            for (int k = tid; k < rows * cols; k += kTileThreads) {
+                const unsigned l = static_cast<unsigned>(tile[(k / cols) * kSpan + k % cols] - base);
+                if (l < 64u) low_bits |= 1ull << l;
+                else if (l < static_cast<unsigned>(levels)) top_bit = true;  // l == 64
+            }
+            const unsigned w0 = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(low_bits));
+            const unsigned w1 = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(low_bits >> 32));
+            const unsigned w2 = __reduce_or_sync(0xffffffffu, top_bit ? 1u : 0u);
+            if ((tid & 31) == 0) {
+                atomicOr(&present[0], w0);
+                atomicOr(&present[1], w1);
+                atomicOr(&present[2], w2);
+            }
+            __syncthreads();
             for (int l = 0; l < levels; ++l) {
                 const int v = base + l;
-                if (v < 0) {  // no sample is below 0
+                if (v < 0 || ((present[l >> 5] >> (l & 31)) & 1u) == 0) {  // no sample of level v
                     counts[l * kTileThreads + tid] = 0;
                     continue;
                 }

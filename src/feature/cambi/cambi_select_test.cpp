@@ -6,10 +6,12 @@
 // kernels' own and finish_kernel's shares of each round's range, rounds cut short and ended by
 // select_finish (the state they leave is quick_select's), and the CPU's own c values of banded
 // pictures at every scale. Runs without a GPU.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>

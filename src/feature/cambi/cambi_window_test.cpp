@@ -47,7 +47,8 @@ Picture banded(const VideoFormat& format, int band, int seed) {
 // contrast_kernel's fast path over the whole scale's tile (`tile`, rows `pitch` apart, the window
 // of output (r, c) at row r, column c): per kTile x kTile block of outputs whose levels span at
 // most 65 levels with their reach (the kernel's kMaxLevels), each level's counts by
-// column_counts and row_count, then contrast_of_counts; the other blocks' outputs are NaN.
+// column_counts and row_count (0 for the levels none of the block's windows has), then
+// contrast_of_counts; the other blocks' outputs are NaN.
 // `fast`: the blocks taken.
 std::vector<float> tiled_contrast(const Plan& p, const Buffers& b, const std::vector<std::uint16_t>& tile, int pitch,
                                   int sw, int sh, const std::vector<std::uint32_t>& steps, int& fast) {
@@ -79,8 +80,20 @@ std::vector<float> tiled_contrast(const Plan& p, const Buffers& b, const std::ve
             const int base = lowest - nd, levels = highest + nd - base + 1;
             if (levels > kMaxLevels) continue;
             ++fast;
+            // the levels some sample of the block's windows has (the kernel's: of its whole tile)
+            std::vector<bool> present(static_cast<std::size_t>(levels));
+            for (int i = r0; i < r0 + rows + side - 1; ++i)
+                for (int j = c0; j < c0 + outs + side - 1; ++j) {
+                    const int l = tile[static_cast<std::size_t>(i) * static_cast<std::size_t>(pitch) + j] - base;
+                    if (l >= 0 && l < levels) present[static_cast<std::size_t>(l)] = true;
+                }
             for (int l = 0; l < levels; ++l) {
                 const int v = base + l;
+                if (!present[static_cast<std::size_t>(l)]) {
+                    for (std::size_t o = 0; o < kTile * kTile; ++o)
+                        counts[static_cast<std::size_t>(l * kTile * kTile) + o] = 0;
+                    continue;
+                }
                 for (int j = c0; j < c0 + outs + side - 1; ++j)
                     if (v >= 0)
                         column_counts(&tile[static_cast<std::size_t>(r0) * static_cast<std::size_t>(pitch)], pitch, side,
