@@ -3,8 +3,9 @@
 // kernels (speed_cuda.cuh) run the very same code, so the device's entropies and score are the
 // CPU's bit for bit. No CUDA header: host code includes it.
 //  - eigenvalues: the symmetric eigenvalues of the 25 x 25 float covariance matrix (Householder
-//    tridiagonalisation, gsl_linalg_symmtd_decomp as upstream adapted it, then implicit symmetric
-//    QR steps, gsl_eigen_symm), serial (one device thread);
+//    tridiagonalisation, gsl_linalg_symmtd_decomp as upstream adapted it, split over a device
+//    block as qr_factor below; then implicit symmetric QR steps, gsl_eigen_symm, serial: the
+//    block's lead thread);
 //  - qr_factor: the Householder QR decomposition of that matrix (upstream
 //    matrix_qr_decomposition), written over "for each element" loops (VMAFX_SPEED_FOR, mat_mul)
 //    whose elements are independent: the host runs them in order, a device block spreads them
@@ -80,53 +81,92 @@ VMAFX_HOST_DEVICE inline float vector_norm(const float* x, int n) {
 
 // --- eigenvalues ----------------------------------------------------------------------------
 
-/// Scratch of eigenvalues().
+/// Scratch of eigenvalues() (on the device: the block's shared memory), and the values its
+/// lead thread hands the block.
 struct EigenWork {
     float a[kMatrix];
     float d[kN], sd[kN], v[kN], x[kN];
+    float tau, s, beta, alpha;
+    int divide;
 };
 
-/// The Householder reflection of column `col` of a (n x n) below row `start`: its tau.
-VMAFX_HOST_DEVICE inline float householder(float* a, int col, int start, int n) {
-    if (n - start == 1) return 0.0f;
-    float xnorm = 0;
-    for (int i = start + 1; i < n; ++i) xnorm += a[i * n + col] * a[i * n + col];
-    xnorm = static_cast<float>(dsqrt(xnorm));
-    if (xnorm == 0.0f) return 0.0f;
-    const float alpha = a[start * n + col];
-    const float beta = static_cast<float>(-sign_of(alpha)) * hypot_f(alpha, xnorm);
-    const float tau = (beta - alpha) / beta;
-    const float s = alpha - beta;
-    if (s != 0.0f) {
-        for (int i = start; i < n; ++i) a[i * n + col] /= s;
-        a[start * n + col] = beta;
-    }
-    return tau;
-}
-
-/// a (n x n, overwritten) to tridiagonal form: its diagonal d, its subdiagonal sd.
-VMAFX_HOST_DEVICE inline void tridiagonalise(float* a, int n, float* d, float* sd, float* v, float* x) {
-    for (int i = 0; i < n - 2; ++i) {
-        const float tau = householder(a, i, i + 1, n);
-        for (int j = i + 1; j < n; ++j) v[j] = a[j * n + i];
-        if (tau != 0.0f) {
-            a[(i + 1) * n + i] = v[i + 1];
-            v[i + 1] = 1.0f;
-            const int s = i + 1;
-            for (int r = s; r < n; ++r) {
-                x[r] = 0.0f;
-                for (int c = s; c < n; ++c) x[r] += tau * a[r * n + c] * v[c];
+/// The Householder reflection of column `col` of a (n x n) below row `start`: its tau into w.tau;
+/// a's column scaled by 1/s below `start` and beta at `start` (where s != 0). Run by one host
+/// thread or by every thread of a device block (the lead computes tau, s and beta serially; the
+/// scaling is split by rows).
+VMAFX_HOST_DEVICE inline void householder(float* a, int col, int start, int n, EigenWork& w) {
+    if (VMAFX_SPEED_LEAD) {
+        w.tau = 0.0f;
+        w.divide = 0;
+        if (n - start != 1) {
+            float xnorm = 0;
+            for (int i = start + 1; i < n; ++i) xnorm += a[i * n + col] * a[i * n + col];
+            xnorm = static_cast<float>(dsqrt(xnorm));
+            if (xnorm != 0.0f) {
+                const float alpha = a[start * n + col];
+                const float beta = static_cast<float>(-sign_of(alpha)) * hypot_f(alpha, xnorm);
+                w.tau = (beta - alpha) / beta;
+                w.s = alpha - beta;
+                w.beta = beta;
+                w.divide = w.s != 0.0f ? 1 : 0;
             }
-            float xv = 0;
-            for (int r = s; r < n; ++r) xv += x[r] * v[r];
-            const float alpha = static_cast<float>(-0.5 * tau * xv);
-            for (int r = s; r < n; ++r) x[r] += alpha * v[r];
-            for (int r = s; r < n; ++r)
-                for (int c = s; c < n; ++c) a[r * n + c] -= x[r] * v[c] + v[r] * x[c];
         }
     }
-    for (int i = 0; i < n; ++i) d[i] = a[i * n + i];
-    for (int i = 0; i < n - 1; ++i) sd[i] = a[(i + 1) * n + i];
+    VMAFX_SPEED_SYNC();
+    if (w.divide != 0) {
+        VMAFX_SPEED_FOR(k, n - start) a[(start + k) * n + col] /= w.s;
+        VMAFX_SPEED_SYNC();
+        if (VMAFX_SPEED_LEAD) a[start * n + col] = w.beta;
+        VMAFX_SPEED_SYNC();
+    }
+}
+
+/// w.a (25 x 25, overwritten) to tridiagonal form: its diagonal w.d, its subdiagonal w.sd. Run
+/// by one host thread or by every thread of a device block: the serial steps (the norms, the
+/// dot product) by the lead, the loops over rows and elements split (each element's own
+/// sequence of operations as in the serial loops).
+VMAFX_HOST_DEVICE inline void tridiagonalise(EigenWork& w) {
+    const int n = kN;
+    float* a = w.a;
+    float* v = w.v;
+    float* x = w.x;
+    for (int i = 0; i < n - 2; ++i) {
+        householder(a, i, i + 1, n, w);
+        const float tau = w.tau;
+        VMAFX_SPEED_FOR(k, n - (i + 1)) v[i + 1 + k] = a[(i + 1 + k) * n + i];
+        VMAFX_SPEED_SYNC();
+        if (tau != 0.0f) {
+            const int s = i + 1;
+            if (VMAFX_SPEED_LEAD) {
+                a[(i + 1) * n + i] = v[i + 1];
+                v[i + 1] = 1.0f;
+            }
+            VMAFX_SPEED_SYNC();
+            VMAFX_SPEED_FOR(k, n - s) {
+                const int r = s + k;
+                float xr = 0.0f;
+                for (int c = s; c < n; ++c) xr += tau * a[r * n + c] * v[c];
+                x[r] = xr;
+            }
+            VMAFX_SPEED_SYNC();
+            if (VMAFX_SPEED_LEAD) {
+                float xv = 0;
+                for (int r = s; r < n; ++r) xv += x[r] * v[r];
+                w.alpha = static_cast<float>(-0.5 * tau * xv);
+            }
+            VMAFX_SPEED_SYNC();
+            VMAFX_SPEED_FOR(k, n - s) x[s + k] += w.alpha * v[s + k];
+            VMAFX_SPEED_SYNC();
+            VMAFX_SPEED_FOR(e, (n - s) * (n - s)) {
+                const int r = s + e / (n - s), c = s + e % (n - s);
+                a[r * n + c] -= x[r] * v[c] + v[r] * x[c];
+            }
+            VMAFX_SPEED_SYNC();
+        }
+    }
+    VMAFX_SPEED_FOR(i, n) w.d[i] = a[i * n + i];
+    VMAFX_SPEED_FOR(i, n - 1) w.sd[i] = a[(i + 1) * n + i];
+    VMAFX_SPEED_SYNC();
 }
 
 VMAFX_HOST_DEVICE inline void chop_small(float* d, float* sd, int n) {
@@ -204,14 +244,18 @@ VMAFX_HOST_DEVICE inline void qr_step(float* d, float* sd, int n) {
 }
 
 /// The eigenvalues of the symmetric 25 x 25 float matrix m (row major) into out[0..24], in the
-/// order the iteration leaves them (not sorted), at most kMaxIters QR steps. Serial.
+/// order the iteration leaves them (not sorted), at most kMaxIters QR steps. Run by one host
+/// thread or by every thread of a device block (the tridiagonalisation split, the QR steps by
+/// the lead alone, which writes out).
 VMAFX_HOST_DEVICE inline void eigenvalues(const float* m, float* out, EigenWork& w) {
     const int n = kN;
-    for (int i = 0; i < kMatrix; ++i) w.a[i] = m[i];
-    for (int i = 0; i < kN; ++i) w.d[i] = w.sd[i] = w.v[i] = w.x[i] = 0.0f;
+    VMAFX_SPEED_FOR(i, kMatrix) w.a[i] = m[i];
+    VMAFX_SPEED_FOR(i, kN) w.d[i] = w.sd[i] = w.v[i] = w.x[i] = 0.0f;
+    VMAFX_SPEED_SYNC();
+    tridiagonalise(w);
+    if (!VMAFX_SPEED_LEAD) return;
     float* d = w.d;
     float* sd = w.sd;
-    tridiagonalise(w.a, n, d, sd, w.v, w.x);
     chop_small(d, sd, n);
     int b = n - 1, iter = 0;
     while (b > 0 && iter < kMaxIters) {

@@ -24,9 +24,10 @@
 //     CPU reduces them (covariance_reduce), divided by the count and stored as float.
 // Per slot, once every picture is in (enqueue_scores), steps 4-5 after the covariance matrix, by
 // speed_blocks.hpp's host/device functions, which the CPU's speed::score_band_pass calls too:
-//  6. factor_kernel: per picture, the eigenvalues of its matrix (one thread: serial, as the CPU)
-//     and its QR decomposition (one block: each 25 x 25 product split by elements over the
-//     threads, each element the CPU's own sequence of float operations);
+//  6. factor_kernel: per picture, the eigenvalues of its matrix (one block: the tridiagonalisation's
+//     loops split over the threads, the QR steps serial by one) and its QR decomposition (one
+//     block: each 25 x 25 product split by elements over the threads); each element the CPU's
+//     own sequence of float operations;
 //  7. terms_kernel: per pair and block of 5 x 5 samples, one thread: for both pictures the
 //     block's samples, the solve (zeros where the picture's matrix is singular), the variance and
 //     the entropy; then the block's term of the score;
@@ -217,8 +218,9 @@ __device__ inline bool factors_ok(const float* eig, const float* r) {
 }
 
 /// The factors of picture blockIdx.y: cov + 625 blockIdx.y -> f[blockIdx.y]. Block x 0: the
-/// eigenvalues (its first thread; serial, speed::blocks::eigenvalues); block x 1: the QR
-/// decomposition, by all its threads (speed::blocks::qr_factor). Grid: (2, pictures).
+/// eigenvalues (speed::blocks::eigenvalues: the tridiagonalisation by all its threads, the QR
+/// steps by the first); block x 1: the QR decomposition, by all its threads
+/// (speed::blocks::qr_factor). Grid: (2, pictures).
 __global__ void __launch_bounds__(kFactorThreads) factor_kernel(const float* __restrict__ cov, Factors* __restrict__ f) {
     namespace blocks = speed::blocks;
     struct QrShared {
@@ -234,7 +236,7 @@ __global__ void __launch_bounds__(kFactorThreads) factor_kernel(const float* __r
     const float* m = cov + static_cast<std::size_t>(blockIdx.y) * blocks::kMatrix;
     Factors& out = f[blockIdx.y];
     if (blockIdx.x == 0) {
-        if (threadIdx.x == 0) blocks::eigenvalues(m, out.eig, w.eigen);
+        blocks::eigenvalues(m, out.eig, w.eigen);
         return;
     }
     for (int e = static_cast<int>(threadIdx.x); e < blocks::kMatrix; e += static_cast<int>(blockDim.x))
