@@ -15,15 +15,17 @@
 //     mirror, convolve_tap): the CPU's convolve() computes these very sums at every
 //     sample (its SIMD kernels equal its scalar reference), and keeps these;
 //  4. band_pass_kernel: the local-mean convolution of the decimated picture at each sample (the
-//     same sums), and the band-pass sample (speed_math.hpp's band_pass_sample);
+//     same sums), and the band-pass sample (speed_math.hpp's band_pass_sample).
+// Per slot, once every picture is in (enqueue_scores), each kernel for all the slot's pictures or
+// pairs at once:
 //  5. means_kernel, chains_kernel, covariance_kernel: the covariance matrix as the CPU's
 //     covariance_matrix forms it: the 25 float means (one thread each, the CPU's sequential
 //     float sum), each of the 325 double covariance sums split into the 17 chains of the CPU's
 //     AVX-512 grouping (speed_kernels.hpp: 16 fused-multiply-add lanes and the plain rest, each
 //     a sequential chain over the rows: one thread each, IEEE fma on both sides), reduced as the
-//     CPU reduces them (covariance_reduce), divided by the count and stored as float.
-// Per slot, once every picture is in (enqueue_scores), steps 4-5 after the covariance matrix, by
-// speed_blocks.hpp's host/device functions, which the CPU's speed::score_band_pass calls too:
+//     CPU reduces them (covariance_reduce), divided by the count and stored as float;
+// then steps 4-5 after the covariance matrix by speed_blocks.hpp's host/device functions, which
+// the CPU's speed::score_band_pass calls too:
 //  6. factor_kernel: per picture, the eigenvalues of its matrix (one block: the tridiagonalisation's
 //     loops split over the threads, the QR steps serial by one) and its QR decomposition (one
 //     block: each 25 x 25 product split by elements over the threads); each element the CPU's
@@ -178,23 +180,30 @@ __global__ void __launch_bounds__(kThreads)
     out[k] = speed::band_pass_at(src, w, h, filter, taps, k % w, k / w, plant);
 }
 
-/// The 25 float means of the shifted sub-pictures of the band-pass picture `band` (rows `stride`
-/// apart): means[t] = speed::shifted_mean at (t / 5, t % 5), one thread each (a sequential float
-/// sum, as the CPU's). Grid: 1 block of 32 threads.
-__global__ void means_kernel(const float* __restrict__ band, int stride, int sub_h, int sub_w,
-                             float* __restrict__ means) {
+/// The 25 float means of the shifted sub-pictures of band-pass picture blockIdx.x (`band` +
+/// blockIdx.x band_floats, rows `stride` apart): means[25 blockIdx.x + t] = speed::shifted_mean
+/// at (t / 5, t % 5), one thread each (a sequential float sum, as the CPU's). Grid: one block of
+/// 32 threads a picture.
+__global__ void means_kernel(const float* __restrict__ band, std::size_t band_floats, int stride, int sub_h,
+                             int sub_w, float* __restrict__ means) {
     const int t = static_cast<int>(threadIdx.x);
-    if (t < speed::kPositions) means[t] = speed::shifted_mean(band, stride, t / 5, t % 5, sub_h, sub_w);
+    const float* picture = band + band_floats * blockIdx.x;
+    if (t < speed::kPositions)
+        means[speed::kPositions * blockIdx.x + t] = speed::shifted_mean(picture, stride, t / 5, t % 5, sub_h, sub_w);
 }
 
 /// chains[p * 17 + chain] = speed::covariance_chain of pair p's two shifted sub-pictures (the
-/// CPU's covariance sum split into its 17 independent chains, each in the CPU's order). Grid:
-/// blocks_for(kPairs * kChains, kThreads).
+/// CPU's covariance sum split into its 17 independent chains, each in the CPU's order), of
+/// picture blockIdx.y (band, means and chains advanced by that many pictures: band_floats, 25,
+/// kPairs * kChains). Grid: (blocks_for(kPairs * kChains, kThreads), pictures).
 __global__ void __launch_bounds__(kThreads)
-    chains_kernel(const float* __restrict__ band, int stride, int sub_h, int sub_w, const float* __restrict__ means,
-                  double* __restrict__ chains) {
+    chains_kernel(const float* __restrict__ band, std::size_t band_floats, int stride, int sub_h, int sub_w,
+                  const float* __restrict__ means, double* __restrict__ chains) {
     const int k = static_cast<int>(blockIdx.x * kThreads + threadIdx.x);
     if (k >= speed::kPairs * speed::kChains) return;
+    band += band_floats * blockIdx.y;
+    means += speed::kPositions * blockIdx.y;
+    chains += static_cast<std::size_t>(speed::kPairs) * speed::kChains * blockIdx.y;
     int xi = 0, yi = 0;
     speed::covariance_pair(k / speed::kChains, xi, yi);
     const float* x = band + static_cast<std::ptrdiff_t>(xi / 5) * stride + xi % 5;
@@ -203,11 +212,14 @@ __global__ void __launch_bounds__(kThreads)
                                         static_cast<double>(means[yi]), k % speed::kChains, false);
 }
 
-/// The covariance matrix (25 x 25 floats) from the chains: speed::covariance_element of each
-/// pair. Grid: blocks_for(kPairs, kThreads).
+/// The covariance matrix (25 x 25 floats) of picture blockIdx.y from its chains (chains and cov
+/// advanced by that many pictures: kPairs * kChains, 625): speed::covariance_element of each
+/// pair. Grid: (blocks_for(kPairs, kThreads), pictures).
 __global__ void __launch_bounds__(kThreads)
     covariance_kernel(const double* __restrict__ chains, double count, float* __restrict__ cov) {
     const int p = static_cast<int>(blockIdx.x * kThreads + threadIdx.x);
+    chains += static_cast<std::size_t>(speed::kPairs) * speed::kChains * blockIdx.y;
+    cov += static_cast<std::size_t>(speed::kPositions) * speed::kPositions * blockIdx.y;
     if (p < speed::kPairs) speed::covariance_element(chains + static_cast<std::ptrdiff_t>(p) * speed::kChains, p, count, cov);
 }
 
@@ -315,8 +327,8 @@ public:
           scaled_(rescale_ ? scaled_floats() * slots * static_cast<std::size_t>(pictures) : 0),
           decimated_(band_floats() * slots),
           band_(band_floats() * slots * static_cast<std::size_t>(pictures)),
-          means_(static_cast<std::size_t>(speed::kPositions) * slots),
-          chains_(static_cast<std::size_t>(speed::kPairs) * speed::kChains * slots),
+          means_(static_cast<std::size_t>(speed::kPositions) * slots * static_cast<std::size_t>(pictures)),
+          chains_(static_cast<std::size_t>(speed::kPairs) * speed::kChains * slots * static_cast<std::size_t>(pictures)),
           cov_(kCovFloats * slots * static_cast<std::size_t>(pictures)),
           factors_(static_cast<std::size_t>(slots) * pictures),
           terms_(static_cast<std::size_t>(g.blocks) * slots * static_cast<std::size_t>(pictures / 2)),
@@ -354,8 +366,7 @@ public:
     }
     int picture_stride() const { return g_.width; }
 
-    /// Enqueues steps 2-3 of picture `i` of `slot` and the copy of its band-pass picture to the
-    /// slot's pinned memory.
+    /// Enqueues steps 2-3 of picture `i` of `slot` (its band-pass picture, on the device).
     void enqueue(unsigned slot, int i, cudaStream_t stream) const {
         const std::size_t index = static_cast<std::size_t>(slot) * pictures_ + i;
         const float* src = picture(slot, i);
@@ -380,30 +391,34 @@ public:
         band_pass_kernel<<<cuda::blocks_for(n, kThreads), kThreads, 0, stream>>>(decimated, ow, oh, mean_.get(),
                                                                                  mean_taps_, band, plant_);
         cuda::check_launch("speed band_pass_kernel");
-        // Step 4's covariance matrix (est_params step 1) on the device.
-        float* means = means_.get() + static_cast<std::size_t>(speed::kPositions) * slot;
-        double* chains = chains_.get() + static_cast<std::size_t>(speed::kPairs) * speed::kChains * slot;
-        float* cov = cov_.get() + kCovFloats * index;
-        means_kernel<<<1, 32, 0, stream>>>(band, ow, g_.sub_height, g_.sub_width, means);
-        cuda::check_launch("speed means_kernel");
-        chains_kernel<<<cuda::blocks_for(static_cast<std::size_t>(speed::kPairs) * speed::kChains, kThreads), kThreads,
-                        0, stream>>>(band, ow, g_.sub_height, g_.sub_width, means, chains);
-        cuda::check_launch("speed chains_kernel");
-        const double count = static_cast<double>(static_cast<std::size_t>(g_.sub_width) * g_.sub_height);
-        covariance_kernel<<<cuda::blocks_for(speed::kPairs, kThreads), kThreads, 0, stream>>>(chains, count, cov);
-        cuda::check_launch("speed covariance_kernel");
     }
 
-    /// Enqueues the rest of steps 4-5 for every pair of the slot's pictures (pair k: picture 2k
-    /// the reference, 2k + 1 the distorted), once enqueue() has run for each picture: the factors
-    /// of each covariance matrix, the blocks' terms, each pair's score, and the copy of the
-    /// scores (8 bytes a pair) to the slot's pinned memory.
+    /// Enqueues steps 4-5 for every pair of the slot's pictures (pair k: picture 2k the
+    /// reference, 2k + 1 the distorted), once enqueue() has run for each picture, each kernel
+    /// for all the slot's pictures or pairs at once: the covariance matrices (est_params step 1),
+    /// their factors, the blocks' terms, each pair's score, and the copy of the scores (8 bytes a
+    /// pair) to the slot's pinned memory.
     void enqueue_scores(unsigned slot, cudaStream_t stream) const {
         const int pairs = pictures_ / 2;
+        const unsigned pictures = static_cast<unsigned>(pictures_);
         const std::size_t first = static_cast<std::size_t>(slot) * pictures_;
-        const float* cov = cov_.get() + kCovFloats * first;
+        const float* band = band_.get() + band_floats() * first;
+        float* means = means_.get() + static_cast<std::size_t>(speed::kPositions) * first;
+        double* chains = chains_.get() + static_cast<std::size_t>(speed::kPairs) * speed::kChains * first;
+        float* cov = cov_.get() + kCovFloats * first;
+        const int ow = g_.operating_width;
+        means_kernel<<<pictures, 32, 0, stream>>>(band, band_floats(), ow, g_.sub_height, g_.sub_width, means);
+        cuda::check_launch("speed means_kernel");
+        chains_kernel<<<dim3(cuda::blocks_for(static_cast<std::size_t>(speed::kPairs) * speed::kChains, kThreads),
+                             pictures),
+                        kThreads, 0, stream>>>(band, band_floats(), ow, g_.sub_height, g_.sub_width, means, chains);
+        cuda::check_launch("speed chains_kernel");
+        const double count = static_cast<double>(static_cast<std::size_t>(g_.sub_width) * g_.sub_height);
+        covariance_kernel<<<dim3(cuda::blocks_for(speed::kPairs, kThreads), pictures), kThreads, 0, stream>>>(
+            chains, count, cov);
+        cuda::check_launch("speed covariance_kernel");
         Factors* factors = factors_.get() + first;
-        factor_kernel<<<dim3(2, static_cast<unsigned>(pictures_)), kFactorThreads, 0, stream>>>(cov, factors);
+        factor_kernel<<<dim3(2, pictures), kFactorThreads, 0, stream>>>(cov, factors);
         cuda::check_launch("speed factor_kernel");
         const std::size_t nb = static_cast<std::size_t>(g_.blocks);
         float* terms = terms_.get() + nb * static_cast<std::size_t>(slot) * pairs;
@@ -444,8 +459,8 @@ private:
     int pictures_;
     bool rescale_;
     cuda::DeviceBuffer<float> picture_, scaled_, decimated_, band_;
-    cuda::DeviceBuffer<float> means_;    ///< per slot: the 25 means of the picture in work
-    cuda::DeviceBuffer<double> chains_;  ///< per slot: the 325 x 17 chains of the picture in work
+    cuda::DeviceBuffer<float> means_;    ///< per slot and picture: the 25 means
+    cuda::DeviceBuffer<double> chains_;  ///< per slot and picture: the 325 x 17 chains
     cuda::DeviceBuffer<float> cov_;      ///< per slot and picture: the covariance matrix
     cuda::DeviceBuffer<Factors> factors_;  ///< per slot and picture: its eigenvalues, q and r
     cuda::DeviceBuffer<float> terms_;      ///< per slot and pair: the blocks' terms
