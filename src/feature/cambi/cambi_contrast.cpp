@@ -18,6 +18,7 @@
 #include "feature/cambi/cambi_internal.hpp"
 #include "feature/cambi/cambi_kernels.hpp"
 #include "feature/cambi/cambi_math.hpp"
+#include "feature/cambi/cambi_select.hpp"
 
 namespace vmafx::cambi {
 
@@ -117,25 +118,12 @@ struct Contrast {
 
 // --- Pooling ------------------------------------------------------------------------------------
 
-// Upstream's quick_select: partially orders arr so that its first k elements are its k largest.
+// Upstream's quick_select: partially orders arr so that its first k elements are its k largest
+// (cambi_select.hpp select_finish: the loop, from the whole array's bounds; the CUDA twin's
+// parallel rounds are proven against it).
 void quick_select(float* arr, int n, int k) {
-    if (n == k) return;
-    int left = 0, right = n - 1;
-    while (left < right) {
-        const float pivot = arr[k];
-        int i = left, j = right;
-        do {
-            while (arr[i] > pivot) ++i;
-            while (arr[j] < pivot) --j;
-            if (i <= j) {
-                std::swap(arr[i], arr[j]);
-                ++i;
-                --j;
-            }
-        } while (i <= j);
-        if (j < k) left = i;
-        if (k < i) right = j;
-    }
+    SelectState s = select_start(n, k);
+    select_finish(arr, s);
 }
 
 }  // namespace
