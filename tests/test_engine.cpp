@@ -223,11 +223,7 @@ std::thread feed_fifo(const fs::path& from, const fs::path& fifo, std::size_t by
         data.resize(std::min(bytes, data.size()));
         const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
         if (fd < 0) return;
-        for (std::size_t done = 0; done < data.size();) {
-            const ssize_t n = ::write(fd, data.data() + done, std::min<std::size_t>(4096, data.size() - done));
-            if (n <= 0) break;
-            done += static_cast<std::size_t>(n);
-        }
+        (void)test::write_to_pipe(fd, data, 4096);  // the run may stop reading early (frame_count)
         ::close(fd);
     });
 }
@@ -296,13 +292,7 @@ TEST_F(EngineTest, OneWriterFeedingBothPipes) {
     std::thread writer([&] {
         const int r = ::open(s.reference_path.c_str(), O_WRONLY | O_CLOEXEC);
         const int d = ::open(s.distorted_path.c_str(), O_WRONLY | O_CLOEXEC);
-        const auto put = [](int fd, const std::string& bytes) {
-            for (std::size_t done = 0; done < bytes.size();) {
-                const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-                if (n <= 0) return;
-                done += static_cast<std::size_t>(n);
-            }
-        };
+        const auto put = [](int fd, const std::string& bytes) { (void)test::write_to_pipe(fd, bytes); };
         const std::string header = "YUV4MPEG2 W320 H240 F25:1 Ip C420jpeg\n";
         put(r, header);
         put(d, header);

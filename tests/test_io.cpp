@@ -537,11 +537,7 @@ protected:
         writer_ = std::thread([path, bytes = std::move(bytes), piece] {
             const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
             if (fd < 0) return;
-            for (std::size_t done = 0; done < bytes.size();) {
-                const ssize_t n = ::write(fd, bytes.data() + done, std::min(piece, bytes.size() - done));
-                if (n <= 0) break;  // the reader left (EPIPE): the test then fails on its own
-                done += static_cast<std::size_t>(n);
-            }
+            (void)test::write_to_pipe(fd, bytes, piece);  // a reader that left: the test fails on its own
             ::close(fd);
         });
         return path;

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -227,7 +228,12 @@ TEST_F(ModelFiles, StreamDirectoryAndOversizeFile) {
     const std::string fifo = (dir_ / "model.fifo").string();
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     const std::string text = constant_model(42.0).dump();
-    std::thread writer([&] { std::ofstream(fifo) << text; });
+    std::thread writer([&] {
+        const int fd = ::open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        (void)test::write_to_pipe(fd, text);
+        ::close(fd);
+    });
     const Model m(parse_model_spec("path=" + fifo));
     writer.join();
     ScoreTable t;

@@ -5,6 +5,10 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <csignal>
+#include <ctime>
+
+#include <pthread.h>
 #include <unistd.h>
 
 #include "base/error.hpp"
@@ -13,6 +17,27 @@
 namespace vmafx::test {
 
 namespace fs = std::filesystem;
+
+std::size_t write_to_pipe(int fd, std::string_view bytes, std::size_t piece) {
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    sigset_t old;
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, &old);
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + done, std::min(piece, bytes.size() - done));
+        if (n <= 0) break;  // EPIPE: the reader left
+        done += static_cast<std::size_t>(n);
+    }
+    // A SIGPIPE raised by write() is directed at this thread and stays pending while blocked:
+    // take it back before the old mask returns.
+    const timespec now{};
+    while (sigtimedwait(&pipe_signal, nullptr, &now) == SIGPIPE) {
+    }
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return done;
+}
 
 fs::path shared_dir() {
     if (const char* env = std::getenv("VMAFX_SHARED")) return fs::is_directory(env) ? fs::path(env) : fs::path();

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -69,6 +70,11 @@ std::vector<std::string> golden_fixtures();
 std::string error_of(const std::function<void()>& fn);
 /// Expects `fn` to throw a vmafx::Error whose message contains every one of `parts`.
 void expect_error(const std::function<void()>& fn, const std::vector<std::string>& parts);
+/// Writes `bytes` to pipe or FIFO `fd` in pieces of at most `piece` bytes, as a test's feeder
+/// thread does; returns the bytes written. A reader that left early (the run needed fewer frames,
+/// or stopped on an error) ends the writing with EPIPE: the SIGPIPE that write() raises is blocked
+/// in the calling thread and taken back, so that it cannot end the test process.
+std::size_t write_to_pipe(int fd, std::string_view bytes, std::size_t piece = 65536);
 
 /// Base of the tests that write files: a fresh temporary folder per test, named after the
 /// process and the test, removed after it.
