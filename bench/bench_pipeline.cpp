@@ -212,13 +212,13 @@ void BM_CopyHostToDevice(benchmark::State& state) {
     state.counters["GBps"] = benchmark::Counter(static_cast<double>(state.iterations()) * bytes / 1e9, benchmark::Counter::kIsRate);
 }
 
-/// One twin alone (default options) on frames already on the device, every plane it reads:
-/// the cost of its kernels and its sums per frame (BM_Twin/NAME, for every registered twin).
-void twin_device_frames(benchmark::State& state, const TwinDescriptor& twin) {
+/// Metric instances `features` on frames already on the device, every plane they read, `slots`
+/// frames in flight: the cost of their kernels and sums per frame.
+void features_device_frames(benchmark::State& state, const std::vector<FeatureInstance>& features,
+                            unsigned slots = 4) {
     if (!gpu_ready(state)) return;
     const Frames frames(state);
-    const MetricDescriptor& metric = metric_named(twin.metric);
-    GpuScorer scorer({FeatureInstance{&metric, metric.parse_options({})}}, frames.format, "cuda", 4);
+    GpuScorer scorer(features, frames.format, "cuda", slots);
     const int planes = scorer.planes() == PlaneSet::kAll ? 3 : 1;
     // Per distinct frame and plane: device copies of the reference and distorted planes.
     std::vector<cuda::DeviceBuffer<std::uint8_t>> buffers;
@@ -242,11 +242,45 @@ void twin_device_frames(benchmark::State& state, const TwinDescriptor& twin) {
     state.counters["fps"] = benchmark::Counter(static_cast<double>(state.iterations()) * kBatch, benchmark::Counter::kIsRate);
 }
 
+/// One twin alone (default options): BM_Twin/NAME, for every registered twin.
+void twin_device_frames(benchmark::State& state, const TwinDescriptor& twin) {
+    const MetricDescriptor& metric = metric_named(twin.metric);
+    features_device_frames(state, {FeatureInstance{&metric, metric.parse_options({})}});
+}
+
 const bool twins_registered = [] {
     for (const TwinDescriptor* twin : twin_registry())
         benchmark::RegisterBenchmark(("BM_Twin/" + std::string(twin->metric)).c_str(),
                                      [twin](benchmark::State& state) { twin_device_frames(state, *twin); })
             ->Apply(bench::sizes);
+    return true;
+}();
+
+/// Where a target model's GPU time goes, frames on the device at 3840x2160 8-bit:
+/// BM_ModelTwin/MODEL/METRIC, each of the model's metric instances alone with the model's
+/// options; BM_ModelDeviceFrames/MODEL/slots:N, all of them together, N frames in flight.
+const bool model_twins_registered = [] {
+    for (const char* model : kTargetModels) {
+        const std::string name(model);
+        const std::vector<FeatureInstance> all = vmaf_features(name);
+        for (const FeatureInstance& f : all)
+            benchmark::RegisterBenchmark(("BM_ModelTwin/" + name + "/" + f.metric->name).c_str(),
+                                         [f](benchmark::State& state) { features_device_frames(state, {f}); })
+                ->Args({3840, 2160, 8})
+                ->ArgNames({"w", "h", "bits"})
+                ->UseRealTime()
+                ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("BM_ModelDeviceFrames/" + name).c_str(),
+                                     [all](benchmark::State& state) {
+                                         features_device_frames(state, all, static_cast<unsigned>(state.range(3)));
+                                     })
+            ->Args({3840, 2160, 8, 4})
+            ->Args({3840, 2160, 8, 8})
+            ->Args({3840, 2160, 8, 16})
+            ->ArgNames({"w", "h", "bits", "slots"})
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
+    }
     return true;
 }();
 
