@@ -15,13 +15,15 @@ packages=(cmake ninja-build g++ pkg-config python3 xz-utils
           # tests/ffmpeg_client.py: FFmpeg 5.1 from Debian's source package (apt-get source needs
           # dpkg-dev and a deb-src entry, added below), built with gcc and make.
           dpkg-dev gcc make
-          # The shared-arithmetic subset's checks (tests/shader/, docs/design.md): glslc compiles
-          # each *_math.hpp as GLSL (glslang-tools: glslangValidator, the same front end),
-          # spirv-tools disassembles and reassembles the SPIR-V to mark every float operation
-          # NoContraction (tools/spirv_no_contraction.py); the Vulkan loader (libvulkan-dev) builds
-          # the lavapipe test, mesa-vulkan-drivers provides lavapipe, the CPU Vulkan device it
-          # runs on (vulkan-tools: vulkaninfo, to see the device's features).
-          glslc glslang-tools spirv-tools libvulkan-dev mesa-vulkan-drivers vulkan-tools)
+          # The Vulkan backend (src/vulkan/, --backend vulkan) and the shared-arithmetic subset's
+          # checks (tests/shader/, docs/design.md): glslc compiles the twins' shaders and each
+          # *_math.hpp as GLSL (glslang-tools: glslangValidator, the same front end), spirv-tools
+          # disassembles, reassembles and validates the SPIR-V to mark every float operation
+          # NoContraction (tools/spirv_no_contraction.py); the Vulkan headers (libvulkan-dev) and
+          # volk (libvulkan-volk-dev), which opens the loader at run time; mesa-vulkan-drivers
+          # provides lavapipe, the Vulkan device on the CPU that the Vulkan twins' tests run on in
+          # CI (vulkan-tools: vulkaninfo, to see a device's features).
+          glslc glslang-tools spirv-tools libvulkan-dev libvulkan-volk-dev mesa-vulkan-drivers vulkan-tools)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=0

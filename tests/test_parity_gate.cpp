@@ -14,6 +14,7 @@
 #include "feature/registry.hpp"
 #include "parity/inputs.hpp"
 #include "test_support.hpp"
+#include "twin_support.hpp"
 
 namespace vmafx {
 namespace {
@@ -25,13 +26,13 @@ bool declares(const TwinDescriptor& twin, PlantedDefect d) {
 // Every twin can be shown to be guarded against a border mirror shifted by one and a rounding or
 // summation-order change, and against a contraction into FMA unless it says why none can change
 // a value (TwinDescriptor::why_no_contraction; then it plants none). Printed, for the log.
-TEST(TwinCudaDefects, EveryTwinDeclaresMirrorRoundingAndContraction) {
-    if (twin_registry().empty()) GTEST_SKIP() << "skipped: the CUDA backend is not built (no twins)";
+TEST(TwinDefects, EveryTwinDeclaresMirrorRoundingAndContraction) {
+    if (twin_registry().empty()) GTEST_SKIP() << "skipped: no GPU backend is built (no twins)";
     for (const TwinDescriptor* twin : twin_registry()) {
-        SCOPED_TRACE(twin->metric);
+        SCOPED_TRACE(std::string(twin->metric) + " (" + backend_of(*twin) + ")");
         std::string planted;
         for (const PlantedDefect d : twin->defects) planted += std::string(planted.empty() ? "" : ", ") + planted_defect_name(d);
-        std::cout << "[ " << twin->metric << " ] plants " << planted
+        std::cout << "[ " << twin->metric << " (" << backend_of(*twin) << ") ] plants " << planted
                   << (twin->why_no_contraction ? std::string("; no contraction: ") + twin->why_no_contraction : "")
                   << "\n";
         EXPECT_TRUE(declares(*twin, PlantedDefect::kMirrorShift));
@@ -49,7 +50,7 @@ TEST(TwinCudaDefects, EveryTwinDeclaresMirrorRoundingAndContraction) {
 // inputs made for their metric: adm's non-integer gain limit 1.2 is one; no range corner is
 // targeted. Needs the CUDA backend built (its twins), not a device.
 TEST(ParityGateCases, DeclaredCornersAreTargeted) {
-    if (twin_registry().empty()) GTEST_SKIP() << "skipped: the CUDA backend is not built (no twins)";
+    if (twin_registry("cuda").empty()) GTEST_SKIP() << "skipped: the CUDA backend is not built (no twins)";
     const TwinDescriptor* adm = find_twin("adm", "cuda");
     ASSERT_NE(adm, nullptr);
     const std::vector<ParityCase> cases = parity_cases("cuda", adm);
@@ -67,37 +68,55 @@ TEST(ParityGateCases, DeclaredCornersAreTargeted) {
     EXPECT_FALSE(find("adm defaults")->targeted);
 }
 
-/// A temporary folder for the generated inputs, per test; skipped without a usable GPU.
-class ParityGateTest : public test::TempDirTest {
+/// The parity gate over every twin of one built GPU backend (the parameter), in a temporary
+/// folder for the generated inputs; skipped without a usable device of that backend.
+class Backend : public test::TempDirTest, public testing::WithParamInterface<std::string> {
 protected:
     void SetUp() override {
-        VMAFX_REQUIRE_GPU();
+        VMAFX_REQUIRE_BACKEND(GetParam());
         TempDirTest::SetUp();
     }
 };
 
-TEST_F(ParityGateTest, RandomOddSizesEveryBitDepth) {
-    const auto rows = run_parity(random_inputs(dir_.string(), 2, 11), parity_cases("cuda"));
+std::vector<std::string> built_backends() {
+    std::vector<std::string> out;
+    for (const GpuBackendInfo& b : gpu_backends())
+        if (b.built) out.push_back(b.name);
+    return out;
+}
+
+TEST_P(Backend, RandomOddSizesEveryBitDepth) {
+    const auto rows = run_parity(random_inputs(dir_.string(), 2, 11), parity_cases(GetParam()));
     ASSERT_FALSE(rows.empty());
     EXPECT_EQ(count_breaches(rows), 0u) << format_parity_table(rows);
 }
 
-TEST_F(ParityGateTest, Fixtures) {
+TEST_P(Backend, Fixtures) {
     VMAFX_REQUIRE_FIXTURES();
-    const auto rows = run_parity(fixture_inputs(test::fixtures_dir().string()), parity_cases("cuda"));
+    const auto rows = run_parity(fixture_inputs(test::fixtures_dir().string()), parity_cases(GetParam()));
     std::cout << format_parity_table(rows);
     ASSERT_FALSE(rows.empty());
     EXPECT_EQ(count_breaches(rows), 0u);
 }
 
+INSTANTIATE_TEST_SUITE_P(ParityGate, Backend, testing::ValuesIn(built_backends()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Backend);
+
 std::vector<const TwinDescriptor*> twins() { return {twin_registry().begin(), twin_registry().end()}; }
 
-class PlantedDefectsCuda : public ParityGateTest, public testing::WithParamInterface<const TwinDescriptor*> {};
+class PlantedDefects : public test::TempDirTest, public testing::WithParamInterface<const TwinDescriptor*> {
+protected:
+    void SetUp() override {
+        VMAFX_REQUIRE_BACKEND(backend_of(*GetParam()));
+        TempDirTest::SetUp();
+    }
+};
 
 // Each defect the twin declares, planted in it, breaches the gate on the twin's own cases
 // (parity_cases(twin)) over small random inputs; the same inputs and cases without a defect give
 // the same rows, none breached.
-TEST_P(PlantedDefectsCuda, EachDefectBreachesWhereTheControlIsClean) {
+TEST_P(PlantedDefects, EachDefectBreachesWhereTheControlIsClean) {
     const TwinDescriptor& twin = *GetParam();
     ASSERT_FALSE(twin.defects.empty());
     // The small random inputs, each widened and heightened, where the metric's limits refuse its
@@ -118,7 +137,7 @@ TEST_P(PlantedDefectsCuda, EachDefectBreachesWhereTheControlIsClean) {
               base + "_ref.yuv", base + "_dist.yuv", f, true};
     }
     for (ParityInput& in : banded_inputs(dir_.string())) inputs.push_back(std::move(in));
-    const std::vector<ParityCase> cases = parity_cases("cuda", &twin);
+    const std::vector<ParityCase> cases = parity_cases(backend_of(twin), &twin);
     const std::vector<ParityRow> control = run_parity(inputs, cases, PlantedDefect::kNone);
     ASSERT_FALSE(control.empty());
     EXPECT_EQ(count_breaches(control), 0u) << "the control breaches:\n" << format_parity_table(control);
@@ -137,9 +156,8 @@ TEST_P(PlantedDefectsCuda, EachDefectBreachesWhereTheControlIsClean) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, PlantedDefectsCuda, testing::ValuesIn(twins()),
-                         [](const testing::TestParamInfo<const TwinDescriptor*>& info) { return info.param->metric; });
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PlantedDefectsCuda);
+INSTANTIATE_TEST_SUITE_P(Registry, PlantedDefects, testing::ValuesIn(twins()), test::twin_param_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PlantedDefects);
 
 }  // namespace
 }  // namespace vmafx

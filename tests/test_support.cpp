@@ -39,6 +39,12 @@ std::size_t write_to_pipe(int fd, std::string_view bytes, std::size_t piece) {
     return done;
 }
 
+bool backend_required(const std::string& backend) {
+    const GpuBackendInfo* info = find_gpu_backend(backend);
+    const char* env = std::getenv("VMAFX_REQUIRE_VULKAN");
+    return backend == "vulkan" && info && info->built && env && std::string(env) == "1";
+}
+
 fs::path shared_dir() {
     if (const char* env = std::getenv("VMAFX_SHARED")) return fs::is_directory(env) ? fs::path(env) : fs::path();
     const fs::path p = fs::path(VMAFX_SOURCE_DIR).parent_path() / "shared";

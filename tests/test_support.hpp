@@ -75,6 +75,9 @@ void expect_error(const std::function<void()>& fn, const std::vector<std::string
 /// or stopped on an error) ends the writing with EPIPE: the SIGPIPE that write() raises is blocked
 /// in the calling thread and taken back, so that it cannot end the test process.
 std::size_t write_to_pipe(int fd, std::string_view bytes, std::size_t piece = 65536);
+/// Whether GPU backend `backend` must have a usable device here: "vulkan" when it is built and
+/// VMAFX_REQUIRE_VULKAN=1 (lavapipe installed: scripts/run_tests.sh).
+bool backend_required(const std::string& backend);
 
 /// Base of the tests that write files: a fresh temporary folder per test, named after the
 /// process and the test, removed after it.
@@ -130,8 +133,16 @@ protected:
 
 /// Skips the current test, saying why, when no CUDA device can be used (or the CUDA backend
 /// is not built).
-#define VMAFX_REQUIRE_GPU()                                                                      \
+#define VMAFX_REQUIRE_GPU() VMAFX_REQUIRE_BACKEND("cuda")
+
+/// Skips the current test, saying why, when GPU backend `backend` is not built or has no usable
+/// device. For "vulkan" under VMAFX_REQUIRE_VULKAN=1 (scripts/run_tests.sh sets it where
+/// lavapipe, a Vulkan device on the CPU, is installed) a built backend without a device fails
+/// the test instead.
+#define VMAFX_REQUIRE_BACKEND(backend)                                                           \
     do {                                                                                         \
-        const std::string why = vmafx::gpu_unavailable_reason("cuda");                                \
-        if (!why.empty()) GTEST_SKIP() << "skipped: no usable CUDA device: " << why;             \
+        const std::string why = vmafx::gpu_unavailable_reason(backend);                          \
+        if (why.empty()) break;                                                                  \
+        if (vmafx::test::backend_required(backend)) FAIL() << "no usable " << (backend) << " device: " << why; \
+        GTEST_SKIP() << "skipped: no usable " << vmafx::backend_label(backend) << " device: " << why; \
     } while (0)

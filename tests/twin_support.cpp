@@ -58,15 +58,10 @@ double value(const ScoreTable& table, const std::string& name, unsigned frame) {
 }
 
 ScoreTable run_gpu(const MetricDescriptor& metric, const Options& options, const Clip& clip, unsigned slots,
-                   PlantedDefect plant) {
-#ifdef VMAFX_HAVE_CUDA
-    GpuScorer scorer({FeatureInstance{&metric, options}}, clip.format, "cuda", slots, 1, plant);
+                   PlantedDefect plant, const std::string& backend) {
+    GpuScorer scorer({FeatureInstance{&metric, options}}, clip.format, backend, slots, 1, plant);
     for (unsigned i = 0; i < clip.frames(); ++i) scorer.submit(i, clip.ref[i], clip.dist[i]);
     return scorer.drain();
-#else
-    (void)metric, (void)options, (void)clip, (void)slots, (void)plant;
-    throw Error("the CUDA backend is not built");
-#endif
 }
 
 int count_differences(const ScoreTable& want, const ScoreTable& got, const std::string& what, double bound,
@@ -97,11 +92,15 @@ int count_differences(const ScoreTable& want, const ScoreTable& got, const std::
     return differences;
 }
 
+std::string twin_param_name(const testing::TestParamInfo<const TwinDescriptor*>& info) {
+    return std::string(info.param->metric) + "_" + backend_of(*info.param);
+}
+
 bool expect_twin_matches_cpu(const MetricDescriptor& metric, const OptionValues& values, const Clip& clip,
-                             unsigned slots) {
-    const TwinDescriptor* twin = find_twin(metric.name, "cuda");
-    const std::string what = fmt::format("{} {} {}, {} frames, {} slots", metric.name, option_label(values),
-                                         format_label(clip.format), clip.frames(), slots);
+                             unsigned slots, const std::string& backend) {
+    const TwinDescriptor* twin = find_twin(metric.name, backend);
+    const std::string what = fmt::format("{} ({}) {} {}, {} frames, {} slots", metric.name, backend_label(backend),
+                                         option_label(values), format_label(clip.format), clip.frames(), slots);
     if (!twin) {
         ADD_FAILURE() << what << ": no twin";
         return false;
@@ -111,11 +110,11 @@ bool expect_twin_matches_cpu(const MetricDescriptor& metric, const OptionValues&
     try {
         cpu = run_cpu(metric, options, clip);
     } catch (const Error& e) {
-        EXPECT_THROW(run_gpu(metric, options, clip, slots), Error)
+        EXPECT_THROW(run_gpu(metric, options, clip, slots, PlantedDefect::kNone, backend), Error)
             << what << ": the CPU refuses (" << e.what() << "), the twin does not";
         return false;
     }
-    const ScoreTable gpu = run_gpu(metric, options, clip, slots);
+    const ScoreTable gpu = run_gpu(metric, options, clip, slots, PlantedDefect::kNone, backend);
     EXPECT_FALSE(cpu.names().empty()) << what;
     for (const auto& name : cpu.names()) EXPECT_EQ(cpu.frames(name), clip.frames()) << what << " " << name;
     EXPECT_EQ(count_differences(cpu, gpu, what, twin->contract.bound(clip.format)), 0) << what;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "base/options.hpp"
 #include "base/scores.hpp"
 #include "feature/metric.hpp"
@@ -35,9 +37,9 @@ double value(const ScoreTable& table, const std::string& name, unsigned frame = 
 
 /// The GPU twin of `metric` over the clip through a GpuScorer with `slots` frames in flight
 /// (submit(index, ref, dist) per frame), then drain(). Throws Error as GpuScorer does (no usable
-/// device, no twin, a format the metric refuses); without the CUDA backend, always.
+/// device, no twin, a format the metric refuses); without backend `backend`, always.
 ScoreTable run_gpu(const MetricDescriptor& metric, const Options& options, const Clip& clip, unsigned slots,
-                   PlantedDefect plant = PlantedDefect::kNone);
+                   PlantedDefect plant = PlantedDefect::kNone, const std::string& backend = "cuda");
 
 /// Compares every output of every frame of `want` (the CPU's) and `got`: a value differs when
 /// its bits differ (bound 0) or it is more than `bound` away (NaN counts as differing); an
@@ -51,9 +53,12 @@ int count_differences(const ScoreTable& want, const ScoreTable& got, const std::
 /// frames in flight and expects every value within the twin's contract at the clip's format
 /// (bit for bit where the bound is 0), and a value for every frame of every output. Where the
 /// CPU refuses (an Error: options or samples it cannot score), expects the twin to refuse too
-/// and returns false; true when values were compared.
+/// and returns false; true when values were compared. `backend`: the twin's GPU backend.
 bool expect_twin_matches_cpu(const MetricDescriptor& metric, const OptionValues& values, const Clip& clip,
-                             unsigned slots);
+                             unsigned slots, const std::string& backend = "cuda");
+
+/// A registry-driven suite's name for twin parameter `info`: METRIC_BACKEND (psnr_cuda).
+std::string twin_param_name(const testing::TestParamInfo<const TwinDescriptor*>& info);
 
 /// The default options ({}) first, then each other option set the built-in models give `metric`
 /// (Model::required_features of each built-in model; the feature_opts_dicts of those that also

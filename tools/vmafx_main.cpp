@@ -28,6 +28,7 @@
 #include "engine/presets.hpp"
 #include "feature/corners.hpp"
 #include "feature/registry.hpp"
+#include "gpu/device_api.hpp"
 #include "gpu/twin.hpp"
 #include "io/av_reader.hpp"
 #include "io/video_reader.hpp"
@@ -117,8 +118,9 @@ void add_flags(CLI::App& app, CliArgs& a) {
                    "default: as libvmaf (6 decimals, 16 for tiny values)");
     std::vector<std::string> backends{vmafx::kCpuBackend};  // the CPU, then the twin registry's
     for (const vmafx::GpuBackendInfo& b : vmafx::gpu_backends()) backends.emplace_back(b.name);
-    app.add_option("--backend", a.backend, "where the metrics run: cpu (the reference) or cuda (GPU twins, "
-                                           "bit-identical to the CPU)")
+    app.add_option("--backend", a.backend, "where the metrics run: cpu (the reference), or cuda or vulkan (GPU "
+                                           "twins, bit-identical to the CPU; metrics without one run on the CPU); "
+                                           "VMAFX_VULKAN_DEVICE=N picks vulkan's device (vmafx --version lists them)")
         ->check(CLI::IsMember(backends));
     app.add_option("--threads", a.cfg.threads, "worker threads, 0 (the default) for all cores; output does not "
                                                "depend on it")
@@ -343,6 +345,11 @@ int run_cli(int argc, char** argv) {
             else
                 std::printf("%s twins (--backend %s; other metrics run on the CPU): %s\n", name.c_str(), b.name,
                             twins.c_str());
+            if (const vmafx::DeviceApi* api = vmafx::device_api(b.name)) {
+                const std::vector<std::string> devices = api->list_devices();
+                std::printf("%s devices:%s\n", name.c_str(), devices.empty() ? " none found" : "");
+                for (std::size_t i = 0; i < devices.size(); ++i) std::printf("  %zu: %s\n", i, devices[i].c_str());
+            }
         }
         return 0;
     }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/error.hpp"
+#include "gpu/slot_frames.hpp"
 #include "gpu/twin.hpp"
 
 namespace vmafx::cuda {
@@ -33,34 +34,10 @@ void check_launch(const char* kernel);
 /// complaint, ...), for the message of `--backend cuda`.
 std::string unavailable_reason();
 
-/// The frame each result slot of a twin holds, for the checks every twin's enqueue() and
-/// finish() make: a slot number beyond the twin's count, or finish() asking for another frame
-/// than the one enqueued in the slot, is an internal error (Error naming the twin).
-class SlotFrames {
+/// gpu/slot_frames.hpp's checks, the twin named "<twin> (CUDA)".
+class SlotFrames : public vmafx::SlotFrames {
 public:
-    SlotFrames(const char* twin, unsigned slots) : twin_(twin), index_(slots, 0) {}
-    /// Records that `slot` now holds frame `index`; throws when there is no such slot.
-    void enqueued(unsigned slot, unsigned index) {
-        check(slot);
-        index_[slot] = index;
-    }
-    /// Throws unless `slot` exists and holds frame `index`.
-    void check_holds(unsigned slot, unsigned index) const {
-        check(slot);
-        if (index_[slot] != index)
-            throw Error(twin_ + " (CUDA): internal: slot " + std::to_string(slot) + " holds frame " +
-                        std::to_string(index_[slot]) + ", not " + std::to_string(index));
-    }
-
-private:
-    void check(unsigned slot) const {
-        if (slot >= index_.size())
-            throw Error(twin_ + " (CUDA): internal: slot " + std::to_string(slot) + " of " +
-                        std::to_string(index_.size()));
-    }
-
-    std::string twin_;
-    std::vector<unsigned> index_;
+    SlotFrames(const char* twin, unsigned slots) : vmafx::SlotFrames(std::string(twin) + " (CUDA)", slots) {}
 };
 
 /// `count` elements of T in device memory (cudaMalloc), freed on destruction. Move-only.

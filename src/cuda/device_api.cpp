@@ -113,6 +113,21 @@ DeviceInfo device_info() {
             fmt::format("{}.{}", prop.major, prop.minor)};
 }
 
+std::vector<std::string> list_devices() {
+    std::vector<std::string> out;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return out;
+    }
+    for (int d = 0; d < count; ++d) {
+        cudaDeviceProp prop{};
+        if (cudaGetDeviceProperties(&prop, d) == cudaSuccess)
+            out.push_back(fmt::format("{} (compute capability {}.{})", prop.name, prop.major, prop.minor));
+    }
+    return out;
+}
+
 }  // namespace
 
 /// The CUDA backend's device API, registered in gpu/twin_registry.cpp.
@@ -120,7 +135,7 @@ extern const DeviceApi device_api;
 const DeviceApi device_api{
     "cuda",      prepare,       usable,      alloc_device, free_device, pin_host, unpin_host,
     create_queue, destroy_queue, create_event, destroy_event, record,     queue_wait, host_wait,
-    copy_2d_async, copy_2d,      device_info,
+    copy_2d_async, copy_2d,      device_info,   list_devices,
 };
 
 }  // namespace vmafx::cuda

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "gpu/twin.hpp"
 
@@ -66,6 +67,10 @@ struct DeviceApi {
     /// The device the backend's work runs on (the current device). Throws Error when none is
     /// usable.
     DeviceInfo (*device_info)();
+    /// Every device of the backend on this machine, in the backend's order (the index a device
+    /// choice names), each as "NAME" or "NAME (unusable: WHY)", for `vmafx --version`; empty when
+    /// the backend's driver is missing. Never throws.
+    std::vector<std::string> (*list_devices)();
 };
 
 /// The device API of GPU backend `backend`, or nullptr when it is unknown or not built

@@ -94,7 +94,8 @@ inline double exact_bound(const VideoFormat&) { return 0.0; }
 
 /// A registered GPU twin (listed in gpu/twins.def with its backend): the metric it twins (its
 /// descriptor's name), its factory, its contract and the defects it can plant. Define it in the twin's file
-/// as `extern const TwinDescriptor twin; const TwinDescriptor twin{...};` inside the metric's
+/// as `extern const TwinDescriptor cuda_twin; const TwinDescriptor cuda_twin{...};` (`vulkan_twin`
+/// for the Vulkan backend, and so on: `<backend>_twin`) inside the metric's
 /// namespace (a namespace-scope const has internal linkage without the extern declaration).
 struct TwinDescriptor {
     const char* metric;

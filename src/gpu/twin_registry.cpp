@@ -11,9 +11,9 @@
 
 namespace vmafx {
 
-#define VMAFX_TWIN(ns, backend) \
-    namespace ns {              \
-    extern const TwinDescriptor twin; \
+#define VMAFX_TWIN(ns, backend)                \
+    namespace ns {                             \
+    extern const TwinDescriptor backend##_twin; \
     }
 #include "gpu/twins.def"
 #undef VMAFX_TWIN
@@ -27,7 +27,7 @@ namespace {
 namespace cuda {
 extern const DeviceApi device_api;
 }
-#define VMAFX_TWIN_cuda(ns) {"cuda", &ns::twin},
+#define VMAFX_TWIN_cuda(ns) {"cuda", &ns::cuda_twin},
 constexpr const DeviceApi* kCudaApi = &cuda::device_api;
 constexpr bool kCudaBuilt = true;
 #else
@@ -36,10 +36,26 @@ constexpr const DeviceApi* kCudaApi = nullptr;
 constexpr bool kCudaBuilt = false;
 #endif
 
+// The Vulkan backend (src/vulkan/): the same.
+#ifdef VMAFX_HAVE_VULKAN
+namespace vulkan {
+extern const DeviceApi device_api;
+}
+#define VMAFX_TWIN_vulkan(ns) {"vulkan", &ns::vulkan_twin},
+constexpr const DeviceApi* kVulkanApi = &vulkan::device_api;
+constexpr bool kVulkanBuilt = true;
+#else
+#define VMAFX_TWIN_vulkan(ns)
+constexpr const DeviceApi* kVulkanApi = nullptr;
+constexpr bool kVulkanBuilt = false;
+#endif
+
 namespace {
 
 constexpr GpuBackendInfo kBackends[] = {
     {"cuda", "CUDA", kCudaBuilt, "configure with -DVMAFX_CUDA=ON where nvcc is installed"},
+    {"vulkan", "Vulkan", kVulkanBuilt,
+     "configure with -DVMAFX_VULKAN=ON where libvulkan-dev, libvulkan-volk-dev, glslc and spirv-tools are installed"},
 };
 
 struct Entry {
@@ -111,6 +127,7 @@ const char* backend_of(const TwinDescriptor& twin) {
 
 const DeviceApi* device_api(const std::string& backend) {
     if (backend == "cuda") return kCudaApi;
+    if (backend == "vulkan") return kVulkanApi;
     return nullptr;
 }
 

@@ -6,7 +6,10 @@
 #include <iterator>
 #include <stdexcept>
 
-#include <vulkan/vulkan.h>
+// The loader through volk, as vmafx's Vulkan backend opens it (its volk, in vmafx_core): a
+// second definition of the vk* entry points beside volk's would clash.
+#define VK_NO_PROTOTYPES
+#include <volk.h>
 
 namespace vmafx::shader_test {
 
@@ -75,6 +78,10 @@ struct VulkanRunner::Impl {
 
 VulkanRunner::VulkanRunner() {
     auto impl = std::make_unique<Impl>();
+    if (volkInitialize() != VK_SUCCESS) {
+        why_ = "no Vulkan loader (libvulkan.so.1)";
+        return;
+    }
     VkApplicationInfo app{};
     app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
     app.pApplicationName = "vmafx_shader_tests";
@@ -87,6 +94,7 @@ VulkanRunner::VulkanRunner() {
                "; is a Vulkan driver such as mesa-vulkan-drivers installed?)";
         return;
     }
+    volkLoadInstance(impl->instance);
     std::uint32_t n = 0;
     vkEnumeratePhysicalDevices(impl->instance, &n, nullptr);
     std::vector<VkPhysicalDevice> devices(n);

@@ -411,8 +411,8 @@ void device_library_values(int function, const double* x, const double* y, doubl
     cuda::check(cudaMemcpy(out, dout.get(), n * sizeof(double), cudaMemcpyDeviceToHost), "cudaMemcpy");
 }
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
-const TwinDescriptor twin{
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor cuda_twin{
     "ciede",
     create,
     {exact_bound,

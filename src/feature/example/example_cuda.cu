@@ -102,8 +102,8 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect
 
 namespace example {
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
-const TwinDescriptor twin{
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor cuda_twin{
     "example_blur_sad",
     make_twin<Twin>,
     {exact_bound,

@@ -357,8 +357,8 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kContraction, PlantedDefect
 
 namespace float_adm {
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
-const TwinDescriptor twin{
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor cuda_twin{
     "float_adm",
     make_twin<FloatAdmTwin>,
     {exact_bound,

@@ -171,8 +171,8 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kContraction, PlantedDefect
 
 namespace float_ansnr {
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
-const TwinDescriptor twin{
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor cuda_twin{
     "float_ansnr",
     make_twin<FloatAnsnrTwin>,
     {exact_bound,

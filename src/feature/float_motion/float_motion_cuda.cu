@@ -321,8 +321,8 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kContraction, PlantedDefect
 
 namespace float_motion {
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
-const TwinDescriptor twin{
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor cuda_twin{
     "float_motion",
     make_twin<FloatMotionTwin>,
     {exact_bound,

@@ -62,8 +62,8 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kContraction, PlantedDefect
 
 namespace float_ssim {
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
-const TwinDescriptor twin{
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor cuda_twin{
     "float_ssim",
     make_twin<FloatSsimTwin>,
     {exact_bound,

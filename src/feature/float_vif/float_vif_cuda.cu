@@ -373,8 +373,8 @@ void device_log2_approx(std::uint32_t first, std::size_t count, float* out) {
     cuda::check(cudaMemcpy(out, d.get(), count * sizeof(float), cudaMemcpyDeviceToHost), "copying log2 results");
 }
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
-const TwinDescriptor twin{
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor cuda_twin{
     "float_vif",
     make_twin<FloatVifTwin>,
     {exact_bound,

@@ -330,8 +330,8 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect
 
 namespace motion {
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
-const TwinDescriptor twin{
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor cuda_twin{
     "motion",
     make_twin<MotionTwin>,
     {exact_bound,

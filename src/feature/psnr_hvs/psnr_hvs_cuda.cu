@@ -252,8 +252,8 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kContraction, PlantedDefect
 
 namespace psnr_hvs {
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
-const TwinDescriptor twin{
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor cuda_twin{
     "psnr_hvs",
     make_twin<PsnrHvsTwin>,
     {exact_bound,

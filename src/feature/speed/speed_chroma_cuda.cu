@@ -73,8 +73,8 @@ private:
 
 namespace speed_chroma {
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
-const TwinDescriptor twin{
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor cuda_twin{
     "speed_chroma",
     make_twin<SpeedChromaTwin>,
     {exact_bound,

@@ -88,8 +88,8 @@ private:
 
 namespace speed_temporal {
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
-const TwinDescriptor twin{
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
+const TwinDescriptor cuda_twin{
     "speed_temporal",
     make_twin<SpeedTemporalTwin>,
     {exact_bound,

@@ -731,9 +731,9 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect
 
 namespace vif {
 
-extern const TwinDescriptor twin;  // external linkage, for gpu/twin_registry.cpp
+extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
 
-const TwinDescriptor twin{
+const TwinDescriptor cuda_twin{
     "vif",
     make_twin<VifTwin>,
     {exact_bound,
