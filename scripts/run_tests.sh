@@ -43,8 +43,9 @@ if [[ " $parts " == *" 2 "* ]]; then
   cmake --build build-asan
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  export LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp  # lavapipe's own allocations (the file says why)
   (cd build-asan && ctest --output-on-failure -j "$jobs")
-  unset ASAN_OPTIONS UBSAN_OPTIONS
+  unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
   echo "== part 2 done at ${SECONDS} s"
 fi
 

@@ -351,6 +351,11 @@ void Device::submit(const VkSubmitInfo& info) {
     check(vkQueueSubmit(queue, 1, &info, VK_NULL_HANDLE), "vkQueueSubmit");
 }
 
+void Device::wait_idle() {
+    std::lock_guard lock(mutex_);
+    vkQueueWaitIdle(queue);
+}
+
 // ---- Queue ----
 
 Queue::Queue(Device& d) : d_(d) {
@@ -377,8 +382,8 @@ Queue::~Queue() {
         const std::uint64_t end = flush();
         host_wait(end);
     } catch (const Error&) {
-        vkDeviceWaitIdle(d_.device);  // a lost device or a refused submission: wait it all out
     }
+    d_.wait_idle();  // other queues' submissions may wait on this timeline
     for (Staging& s : staging_) d_.release(s.memory);
     vkDestroySemaphore(d_.device, timeline_, nullptr);
     vkDestroyCommandPool(d_.device, pool_, nullptr);  // frees its command buffers

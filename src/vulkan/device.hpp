@@ -52,6 +52,10 @@ public:
 
     /// vkQueueSubmit under the device's lock (a VkQueue is externally synchronized).
     void submit(const VkSubmitInfo& info);
+    /// Waits until the device's queue has no work (vkQueueWaitIdle): before an object that
+    /// submitted work may still use is destroyed (a buffer, a pipeline, a queue's timeline, which
+    /// other queues' submissions may wait on), as cudaFree waits. Never throws.
+    void wait_idle();
 
     ~Device();
 

@@ -55,7 +55,10 @@ void* alloc_device(std::size_t bytes) {
 }
 
 void free_device(void* p) {
-    if (p) device().release_at(address(p));
+    if (!p) return;
+    Device& d = device();
+    d.wait_idle();  // work enqueued before may still read or write it
+    d.release_at(address(p));
 }
 
 void pin_host(void*, std::size_t) {}
@@ -156,6 +159,7 @@ struct Kernel::Impl {
     std::uint32_t push_bytes = 0;
     std::string what;
     ~Impl() {
+        if (d) d->wait_idle();  // dispatches recorded before may still be pending
         if (pipeline) vkDestroyPipeline(d->device, pipeline, nullptr);
         if (layout) vkDestroyPipelineLayout(d->device, layout, nullptr);
         if (module) vkDestroyShaderModule(d->device, module, nullptr);

@@ -15,12 +15,10 @@
 #define VMAFX_GLSL 1
 #include "feature/psnr/psnr_math.hpp"
 
-layout(local_size_x = 256) in;
-layout(buffer_reference, std430, buffer_reference_align = 1) readonly buffer Bytes { uint8_t v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 2) readonly buffer Words { uint16_t v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer U32s { uint32_t v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 8) buffer U64s { uint64_t v[]; };
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer F32s { float v[]; };
+#include "vulkan/planes.glsl"
+#include "vulkan/reduce.glsl"
+
+layout(local_size_x = VMAFX_GROUP) in;
 
 // psnr_vulkan.cpp's Push, member for member.
 layout(push_constant) uniform Push {
@@ -35,28 +33,6 @@ layout(push_constant) uniform Push {
     int32_t groups;  // pass 0: workgroups along a row
 } pc;
 
-shared uint64_t tree[256];
-shared float ftree[256];
-
-/// The workgroup's sum of v (exact), for every invocation.
-uint64_t block_sum(uint64_t v) {
-    const uint lid = gl_LocalInvocationID.x;
-    tree[lid] = v;
-    barrier();
-    for (uint s = 128u; s > 0u; s >>= 1u) {
-        if (lid < s) tree[lid] += tree[lid + s];
-        barrier();
-    }
-    const uint64_t total = tree[0];
-    barrier();  // tree free for the next call
-    return total;
-}
-
-int32_t sample_at(uint64_t plane, uint32_t pitch, int y, int x) {
-    const uint64_t row = plane + uint64_t(y) * uint64_t(pitch);
-    return pc.wide != 0 ? int32_t(Words(row).v[x]) : int32_t(Bytes(row).v[x]);
-}
-
 void squared_errors() {
     const int x = int(gl_GlobalInvocationID.x);
     const int gx = int(gl_WorkGroupID.x);
@@ -65,7 +41,8 @@ void squared_errors() {
         uint32_t e2 = 0u;
         if (x < pc.width) {
             const int column = pc.flag != 0 && x == 0 && pc.width > 1 ? 1 : x;
-            e2 = squared_error(sample_at(pc.a, pc.ref_pitch, y, column), sample_at(pc.b, pc.dist_pitch, y, column));
+            e2 = squared_error(sample_at(pc.a, pc.ref_pitch, y, column, pc.wide != 0),
+                               sample_at(pc.b, pc.dist_pitch, y, column, pc.wide != 0));
         }
         if (pc.wide == 0) {
             const uint64_t s = block_sum(uint64_t(e2));
@@ -81,33 +58,12 @@ void squared_errors() {
 }
 
 void total() {
-    const int lid = int(gl_LocalInvocationID.x);
-    uint64_t sum = uint64_t(0);
-    float planted = 0.0f;
-    if (pc.width > 0) {  // 8 bits: rows of pc.width uint32 partials, each row modulo 2^32
-        for (int row = lid; row < pc.height; row += 256) {
-            uint32_t r = 0u;
-            for (int g = 0; g < pc.width; ++g) r += U32s(pc.a).v[row * pc.width + g];
-            sum += uint64_t(r);
-            planted += float(r);
-        }
-    } else {
-        for (int i = lid; i < pc.height; i += 256) {
-            const uint64_t v = U64s(pc.a).v[i];
-            sum += v;
-            planted += float(v);
-        }
-    }
-    const uint64_t s = block_sum(sum);
-    if (lid == 0) U64s(pc.b).v[0] = s;
-    if (pc.flag != 0) {
-        ftree[lid] = planted;
-        barrier();
-        for (int k = 128; k > 0; k >>= 1) {
-            if (lid < k) ftree[lid] += ftree[lid + k];
-            barrier();
-        }
-        if (lid == 0) F32s(pc.c).v[0] = ftree[0];
+    uint64_t sum;
+    float planted;
+    rows_total(pc.a, pc.width, pc.height, sum, planted);
+    if (gl_LocalInvocationID.x == 0u) {
+        U64s(pc.b).v[0] = sum;
+        if (pc.flag != 0) F32s(pc.c).v[0] = planted;
     }
 }
 
