@@ -1,5 +1,6 @@
 // Vulkan twin of the integer MOTION metric (motion_vulkan.cpp says how the passes make the CPU's
-// sum): pass 0, an invocation per output sample, blurs the difference prev - cur with
+// sum): pass 0, an invocation per output sample (each column's vertical pass once per workgroup,
+// in shared memory), blurs the difference prev - cur with
 // motion_math.hpp's functions (the CPU's own: the mirror, the vertical blur at the sample's bit
 // depth, the horizontal blur as upstream's vector lanes or exactly, by column), and a workgroup
 // adds the magnitudes of its 256 columns of a row modulo 2^32 (the CPU's wrapped row sum,
@@ -57,19 +58,30 @@ int32_t vertical(int y, int column) {
                             : vertical_blur_8(d[0], d[1], d[2], d[3], d[4], pc.bit_depth);
 }
 
+shared int32_t blurred[VMAFX_GROUP + 2 * kRadius];  // vertical blurs of columns x0 - 2 .. x0 + 257
+
 void row_sums() {
-    const int x = int(gl_GlobalInvocationID.x);
+    const int lid = int(gl_LocalInvocationID.x);
+    const int x0 = int(gl_WorkGroupID.x) * VMAFX_GROUP;
+    const int x = x0 + lid;
     for (int y = int(gl_WorkGroupID.y); y < pc.height; y += int(gl_NumWorkGroups.y)) {
+        // The vertical pass once per column of the workgroup's window (its own 256 and the
+        // 2 x kRadius halo), mirrored at the picture's left and right edges.
+        for (int i = lid; i < VMAFX_GROUP + 2 * kRadius; i += VMAFX_GROUP) {
+            const int column = x0 - kRadius + i;
+            if (column < pc.width + kRadius) blurred[i] = vertical(y, mirror(column, pc.width));
+        }
+        barrier();
         uint32_t term = 0u;
         if (x < pc.width) {
-            int32_t v[5];
-            for (int k = 0; k < 5; ++k) v[k] = vertical(y, mirror(x - kRadius + k, pc.width));
             const bool lane = x >= 2 && x < lane_columns_end(pc.width);
-            term = magnitude(lane ? horizontal_blur_lane(v[0], v[1], v[2], v[3], v[4])
-                                  : horizontal_blur_exact(v[0], v[1], v[2], v[3], v[4]));
+            term = magnitude(lane ? horizontal_blur_lane(blurred[lid], blurred[lid + 1], blurred[lid + 2],
+                                                         blurred[lid + 3], blurred[lid + 4])
+                                  : horizontal_blur_exact(blurred[lid], blurred[lid + 1], blurred[lid + 2],
+                                                          blurred[lid + 3], blurred[lid + 4]));
         }
-        const uint64_t s = block_sum(uint64_t(term));
-        if (gl_LocalInvocationID.x == 0u) U32s(pc.c).v[y * pc.groups + int(gl_WorkGroupID.x)] = uint32_t(s);
+        const uint64_t s = block_sum(uint64_t(term));  // its barriers also free `blurred`
+        if (lid == 0) U32s(pc.c).v[y * pc.groups + int(gl_WorkGroupID.x)] = uint32_t(s);
     }
 }
 
