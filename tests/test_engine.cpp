@@ -481,6 +481,34 @@ TEST_F(EngineTest, CudaRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
     }
 }
 
+// The same split with the Vulkan backend (lavapipe in CI): vmaf_v0.6.1's motion and psnr run on
+// the Vulkan twins (motion temporal: previous pictures, every frame under --subsample; psnr with
+// chroma planes), vif, adm and float_motion on the CPU in the same run; every value the CPU's.
+TEST_F(EngineTest, VulkanRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
+    VMAFX_REQUIRE_BACKEND("vulkan");
+    const VideoFormat f = format_of(67, 45, 10);
+    for (unsigned subsample : {1u, 3u}) {
+        RunConfig c = config(f, 7);
+        c.subsample = subsample;
+        c.features.push_back(parse_feature_spec("psnr=enable_chroma=true"));
+        c.features.push_back(parse_feature_spec("float_motion"));
+        const RunResult cpu = run(c);
+        c.backend = Backend("vulkan");
+        const RunResult mixed = run(c);
+        EXPECT_TRUE(same_values(cpu, mixed)) << "subsample " << subsample;
+        EXPECT_EQ(mixed.backend, Backend("vulkan"));
+        unsigned on_gpu = 0;
+        for (const MetricBackend& b : mixed.backends) {
+            const bool twin = find_twin(b.metric, "vulkan") != nullptr;
+            on_gpu += twin ? 1 : 0;
+            EXPECT_EQ(b.backend, twin ? Backend("vulkan") : Backend(kCpuBackend)) << b.feature;
+            EXPECT_EQ(b.note, twin ? "" : "no Vulkan twin") << b.feature;
+        }
+        EXPECT_EQ(on_gpu, 2u);  // motion, psnr
+        EXPECT_EQ(mixed.models.at(0).mean, cpu.models.at(0).mean);
+    }
+}
+
 // The GPU pipeline alone (every metric has a twin): its picture ring is allocated as the read
 // stage first fills it, so a video shorter than the ring makes one pair per frame and none
 // more; a longer one makes the whole ring (8 pairs) and no more; the scores are the CPU's bits.
