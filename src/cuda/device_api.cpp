@@ -3,44 +3,28 @@
 // cudaStream_t and cudaEvent_t themselves (cuda::stream_of).
 #include "gpu/device_api.hpp"
 
-#include <future>
-#include <mutex>
-#include <system_error>
-
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
 #include "cuda/device.hpp"
+#include "gpu/start_up.hpp"
 
 namespace vmafx::cuda {
 
 namespace {
 
-std::once_flag prepare_once;
-std::shared_future<std::string> prepared;  // prepare()'s outcome: empty, or why not usable
-
-void prepare() {
-    std::call_once(prepare_once, [] {
-        const auto start = [] {
-            std::string why = unavailable_reason();
-            // cudaFree(nullptr) is the documented way to create the primary context.
-            if (why.empty() && cudaFree(nullptr) != cudaSuccess) why = cudaGetErrorString(cudaGetLastError());
-            return why;
-        };
-        try {
-            prepared = std::async(std::launch::async, start).share();
-        } catch (const std::system_error&) {  // no thread to spare: start up on this one
-            std::promise<std::string> now;
-            now.set_value(start());
-            prepared = now.get_future().share();
-        }
-    });
+/// CUDA's start-up: why no device is usable, else the primary context created
+/// (cudaFree(nullptr) is the documented way to create it).
+std::string start_cuda() {
+    std::string why = unavailable_reason();
+    if (why.empty() && cudaFree(nullptr) != cudaSuccess) why = cudaGetErrorString(cudaGetLastError());
+    return why;
 }
 
-std::string usable() {
-    prepare();
-    return prepared.get();
-}
+gpu::StartUp start_up(start_cuda);
+
+void prepare() { start_up.start(); }
+std::string usable() { return start_up.wait(); }
 
 cudaEvent_t event_of(GpuEvent* e) { return reinterpret_cast<cudaEvent_t>(e); }
 

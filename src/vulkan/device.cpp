@@ -346,9 +346,9 @@ std::pair<VkBuffer, VkDeviceSize> Device::locate(std::uint64_t address, std::siz
                             address, bytes));
 }
 
-void Device::submit(const VkSubmitInfo& info) {
+void Device::submit(const VkSubmitInfo& info, VkFence fence) {
     std::lock_guard lock(mutex_);
-    check(vkQueueSubmit(queue, 1, &info, VK_NULL_HANDLE), "vkQueueSubmit");
+    check(vkQueueSubmit(queue, 1, &info, fence), "vkQueueSubmit");
 }
 
 void Device::wait_idle() {

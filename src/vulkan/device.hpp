@@ -50,8 +50,9 @@ public:
     /// Throws Error naming `what` when no allocation of this device holds the whole range.
     std::pair<VkBuffer, VkDeviceSize> locate(std::uint64_t address, std::size_t bytes, const char* what) const;
 
-    /// vkQueueSubmit under the device's lock (a VkQueue is externally synchronized).
-    void submit(const VkSubmitInfo& info);
+    /// vkQueueSubmit under the device's lock (a VkQueue is externally synchronized); `fence`
+    /// signalled at its end where given.
+    void submit(const VkSubmitInfo& info, VkFence fence = VK_NULL_HANDLE);
     /// Waits until the device's queue has no work (vkQueueWaitIdle): before an object that
     /// submitted work may still use is destroyed (a buffer, a pipeline, a queue's timeline, which
     /// other queues' submissions may wait on), as cudaFree waits. Never throws.

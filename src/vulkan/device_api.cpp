@@ -2,13 +2,10 @@
 // device memory is buffers addressed by their device addresses, a GpuQueue is a vulkan::Queue,
 // a GpuEvent a point (timeline semaphore, value) of one; pinning is not needed (uploads are
 // staged at enqueue time) and does nothing.
-#include <future>
-#include <mutex>
-#include <system_error>
-
 #include <fmt/format.h>
 
 #include "base/error.hpp"
+#include "gpu/start_up.hpp"
 #include "vulkan/device.hpp"
 #include "vulkan/vulkan.hpp"
 
@@ -24,30 +21,17 @@ struct Event {
 
 Event& event_of(GpuEvent* e) { return *reinterpret_cast<Event*>(e); }
 
-std::once_flag prepare_once;
-std::shared_future<std::string> prepared;
-
-void prepare() {
-    std::call_once(prepare_once, [] {
-        const auto start = [] {
-            std::string why;
-            open_device(&why);
-            return why;
-        };
-        try {
-            prepared = std::async(std::launch::async, start).share();
-        } catch (const std::system_error&) {
-            std::promise<std::string> now;
-            now.set_value(start());
-            prepared = now.get_future().share();
-        }
-    });
+/// Vulkan's start-up: the loader, the instance and the device opened; why none is usable.
+std::string start_vulkan() {
+    std::string why;
+    open_device(&why);
+    return why;
 }
 
-std::string usable() {
-    prepare();
-    return prepared.get();
-}
+gpu::StartUp start_up(start_vulkan);
+
+void prepare() { start_up.start(); }
+std::string usable() { return start_up.wait(); }
 
 void* alloc_device(std::size_t bytes) {
     if (bytes == 0) return nullptr;

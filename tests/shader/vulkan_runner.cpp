@@ -6,10 +6,7 @@
 #include <iterator>
 #include <stdexcept>
 
-// The loader through volk, as vmafx's Vulkan backend opens it (its volk, in vmafx_core): a
-// second definition of the vk* entry points beside volk's would clash.
-#define VK_NO_PROTOTYPES
-#include <volk.h>
+#include "vulkan/device.hpp"  // the backend's device, and volk's entry points
 
 namespace vmafx::shader_test {
 
@@ -22,16 +19,10 @@ void check(VkResult r, const char* what) {
 }  // namespace
 
 struct VulkanRunner::Impl {
-    VkInstance instance = VK_NULL_HANDLE;
+    vulkan::Device* d = nullptr;  // the Vulkan backend's device (src/vulkan/device.hpp)
     VkPhysicalDevice physical = VK_NULL_HANDLE;
     VkDevice device = VK_NULL_HANDLE;
-    VkQueue queue = VK_NULL_HANDLE;
     std::uint32_t family = 0;
-
-    ~Impl() {
-        if (device) vkDestroyDevice(device, nullptr);
-        if (instance) vkDestroyInstance(instance, nullptr);
-    }
 
     /// A host-visible, host-coherent storage buffer of `bytes` bytes and its memory.
     struct Buffer {
@@ -77,70 +68,20 @@ struct VulkanRunner::Impl {
 };
 
 VulkanRunner::VulkanRunner() {
+    // The device the Vulkan backend opens (its choice and its checks, src/vulkan/device.cpp): it
+    // has every feature the tests' shaders use (64-bit floats and integers among them).
+    std::string why;
+    const vulkan::Device* d = vulkan::open_device(&why);
+    if (!d) {
+        why_ = why;
+        return;
+    }
     auto impl = std::make_unique<Impl>();
-    if (volkInitialize() != VK_SUCCESS) {
-        why_ = "no Vulkan loader (libvulkan.so.1)";
-        return;
-    }
-    VkApplicationInfo app{};
-    app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
-    app.pApplicationName = "vmafx_shader_tests";
-    app.apiVersion = VK_API_VERSION_1_2;
-    VkInstanceCreateInfo ici{};
-    ici.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
-    ici.pApplicationInfo = &app;
-    if (VkResult r = vkCreateInstance(&ici, nullptr, &impl->instance); r != VK_SUCCESS) {
-        why_ = "no Vulkan instance (vkCreateInstance: VkResult " + std::to_string(r) +
-               "; is a Vulkan driver such as mesa-vulkan-drivers installed?)";
-        return;
-    }
-    volkLoadInstance(impl->instance);
-    std::uint32_t n = 0;
-    vkEnumeratePhysicalDevices(impl->instance, &n, nullptr);
-    std::vector<VkPhysicalDevice> devices(n);
-    if (n) vkEnumeratePhysicalDevices(impl->instance, &n, devices.data());
-    for (VkPhysicalDevice pd : devices) {
-        VkPhysicalDeviceFeatures features;
-        vkGetPhysicalDeviceFeatures(pd, &features);
-        if (!features.shaderFloat64 || !features.shaderInt64) continue;
-        std::uint32_t qn = 0;
-        vkGetPhysicalDeviceQueueFamilyProperties(pd, &qn, nullptr);
-        std::vector<VkQueueFamilyProperties> families(qn);
-        vkGetPhysicalDeviceQueueFamilyProperties(pd, &qn, families.data());
-        for (std::uint32_t f = 0; f < qn; ++f)
-            if (families[f].queueFlags & VK_QUEUE_COMPUTE_BIT) {
-                impl->physical = pd;
-                impl->family = f;
-                break;
-            }
-        if (impl->physical) break;
-    }
-    if (!impl->physical) {
-        why_ = n == 0 ? "no Vulkan device" : "no Vulkan device with a compute queue, shaderFloat64 and shaderInt64";
-        return;
-    }
-    VkPhysicalDeviceProperties props;
-    vkGetPhysicalDeviceProperties(impl->physical, &props);
-    name_ = props.deviceName;
-    const float priority = 1.0f;
-    VkDeviceQueueCreateInfo qci{};
-    qci.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-    qci.queueFamilyIndex = impl->family;
-    qci.queueCount = 1;
-    qci.pQueuePriorities = &priority;
-    VkPhysicalDeviceFeatures enabled{};
-    enabled.shaderFloat64 = VK_TRUE;
-    enabled.shaderInt64 = VK_TRUE;
-    VkDeviceCreateInfo dci{};
-    dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-    dci.queueCreateInfoCount = 1;
-    dci.pQueueCreateInfos = &qci;
-    dci.pEnabledFeatures = &enabled;
-    if (VkResult r = vkCreateDevice(impl->physical, &dci, nullptr, &impl->device); r != VK_SUCCESS) {
-        why_ = "vkCreateDevice failed on " + name_ + ": VkResult " + std::to_string(r);
-        return;
-    }
-    vkGetDeviceQueue(impl->device, impl->family, 0, &impl->queue);
+    impl->d = const_cast<vulkan::Device*>(d);
+    impl->physical = d->physical;
+    impl->device = d->device;
+    impl->family = d->family;
+    name_ = d->name;
     impl_ = std::move(impl);
 }
 
@@ -287,7 +228,7 @@ std::vector<unsigned char> VulkanRunner::run(const std::string& spv, const std::
     submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
     submit.commandBufferCount = 1;
     submit.pCommandBuffers = &cmd;
-    check(vkQueueSubmit(impl_->queue, 1, &submit, fence), "vkQueueSubmit");
+    impl_->d->submit(submit, fence);
     check(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
 
     std::vector<unsigned char> result(output_bytes);

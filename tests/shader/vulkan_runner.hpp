@@ -16,9 +16,9 @@ namespace vmafx::shader_test {
 /// why there is none.
 class VulkanRunner {
 public:
-    /// Opens the first physical device with a compute queue, 64-bit floats and 64-bit integers
-    /// (the loader's order; lavapipe where it is the only one). available() false with
-    /// why_unavailable() set when the loader, an instance or such a device is missing.
+    /// Uses the device the Vulkan backend opens (src/vulkan/device.cpp: the first usable GPU, else
+    /// the first usable device, lavapipe where it is the only one; it has 64-bit floats and
+    /// integers). available() false with why_unavailable() set when there is none.
     VulkanRunner();
     ~VulkanRunner();
     VulkanRunner(const VulkanRunner&) = delete;
