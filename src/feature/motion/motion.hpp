@@ -76,6 +76,11 @@ struct Settings {
     /// Appends a frame's extract() outputs to `out`: (sad_name, score), then with debug
     /// (motion_name, score).
     void write_frame(double score, FrameScores& out) const;
+    /// A GPU twin's frame: write_frame of sad_score(sad, width, height) where the frame was
+    /// `scored` from pictures (scores_frame), else of 0.
+    void write_device_frame(bool scored, std::uint64_t sad, int width, int height, FrameScores& out) const {
+        write_frame(scored ? sad_score(sad, width, height) : 0.0, out);
+    }
     /// integer_motion.c flush(): writes motion2 and motion3 of every frame 0..n-1, where n is the
     /// number of consecutive frames from 0 with a sad score in `table`.
     void flush(ScoreTable& table) const;

@@ -293,11 +293,8 @@ public:
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
         frames_.check_holds(slot, index);
-        const double score = slot_scored_[slot]
-                                 ? settings_.sad_score(static_cast<std::uint64_t>(host_totals_[slot]),
-                                                       format_.width, format_.height)
-                                 : 0.0;
-        settings_.write_frame(score, out);
+        settings_.write_device_frame(slot_scored_[slot], static_cast<std::uint64_t>(host_totals_[slot]), format_.width,
+                                     format_.height, out);
     }
 
     void flush(ScoreTable& table) const override { settings_.flush(table); }

@@ -92,9 +92,7 @@ public:
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
         frames_.check_holds(slot, index);
-        const double score =
-            slot_scored_[slot] ? settings_.sad_score(host_totals_[slot], format_.width, format_.height) : 0.0;
-        settings_.write_frame(score, out);
+        settings_.write_device_frame(slot_scored_[slot], host_totals_[slot], format_.width, format_.height, out);
     }
 
     void flush(ScoreTable& table) const override { settings_.flush(table); }

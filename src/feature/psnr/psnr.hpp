@@ -72,6 +72,14 @@ public:
     /// to `sse` (psnr_<p>, then mse_<p> with enable_mse) and, with enable_apsnr, adds the plane
     /// to the run's totals.
     void score_plane(int p, std::uint64_t sse, FrameScores& out) const;
+    /// A GPU twin's frame: score_plane of every scored plane from `sums` as the device left
+    /// them (sums.sse[p], or with `planted_order` the planted kReductionOrder float sums
+    /// sums.planted[p]). Sums: any struct with those arrays (each backend's layout).
+    template <typename Sums>
+    void score_device_sums(const Sums& sums, bool planted_order, FrameScores& out) const {
+        for (int p = 0; p < planes_; ++p)
+            score_plane(p, planted_order ? static_cast<std::uint64_t>(sums.planted[p]) : std::uint64_t(sums.sse[p]), out);
+    }
     /// The aggregates (apsnr_y, apsnr_cb, apsnr_cr) with enable_apsnr; nothing otherwise.
     void flush(ScoreTable& table) const;
 

@@ -86,12 +86,7 @@ public:
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
         frames_.check_holds(slot, index);
-        const PlaneSums& s = host_sums_[slot];
-        for (int p = 0; p < scorer_.planes(); ++p) {
-            const std::uint64_t sse =
-                plant_ == PlantedDefect::kReductionOrder ? static_cast<std::uint64_t>(s.planted[p]) : s.sse[p];
-            scorer_.score_plane(p, sse, out);
-        }
+        scorer_.score_device_sums(host_sums_[slot], plant_ == PlantedDefect::kReductionOrder, out);
     }
 
     void flush(ScoreTable& table) const override { scorer_.flush(table); }
