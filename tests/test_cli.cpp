@@ -400,6 +400,37 @@ TEST_F(CliTest, VersionAndHelp) {
     EXPECT_NE(r.out.find("--frame_cnt"), std::string::npos);
 }
 
+// --backend vulkan: --version lists the devices; a bad VMAFX_VULKAN_DEVICE is an error naming it,
+// exit 1 and no output file; the first device scores psnr as the CPU (bit for bit at %.17g).
+TEST_F(CliTest, VulkanDeviceChoice) {
+#ifndef VMAFX_HAVE_VULKAN
+    GTEST_SKIP() << "skipped: the Vulkan backend is not built";
+#else
+    const CliResult version = run("--version");
+    EXPECT_NE(version.out.find("Vulkan twins (--backend vulkan"), std::string::npos) << version.out;
+    EXPECT_NE(version.out.find("Vulkan devices:"), std::string::npos) << version.out;
+    const std::string pair = pair_args();
+    const std::string out = path("v.json").string();
+    for (const char* bad : {"abc", "\" 0\"", "00", "99"}) {
+        const CliResult r = run(pair + " --backend vulkan --feature psnr --no_prediction --json -o " + out,
+                                std::string("VMAFX_VULKAN_DEVICE=") + bad);
+        EXPECT_EQ(r.exit_code, 1) << bad << ": " << r.err;
+        EXPECT_NE(r.err.find("VMAFX_VULKAN_DEVICE="), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(out)) << bad;
+    }
+    VMAFX_REQUIRE_BACKEND("vulkan");
+    const CliResult gpu = run(pair + " --backend vulkan --feature psnr --no_prediction --precision max --json -o " + out,
+                              "VMAFX_VULKAN_DEVICE=0");
+    ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+    const CliResult cpu = run(pair + " --feature psnr --no_prediction --precision max --json -o " + path("c.json").string());
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    const auto frames = [](const std::string& file) {
+        return nlohmann::json::parse(std::ifstream(file))["frames"].dump();
+    };
+    EXPECT_EQ(frames(out), frames(path("c.json").string()));
+#endif
+}
+
 TEST_F(CliTest, UnknownFlagFails) {
     const CliResult r = run("--no-such-flag");
     EXPECT_EQ(r.exit_code, 2);

@@ -347,7 +347,10 @@ int run_cli(int argc, char** argv) {
                             twins.c_str());
             if (const vmafx::DeviceApi* api = vmafx::device_api(b.name)) {
                 const std::vector<std::string> devices = api->list_devices();
-                std::printf("%s devices:%s\n", name.c_str(), devices.empty() ? " none found" : "");
+                if (devices.empty())
+                    std::printf("%s devices: none (%s)\n", name.c_str(), api->unavailable_reason().c_str());
+                else
+                    std::printf("%s devices:\n", name.c_str());
                 for (std::size_t i = 0; i < devices.size(); ++i) std::printf("  %zu: %s\n", i, devices[i].c_str());
             }
         }
