@@ -142,6 +142,12 @@ def layer_of(layers, path):
     return None if best is None else best[1:]
 
 
+# The one kind of include the tree holds no file for: a Vulkan twin's embedded SPIR-V words
+# (`#include "NAME_vulkan.spv.inc"`), which the build writes from NAME_vulkan.comp
+# (CMakeLists.txt, tools/spirv_no_contraction.py). Only a bare file name with this suffix.
+GENERATED_SUFFIX = ".spv.inc"
+
+
 def resolve(root, including, kind, name):
     """The repository path `name` (#include "name" or <name>) of `including` reaches, or None."""
     candidates = ([os.path.dirname(including)] if kind == '"' else []) + list(SEARCH_PATH)
@@ -187,6 +193,8 @@ def check(root, rules, folders):
             kind, name = m.groups()
             shown = f'"{name}"' if kind == '"' else f"<{name}>"
             target = resolve(root, path, kind, name)
+            if target is None and kind == '"' and name.endswith(GENERATED_SUFFIX) and "/" not in name:
+                continue  # a Vulkan twin's SPIR-V words, written at build time beside no source
             if target is None:
                 if kind == '"':
                     problems.append(f"{path}:{n}: #include {shown} names no file of the tree "

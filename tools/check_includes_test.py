@@ -117,6 +117,15 @@ class SmallRuleBook(unittest.TestCase):
         self.assertIn('src/engine/run.cpp:1: #include "engine/gone.hpp" names no file of the tree', problems[0])
         self.assertIn("src/io/reader.cpp:1: the file is in no layer of the table", problems[1])
 
+    def test_only_a_bare_generated_spirv_include_may_name_no_file(self):
+        t = Tree({**CLEAN, "src/feature/a/a_vulkan.cpp": '#include "a_vulkan.spv.inc"\n'})
+        self.assertEqual(t.check(), [])
+        t = Tree({**CLEAN, "src/feature/a/a_vulkan.cpp": '#include "x/a_vulkan.spv.inc"\n#include "a.inc"\n'})
+        problems = t.check()
+        self.assertEqual(len(problems), 2, problems)
+        self.assertIn('#include "x/a_vulkan.spv.inc" names no file of the tree', problems[0])
+        self.assertIn('#include "a.inc" names no file of the tree', problems[1])
+
     def test_a_row_naming_a_layer_below_it_is_refused(self):
         rules = SMALL_RULES.replace("| one folder each | `base` |", "| one folder each | `base`, `engine` |")
         t = Tree(CLEAN, rules)
