@@ -74,21 +74,21 @@ void copy_2d_async(void* dst, std::size_t dst_pitch, const void* src, std::size_
     if (rows == 0 || row_bytes == 0) return;
     Device& d = device();
     Queue& queue = queue_of(q);
-    const std::size_t span = (rows - 1) * (kind == CopyKind::kHostToDevice ? dst_pitch : src_pitch) + row_bytes;
+    const auto extent = [&](std::size_t pitch) { return (rows - 1) * pitch + row_bytes; };  // bytes a 2D range spans
     switch (kind) {
     case CopyKind::kHostToDevice: {
-        const auto [buffer, offset] = d.locate(address(dst), (rows - 1) * dst_pitch + row_bytes, what);
+        const auto [buffer, offset] = d.locate(address(dst), extent(dst_pitch), what);
         queue.upload(buffer, offset, dst_pitch, src, src_pitch, row_bytes, rows);
         break;
     }
     case CopyKind::kDeviceToHost: {
-        const auto [buffer, offset] = d.locate(address(src), span, what);
+        const auto [buffer, offset] = d.locate(address(src), extent(src_pitch), what);
         queue.download(dst, dst_pitch, buffer, offset, src_pitch, row_bytes, rows);
         break;
     }
     case CopyKind::kDeviceToDevice: {
-        const auto [from, from_offset] = d.locate(address(src), (rows - 1) * src_pitch + row_bytes, what);
-        const auto [to, to_offset] = d.locate(address(dst), (rows - 1) * dst_pitch + row_bytes, what);
+        const auto [from, from_offset] = d.locate(address(src), extent(src_pitch), what);
+        const auto [to, to_offset] = d.locate(address(dst), extent(dst_pitch), what);
         std::vector<VkBufferCopy> regions;
         for (std::size_t r = 0; r < rows; ++r)
             regions.push_back({from_offset + r * src_pitch, to_offset + r * dst_pitch, row_bytes});
