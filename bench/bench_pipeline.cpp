@@ -12,6 +12,7 @@
 #include <oneapi/tbb/parallel_invoke.h>
 
 #include "bench_support.hpp"
+#include "engine/core.hpp"
 #include "gpu/scheduler.hpp"
 #include "feature/registry.hpp"
 #include "io/video_reader.hpp"
@@ -133,7 +134,8 @@ bool gpu_ready(benchmark::State& state) {
 void gpu_host_frames(benchmark::State& state, const std::string& model) {
     if (!gpu_ready(state)) return;
     const Frames frames(state);
-    GpuScorer scorer(vmaf_features(model), frames.format, "cuda", 4);
+    // As many frames in flight as the engine keeps (what a CLI run does).
+    GpuScorer scorer(vmaf_features(model), frames.format, "cuda", ScoringCore::kGpuSlots);
     for (int i = 0; i < kDistinctFrames; ++i) {
         scorer.pin(frames.ref[i]);
         scorer.pin(frames.dist[i]);

@@ -9,6 +9,13 @@ cd "$(dirname "$0")/.."
 # could not hold them with their codec libraries; the bundle reads .y4m and raw YUV.
 cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DVMAFX_CUDA=ON -DVMAFX_LIBAV=OFF >/dev/null
 cmake --build build-device --target vmafx vmafx_tests vmafx-parity vmafx_bench vmafx_libvmaf vmafx_capi_cuda_test
+# The shared-arithmetic subset's shader checks, where the Vulkan backend is built (they run on the
+# GPU's Vulkan driver there: device_check.sh vulkan).
+shader_tests=0
+if ninja -C build-device -t targets all 2>/dev/null | grep -q '^vmafx_shader_tests:'; then
+  cmake --build build-device --target vmafx_shader_tests
+  shader_tests=1
+fi
 rm -rf .devcarry
 mkdir -p .devcarry/bin .devcarry/lib .devcarry/shared
 # The benchmarks only with BENCH=1: with them and every fixture the carry passes the device
@@ -16,9 +23,14 @@ mkdir -p .devcarry/bin .devcarry/lib .devcarry/shared
 cp build-device/vmafx build-device/vmafx_tests build-device/vmafx-parity .devcarry/bin/
 # The C API's CUDA test and the library it links (device_check.sh capi); packed with the programs.
 cp build-device/vmafx_capi_cuda_test .devcarry/bin/
+if [ "$shader_tests" = 1 ]; then
+  cp build-device/tests/shader/vmafx_shader_tests .devcarry/bin/
+  mkdir -p .devcarry/bin/spv && cp build-device/tests/shader/*.spv .devcarry/bin/spv/
+  rm -f .devcarry/bin/spv/*.raw.spv
+fi
 cp -L build-device/libvmaf.so.3 .devcarry/bin/
 [ "${BENCH:-0}" = 1 ] && cp build-device/vmafx_bench .devcarry/bin/
-strip .devcarry/bin/*  # the working tree and what it carries travel within 64 MiB
+strip .devcarry/bin/vmafx* .devcarry/bin/libvmaf.so.3  # the working tree and what it carries travel within 64 MiB
 # Packed too (device_check.sh unpacks them): stripped programs still take about 20 MB.
 tar -C .devcarry -cJf .devcarry/bin.tar.xz bin && rm -rf .devcarry/bin
 libs=(libtbb.so.12 libtbbmalloc.so.2 libsvm.so.3 libfmt.so.9 libhwy.so.1)

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|parity|golden|capi|presets|bench|cli|startup|ncu|upstream|metrics|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|vulkan|parity|golden|capi|presets|bench|cli|startup|ncu|upstream|metrics|all]
+# vulkan: the Vulkan backend on this machine's GPU driver (a Vulkan loader must be installed: the
+# device tool's README shows how to carry libvulkan1): the devices vmafx sees, the shader checks of
+# the shared arithmetic, the Vulkan tests and parity gate (VMAFX_REQUIRE_VULKAN=1: no device fails),
+# and the golden command lines with --backend vulkan.
 # presets: tests/gpu_presets.py, every built-in model and --aom_ctc/--nflx_ctc preset with --backend cuda
 # against the CPU (every metric on the GPU, every value the CPU's bits).
 # capi: the C API's CUDA calls (libvmaf_cuda.h): tests/capi/test_capi_cuda.c's error checks, then
@@ -31,6 +35,7 @@ mkdir -p "$out"
 # .devcarry/bin holds libvmaf.so.3 (packed with the programs), for the C API's test.
 export LD_LIBRARY_PATH="$PWD/.devcarry/lib:$PWD/.devcarry/bin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export VMAFX_SHARED="$PWD/.devcarry/shared" VMAFX_FIXTURES=/tmp/vmafx-fixtures
+export VMAFX_CLI_BIN="$PWD/.devcarry/bin/vmafx"  # the CLI tests run the bundled program (tests/test_cli.cpp)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
 if [ ! -d "$VMAFX_FIXTURES" ]; then
   python3 .devcarry/shared/fixtures/prepare.py --src .devcarry/shared/fixtures --out "$VMAFX_FIXTURES" >/dev/null
@@ -41,6 +46,22 @@ status=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$bin/vmafx_tests" --gtest_filter="${GTEST_FILTER:-*Cuda*:*_cuda:ParityGate*}" 2>&1 | tee "$out/tests.txt" | tail -40
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if [ "$what" = vulkan ] || [ "$what" = all ]; then
+  export VMAFX_REQUIRE_VULKAN=1
+  "$bin/vmafx" --version 2>&1 | tee "$out/vulkan.txt"
+  if [ -x "$bin/vmafx_shader_tests" ]; then
+    VMAFX_SHADER_DIR="$bin/spv" "$bin/vmafx_shader_tests" 2>&1 | tee -a "$out/vulkan.txt" | tail -8
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  fi
+  "$bin/vmafx_tests" --gtest_filter="${VULKAN_FILTER:-*Vulkan*:*_vulkan:*/vulkan}" 2>&1 | tee -a "$out/vulkan.txt" | tail -25
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  "$bin/vmafx-parity" --backends cpu,vulkan --fixtures "$VMAFX_FIXTURES" --random 2 --hard 2>&1 | tee -a "$out/vulkan.txt" | tail -12
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  python3 .devcarry/shared/tools/golden_check.py --bin "$bin/vmafx" --fixtures "$VMAFX_FIXTURES" \
+    --golden .devcarry/shared/golden --refusals --extra '--backend vulkan' 2>&1 | tee "$out/golden_vulkan.txt" | tail -8
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  unset VMAFX_REQUIRE_VULKAN
 fi
 if [ "$what" = parity ] || [ "$what" = all ]; then
   "$bin/vmafx-parity" --backends cpu,cuda --fixtures "$VMAFX_FIXTURES" --random 2 --hard 2>&1 | tee "$out/parity.txt" | tail -60

@@ -19,7 +19,7 @@ packages=(cmake ninja-build g++ pkg-config python3 xz-utils
           # checks (tests/shader/, docs/design.md): glslc compiles the twins' shaders and each
           # *_math.hpp as GLSL (glslang-tools: glslangValidator, the same front end), spirv-tools
           # disassembles, reassembles and validates the SPIR-V to mark every float operation
-          # NoContraction (tools/spirv_no_contraction.py); the Vulkan headers (libvulkan-dev) and
+          # NoContraction (tools/spirv_strict.py); the Vulkan headers (libvulkan-dev) and
           # volk (libvulkan-volk-dev), which opens the loader at run time; mesa-vulkan-drivers
           # provides lavapipe, the Vulkan device on the CPU that the Vulkan twins' tests run on in
           # CI (vulkan-tools: vulkaninfo, to see a device's features).

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +28,13 @@
 namespace fs = std::filesystem;
 
 namespace {
+
+/// The vmafx program under test: $VMAFX_CLI_BIN where set (the bundle's copy on the GPU machine,
+/// scripts/device_check.sh), else the one this build made.
+std::string cli() {
+    const char* bin = std::getenv("VMAFX_CLI_BIN");
+    return bin && *bin ? std::string(bin) : std::string(VMAFX_CLI);
+}
 
 struct CliResult {
     int exit_code = -1;
@@ -60,7 +68,7 @@ protected:
     CliResult run(const std::string& args, const std::string& prefix = "") const {
         const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
         const std::string cmd =
-            prefix + " " + std::string(VMAFX_CLI) + " " + args + " >" + out.string() + " 2>" + err.string();
+            prefix + " " + cli() + " " + args + " >" + out.string() + " 2>" + err.string();
         const int status = std::system(cmd.c_str());
         CliResult r;
         r.signaled = WIFSIGNALED(status);
@@ -88,7 +96,7 @@ protected:
     /// returns the exit status and standard error.
     CliResult run_with_stdout(const std::string& args, int out) const {
         const fs::path err = dir_ / "stderr.txt";
-        const std::string cmd = "exec " + std::string(VMAFX_CLI) + " " + args + " 2>" + err.string();
+        const std::string cmd = "exec " + cli() + " " + args + " 2>" + err.string();
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);
         posix_spawn_file_actions_adddup2(&actions, out, STDOUT_FILENO);
@@ -308,7 +316,7 @@ TEST_F(CliTest, ClosedStandardDescriptors) {
     EXPECT_NE(closed_in.err.find("standard input: cannot read: Bad file descriptor"), std::string::npos)
         << closed_in.err;
     const std::string out = path("closed_out.json").string();
-    const std::string cmd = std::string(VMAFX_CLI) + " " + args + " --json -o " + out + " >&- 2>&-";
+    const std::string cmd = cli() + " " + args + " --json -o " + out + " >&- 2>&-";
     ASSERT_EQ(std::system(cmd.c_str()), 0);
     EXPECT_FALSE(nlohmann::json::parse(read_file(out)).empty());
 }
@@ -371,7 +379,7 @@ TEST_F(CliTest, ProgressBarOnATerminalOnly) {
     const auto ref = write_yuv("ref.yuv", 64, 48, 7, 1), dist = write_yuv("dist.yuv", 64, 48, 9, 2);
     const std::string args = "-r " + ref.string() + " -d " + dist.string() + kRaw + " --frame_skip_dist 2";
     const auto on_terminal = [&](const std::string& extra) {
-        const std::string inner = std::string(VMAFX_CLI) + " " + args + extra;
+        const std::string inner = cli() + " " + args + extra;
         return run_on_terminal(inner);
     };
     const CliResult shown = on_terminal("");
@@ -649,7 +657,7 @@ TEST_F(CliTest, HugeDeclaredFramesFailCleanlyUnderAMemoryLimit) {
     // and standard error.
     const auto two_streams = [&](const std::string& file) {
         const std::string cmd = limit + "cat " + file + " >" + path("dist.fifo").string() + " & writer=$!; " +
-                                "cat " + file + " | " + VMAFX_CLI + " -r - -d " + path("dist.fifo").string() + out + " >" +
+                                "cat " + file + " | " + cli() + " -r - -d " + path("dist.fifo").string() + out + " >" +
                                 path("stdout.txt").string() + " 2>" + path("stderr.txt").string() +
                                 "; status=$?; wait $writer; exit $status";
         const int status = std::system(cmd.c_str());
@@ -674,7 +682,7 @@ TEST_F(CliTest, HugeDeclaredFramesFailCleanlyUnderAMemoryLimit) {
     // The pictures fit (768 MiB: 8-bit 4:2:0 of zeros) but a metric's float image does not.
     const std::string zeros = "(printf 'YUV4MPEG2 W16384 H16384 F25:1 C420jpeg\\nFRAME\\n'; head -c 402653184 /dev/zero)";
     const std::string float_cmd = "ulimit -v 1600000; " + zeros + " >" + path("dist.fifo").string() +
-                                  " & writer=$!; " + zeros + " | " + VMAFX_CLI + " -r - -d " +
+                                  " & writer=$!; " + zeros + " | " + cli() + " -r - -d " +
                                   path("dist.fifo").string() + " -n --feature float_vif --threads 1" + out + " 2>" +
                                   path("stderr.txt").string() + "; status=$?; wait $writer; exit $status";
     const int float_status = std::system(float_cmd.c_str());
@@ -759,7 +767,7 @@ TEST_F(CliTest, OutputDashIsStandardOutputAndTheSummaryGoesToStandardError) {
 }
 
 TEST_F(CliTest, OutputDashIntoAPipe) {
-    const std::string cmd = std::string(VMAFX_CLI) + " " + pair_args() + " --csv -o - 2>" + path("stderr.txt").string();
+    const std::string cmd = cli() + " " + pair_args() + " --csv -o - 2>" + path("stderr.txt").string();
     FILE* pipe = ::popen(cmd.c_str(), "r");
     ASSERT_NE(pipe, nullptr);
     std::string out;

@@ -144,7 +144,7 @@ def layer_of(layers, path):
 
 # The one kind of include the tree holds no file for: a Vulkan twin's embedded SPIR-V words
 # (`#include "NAME_vulkan.spv.inc"`), which the build writes from NAME_vulkan.comp
-# (CMakeLists.txt, tools/spirv_no_contraction.py). Only a bare file name with this suffix.
+# (CMakeLists.txt, tools/spirv_strict.py). Only a bare file name with this suffix.
 GENERATED_SUFFIX = ".spv.inc"
 
 

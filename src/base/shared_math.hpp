@@ -17,6 +17,8 @@
 //    constants VMAFX_CONST, out and in-out parameters through VMAFX_OUT / VMAFX_INOUT and
 //    fixed-size arrays through VMAFX_IN_ARRAY / VMAFX_INOUT_ARRAY (C++: references; GLSL: copy
 //    in, copy out; the subset never passes one object as two parameters, so the two agree);
+//  - float division and square roots through vmafx_div_f / vmafx_div_d / vmafx_sqrt_f /
+//    vmafx_sqrt_d (base/correctly_rounded.hpp: Vulkan's own are not correctly rounded);
 //  - bit counting, rounding to even and bit casts through vmafx_clz32, vmafx_clz64,
 //    vmafx_round_even, vmafx_float_bits / vmafx_bits_float and vmafx_double_bits /
 //    vmafx_bits_double (defined here for each language);
@@ -34,7 +36,7 @@
 // GL_GOOGLE_include_directive and GL_EXT_shader_explicit_arithmetic_types); C++ and CUDA leave
 // it undefined. Floating-point contraction is off on all three: -ffp-contract=off (C++),
 // --fmad=false (CUDA), and on the GLSL side every floating operation of the SPIR-V decorated
-// NoContraction (tools/spirv_no_contraction.py; `precise` does not reach out-parameters).
+// NoContraction (tools/spirv_strict.py; `precise` does not reach out-parameters).
 #ifndef VMAFX_BASE_SHARED_MATH_HPP
 #define VMAFX_BASE_SHARED_MATH_HPP
 
@@ -71,6 +73,9 @@ float vmafx_bits_float(uint32_t b) { return uintBitsToFloat(b); }
 /// The bits of a double / the double of bits (IEEE binary64).
 uint64_t vmafx_double_bits(double x) { return doubleBitsToUint64(x); }
 double vmafx_bits_double(uint64_t b) { return uint64BitsToDouble(b); }
+/// The device's own square root (not correctly rounded: base/correctly_rounded.hpp).
+float vmafx_native_sqrt_f(float x) { return sqrt(x); }
+double vmafx_native_sqrt_d(double x) { return sqrt(x); }
 
 #else  // C++20 and CUDA
 
@@ -147,6 +152,14 @@ VMAFX_FN double vmafx_bits_double(uint64_t b) {
     return x;
 }
 
+/// The library's square root (correctly rounded, IEEE 754).
+VMAFX_FN float vmafx_native_sqrt_f(float x) { return sqrtf(x); }
+VMAFX_FN double vmafx_native_sqrt_d(double x) { return sqrt(x); }
+
 #endif
+
+// Division and square root, correctly rounded in every language: vmafx_div_f, vmafx_div_d,
+// vmafx_sqrt_f, vmafx_sqrt_d (the shared headers' only divisions and roots of floats).
+#include "base/correctly_rounded.hpp"
 
 #endif  // VMAFX_BASE_SHARED_MATH_HPP

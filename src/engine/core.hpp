@@ -38,8 +38,10 @@ namespace vmafx {
 /// Part of ScoringCore; the front doors reach it only through the core.
 class GpuHalf {
 public:
-    /// Frames in flight on the device.
-    static constexpr unsigned kSlots = 4;
+    /// Frames in flight on the device. 8: the v1.0.16 models' twins at 3840x2160 score 473
+    /// fps from device frames with 8, 284 with 4 (cambi's many small kernels overlap across
+    /// frames), and 16 adds nothing (docs/performance.md, issue 25's third session).
+    static constexpr unsigned kSlots = 8;
 
     /// The twins of `instances` (each must have one on `backend`) for `format`. Throws Error as
     /// GpuScorer's constructor.

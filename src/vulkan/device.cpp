@@ -140,6 +140,36 @@ void check(VkResult r, const char* what) {
     if (r != VK_SUCCESS) throw Error(fmt::format("Vulkan: {} failed: {}", what, result_name(r)));
 }
 
+std::vector<std::uint32_t> Device::for_device(std::span<const std::uint32_t> spirv, const char* what) const {
+    // SPIR-V's binary form: a 5-word header, then instructions whose first word is
+    // (word count << 16) | opcode. OpExecutionMode (16): entry point, mode, literals;
+    // OpCapability (17): the capability.
+    constexpr std::uint32_t kExecutionMode = 16, kCapability = 17, kModeDenormPreserve = 4459,
+                            kCapabilityDenormPreserve = 4464;
+    if (spirv.size() < 5 || spirv[0] != 0x07230203u) throw Error(fmt::format("Vulkan: {}: not a SPIR-V module", what));
+    std::vector<std::uint32_t> out(spirv.begin(), spirv.begin() + 5);
+    std::size_t capability_at = 0;  // where OpCapability DenormPreserve went in `out`
+    bool any_kept = false;
+    for (std::size_t i = 5; i < spirv.size();) {
+        const std::uint32_t count = spirv[i] >> 16, opcode = spirv[i] & 0xffffu;
+        if (count == 0 || i + count > spirv.size())
+            throw Error(fmt::format("Vulkan: {}: a malformed SPIR-V instruction at word {}", what, i));
+        bool keep = true;
+        if (opcode == kExecutionMode && count == 4 && spirv[i + 2] == kModeDenormPreserve) {
+            const std::uint32_t width = spirv[i + 3];
+            keep = (width == 32 && denorm_preserve32) || (width == 64 && denorm_preserve64);
+            any_kept = any_kept || keep;
+        }
+        if (opcode == kCapability && count == 2 && spirv[i + 1] == kCapabilityDenormPreserve) capability_at = out.size();
+        if (keep) out.insert(out.end(), spirv.begin() + static_cast<std::ptrdiff_t>(i),
+                             spirv.begin() + static_cast<std::ptrdiff_t>(i + count));
+        i += count;
+    }
+    if (capability_at && !any_kept) out.erase(out.begin() + static_cast<std::ptrdiff_t>(capability_at),
+                                              out.begin() + static_cast<std::ptrdiff_t>(capability_at + 2));
+    return out;
+}
+
 std::vector<DeviceListing> list_devices() {
     std::vector<DeviceListing> out;
     const Instance& inst = instance();
@@ -214,6 +244,8 @@ const Device* open_device(std::string* why) {
         p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
         p2.pNext = &p12;
         vkGetPhysicalDeviceProperties2(d->physical, &p2);
+        d->denorm_preserve32 = p12.shaderDenormPreserveFloat32;
+        d->denorm_preserve64 = p12.shaderDenormPreserveFloat64;
         d->driver = fmt::format("Vulkan {}.{}, {} {}", VK_API_VERSION_MAJOR(props.apiVersion),
                                 VK_API_VERSION_MINOR(props.apiVersion), p12.driverName, p12.driverInfo);
 

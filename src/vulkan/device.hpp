@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,14 @@ public:
     std::uint32_t family = 0;
     std::string name, driver;
     VkPhysicalDeviceLimits limits{};
+    /// Whether the device can keep subnormal 32- and 64-bit floats on request
+    /// (shaderDenormPreserveFloat32/64); where it cannot, the start-up probe shows it keeps them.
+    bool denorm_preserve32 = false, denorm_preserve64 = false;
+
+    /// `spirv` (tools/spirv_strict.py's output) as this device may run it: the DenormPreserve
+    /// execution modes of the widths it cannot honour removed (and the capability, where none is
+    /// left). Throws Error naming `what` on a malformed module.
+    std::vector<std::uint32_t> for_device(std::span<const std::uint32_t> spirv, const char* what) const;
 
     /// A buffer of `bytes` bytes (at least 4) usable as storage, copy source and destination and
     /// by device address: device-local memory (host_visible false), or host-visible coherent
@@ -62,6 +71,10 @@ public:
 
 private:
     friend const Device* open_device(std::string* why);
+/// Runs the start-up probe of the opened device's float arithmetic (float_probe.cpp): "" when
+/// every result is the CPU's, else why the device cannot be used ("does not keep subnormal
+/// floats (...)"). Throws Error where the device fails to run it.
+std::string probe_float_arithmetic();
     std::uint32_t device_type_ = UINT32_MAX, host_type_ = UINT32_MAX;
     mutable std::mutex mutex_;
     std::map<std::uint64_t, Allocation> by_address_;  // device allocations, by address
@@ -70,6 +83,10 @@ private:
 /// The backend's device, opened on first use; nullptr with *why set when none is usable (no
 /// loader, no instance, no device with what the twins need).
 const Device* open_device(std::string* why);
+/// Runs the start-up probe of the opened device's float arithmetic (float_probe.cpp): "" when
+/// every result is the CPU's, else why the device cannot be used ("does not keep subnormal
+/// floats (...)"). Throws Error where the device fails to run it.
+std::string probe_float_arithmetic();
 /// The opened device; throws Error with the reason when there is none.
 Device& device();
 

@@ -21,11 +21,19 @@ struct Event {
 
 Event& event_of(GpuEvent* e) { return *reinterpret_cast<Event*>(e); }
 
-/// Vulkan's start-up: the loader, the instance and the device opened; why none is usable.
+/// Vulkan's start-up: the loader, the instance and the device opened, its float arithmetic probed;
+/// why none is usable.
 std::string start_vulkan() {
     std::string why;
-    open_device(&why);
-    return why;
+    const Device* d = open_device(&why);
+    if (!d) return why;
+    try {
+        if (const std::string no = probe_float_arithmetic(); !no.empty())
+            return fmt::format("the Vulkan device {} {}", d->name, no);
+    } catch (const Error& e) {
+        return fmt::format("the Vulkan device {} failed the start-up probe: {}", d->name, e.what());
+    }
+    return "";
 }
 
 gpu::StartUp start_up(start_vulkan);
@@ -158,10 +166,11 @@ Kernel::Kernel(std::span<const std::uint32_t> spirv, std::uint32_t push_bytes, c
     if (push_bytes > 128 || push_bytes % 4 != 0)
         throw Error(fmt::format("Vulkan: {}: {} bytes of push constants (at most 128, a multiple of 4)", what, push_bytes));
     const VkDevice dev = impl_->d->device;
+    const std::vector<std::uint32_t> words = impl_->d->for_device(spirv, what);
     VkShaderModuleCreateInfo smi{};
     smi.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-    smi.codeSize = spirv.size() * sizeof(std::uint32_t);
-    smi.pCode = spirv.data();
+    smi.codeSize = words.size() * sizeof(std::uint32_t);
+    smi.pCode = words.data();
     check(vkCreateShaderModule(dev, &smi, nullptr, &impl_->module), what);
     VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
     VkPipelineLayoutCreateInfo pli{};

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -24,6 +25,8 @@
 #include "feature/vif/vif_kernels.hpp"
 #include "iqa_case.hpp"
 #include "motion_case.hpp"
+#include "denorm_case.hpp"
+#include "round_case.hpp"
 #include "seq_case.hpp"
 #include "vif_case.hpp"
 #include "vulkan_runner.hpp"
@@ -48,6 +51,8 @@ using vif::VifResult;
 static_assert(sizeof(MotionCase) == 80 && sizeof(MotionResult) == 32, "std430 layout of motion_case.hpp");
 static_assert(sizeof(IqaCase) == 64 && sizeof(IqaResult) == 48, "std430 layout of iqa_case.hpp");
 static_assert(sizeof(VifCase) == 32 && sizeof(VifResult) == 72, "std430 layout of vif_case.hpp");
+static_assert(sizeof(DenormCase) == 72 && sizeof(DenormResult) == 144, "std430 layout of denorm_case.hpp");
+static_assert(sizeof(RoundCase) == 24 + 8 && sizeof(RoundResult) == 48, "std430 layout of round_case.hpp");
 static_assert(sizeof(SeqCase) == 88 && sizeof(SeqResult) == 328, "std430 layout of seq_case.hpp");
 
 /// The process's device (opened once).
@@ -66,6 +71,13 @@ VulkanRunner& runner() {
             GTEST_SKIP() << runner().why_unavailable();                                               \
         }                                                                                             \
     } while (0)
+
+/// The SPIR-V file `name` (e.g. "motion.spv"): in $VMAFX_SHADER_DIR where set (a copy of the
+/// build's shaders on another machine, scripts/device_bundle.sh), else in the build folder.
+std::string shader(const char* name) {
+    const char* dir = std::getenv("VMAFX_SHADER_DIR");
+    return std::string(dir && *dir ? dir : VMAFX_SHADER_DIR) + "/" + name;
+}
 
 template <typename T>
 std::vector<unsigned char> bytes_of(const std::vector<T>& v) {
@@ -114,7 +126,7 @@ TEST(SharedMathShader, MotionMathMatchesCpuBitForBit) {
         c.width = static_cast<std::int32_t>(rng() % 8192);
     }
     const auto out = from_bytes<MotionResult>(
-        runner().run(VMAFX_SHADER_DIR "/motion.spv", bytes_of(cases), kCases * sizeof(MotionResult), kCases));
+        runner().run(shader("motion.spv"), bytes_of(cases), kCases * sizeof(MotionResult), kCases));
     ASSERT_EQ(out.size(), kCases);
     std::uint32_t mismatches = 0;
     for (std::uint32_t i = 0; i < kCases; ++i) {
@@ -166,7 +178,7 @@ TEST(SharedMathShader, IqaWindowTermsMatchCpuBitForBit) {
                                             : sample(rng);
     }
     const auto out = from_bytes<IqaResult>(
-        runner().run(VMAFX_SHADER_DIR "/iqa.spv", bytes_of(cases), kCases * sizeof(IqaResult), kCases));
+        runner().run(shader("iqa.spv"), bytes_of(cases), kCases * sizeof(IqaResult), kCases));
     ASSERT_EQ(out.size(), kCases);
     std::uint32_t mismatches = 0, clamped = 0;
     for (std::uint32_t i = 0; i < kCases; ++i) {
@@ -228,7 +240,7 @@ TEST(SharedMathShader, VifTermsMatchCpuBitForBit) {
     const std::vector<unsigned char> case_bytes = bytes_of(cases);
     input.insert(input.end(), case_bytes.begin(), case_bytes.end());
     const auto out = from_bytes<VifResult>(
-        runner().run(VMAFX_SHADER_DIR "/vif.spv", input, kCases * sizeof(VifResult), kCases));
+        runner().run(shader("vif.spv"), input, kCases * sizeof(VifResult), kCases));
     ASSERT_EQ(out.size(), kCases);
     std::uint32_t mismatches = 0, logs = 0, nums = 0, non_log = 0;
     for (std::uint32_t i = 0; i < kCases; ++i) {
@@ -289,7 +301,7 @@ TEST(SharedMathShader, SequentialSumCoreMatchesCpuBitForBit) {
         c.neg_f = (std::max(-static_cast<double>(c.t1_f), 0.0) + std::max(-static_cast<double>(c.t2_f), 0.0)) * widen;
     }
     const auto out = from_bytes<SeqResult>(
-        runner().run(VMAFX_SHADER_DIR "/seq.spv", bytes_of(cases), kCases * sizeof(SeqResult), kCases));
+        runner().run(shader("seq.spv"), bytes_of(cases), kCases * sizeof(SeqResult), kCases));
     ASSERT_EQ(out.size(), kCases);
     std::uint32_t mismatches = 0, applied_f = 0, applied_d = 0, ties = 0;
     for (std::uint32_t i = 0; i < kCases; ++i) {
@@ -322,6 +334,132 @@ TEST(SharedMathShader, SequentialSumCoreMatchesCpuBitForBit) {
     EXPECT_LT(applied_d, kCases - kCases / 20);
     EXPECT_LT(applied_f, kCases - kCases / 20);
     EXPECT_GT(ties, kCases / 10);
+}
+
+// base/correctly_rounded.hpp on the device: division and square root in float and double, every
+// result the CPU's IEEE one, bit for bit. Operands of every magnitude (random bit patterns: zeros,
+// subnormals, infinities and NaNs among them; floats widened to double, as the twins divide them;
+// quotients on the subnormal grid), with the candidates as the device makes them (nudge 0) and
+// moved up to 4 units (the decision alone). The device's own division and root are counted
+// beside: where they differ from the CPU, the functions are what keeps the twins exact.
+TEST(SharedMathShader, CorrectlyRoundedDivisionAndRootMatchCpuBitForBit) {
+    REQUIRE_DEVICE();
+    std::mt19937_64 rng(31);
+    std::vector<RoundCase> cases(kCases);
+    const auto any_float = [&]() { return vmafx_bits_float(static_cast<std::uint32_t>(rng())); };
+    const auto near_one = [&]() { return std::ldexp(1.0 + static_cast<double>(rng() >> 11) * 0x1p-53, static_cast<int>(rng() % 61) - 30); };
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        RoundCase& c = cases[i];
+        std::memset(&c, 0, sizeof c);
+        switch (i % 4) {
+        case 0:  // any bit patterns
+            c.a = any_float();
+            c.b = any_float();
+            c.c = vmafx_bits_double(rng());
+            c.d = vmafx_bits_double(rng());
+            break;
+        case 1:  // moderate magnitudes, as the twins' statistics
+            c.a = static_cast<float>(near_one());
+            c.b = static_cast<float>(near_one());
+            c.c = near_one();
+            c.d = near_one();
+            break;
+        case 2:  // floats widened to double; quotients on and near the subnormal grid
+            c.a = vmafx_bits_float(static_cast<std::uint32_t>(rng() % 64));
+            c.b = static_cast<float>(1 << (rng() % 4)) * (i % 8 == 2 ? 1.0f : 3.0f);
+            c.c = static_cast<double>(any_float());
+            c.d = static_cast<double>(any_float());
+            break;
+        default:  // candidates moved
+            c.a = static_cast<float>(near_one());
+            c.b = static_cast<float>(near_one());
+            c.c = near_one();
+            c.d = near_one();
+            c.nudge = static_cast<std::int32_t>(rng() % 9) - 4;
+            break;
+        }
+    }
+    const auto out = from_bytes<RoundResult>(
+        runner().run(shader("round.spv"), bytes_of(cases), kCases * sizeof(RoundResult), kCases));
+    ASSERT_EQ(out.size(), kCases);
+    std::uint32_t mismatches = 0, native_f = 0, native_d = 0;
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        const RoundCase& c = cases[i];
+        const RoundResult& got = out[i];
+        const float df = c.a / c.b, sf = std::sqrt(c.a);
+        const double dd = c.c / c.d, sd = std::sqrt(c.c);
+        const bool same = bits(got.div_f) == bits(df) && bits(got.sqrt_f) == bits(sf) &&
+                          bits(got.div_d) == bits(dd) && bits(got.sqrt_d) == bits(sd);
+        if (!same && ++mismatches <= 5)
+            ADD_FAILURE() << std::hexfloat << "case " << i << " (nudge " << c.nudge << "): " << c.a << " / " << c.b
+                          << " = " << df << ", device " << got.div_f << "; sqrt " << sf << ", device " << got.sqrt_f
+                          << "; " << c.c << " / " << c.d << " = " << dd << ", device " << got.div_d << "; sqrt "
+                          << sd << ", device " << got.sqrt_d;
+        // The device's own operations, on finite operands (NaN payloads aside).
+        if (std::isfinite(df) && std::isfinite(sf))
+            native_f += bits(got.native_div_f) != bits(df) || bits(got.native_sqrt_f) != bits(sf);
+        if (std::isfinite(dd) && std::isfinite(sd))
+            native_d += bits(got.native_div_d) != bits(dd) || bits(got.native_sqrt_d) != bits(sd);
+    }
+    EXPECT_EQ(mismatches, 0u) << "of " << kCases << " cases on " << runner().device_name();
+    std::printf("%s: the device's own division or square root differs from the CPU's in %u float and %u double "
+                "cases of %u\n",
+                runner().device_name().c_str(), native_f, native_d, kCases);
+}
+
+// Subnormal arithmetic on the device (the float controls: tools/spirv_strict.py's DenormPreserve
+// request, or a device that keeps them unasked; src/vulkan/float_probe.cpp checks the same at
+// start-up): each operation of denorm_case.hpp, in float and double, the CPU's bits. The cases:
+// the probe's operands, then random ones near the smallest normal (2^-126, 2^-1022) with random
+// subnormals. A failure names the operations that differ and how often.
+TEST(SharedMathShader, SubnormalArithmeticMatchesCpuBitForBit) {
+    REQUIRE_DEVICE();
+    std::mt19937_64 rng(41);
+    std::vector<DenormCase> cases(kCases);
+    const auto unit = [&]() { return static_cast<double>(rng() >> 11) * 0x1p-53; };
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        DenormCase& c = cases[i];
+        std::memset(&c, 0, sizeof c);
+        const double h = i % 3 == 0 ? 0.5 : i % 3 == 1 ? 0.25 + 0.5 * unit() : unit();
+        c.x = static_cast<float>(std::ldexp(1.0 + unit(), -126 + static_cast<int>(rng() % 4)));
+        c.h = static_cast<float>(h);
+        c.s = vmafx_bits_float(static_cast<std::uint32_t>(rng() % 0x800000u) | (i % 2 ? 0x80000000u : 0u));
+        c.s2 = vmafx_bits_float(static_cast<std::uint32_t>(rng() % 0x800000u));
+        c.u = static_cast<float>(std::ldexp(1.0 + unit(), 100));
+        c.dx = std::ldexp(1.0 + unit(), -1022 + static_cast<int>(rng() % 4));
+        c.dh = h;
+        c.ds = i % 5 == 0 ? std::ldexp(unit(), -130 - static_cast<int>(rng() % 20))  // a subnormal float's size
+                          : vmafx_bits_double((rng() % (std::uint64_t(1) << 52)) | (i % 2 ? std::uint64_t(1) << 63 : 0));
+        c.ds2 = vmafx_bits_double(rng() % (std::uint64_t(1) << 52));
+        c.du = std::ldexp(1.0 + unit(), 1000);
+    }
+    cases[0] = DenormCase{0x1p-126f, 0.5f, 0x3p-149f, 0x1p-149f, 0x1p100f, 0.0f,
+                          0x1p-1022, 0.5, 0x3p-1074, 0x1p-1074, 0x1p1000, 0.0};
+    const auto out = from_bytes<DenormResult>(
+        runner().run(shader("denorm.spv"), bytes_of(cases), kCases * sizeof(DenormResult), kCases));
+    ASSERT_EQ(out.size(), kCases);
+    std::uint32_t differ_f[kDenormOps] = {}, differ_d[kDenormOps] = {}, mismatches = 0;
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        const DenormResult want = denorm_case(cases[i]);
+        bool same = true;
+        for (int k = 0; k < kDenormOps; ++k) {
+            if (bits(want.f[k]) != bits(out[i].f[k])) ++differ_f[k], same = false;
+            if (bits(want.d[k]) != bits(out[i].d[k])) ++differ_d[k], same = false;
+        }
+        if (!same && ++mismatches <= 3)
+            for (int k = 0; k < kDenormOps; ++k)
+                if (bits(want.f[k]) != bits(out[i].f[k]) || bits(want.d[k]) != bits(out[i].d[k]))
+                    ADD_FAILURE() << std::hexfloat << "case " << i << " operation " << k << ": float cpu " << want.f[k]
+                                  << " device " << out[i].f[k] << "; double cpu " << want.d[k] << " device "
+                                  << out[i].d[k];
+    }
+    std::string per_op;
+    for (int k = 0; k < kDenormOps; ++k)
+        if (differ_f[k] || differ_d[k])
+            per_op += " op " + std::to_string(k) + ": " + std::to_string(differ_f[k]) + " float, " +
+                      std::to_string(differ_d[k]) + " double;";
+    EXPECT_EQ(mismatches, 0u) << "of " << kCases << " cases on " << runner().device_name() << " ("
+                              << runner().denorm_preserve() << "):" << per_op;
 }
 
 }  // namespace

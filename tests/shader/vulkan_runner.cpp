@@ -82,6 +82,8 @@ VulkanRunner::VulkanRunner() {
     impl->device = d->device;
     impl->family = d->family;
     name_ = d->name;
+    denorm_ = std::string("DenormPreserve 32 ") + (d->denorm_preserve32 ? "yes" : "no") + ", 64 " +
+              (d->denorm_preserve64 ? "yes" : "no");
     impl_ = std::move(impl);
 }
 
@@ -97,6 +99,7 @@ std::vector<unsigned char> VulkanRunner::run(const std::string& spv, const std::
     if (code.empty() || code.size() % 4 != 0) throw std::runtime_error(spv + " is not SPIR-V");
     std::vector<std::uint32_t> words(code.size() / 4);
     std::memcpy(words.data(), code.data(), code.size());
+    words = impl_->d->for_device(words, spv.c_str());  // the float controls this device honours
 
     Impl::Buffer in, out;
     impl_->make_buffer(in, input.size());
@@ -133,9 +136,8 @@ std::vector<unsigned char> VulkanRunner::run(const std::string& spv, const std::
     } cleanup{dev, module, set_layout, layout, pipeline, pool, cmd_pool, fence};
 
     VkShaderModuleCreateInfo smi{};
-
     smi.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-    smi.codeSize = code.size();
+    smi.codeSize = words.size() * sizeof(std::uint32_t);
     smi.pCode = words.data();
     check(vkCreateShaderModule(dev, &smi, nullptr, &module), "vkCreateShaderModule");
 

@@ -28,6 +28,9 @@ public:
     const std::string& why_unavailable() const { return why_; }
     /// The device's name (VkPhysicalDeviceProperties::deviceName).
     const std::string& device_name() const { return name_; }
+    /// Whether the device can be asked to keep subnormal 32- and 64-bit floats
+    /// (shaderDenormPreserveFloat32/64), as "DenormPreserve 32 yes, 64 no".
+    const std::string& denorm_preserve() const { return denorm_; }
 
     /// Runs the compute shader in the SPIR-V file `spv` (entry point main, local size 64) over
     /// `count` elements: `input` bytes in binding 0, `output_bytes` bytes of binding 1 returned
@@ -40,6 +43,7 @@ private:
     std::unique_ptr<Impl> impl_;
     std::string why_;
     std::string name_;
+    std::string denorm_;
 };
 
 }  // namespace vmafx::shader_test

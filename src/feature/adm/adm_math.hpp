@@ -69,7 +69,7 @@ VMAFX_FN int leading_zeros32(uint32_t x) { return vmafx_clz32(x); }
 
 /// 2^30 / i for i in 1..32768, truncated (upstream's div_lookup entries; the double quotient
 /// truncates to the integer quotient for every such i).
-VMAFX_FN int32_t recip30(int32_t i) { return int32_t(VMAFX_D(1073741824.0) / double(i)); }
+VMAFX_FN int32_t recip30(int32_t i) { return int32_t(vmafx_div_d(VMAFX_D(1073741824.0), double(i))); }
 
 // ---------------------------------------------------------------------------------------
 // Geometry
@@ -236,9 +236,9 @@ VMAFX_FN bool same_direction(int64_t oh, int64_t ov, int64_t th, int64_t tv) {
     const int64_t ot_dp = dot2_wrapping(oh, th, ov, tv);
     const int64_t o_mag_sq = dot2_wrapping(oh, oh, ov, ov);
     const int64_t t_mag_sq = dot2_wrapping(th, th, tv, tv);
-    const double dp = double(float(ot_dp)) / VMAFX_D(4096.0);
-    const double om = double(float(o_mag_sq)) / VMAFX_D(4096.0);
-    const double tm = double(float(t_mag_sq)) / VMAFX_D(4096.0);
+    const double dp = vmafx_div_d(double(float(ot_dp)), VMAFX_D(4096.0));
+    const double om = vmafx_div_d(double(float(o_mag_sq)), VMAFX_D(4096.0));
+    const double tm = vmafx_div_d(double(float(t_mag_sq)), VMAFX_D(4096.0));
     return dp >= VMAFX_D(0.0) && dp * dp >= double(kCos1DegSq) * om * tm;
 }
 

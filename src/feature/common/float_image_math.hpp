@@ -23,7 +23,7 @@ VMAFX_CONSTEXPR_FN float picture_copy_scaler(int bit_depth) {
 /// The division by a power of two is exact; the sum rounds only where s / scaler has more than
 /// 24 significant bits with the offset (never at 16 bits or below).
 VMAFX_FN float picture_copy_sample(int32_t s, float scaler, float offset) {
-    if (scaler != 0.0f) return float(s) / scaler + offset;
+    if (scaler != 0.0f) return vmafx_div_f(float(s), scaler) + offset;
     return float(s) + offset;
 }
 
@@ -44,7 +44,7 @@ VMAFX_FN float bilinear_sample(float dy, float fx, float a, float b, float c, fl
 }
 
 /// The float ratio source size / destination size of a scaler.
-VMAFX_FN float scale_ratio(int src_size, int dst_size) { return float(src_size) / float(dst_size); }
+VMAFX_FN float scale_ratio(int src_size, int dst_size) { return vmafx_div_f(float(src_size), float(dst_size)); }
 
 /// A destination sample's source position: (dst + 0.5) * ratio - 0.5 in double, stored as float.
 VMAFX_FN float scale_source_position(int dst, float ratio) {

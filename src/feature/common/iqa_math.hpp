@@ -83,12 +83,12 @@ struct WindowTerms {
 /// (s1s2 + C3)) with s12 = 0 where cov < 0 and s1s2 <= 0 (flat identical windows), else cov;
 /// lcs = (l * c) * s.
 VMAFX_FN WindowTerms window_terms(float mu1, float mu2, float v1, float v2, float cov) {
-    const float s1s2 = float(sqrt(double(v1 * v2)));
+    const float s1s2 = float(vmafx_sqrt_d(double(v1 * v2)));
     WindowTerms t;
-    t.l = (VMAFX_D(2.0) * double(mu1) * double(mu2) + double(kC1)) / double(mu1 * mu1 + mu2 * mu2 + kC1);
-    t.c = (VMAFX_D(2.0) * double(s1s2) + double(kC2)) / double(v1 + v2 + kC2);
+    t.l = vmafx_div_d(VMAFX_D(2.0) * double(mu1) * double(mu2) + double(kC1), double(mu1 * mu1 + mu2 * mu2 + kC1));
+    t.c = vmafx_div_d(VMAFX_D(2.0) * double(s1s2) + double(kC2), double(v1 + v2 + kC2));
     const float s12 = (cov < 0.0f && s1s2 <= 0.0f) ? 0.0f : cov;
-    t.s = double((s12 + kC3) / (s1s2 + kC3));  // a float quotient
+    t.s = double(vmafx_div_f(s12 + kC3, s1s2 + kC3));  // a float quotient
     t.lcs = t.l * t.c * t.s;
     return t;
 }

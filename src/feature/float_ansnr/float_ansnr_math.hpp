@@ -20,7 +20,7 @@ VMAFX_CONSTEXPR_FN int binomial3(int k) { return k == 1 ? 2 : 1; }
 /// Weight (fi, fj) of the reference's 3x3 filter (ansnr_filter2d_ref_s): the double quotient
 /// n / 16 (n = (1 2 1)^T (1 2 1) at fi, fj) rounded to float (exact: n / 16 is a float).
 VMAFX_CONSTEXPR_FN float ref_weight(int fi, int fj) {
-    return float(double(binomial3(fi) * binomial3(fj)) / VMAFX_D(16.0));
+    return float(vmafx_div_d(double(binomial3(fi) * binomial3(fj)), VMAFX_D(16.0)));
 }
 
 /// Numerator n of the distorted picture's 5x5 filter (ansnr_filter2d_dis_s, weights n / 571)
@@ -39,7 +39,7 @@ VMAFX_CONSTEXPR_FN int dist_numerator(int fi, int fj) {
 /// Weight (fi, fj) of the distorted picture's 5x5 filter: the double quotient n / 571 rounded
 /// to float.
 VMAFX_CONSTEXPR_FN float dist_weight(int fi, int fj) {
-    return float(double(dist_numerator(fi, fj)) / VMAFX_D(571.0));
+    return float(vmafx_div_d(double(dist_numerator(fi, fj)), VMAFX_D(571.0)));
 }
 
 /// Upstream's border reflection of index k for a side of n (not the convolution's mirror):

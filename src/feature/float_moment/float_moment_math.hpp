@@ -17,7 +17,7 @@ VMAFX_CONSTEXPR_FN float scaler_of(int bit_depth) {
 
 /// A sample x (8 or 16 bits, widened to int32) as picture_copy makes it: float x / scaler
 /// (exact: x < 2^16, scaler a power of 2).
-VMAFX_FN float sample_value(int32_t x, float scaler) { return float(x) / scaler; }
+VMAFX_FN float sample_value(int32_t x, float scaler) { return vmafx_div_f(float(x), scaler); }
 
 /// The second moment's term of a sample value v: the float square v * v (rounded to float:
 /// at 16 bits x^2 has more than 24 significant bits).

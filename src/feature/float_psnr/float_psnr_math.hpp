@@ -21,8 +21,8 @@ VMAFX_CONSTEXPR_FN float scaler_of(int bit_depth) {
 /// scaling and the difference are exact (16-bit samples, a power-of-2 scaler); the square
 /// rounds to float where the difference has more than 12 significant bits.
 VMAFX_FN float squared_difference(int32_t r, int32_t d, float scaler) {
-    const float rf = float(r) / scaler;
-    const float df = float(d) / scaler;
+    const float rf = vmafx_div_f(float(r), scaler);
+    const float df = vmafx_div_f(float(d), scaler);
     const float diff = rf - df;
     return diff * diff;
 }

@@ -62,7 +62,7 @@ VMAFX_FN int mirror_index(int i, int size) { return i < 0 ? -i : (i >= size ? 2 
 /// which is written here.
 VMAFX_FN float sigma_max_inv_of(double sigma_nsq) {
     const float s = float(sigma_nsq);
-    return float(double(s * s) / VMAFX_D(65025.0));
+    return float(vmafx_div_d(double(s * s), VMAFX_D(65025.0)));
 }
 
 /// A NaN as x86's SSE arithmetic leaves it here: 0xffc00000, the float of the default NaN
@@ -94,7 +94,7 @@ VMAFX_FN SampleTerms sample_terms(float m1, float m2, float xx, float yy, float 
     const float sigma12 = xy - m1 * m2;
     sigma1_sq = sigma1_sq > 0.0f ? sigma1_sq : 0.0f;
     sigma2_sq = sigma2_sq > 0.0f ? sigma2_sq : 0.0f;
-    float g = sigma12 / (sigma1_sq + kEps);
+    float g = vmafx_div_f(sigma12, sigma1_sq + kEps);
     float sv_sq = sigma2_sq - g * sigma12;
     if (sigma1_sq < kEps) {
         g = 0.0f;
@@ -112,8 +112,8 @@ VMAFX_FN SampleTerms sample_terms(float m1, float m2, float xx, float yy, float 
     sv_sq = sv_sq > kEps ? sv_sq : kEps;
     g = g < limit ? g : limit;
     SampleTerms r;
-    r.num = log2_approx(x86_nan(float(double(1.0f) + double(g * g * sigma1_sq) / (double(sv_sq) + sigma_nsq))));
-    r.den = log2_approx(x86_nan(float(double(1.0f) + double(sigma1_sq) / sigma_nsq)));
+    r.num = log2_approx(x86_nan(float(double(1.0f) + vmafx_div_d(double(g * g * sigma1_sq), double(sv_sq) + sigma_nsq))));
+    r.den = log2_approx(x86_nan(float(double(1.0f) + vmafx_div_d(double(sigma1_sq), sigma_nsq))));
     if (sigma12 < 0.0f) r.num = 0.0f;
     if (double(sigma1_sq) < sigma_nsq) {
         r.num = 1.0f - sigma2_sq * sigma_max_inv;

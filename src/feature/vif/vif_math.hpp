@@ -131,7 +131,7 @@ VMAFX_FN SampleArgs sample_args(int32_t s1, int32_t s2, int32_t s12, double gain
         // eps = 65536 * 1.0e-10: 1.0e-10 as 1 / 1e10 (1e10 is a float; the quotient is the
         // double nearest 10^-10, the literal's value), times 2^16 (exact).
         const double eps = VMAFX_D(65536.0) * (VMAFX_D(1.0) / VMAFX_D(1.0e10));
-        double g = double(s12) / (double(s1) + eps);
+        double g = vmafx_div_d(double(s12), double(s1) + eps);
         // sv <= s2 (g * s12 > 0), so the conversion to int32 cannot overflow.
         const double sv = double(s2) - g * double(s12);
         const int32_t sv_sq = sv > VMAFX_D(0.0) ? int32_t(sv) : 0;
