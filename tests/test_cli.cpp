@@ -426,17 +426,50 @@ TEST_F(CliTest, VulkanDeviceChoice) {
         EXPECT_NE(r.err.find("VMAFX_VULKAN_DEVICE="), std::string::npos) << r.err;
         EXPECT_FALSE(fs::exists(out)) << bad;
     }
+    // --gpu N: an index without a device fails naming it, and the option needs a GPU backend.
+    const CliResult on_cpu = run(pair + " --gpu 0 --feature psnr --no_prediction --json -o " + out);
+    EXPECT_EQ(on_cpu.exit_code, 2) << on_cpu.err;
+    EXPECT_NE(on_cpu.err.find("--gpu N needs a GPU backend"), std::string::npos) << on_cpu.err;
+    EXPECT_FALSE(fs::exists(out));
     VMAFX_REQUIRE_BACKEND("vulkan");
-    const CliResult gpu = run(pair + " --backend vulkan --feature psnr --no_prediction --precision max --json -o " + out,
-                              "VMAFX_VULKAN_DEVICE=0");
-    ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+    const CliResult missing = run(pair + " --backend vulkan --gpu 4000 --feature psnr --no_prediction --json -o " + out);
+    EXPECT_EQ(missing.exit_code, 1) << missing.err;
+    EXPECT_NE(missing.err.find("GPU index 4000 (--gpu) names no Vulkan device"), std::string::npos) << missing.err;
+    EXPECT_FALSE(fs::exists(out));
     const CliResult cpu = run(pair + " --feature psnr --no_prediction --precision max --json -o " + path("c.json").string());
     ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
     const auto frames = [](const std::string& file) {
         return nlohmann::json::parse(std::ifstream(file))["frames"].dump();
     };
-    EXPECT_EQ(frames(out), frames(path("c.json").string()));
+    // The first device by VMAFX_VULKAN_DEVICE and by --gpu (which wins over the variable).
+    for (const auto& [args, env] : {std::pair<std::string, std::string>{"", "VMAFX_VULKAN_DEVICE=0"},
+                                    std::pair<std::string, std::string>{" --gpu 0", "VMAFX_VULKAN_DEVICE=99"}}) {
+        const CliResult gpu = run(pair + " --backend vulkan" + args +
+                                      " --feature psnr --no_prediction --precision max --json -o " + out,
+                                  env);
+        ASSERT_EQ(gpu.exit_code, 0) << args << " " << env << ": " << gpu.err;
+        EXPECT_EQ(frames(out), frames(path("c.json").string())) << args << " " << env;
+        fs::remove(out);
+    }
 #endif
+}
+
+// --gpu N with --backend cuda: the device of that index (CUDA_VISIBLE_DEVICES narrowed to it
+// before the runtime starts) scores psnr as the CPU; an index without a device fails naming it.
+TEST_F(CliTest, CudaDeviceChoice) {
+    VMAFX_REQUIRE_BACKEND("cuda");
+    const std::string pair = pair_args();
+    const std::string out = path("g.json").string();
+    const CliResult missing = run(pair + " --backend cuda --gpu 4000 --feature psnr --no_prediction --json -o " + out);
+    EXPECT_EQ(missing.exit_code, 1) << missing.err;
+    EXPECT_NE(missing.err.find("GPU index 4000 (--gpu) names no"), std::string::npos) << missing.err;
+    EXPECT_FALSE(fs::exists(out));
+    const CliResult gpu = run(pair + " --backend cuda --gpu 0 --feature psnr --no_prediction --precision max --json -o " + out);
+    ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+    const CliResult cpu = run(pair + " --feature psnr --no_prediction --precision max --json -o " + path("c.json").string());
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    EXPECT_EQ(nlohmann::json::parse(std::ifstream(out))["frames"].dump(),
+              nlohmann::json::parse(std::ifstream(path("c.json").string()))["frames"].dump());
 }
 
 TEST_F(CliTest, UnknownFlagFails) {

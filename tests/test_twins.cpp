@@ -229,7 +229,6 @@ TEST_P(Twin, Fixtures) {
 // A large odd picture, several frames in flight: the same values on every run, whatever the
 // number of result slots.
 TEST_P(Twin, RepeatedRunsEverySlotCount) {
-    const MetricDescriptor& m = metric();
     const Clip clip = synthetic_clip({1921, 1079, 10, Subsampling::k420}, 12, 21);
     for (int run = 0; run < 2; ++run)
         for (const unsigned slots : {1u, 2u, 4u, 7u}) EXPECT_TRUE(matches({}, clip, slots));

@@ -120,8 +120,12 @@ void add_flags(CLI::App& app, CliArgs& a) {
     for (const vmafx::GpuBackendInfo& b : vmafx::gpu_backends()) backends.emplace_back(b.name);
     app.add_option("--backend", a.backend, "where the metrics run: cpu (the reference), or cuda or vulkan (GPU "
                                            "twins, bit-identical to the CPU; metrics without one run on the CPU); "
-                                           "VMAFX_VULKAN_DEVICE=N picks vulkan's device (vmafx --version lists them)")
+                                           "--gpu N picks the device")
         ->check(CLI::IsMember(backends));
+    app.add_option("--gpu", a.cfg.gpu, "with --backend cuda or vulkan: the GPU to run on, by its index in the "
+                                       "backend's device list (vmafx --version lists them); default: the backend's "
+                                       "choice (vulkan: VMAFX_VULKAN_DEVICE=N where set)")
+        ->check(whole_number(0, 4095));
     app.add_option("--threads", a.cfg.threads, "worker threads, 0 (the default) for all cores; output does not "
                                                "depend on it")
         ->check(whole_number(0, kMaxThreads));
@@ -239,6 +243,8 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
     if (a.xml + a.json + a.csv + a.sub > 1) throw UsageError("choose one of --xml, --json, --csv, --sub");
     job.format = a.json ? OutputFormat::kJson : a.csv ? OutputFormat::kCsv : a.sub ? OutputFormat::kSub : OutputFormat::kXml;
     job.cfg.backend = a.backend;
+    if (app.count("--gpu") && a.backend == kCpuBackend)
+        throw UsageError("--gpu N needs a GPU backend (--backend cuda or vulkan)");
     job.cfg.align_pts = a.align == "pts";
     job.cfg.reference_path = a.ref;
     job.cfg.distorted_path = a.dist;

@@ -3,6 +3,11 @@
 // cudaStream_t and cudaEvent_t themselves (cuda::stream_of).
 #include "gpu/device_api.hpp"
 
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
@@ -22,9 +27,51 @@ std::string start_cuda() {
 }
 
 gpu::StartUp start_up(start_cuda);
+/// Whether the start-up was asked for (the CUDA runtime may then be initialized: a device
+/// choice is too late), and select_device()'s index (-1: none).
+std::atomic<bool> g_started{false};
+std::atomic<int> g_selected{-1};
 
-void prepare() { start_up.start(); }
-std::string usable() { return start_up.wait(); }
+void prepare() {
+    g_started = true;
+    start_up.start();
+}
+
+std::string usable() {
+    g_started = true;
+    const std::string why = start_up.wait();
+    if (why.empty() || g_selected < 0) return why;
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    return fmt::format("GPU index {} (--gpu) names no usable CUDA device (CUDA_VISIBLE_DEVICES={}; vmafx --version "
+                       "lists the devices): {}",
+                       g_selected.load(), visible ? visible : "", why);
+}
+
+/// The device of index `index` among those CUDA lists, made the only one the runtime sees
+/// (CUDA_VISIBLE_DEVICES, read when the runtime initializes; an existing list is indexed), so
+/// that every thread's current device is it without a cudaSetDevice per thread.
+std::string select_device(int index) {
+    if (g_selected == index) return "";
+    if (g_started)
+        return fmt::format("GPU index {} (--gpu): the CUDA backend has already started in this process", index);
+    std::string chosen = std::to_string(index);
+    if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible && *visible) {
+        std::vector<std::string> entries(1);
+        for (const char* c = visible; *c; ++c) {
+            if (*c == ',')
+                entries.emplace_back();
+            else
+                entries.back() += *c;
+        }
+        if (index >= static_cast<int>(entries.size()))
+            return fmt::format("GPU index {} (--gpu) names no CUDA device: CUDA_VISIBLE_DEVICES={} makes {} visible",
+                               index, visible, entries.size());
+        chosen = entries[static_cast<std::size_t>(index)];
+    }
+    setenv("CUDA_VISIBLE_DEVICES", chosen.c_str(), 1);
+    g_selected = index;
+    return "";
+}
 
 cudaEvent_t event_of(GpuEvent* e) { return reinterpret_cast<cudaEvent_t>(e); }
 
@@ -119,7 +166,7 @@ extern const DeviceApi device_api;
 const DeviceApi device_api{
     "cuda",      prepare,       usable,      alloc_device, free_device, pin_host, unpin_host,
     create_queue, destroy_queue, create_event, destroy_event, record,     queue_wait, host_wait,
-    copy_2d_async, copy_2d,      device_info,   list_devices,
+    copy_2d_async, copy_2d,      device_info,   list_devices, select_device,
 };
 
 }  // namespace vmafx::cuda

@@ -408,6 +408,7 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
             if (!backend.empty()) gpu_unavailable_reason(backend);
         }
     } gpu_start;
+    if (config.backend != kCpuBackend && config.gpu >= 0) gpu_select_device(config.backend, config.gpu);
     if (config.backend != kCpuBackend &&
         std::any_of(plan.instances.begin(), plan.instances.end(),
                     [&](const FeatureInstance& f) { return find_twin(f.metric->name, config.backend) != nullptr; })) {

@@ -67,6 +67,10 @@ struct RunConfig {
     unsigned subsample = 1;        ///< score every N-th frame (temporal extractors see all)
     bool no_prediction = false;
     Backend backend = kCpuBackend;
+    /// With a GPU backend: the device's index among the backend's devices (`vmafx --version`
+    /// lists them; the CLI's --gpu N); -1: the backend's own choice. An index without a device
+    /// fails the run naming it.
+    int gpu = -1;
     /// Called from the reading thread after each frame pair is read: frame pairs read so far,
     /// and how many the run is expected to read (after the skips and --frame_cnt; from the
     /// readers' expected_frames()), 0 when unknown (a stream).

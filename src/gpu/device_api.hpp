@@ -71,6 +71,11 @@ struct DeviceApi {
     /// choice names), each as "NAME" or "NAME (unusable: WHY)", for `vmafx --version`; empty when
     /// the backend's driver is missing. Never throws.
     std::vector<std::string> (*list_devices)();
+    /// Chooses the device the backend will run on by its index in list_devices()'s order (the
+    /// CLI's --gpu N), for the rest of the process; call it before the backend starts (prepare(),
+    /// unavailable_reason()). Returns empty, or why not (the backend already started on another
+    /// device). An index beyond the devices is reported by unavailable_reason(), naming it.
+    std::string (*select_device)(int index);
 };
 
 /// The device API of GPU backend `backend`, or nullptr when it is unknown or not built

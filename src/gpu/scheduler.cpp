@@ -139,6 +139,13 @@ void gpu_prepare(const std::string& backend) {
     if (const DeviceApi* api = device_api(backend)) api->prepare();
 }
 
+void gpu_select_device(const std::string& backend, int index) {
+    const DeviceApi* api = device_api(backend);
+    if (!api) throw Error(fmt::format("GPU index {} (--gpu): this vmafx was built without the {} backend", index,
+                                      backend_label(backend)));
+    if (const std::string why = api->select_device(index); !why.empty()) throw Error(why);
+}
+
 void download_picture(const std::string& backend, const DevicePicture& from, Picture& to, PlaneSet planes) {
     const DeviceApi* api = device_api(backend);
     if (!api) throw Error(fmt::format("this vmafx was built without the {} backend", backend_label(backend)));

@@ -28,6 +28,11 @@ std::string gpu_unavailable_reason(const std::string& backend);
 /// built. Never throws: a failure is what gpu_unavailable_reason() returns.
 void gpu_prepare(const std::string& backend);
 
+/// Chooses GPU backend `backend`'s device by its index among the backend's devices (`vmafx
+/// --version`'s list; the CLI's --gpu N) before the backend starts (DeviceApi::select_device).
+/// Throws Error naming the index when the backend is not built or already runs on another device.
+void gpu_select_device(const std::string& backend, int index);
+
 /// Copies the planes `planes` names of a device picture of backend `backend` and of `to`'s
 /// format (pitch in bytes, samples as in Plane) into host picture `to` (waits for the copy and,
 /// on CUDA, for the work before it on the legacy default stream). Throws Error when the backend

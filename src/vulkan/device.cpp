@@ -5,6 +5,7 @@
 #include "vulkan/device.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -182,6 +183,21 @@ std::vector<DeviceListing> list_devices() {
     return out;
 }
 
+namespace {
+/// request_device()'s index, -1 for none; the index open_device() chose, -1 before.
+std::atomic<int> g_requested{-1};
+std::atomic<int> g_opened{-1};
+}  // namespace
+
+std::string request_device(int index) {
+    const int opened = g_opened.load();
+    if (opened >= 0 && opened != index)
+        return fmt::format("GPU index {} (--gpu): the Vulkan backend already runs on device {} in this process", index,
+                           opened);
+    g_requested = index;
+    return "";
+}
+
 const Device* open_device(std::string* why) {
     static std::string reason;
     static const std::unique_ptr<Device> opened = []() -> std::unique_ptr<Device> {
@@ -195,7 +211,19 @@ const Device* open_device(std::string* why) {
         int chosen = -1;
         std::uint32_t family = 0;
         std::string refused;
-        if (const char* env = std::getenv("VMAFX_VULKAN_DEVICE"); env && *env) {
+        if (const int k = g_requested.load(); k >= 0) {
+            if (k >= static_cast<int>(inst.devices.size())) {
+                reason = fmt::format("GPU index {} (--gpu) names no Vulkan device (this machine has {}: "
+                                     "vmafx --version lists them)",
+                                     k, inst.devices.size());
+                return nullptr;
+            }
+            if (const std::string l = lacks(inst.devices[static_cast<std::size_t>(k)], &family); !l.empty()) {
+                reason = fmt::format("Vulkan device {} (--gpu) {}", k, l);
+                return nullptr;
+            }
+            chosen = k;
+        } else if (const char* env = std::getenv("VMAFX_VULKAN_DEVICE"); env && *env) {
             const std::string text = env;
             const bool digits = text.size() <= 4 && text.find_first_not_of("0123456789") == std::string::npos &&
                                 (text.size() == 1 || text[0] != '0');
@@ -230,6 +258,7 @@ const Device* open_device(std::string* why) {
             reason = "no usable Vulkan device: " + refused;
             return nullptr;
         }
+        g_opened = chosen;
         auto d = std::make_unique<Device>();
         d->instance = inst.instance;
         d->physical = inst.devices[static_cast<std::size_t>(chosen)];

@@ -71,10 +71,6 @@ public:
 
 private:
     friend const Device* open_device(std::string* why);
-/// Runs the start-up probe of the opened device's float arithmetic (float_probe.cpp): "" when
-/// every result is the CPU's, else why the device cannot be used ("does not keep subnormal
-/// floats (...)"). Throws Error where the device fails to run it.
-std::string probe_float_arithmetic();
     std::uint32_t device_type_ = UINT32_MAX, host_type_ = UINT32_MAX;
     mutable std::mutex mutex_;
     std::map<std::uint64_t, Allocation> by_address_;  // device allocations, by address
@@ -87,6 +83,10 @@ const Device* open_device(std::string* why);
 /// every result is the CPU's, else why the device cannot be used ("does not keep subnormal
 /// floats (...)"). Throws Error where the device fails to run it.
 std::string probe_float_arithmetic();
+/// Asks open_device() for the device of index `index` among the loader's devices (before
+/// VMAFX_VULKAN_DEVICE and the default choice). Returns empty, or why not: the device is
+/// already open and is another.
+std::string request_device(int index);
 /// The opened device; throws Error with the reason when there is none.
 Device& device();
 

@@ -122,6 +122,8 @@ DeviceInfo device_info() {
     return {d.name, d.driver, ""};
 }
 
+std::string select_device(int index) { return request_device(index); }
+
 std::vector<std::string> listed_devices() {
     std::vector<std::string> out;
     for (const DeviceListing& d : list_devices())
@@ -136,7 +138,7 @@ extern const DeviceApi device_api;
 const DeviceApi device_api{
     "vulkan",     prepare,       usable,       alloc_device,  free_device, pin_host, unpin_host,
     create_queue, destroy_queue, create_event, destroy_event, record,      queue_wait, host_wait,
-    copy_2d_async, copy_2d,      device_info,   listed_devices,
+    copy_2d_async, copy_2d,      device_info,   listed_devices, select_device,
 };
 
 const DeviceApi& api() { return device_api; }
