@@ -141,7 +141,7 @@ DeviceInfo device_info() {
     check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
     check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
     return {prop.name, fmt::format("CUDA driver {}.{}", driver / 1000, driver % 1000 / 10),
-            fmt::format("{}.{}", prop.major, prop.minor)};
+            fmt::format("{}.{}", prop.major, prop.minor), false};
 }
 
 std::vector<std::string> list_devices() {

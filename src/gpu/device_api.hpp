@@ -29,6 +29,10 @@ struct DeviceInfo {
     std::string name;                ///< e.g. "NVIDIA H200"
     std::string driver;              ///< the driver as the backend reports it, e.g. "CUDA driver 13.0"
     std::string compute_capability;  ///< e.g. "9.0" (CUDA); empty where the backend has none
+    /// The device is an emulation on the CPU (Vulkan's VK_PHYSICAL_DEVICE_TYPE_CPU: Mesa's
+    /// lavapipe), some hundred times slower than a GPU: the twin suites keep their largest
+    /// pictures smaller there (tests/test_twins.cpp), a real GPU runs them whole.
+    bool emulated = false;
 };
 
 struct DeviceApi {

@@ -266,6 +266,7 @@ const Device* open_device(std::string* why) {
         VkPhysicalDeviceProperties props;
         vkGetPhysicalDeviceProperties(d->physical, &props);
         d->name = props.deviceName;
+        d->emulated = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
         d->limits = props.limits;
         VkPhysicalDeviceVulkan12Properties p12{};
         p12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES;

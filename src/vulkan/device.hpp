@@ -38,6 +38,7 @@ public:
     VkQueue queue = VK_NULL_HANDLE;
     std::uint32_t family = 0;
     std::string name, driver;
+    bool emulated = false;  ///< VK_PHYSICAL_DEVICE_TYPE_CPU (lavapipe)
     VkPhysicalDeviceLimits limits{};
     /// Whether the device can keep subnormal 32- and 64-bit floats on request
     /// (shaderDenormPreserveFloat32/64); where it cannot, the start-up probe shows it keeps them.

@@ -119,7 +119,7 @@ void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_
 DeviceInfo device_info() {
     if (const std::string why = usable(); !why.empty()) throw Error("Vulkan: " + why);
     const Device& d = device();
-    return {d.name, d.driver, ""};
+    return {d.name, d.driver, "", d.emulated};
 }
 
 std::string select_device(int index) { return request_device(index); }

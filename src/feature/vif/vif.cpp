@@ -128,8 +128,6 @@ void vertical_statistics(const StatisticsRow<T>& in, uint16_t* __restrict mu1, u
     }
     const int mean_shift = in.mean_shift;
     const int square_shift = in.square_shift;
-    const uint32_t mean_round = rounding(mean_shift);
-    const SquareAcc square_round = rounding(square_shift);
 #pragma GCC ivdep
     for (int j = 0; j < in.width; ++j) {
         uint32_t a_mu1 = 0, a_mu2 = 0;
@@ -146,11 +144,11 @@ void vertical_statistics(const StatisticsRow<T>& in, uint16_t* __restrict mu1, u
             a_yy += static_cast<SquareAcc>(cd) * dv;
             a_xy += static_cast<SquareAcc>(cr) * dv;
         });
-        mu1[j] = static_cast<uint16_t>((a_mu1 + mean_round) >> mean_shift);
-        mu2[j] = static_cast<uint16_t>((a_mu2 + mean_round) >> mean_shift);
-        xx[j] = static_cast<uint32_t>((a_xx + square_round) >> square_shift);
-        yy[j] = static_cast<uint32_t>((a_yy + square_round) >> square_shift);
-        xy[j] = static_cast<uint32_t>((a_xy + square_round) >> square_shift);
+        mu1[j] = static_cast<uint16_t>(vertical_mean(a_mu1, mean_shift));
+        mu2[j] = static_cast<uint16_t>(vertical_mean(a_mu2, mean_shift));
+        xx[j] = vertical_product(a_xx, square_shift);
+        yy[j] = vertical_product(a_yy, square_shift);
+        xy[j] = vertical_product(a_xy, square_shift);
     }
 }
 
@@ -234,7 +232,6 @@ void generic_decimation_at(const DecimationRow<T>& in) {
         d[k] = in.dis_rows[k];
     }
     const int shift = in.shift;
-    const uint32_t round = rounding(shift);
 #pragma GCC ivdep
     for (int j = 0; j < in.width; ++j) {
         uint32_t a_ref = 0, a_dis = 0;
@@ -242,8 +239,8 @@ void generic_decimation_at(const DecimationRow<T>& in) {
             a_ref += f.taps[k] * static_cast<uint32_t>(r[k][j]);
             a_dis += f.taps[k] * static_cast<uint32_t>(d[k][j]);
         });
-        conv_ref[j] = static_cast<uint16_t>((a_ref + round) >> shift);
-        conv_dis[j] = static_cast<uint16_t>((a_dis + round) >> shift);
+        conv_ref[j] = static_cast<uint16_t>(vertical_mean(a_ref, shift));
+        conv_dis[j] = static_cast<uint16_t>(vertical_mean(a_dis, shift));
     }
     mirror_pad(conv_ref, in.width, half);
     mirror_pad(conv_dis, in.width, half);
@@ -259,8 +256,8 @@ void generic_decimation_at(const DecimationRow<T>& in) {
             a_ref += f.taps[k] * static_cast<uint32_t>(cr[2 * j + k]);
             a_dis += f.taps[k] * static_cast<uint32_t>(cd[2 * j + k]);
         });
-        ref_out[j] = static_cast<uint16_t>((a_ref + rounding(kHorizontalShift)) >> kHorizontalShift);
-        dis_out[j] = static_cast<uint16_t>((a_dis + rounding(kHorizontalShift)) >> kHorizontalShift);
+        ref_out[j] = static_cast<uint16_t>(decimated_sample(a_ref));
+        dis_out[j] = static_cast<uint16_t>(decimated_sample(a_dis));
     }
 }
 

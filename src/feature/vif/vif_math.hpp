@@ -45,6 +45,27 @@ VMAFX_CONSTEXPR_FN uint32_t rounding(int shift) { return shift == 0 ? 0u : uint3
 /// Right shift of every horizontal pass (means, products, decimation): 16 bits, rounded.
 VMAFX_CONST int kHorizontalShift = 16;
 
+/// A vertically filtered mean (of the statistics, or of the decimation's vertical pass): the
+/// uint32 sum `acc` of taps times samples, rounded and shifted right by `shift`
+/// (vertical_shift), kept as upstream's uint16.
+VMAFX_CONSTEXPR_FN uint32_t vertical_mean(uint32_t acc, int shift) {
+    return ((acc + rounding(shift)) >> shift) & 0xffffu;
+}
+
+/// A vertically filtered product: the sum `acc` of taps times products, rounded, shifted right
+/// by `shift` (vertical_square_shift) and truncated to 32 bits. (Upstream sums in uint32 at 8
+/// bits and scale 0, where the sum stays below 2^32, else in uint64: the same value.)
+VMAFX_CONSTEXPR_FN uint32_t vertical_product(uint64_t acc, int shift) {
+    return uint32_t((acc + uint64_t(rounding(shift))) >> shift);
+}
+
+/// A sample of the next scale's pictures: the uint32 sum `acc` of the decimation's taps times
+/// its vertically filtered means (vertical_mean) at an even column, rounded, shifted right by
+/// 16 and kept as uint16.
+VMAFX_CONSTEXPR_FN uint32_t decimated_sample(uint32_t acc) {
+    return ((acc + rounding(kHorizontalShift)) >> kHorizontalShift) & 0xffffu;
+}
+
 /// A horizontally filtered product: the 64-bit sum `acc` of taps times vertically filtered
 /// products, rounded, shifted right by 16 and truncated to 32 bits. (The CUDA twin forms the
 /// same value from two 32-bit sums of the products' 16-bit halves: vif_cuda.cu filter_products.)
