@@ -23,6 +23,16 @@ RoundingModeRTE (round to nearest even, as the CPU) and SignedZeroInfNanPreserve
 optimization that assumes no signed zeros, infinities or NaNs). src/vulkan/device.cpp refuses a
 device without the matching shader* properties of VkPhysicalDeviceFloatControlsProperties.
 
+4. Float operations whose rounding the pass cannot make the CPU's are refused (exit 1, naming
+them): GLSL.std.450's Fma (glslc -O makes one from a*b - c; NoContraction does not reach it) and
+its functions that round inside or are not correctly rounded (mix, smoothstep, length, distance,
+normalize, cross, reflect, refract, faceforward, pow, exp, exp2, log, log2, inversesqrt, the
+trigonometric and hyperbolic functions, determinant, inverse), OpFMod and OpFRem (a division
+inside), the matrix products and OpOuterProduct (sums of products NoContraction does not
+decorate), and a float conversion of a vector or to a 16-bit float (convert each component on
+its own). The shared-arithmetic subset writes none of them: a CPU-side function
+(base/correctly_rounded.hpp, a table the host fills) stands where a twin needs one.
+
 Usage: spirv_strict.py IN.spv OUT.spv [OUT.inc]  (needs spirv-dis, spirv-as and spirv-val
 on PATH; exits non-zero with their message on any failure). OUT.inc: the module's 32-bit words
 also written as a C++ initializer list (0x07230203, ...), which a Vulkan twin's source includes
@@ -33,6 +43,29 @@ import subprocess
 import sys
 
 FLOAT_OPS = ("OpFAdd", "OpFSub", "OpFMul", "OpFDiv", "OpFNegate", "OpVectorTimesScalar", "OpDot")
+REFUSED_OPS = ("OpFMod", "OpFRem", "OpMatrixTimesScalar", "OpMatrixTimesVector", "OpVectorTimesMatrix",
+               "OpMatrixTimesMatrix", "OpOuterProduct")
+REFUSED_EXT = ("Fma", "FMix", "SmoothStep", "Length", "Distance", "Normalize", "Cross", "Reflect", "Refract",
+               "FaceForward", "Pow", "Exp", "Exp2", "Log", "Log2", "InverseSqrt", "Sin", "Cos", "Tan", "Asin",
+               "Acos", "Atan", "Atan2", "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh", "Determinant",
+               "MatrixInverse")
+
+
+def refused(src: str, text: str) -> str:
+    """Why the module `text` (disassembled) cannot be made strict (see the docstring, 4), or ""."""
+    found = []
+    for op in REFUSED_OPS:
+        if re.search(rf"= {op}\b", text):
+            found.append(op)
+    for name in REFUSED_EXT:
+        if re.search(rf"OpExtInst %\w+ %\w+ {name}\b", text):
+            found.append(f"GLSL.std.450 {name}")
+    if not found:
+        return ""
+    hint = (" (compile without -O, and write no fma() in a twin's arithmetic)" if "GLSL.std.450 Fma" in found
+            else "")
+    return (f"spirv_strict.py: {src} has float operations whose rounding is the driver's, not the CPU's: "
+            f"{', '.join(found)}{hint}; the shared-arithmetic subset has none (docs/design.md)")
 
 
 def widen_exactly(lines: list[str]) -> list[str]:
@@ -76,7 +109,8 @@ def widen_exactly(lines: list[str]) -> list[str]:
             out.append(line)  # a narrowing: subnormal results are kept (the probe checks it)
             continue
         if to != f64:
-            raise SystemExit(f"spirv_strict.py: an OpFConvert to a type other than float or double: {line.strip()}")
+            raise SystemExit("spirv_strict.py: a conversion of a vector or to a 16-bit float (dvecN(vecN), "
+                             f"vecN(dvecN), float16_t): convert each float component on its own: {line.strip()}")
         n = f"%vx{r[1:]}"
         out += [f"{n}_bits = OpBitcast {u32} {x}",
                 f"{n}_mag = OpBitwiseAnd {u32} {n}_bits %vx_magnitude",
@@ -120,10 +154,9 @@ def main() -> int:
     text = subprocess.run(["spirv-dis", "--raw-id", src], check=True, capture_output=True, text=True).stdout
     # glslc -O (spirv-opt) turns a*b - c into GLSL.std.450's Fma, which NoContraction does not
     # reach and NVIDIA's driver computes fused (and flushing subnormals): the shaders are compiled
-    # without -O, and a module with an Fma is refused.
-    if re.search(r"OpExtInst %\w+ %\w+ Fma\b", text):
-        raise SystemExit(f"spirv_strict.py: {src} has a fused multiply-add (Fma): compile without -O, "
-                         "and write no fma() in a twin's arithmetic")
+    # without -O, and a module with an Fma (or another operation of the docstring's 4) is refused.
+    if why := refused(src, text):
+        raise SystemExit(why)
     lines = widen_exactly(text.splitlines())
     text = "\n".join(lines)
     result = re.compile(r"^\s*(%\w+)\s*=\s*(\w+)\b")
