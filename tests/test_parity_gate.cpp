@@ -98,7 +98,9 @@ TEST_P(Backend, Fixtures) {
     VMAFX_REQUIRE_FIXTURES();
     std::vector<ParityInput> inputs = fixture_inputs(test::fixtures_dir().string());
     if (device_api(GetParam())->device_info().emulated)
-        std::erase_if(inputs, [](const ParityInput& in) { return in.raw_format->width * in.raw_format->height > 960 * 540; });
+        std::erase_if(inputs, [](const ParityInput& in) {
+            return in.raw_format->width * in.raw_format->height > test::kEmulatedMaxSamples;
+        });
     ASSERT_GE(inputs.size(), 3u);
     const auto rows = run_parity(inputs, parity_cases(GetParam()));
     std::cout << format_parity_table(rows);

@@ -233,15 +233,15 @@ TEST_P(Twin, Fixtures) {
     unsigned compared = 0;
     for (const std::string& fixture : test::golden_fixtures()) {
         const Clip clip = test::fixture_clip(fixture, 4);
-        if (emulated() && clip.format.width * clip.format.height > 960 * 540) continue;
+        if (emulated() && clip.format.width * clip.format.height > test::kEmulatedMaxSamples) continue;
         for (const OptionValues& values : test::model_option_sets(m)) matches(values, clip, 3);
         ++compared;
     }
     EXPECT_GE(compared, 3u);
 }
 
-// A large odd picture (577x323 on a device emulated on the CPU), several frames in flight: the same values on every run, whatever the
-// number of result slots.
+// A large odd picture (577x323 on a device emulated on the CPU), several frames in flight: the
+// same values on every run, whatever the number of result slots.
 TEST_P(Twin, RepeatedRunsEverySlotCount) {
     const VideoFormat format =
         emulated() ? VideoFormat{577, 323, 10, Subsampling::k420} : VideoFormat{1921, 1079, 10, Subsampling::k420};

@@ -43,7 +43,7 @@ layout(push_constant) uniform Push {
     uint64_t dis;        // pass 0, 1: the distorted picture; pass 2: the scale's six totals
     uint64_t out_ref;    // pass 0: the partials; pass 1: the next scale's reference picture
     uint64_t out_dis;    // pass 1: the next scale's distorted picture
-    uint64_t constants;  // uint32 taps of the four scales (MAX_TAPS each), then the table's uint16 entries
+    uint64_t constants;  // uint32 taps of the four scales (MAX_TAPS each), their widths, the table's uint16 entries
     double gain_limit;   // vif_enhn_gain_limit
     uint32_t ref_pitch, dis_pitch, out_pitch;  // bytes
     int32_t width, height;  // the scale's pictures (pass 2: the partials of each sum)
@@ -56,8 +56,10 @@ layout(push_constant) uniform Push {
     int32_t pad;
 } pc;
 
-/// The table's uint16 entries 32768..65535 follow the 4 x MAX_TAPS uint32 taps.
-#define TABLE_OFFSET (4 * MAX_TAPS * 4)
+/// The four filters' widths follow the 4 x MAX_TAPS uint32 taps; the table's uint16 entries
+/// 32768..65535 follow the widths (bytes).
+#define WIDTHS_AT (4 * MAX_TAPS)
+#define TABLE_OFFSET ((4 * MAX_TAPS + 4) * 4)
 
 uint32_t tap(int scale, int k) { return U32s(pc.constants).v[scale * MAX_TAPS + k]; }
 
@@ -66,7 +68,7 @@ uint32_t log2_entry(uint32_t index) { return uint32_t(Words(pc.constants + TABLE
 /// hi * 2^16 + lo: a sum of taps times values below 2^32 from the sums of their 16-bit halves.
 uint64_t joined(uint32_t hi, uint32_t lo) { return (uint64_t(hi) << 16) + uint64_t(lo); }
 
-int filter_width(int scale) { return scale == 0 ? 17 : scale == 1 ? 9 : scale == 2 ? 5 : 3; }
+int filter_width(int scale) { return int(U32s(pc.constants).v[WIDTHS_AT + scale]); }
 
 int32_t ref_at(int y, int x) { return sample_at(pc.ref, pc.ref_pitch, y, x, pc.wide != 0); }
 int32_t dis_at(int y, int x) { return sample_at(pc.dis, pc.dis_pitch, y, x, pc.wide != 0); }

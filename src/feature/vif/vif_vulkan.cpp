@@ -64,13 +64,16 @@ struct Push {
 };
 static_assert(sizeof(Push) == 96);
 
-/// The shader's constants: the taps of the four scales (kMaxTaps uint32 each), then entries
-/// 32768..65535 of the CPU's log2 table (uint16), as 32-bit words.
+/// The shader's constants: the taps of the four scales (kMaxTaps uint32 each), the four filters'
+/// widths, then entries 32768..65535 of the CPU's log2 table (uint16), as 32-bit words.
 std::vector<std::uint32_t> shader_constants() {
-    std::vector<std::uint32_t> words(kScales * kMaxTaps + 32768 / 2, 0);
-    for (int s = 0; s < kScales; ++s)
+    constexpr int kTableAt = kScales * kMaxTaps + kScales;  // the shader's TABLE_OFFSET, in words
+    std::vector<std::uint32_t> words(kTableAt + 32768 / 2, 0);
+    for (int s = 0; s < kScales; ++s) {
         for (int k = 0; k < kFilters[s].width; ++k) words[s * kMaxTaps + k] = kFilters[s].taps[k];
-    std::memcpy(words.data() + kScales * kMaxTaps, vif::log2_table().data() + 32768, 32768 * sizeof(std::uint16_t));
+        words[kScales * kMaxTaps + s] = static_cast<std::uint32_t>(kFilters[s].width);
+    }
+    std::memcpy(words.data() + kTableAt, vif::log2_table().data() + 32768, 32768 * sizeof(std::uint16_t));
     return words;
 }
 
