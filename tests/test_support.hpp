@@ -66,10 +66,13 @@ bool golden_leaves_out(const std::string& fixture, const std::string& metric);
 /// All fixture names that have a golden file, sorted; in sanitized builds (ten to twenty times
 /// slower) those up to 1280x720 only, which hold every bit depth and subsampling.
 std::vector<std::string> golden_fixtures();
-/// The largest fixture, in samples (960x540), that the twin suites and the gate's fixture test
-/// run on a GPU backend whose device is emulated on the CPU (DeviceInfo::emulated: lavapipe, a
-/// second or more a frame at 1080p); a real GPU runs every fixture.
-inline constexpr int kEmulatedMaxSamples = 960 * 540;
+/// Whether these tests are built with the sanitizers (VMAFX_SANITIZED_TESTS: part 2 of the test
+/// command, ten to twenty times slower than the Release build of part 1).
+#ifdef VMAFX_SANITIZED_TESTS
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
 /// The message of the vmafx::Error `fn` throws; a test failure (and "") when it throws none.
 std::string error_of(const std::function<void()>& fn);
 /// Expects `fn` to throw a vmafx::Error whose message contains every one of `parts`.

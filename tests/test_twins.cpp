@@ -28,6 +28,9 @@ namespace vmafx {
 namespace {
 
 using test::Clip;
+using test::DeviceScale;
+using test::device_scale;
+using test::max_fixture_samples;
 using test::expect_twin_matches_cpu;
 using test::synthetic_clip;
 
@@ -42,17 +45,20 @@ bool accepts(const FormatLimits& l, Subsampling s, int w, int h) {
 /// Sizes of a sweep for a metric of limits `l` at subsampling `s`: each smallest size it accepts
 /// there (FormatLimits::corners: the chroma minimum and the longer side's included), one more
 /// column, one more row, odd ones near it, and odd ones of a few hundred samples (widened to the
-/// longer side's minimum where they fall below it). `emulated` (a device emulated on the CPU,
-/// DeviceInfo::emulated): the largest, 853x481, becomes 301x157, which still spans two 256-wide
-/// workgroups.
-std::vector<std::pair<int, int>> sweep_sizes(const FormatLimits& l, Subsampling s, bool emulated = false) {
+/// longer side's minimum where they fall below it): 77x41, 253x131 and 853x481. On a device
+/// emulated on the CPU (test::DeviceScale) the largest becomes 301x157, which still spans two
+/// 256-wide workgroups; in a sanitized build there, the sweep stops at 77x41.
+std::vector<std::pair<int, int>> sweep_sizes(const FormatLimits& l, Subsampling s,
+                                             DeviceScale scale = DeviceScale::kFull) {
     std::vector<std::pair<int, int>> sizes;
     for (const auto& [w, h] : l.corners(s))
         for (const auto& [dw, dh] : {std::pair{0, 0}, std::pair{1, 0}, std::pair{0, 1}, std::pair{2, 3}})
             sizes.push_back({w + dw, h + dh});
     const auto [w, h] = l.smallest(s);
-    const std::pair<int, int> largest = emulated ? std::pair{301, 157} : std::pair{853, 481};
-    for (const auto& [sw, sh] : {std::pair{77, 41}, std::pair{253, 131}, largest}) {
+    std::vector<std::pair<int, int>> odd = {{77, 41}, {253, 131}, {853, 481}};
+    if (scale == DeviceScale::kEmulated) odd.back() = {301, 157};
+    if (scale == DeviceScale::kEmulatedSanitized) odd.resize(1);
+    for (const auto& [sw, sh] : odd) {
         std::pair<int, int> size{std::max(w, sw), std::max(h, sh)};
         if (!accepts(l, s, size.first, size.second)) size.first = std::max(size.first, l.min_longer_side);
         sizes.push_back(size);
@@ -68,9 +74,9 @@ std::vector<std::pair<int, int>> sweep_sizes(const FormatLimits& l, Subsampling 
 /// refusal hook may ask more (speed_chroma below speed_prescale 1 refuses chroma planes that
 /// scale below 80 samples). Fails the test where no size up to 2048 more is accepted.
 std::vector<std::pair<int, int>> sweep_sizes(const MetricDescriptor& m, const Options& options, Subsampling s,
-                                             int bits, bool emulated) {
+                                             int bits, DeviceScale scale) {
     std::vector<std::pair<int, int>> out;
-    for (auto [w, h] : sweep_sizes(m.limits_under(options), s, emulated)) {
+    for (auto [w, h] : sweep_sizes(m.limits_under(options), s, scale)) {
         bool accepted = false;
         for (int grown = 0; grown <= 2048 && !accepted; ++grown, ++w, ++h) {
             try {
@@ -152,10 +158,9 @@ protected:
     bool matches(const OptionValues& values, const Clip& clip, unsigned slots) const {
         return expect_twin_matches_cpu(metric(), values, clip, slots, backend());
     }
-    /// Whether the backend's device is emulated on the CPU (lavapipe): the suites' largest
-    /// pictures are then smaller (sweep_sizes, Fixtures, RepeatedRunsEverySlotCount); a real GPU
-    /// (scripts/device_check.sh) runs them whole.
-    bool emulated() const { return device_api(backend())->device_info().emulated; }
+    /// How much picture the backend's device gets (test::DeviceScale: smaller on a device
+    /// emulated on the CPU, smaller still there in a sanitized build).
+    DeviceScale scale() const { return device_scale(backend()); }
 };
 
 INSTANTIATE_TEST_SUITE_P(Registry, Twin, testing::ValuesIn(twins()), test::twin_param_name);
@@ -170,7 +175,7 @@ TEST_P(Twin, SizesBitDepthsAndSubsamplings) {
         const Options options = m.parse_options(values);  // e.g. speed_chroma's prescale
         for (const Subsampling s : kSubsamplings)
             for (const int bits : sweep_depths(m.limits_under(options)))
-                for (const auto& [w, h] : sweep_sizes(m, options, s, bits, emulated())) {
+                for (const auto& [w, h] : sweep_sizes(m, options, s, bits, scale())) {
                     const Clip clip = synthetic_clip({w, h, bits, s}, 6, 1);
                     compared += matches(values, clip, 1 + run++ % 3);
                 }
@@ -215,6 +220,8 @@ TEST_P(Twin, ShortVideos) {
         if (h.refs != d.refs || h.dists != d.dists) sets.push_back(flipped);
     }
     const auto [min_w, min_h] = m.limits.corners(Subsampling::k420).front();
+    const std::pair<int, int> large = scale() == DeviceScale::kFull ? std::pair{853, 481} : std::pair{301, 157};
+    for (const auto& [w, h] : {std::pair{min_w, min_h}, large})
     for (const auto& [w, h] : {std::pair{min_w, min_h}, std::pair{853, 481}})
         for (const int bits : {m.limits.bit_depths.lowest(), m.limits.bit_depths.highest()})
             for (unsigned frames = 1; frames <= 3; ++frames) {
@@ -226,25 +233,28 @@ TEST_P(Twin, ShortVideos) {
 
 // Real video: the first frames of every fixture, with the defaults and the models' option sets
 // (on a device emulated on the CPU, the fixtures up to 960x540: 8-bit 4:2:0, the odd size and
-// 12-bit 4:4:4; the sweep covers the other formats there).
+// 12-bit 4:4:4, up to 853x481 in a sanitized build; the sweep covers the other formats there).
 TEST_P(Twin, Fixtures) {
     VMAFX_REQUIRE_GOLDEN_FIXTURES();
     const MetricDescriptor& m = metric();
     unsigned compared = 0;
     for (const std::string& fixture : test::golden_fixtures()) {
         const Clip clip = test::fixture_clip(fixture, 4);
-        if (emulated() && clip.format.width * clip.format.height > test::kEmulatedMaxSamples) continue;
+        const long most = max_fixture_samples(scale());
+        if (most > 0 && static_cast<long>(clip.format.width) * clip.format.height > most) continue;
         for (const OptionValues& values : test::model_option_sets(m)) matches(values, clip, 3);
         ++compared;
     }
     EXPECT_GE(compared, 3u);
 }
 
-// A large odd picture (577x323 on a device emulated on the CPU), several frames in flight: the
-// same values on every run, whatever the number of result slots.
+// A large odd picture (577x323 on a device emulated on the CPU, 211x119 there in a sanitized
+// build), several frames in flight: the same values on every run, whatever the number of result
+// slots.
 TEST_P(Twin, RepeatedRunsEverySlotCount) {
-    const VideoFormat format =
-        emulated() ? VideoFormat{577, 323, 10, Subsampling::k420} : VideoFormat{1921, 1079, 10, Subsampling::k420};
+    const VideoFormat format = scale() == DeviceScale::kFull       ? VideoFormat{1921, 1079, 10, Subsampling::k420}
+                               : scale() == DeviceScale::kEmulated ? VideoFormat{577, 323, 10, Subsampling::k420}
+                                                                   : VideoFormat{211, 119, 10, Subsampling::k420};
     const Clip clip = synthetic_clip(format, 12, 21);
     for (int run = 0; run < 2; ++run)
         for (const unsigned slots : {1u, 2u, 4u, 7u}) EXPECT_TRUE(matches({}, clip, slots));

@@ -10,10 +10,12 @@
 #include <nlohmann/json.hpp>
 #include <tbb/parallel_for.h>
 
+#include "gpu/device_api.hpp"
 #include "gpu/scheduler.hpp"
 #include "model/builtin_models.hpp"
 #include "model/model.hpp"
 #include "feature/registry.hpp"
+#include "test_support.hpp"
 
 namespace vmafx::test {
 
@@ -90,6 +92,20 @@ int count_differences(const ScoreTable& want, const ScoreTable& got, const std::
         }
     }
     return differences;
+}
+
+DeviceScale device_scale(const std::string& backend) {
+    if (!device_api(backend)->device_info().emulated) return DeviceScale::kFull;
+    return kSanitized ? DeviceScale::kEmulatedSanitized : DeviceScale::kEmulated;
+}
+
+long max_fixture_samples(DeviceScale scale) {
+    switch (scale) {
+        case DeviceScale::kFull: return 0;
+        case DeviceScale::kEmulated: return 960L * 540;
+        case DeviceScale::kEmulatedSanitized: return 853L * 481;
+    }
+    return 0;
 }
 
 std::string twin_param_name(const testing::TestParamInfo<const TwinDescriptor*>& info) {

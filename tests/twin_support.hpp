@@ -57,6 +57,26 @@ int count_differences(const ScoreTable& want, const ScoreTable& got, const std::
 bool expect_twin_matches_cpu(const MetricDescriptor& metric, const OptionValues& values, const Clip& clip,
                              unsigned slots, const std::string& backend = "cuda");
 
+/// How much picture the twin suites and the gate's tests give a GPU backend's device:
+/// - kFull on a real GPU: every size and fixture;
+/// - kEmulated on a device emulated on the CPU (DeviceInfo::emulated: lavapipe, a second or more
+///   a frame at 1080p): the largest pictures smaller (fixtures up to 960x540, the sweep's largest
+///   301x157, the repeated runs at 577x323);
+/// - kEmulatedSanitized there in a sanitized build (kSanitized): the Release build's tests
+///   (part 1 of the test command) have run the same shaders on the kEmulated pictures, and the
+///   sanitizers watch host code only (lavapipe is not instrumented), which the small pictures reach
+///   as the large ones do: fixtures up to 853x481 (the odd size included), the sweep without its
+///   two largest sizes, the repeated runs at 211x119, and no planted-defect runs (a plant changes
+///   only shader code).
+enum class DeviceScale { kFull, kEmulated, kEmulatedSanitized };
+
+/// The DeviceScale of GPU backend `backend`'s device (which must be usable).
+DeviceScale device_scale(const std::string& backend);
+
+/// The largest fixture, in samples, that the twin suites and the gate's fixture test run at
+/// `scale`; 0 for every fixture (kFull).
+long max_fixture_samples(DeviceScale scale);
+
 /// A registry-driven suite's name for twin parameter `info`: METRIC_BACKEND (psnr_cuda).
 std::string twin_param_name(const testing::TestParamInfo<const TwinDescriptor*>& info);
 
