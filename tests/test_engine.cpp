@@ -483,10 +483,10 @@ TEST_F(EngineTest, CudaRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
     }
 }
 
-// The same split with the Vulkan backend (lavapipe in CI): vmaf_v0.6.1's motion and vif, and
-// psnr, run on the Vulkan twins (motion temporal: previous pictures, every frame under
-// --subsample; psnr with chroma planes), adm and float_motion on the CPU in the same run; every
-// value the CPU's.
+// The same split with the Vulkan backend (lavapipe in CI): vmaf_v0.6.1's motion and vif, psnr,
+// float_psnr and float_moment run on the Vulkan twins (motion temporal: previous pictures, every
+// frame under --subsample; psnr with chroma planes), adm and float_motion on the CPU in the same
+// run; every value the CPU's.
 TEST_F(EngineTest, VulkanRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
     VMAFX_REQUIRE_BACKEND("vulkan");
     const VideoFormat f = format_of(67, 45, 10);
@@ -495,6 +495,8 @@ TEST_F(EngineTest, VulkanRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
         c.subsample = subsample;
         c.features.push_back(parse_feature_spec("psnr=enable_chroma=true"));
         c.features.push_back(parse_feature_spec("float_motion"));
+        c.features.push_back(parse_feature_spec("float_psnr"));
+        c.features.push_back(parse_feature_spec("float_moment"));
         const RunResult cpu = run(c);
         c.backend = Backend("vulkan");
         const RunResult mixed = run(c);
@@ -507,7 +509,7 @@ TEST_F(EngineTest, VulkanRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
             EXPECT_EQ(b.backend, twin ? Backend("vulkan") : Backend(kCpuBackend)) << b.feature;
             EXPECT_EQ(b.note, twin ? "" : "no Vulkan twin") << b.feature;
         }
-        EXPECT_EQ(on_gpu, (std::set<std::string>{"motion", "psnr", "vif"}));
+        EXPECT_EQ(on_gpu, (std::set<std::string>{"float_moment", "float_psnr", "motion", "psnr", "vif"}));
         EXPECT_EQ(on_cpu, (std::set<std::string>{"adm", "float_motion"}));
         EXPECT_EQ(mixed.models.at(0).mean, cpu.models.at(0).mean);
     }

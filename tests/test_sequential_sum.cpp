@@ -1,6 +1,7 @@
-// Tests of the device reproduction of a CPU running sum (cuda/sequential_sum.hpp): the method's
-// host emulation (gpu/sequential_sum_core.hpp, the device's chunking and ordered grouping) and,
-// where a CUDA device is usable, SequentialSum<float/double> itself, against the plain loop
+// Tests of the device reproduction of a CPU running sum (cuda/sequential_sum.hpp,
+// vulkan/sequential_sum.hpp): the method's host emulation (gpu/sequential_sum_core.hpp, the
+// device's chunking and ordered grouping) and, where a CUDA or Vulkan device is usable (lavapipe
+// in CI), the SequentialSum of each backend itself, against the plain loop
 // `Acc s = 0; for (...) s += t;`, compared bit for bit, on rows of every kind the method has
 // a separate path for: positive terms over one or many binades, exact ties on the grid of a
 // sum past 2^p units (half-integers, the float_moment squares of 16-bit samples), mixed signs
@@ -26,6 +27,11 @@
 #include <cuda_runtime.h>
 
 #include "cuda/sequential_sum.hpp"
+#endif
+#if defined(VMAFX_HAVE_VULKAN)
+#include "twin_support.hpp"
+#include "vulkan/sequential_sum.hpp"
+#include "vulkan/vulkan.hpp"
 #endif
 
 namespace vmafx {
@@ -309,8 +315,8 @@ TEST(SequentialSumCuda, MatchesThePlainLoopDouble) {
     device_rows<double>(22);
 }
 
-// The intended cost: 4 rows of 3840x2160 doubles (positive terms: a binade crossing every
-// doubling of the sum) well under 1 ms on an H200. Printed; fails only past 5 ms.
+// 4 rows of 3840x2160 doubles (positive terms: a binade crossing every doubling of the sum), the
+// time printed (bench/ measures it; a test asserts values only).
 TEST(SequentialSumCuda, FourRowsOf3840x2160Doubles) {
     VMAFX_REQUIRE_GPU();
     const std::size_t n = 3840 * 2160;
@@ -347,7 +353,6 @@ TEST(SequentialSumCuda, FourRowsOf3840x2160Doubles) {
     ASSERT_EQ(cudaMemcpy(got.data(), out, 4 * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
     for (unsigned b = 0; b < 4; ++b) EXPECT_EQ(bits_of(got[b]), bits_of(want[b])) << "row " << b;
     std::cout << "[ SequentialSum<double> ] 4 rows of 3840x2160: " << best << " ms (best of 5)\n";
-    EXPECT_LT(best, 5.0f);
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
     cudaStreamDestroy(stream);
@@ -363,6 +368,93 @@ TEST(SequentialSumCuda, Refusals) {
     EXPECT_THROW(sum.enqueue(nullptr, 10, 10, 3, nullptr, nullptr), Error);
     EXPECT_THROW(gpu::SequentialSum<float>(0, 1), Error);
     EXPECT_THROW(gpu::SequentialSum<float>(1, 0), Error);
+}
+
+#endif
+
+#if defined(VMAFX_HAVE_VULKAN)
+
+// The Vulkan SequentialSum against the plain loop on rows of every kind, 1 to 4 rows a call,
+// ragged pitches, n = 0 to 3840x2160 (on a device emulated on the CPU up to 300000 terms, and
+// fewer calls in a sanitized build there: test::DeviceScale).
+TEST(SequentialSumVulkan, MatchesThePlainLoopDouble) {
+    VMAFX_REQUIRE_BACKEND("vulkan");
+    const test::DeviceScale scale = test::device_scale("vulkan");
+    const std::size_t max_terms = scale == test::DeviceScale::kFull ? 3840 * 2160 : 300000;
+    const unsigned cases = scale == test::DeviceScale::kFull ? 400 : scale == test::DeviceScale::kEmulated ? 160 : 40;
+    const DeviceApi& api = vulkan::api();
+    vulkan::SequentialSum sum(max_terms, 4);
+    vulkan::DeviceBuffer<double> terms(4 * (max_terms + 2));
+    vulkan::DeviceBuffer<double> out(4);
+    GpuQueue* queue = api.create_queue();
+    GpuEvent* done = api.create_event();
+    std::mt19937_64 rng(23);
+    for (unsigned c = 0; c < cases; ++c) {
+        const auto kind = static_cast<Kind>(c % static_cast<unsigned>(Kind::kCount));
+        const unsigned batch = 1 + c % 4;
+        const std::size_t n = c % 40 == 0 ? max_terms - rng() % 1000 : c % 7 == 0 ? rng() % 3 : rng() % (40 * ss::kChunk);
+        const std::size_t pitch = n + c % 3;
+        std::vector<double> host(batch * pitch, 0.0);
+        std::vector<double> want(batch);
+        for (unsigned b = 0; b < batch; ++b) {
+            const auto row = make_row<double>(kind, n, rng);
+            std::copy(row.begin(), row.end(), host.begin() + static_cast<std::ptrdiff_t>(b * pitch));
+            want[b] = plain_sum(row);
+        }
+        const std::size_t bytes = host.size() * sizeof(double);
+        if (bytes > 0)
+            api.copy_2d(terms.at(0), bytes, host.data(), bytes, bytes, 1, CopyKind::kHostToDevice, "test terms");
+        std::vector<double> got(batch, -1.0);
+        sum.enqueue(queue, terms.address(), n, pitch, batch, out.address());
+        vulkan::copy_to_host(queue, got.data(), out.at(0), batch * sizeof(double), "test sums");
+        api.record(done, queue);
+        api.host_wait(done);
+        for (unsigned b = 0; b < batch; ++b)
+            ASSERT_EQ(bits_of(got[b]), bits_of(want[b]))
+                << "case " << c << " kind " << static_cast<int>(kind) << " n " << n << " row " << b << ": got " << got[b]
+                << " want " << want[b];
+    }
+    api.destroy_event(done);
+    api.destroy_queue(queue);
+}
+
+// A row whose walk adds 600 chunks one term at a time (zeros: the running sum stays +0, so no
+// chunk has a binade to be applied in), then chunks it applies: more loop iterations than
+// lavapipe lets one shader invocation run (65535), which the walk's dispatches stay below.
+TEST(SequentialSumVulkan, LongOneByOneWalk) {
+    VMAFX_REQUIRE_BACKEND("vulkan");
+    const std::size_t zeros = 600 * ss::kChunk, n = zeros + 20 * ss::kChunk + 77;
+    std::mt19937_64 rng(24);
+    std::vector<double> host(n, 0.0);
+    for (std::size_t i = zeros; i < n; ++i) host[i] = static_cast<double>(rng() % 100000) / 64.0;
+    host[zeros / 2] = -0.0;
+    const DeviceApi& api = vulkan::api();
+    vulkan::SequentialSum sum(n, 1);
+    vulkan::DeviceBuffer<double> terms(n);
+    vulkan::DeviceBuffer<double> out(1);
+    api.copy_2d(terms.at(0), n * sizeof(double), host.data(), n * sizeof(double), n * sizeof(double), 1,
+                CopyKind::kHostToDevice, "test terms");
+    GpuQueue* queue = api.create_queue();
+    GpuEvent* done = api.create_event();
+    double got = -1.0;
+    sum.enqueue(queue, terms.address(), n, n, 1, out.address());
+    vulkan::copy_to_host(queue, &got, out.at(0), sizeof(double), "test sum");
+    api.record(done, queue);
+    api.host_wait(done);
+    api.destroy_event(done);
+    api.destroy_queue(queue);
+    EXPECT_EQ(bits_of(got), bits_of(plain_sum(host))) << "got " << got << " want " << plain_sum(host);
+}
+
+TEST(SequentialSumVulkan, Refusals) {
+    VMAFX_REQUIRE_BACKEND("vulkan");
+    vulkan::SequentialSum sum(100, 2);
+    EXPECT_THROW(sum.enqueue(nullptr, 0, 101, 101, 1, 0), Error);
+    EXPECT_THROW(sum.enqueue(nullptr, 0, 10, 9, 1, 0), Error);
+    EXPECT_THROW(sum.enqueue(nullptr, 0, 10, 10, 3, 0), Error);
+    EXPECT_THROW(vulkan::SequentialSum(0, 1), Error);
+    EXPECT_THROW(vulkan::SequentialSum(1, 0), Error);
+    EXPECT_THROW(vulkan::SequentialSum(std::size_t{1} << 31, 1), Error);
 }
 
 #endif

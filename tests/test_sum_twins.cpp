@@ -1,14 +1,16 @@
-// The CUDA twins of the summing metrics float_moment, float_psnr and psnr beyond the
-// registry-driven suites (test_twins.cpp, test_parity_gate.cpp), where those suites' sizes do
+// The GPU twins (CUDA and Vulkan) of the summing metrics float_moment, float_psnr and psnr beyond
+// the registry-driven suites (test_twins.cpp, test_parity_gate.cpp), where those suites' sizes do
 // not reach: 16-bit frames past 2^21 samples, whose CPU double sums round (the twins then take
 // SequentialSum's path: bright frames, where dark samples' squares fall below the sum's grid,
 // and frames whose differences are the largest, where float(D^2) rounds), and 8-bit rows of
-// psnr wide enough for upstream's uint32 row sums to wrap. Skips, saying why, where no CUDA
-// device is usable.
+// psnr wide enough for upstream's uint32 row sums to wrap. SumTwins/LargeSums.*/BACKEND: skips,
+// saying why, where the backend has no usable device; on a device emulated on the CPU
+// (test::DeviceScale) the largest frames are left out, the first past 2^21 samples kept.
 #include <bit>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -19,6 +21,7 @@
 #include "feature/float_psnr/float_psnr_math.hpp"
 #include "feature/psnr/psnr.hpp"
 #include "gpu/sequential_sum_core.hpp"
+#include "gpu/twin.hpp"
 #include "test_support.hpp"
 #include "twin_support.hpp"
 
@@ -129,37 +132,55 @@ TEST(SumTwinsHost, TheIntegerPathDiffersPast2To53Units) {
     EXPECT_NE(static_cast<double>(units) / 65536.0, cpu);
 }
 
+std::vector<std::string> built_backends() {
+    std::vector<std::string> out;
+    for (const GpuBackendInfo& b : gpu_backends())
+        if (b.built) out.push_back(b.name);
+    return out;
+}
+
+class LargeSums : public testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override { VMAFX_REQUIRE_BACKEND(GetParam()); }
+    bool matches(const MetricDescriptor& m, const OptionValues& values, const test::Clip& clip, unsigned slots) const {
+        return test::expect_twin_matches_cpu(m, values, clip, slots, GetParam());
+    }
+    bool full() const { return test::device_scale(GetParam()) == test::DeviceScale::kFull; }
+};
+
+INSTANTIATE_TEST_SUITE_P(SumTwins, LargeSums, testing::ValuesIn(built_backends()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LargeSums);
+
 // 2048x1040 is the first common shape past 2^21 samples (1920x1080 stays on the exact integer
 // path); 3840x2160 is the largest the pipeline is sized for.
-TEST(SumTwinsCuda, FloatMomentAndFloatPsnrPast2To53Units) {
-    VMAFX_REQUIRE_GPU();
-    const int sizes[][2] = {{1920, 1080}, {2048, 1040}, {2560, 1440}, {3840, 2160}};
-    for (const auto& s : sizes) {
-        const VideoFormat format{s[0], s[1], 16, Subsampling::k420};
+TEST_P(LargeSums, FloatMomentAndFloatPsnrPast2To53Units) {
+    std::vector<std::pair<int, int>> sizes = {{2048, 1040}};
+    if (full()) sizes = {{1920, 1080}, {2048, 1040}, {2560, 1440}, {3840, 2160}};
+    for (const auto& [w, h] : sizes) {
+        const VideoFormat format{w, h, 16, Subsampling::k420};
         const test::Clip clip = rounding_clip(format, 101);
         for (const unsigned slots : {1u, 3u}) {
-            EXPECT_TRUE(test::expect_twin_matches_cpu(float_moment::descriptor, {}, clip, slots));
-            EXPECT_TRUE(test::expect_twin_matches_cpu(float_psnr::descriptor, {}, clip, slots));
+            EXPECT_TRUE(matches(float_moment::descriptor, {}, clip, slots));
+            EXPECT_TRUE(matches(float_psnr::descriptor, {}, clip, slots));
         }
     }
 }
 
-TEST(SumTwinsCuda, LargeFramesEveryBitDepth) {
-    VMAFX_REQUIRE_GPU();
+TEST_P(LargeSums, LargeFramesEveryBitDepth) {
     for (const int bits : {8, 10, 12}) {
-        const VideoFormat format{2560, 1440, bits, Subsampling::k420};
+        const VideoFormat format = full() ? VideoFormat{2560, 1440, bits, Subsampling::k420}
+                                          : VideoFormat{1283, 721, bits, Subsampling::k420};
         const test::Clip clip = rounding_clip(format, 202);
-        EXPECT_TRUE(test::expect_twin_matches_cpu(float_moment::descriptor, {}, clip, 2));
-        EXPECT_TRUE(test::expect_twin_matches_cpu(float_psnr::descriptor, {}, clip, 2));
-        EXPECT_TRUE(test::expect_twin_matches_cpu(psnr::descriptor, {{"enable_apsnr", "true"}, {"enable_mse", "true"}},
-                                                  clip, 2));
+        EXPECT_TRUE(matches(float_moment::descriptor, {}, clip, 2));
+        EXPECT_TRUE(matches(float_psnr::descriptor, {}, clip, 2));
+        EXPECT_TRUE(matches(psnr::descriptor, {{"enable_apsnr", "true"}, {"enable_mse", "true"}}, clip, 2));
     }
 }
 
 // At 8 bits upstream sums each row's squared errors in a uint32_t: rows of 66052 samples and
 // more of the largest error wrap. Chroma (4:2:0: half the width) wraps from twice that.
-TEST(SumTwinsCuda, PsnrWrappedRowSums) {
-    VMAFX_REQUIRE_GPU();
+TEST_P(LargeSums, PsnrWrappedRowSums) {
     const OptionValues sets[] = {{}, {{"enable_apsnr", "true"}, {"enable_mse", "true"}}, {{"enable_chroma", "false"}}};
     for (const int width : {66051, 66053, 140001}) {
         const VideoFormat format{width, 5, 8, Subsampling::k420};
@@ -168,18 +189,17 @@ TEST(SumTwinsCuda, PsnrWrappedRowSums) {
         clip.dist.push_back(test::constant_picture(format, 0));
         clip.ref.push_back(test::extreme_picture(format, 7));
         clip.dist.push_back(test::extreme_picture(format, 8));
-        for (const OptionValues& values : sets) EXPECT_TRUE(test::expect_twin_matches_cpu(psnr::descriptor, values, clip, 2));
+        for (const OptionValues& values : sets) EXPECT_TRUE(matches(psnr::descriptor, values, clip, 2));
     }
 }
 
-TEST(SumTwinsCuda, PsnrEverySubsamplingAt16Bits) {
-    VMAFX_REQUIRE_GPU();
+TEST_P(LargeSums, PsnrEverySubsamplingAt16Bits) {
     for (const Subsampling sub : {Subsampling::k420, Subsampling::k422, Subsampling::k444}) {
         const VideoFormat format{1031, 517, 16, sub};
         const test::Clip clip = rounding_clip(format, 303);
-        EXPECT_TRUE(test::expect_twin_matches_cpu(
-            psnr::descriptor, {{"enable_apsnr", "true"}, {"enable_mse", "true"}, {"reduced_hbd_peak", "true"}}, clip, 3));
-        EXPECT_TRUE(test::expect_twin_matches_cpu(psnr::descriptor, {{"min_sse", "0.5"}}, clip, 1));
+        EXPECT_TRUE(matches(psnr::descriptor,
+                            {{"enable_apsnr", "true"}, {"enable_mse", "true"}, {"reduced_hbd_peak", "true"}}, clip, 3));
+        EXPECT_TRUE(matches(psnr::descriptor, {{"min_sse", "0.5"}}, clip, 1));
     }
 }
 
