@@ -10,6 +10,8 @@
 
 #define VMAFX_GROUP 256
 
+#include "vulkan/tree_sum.glsl"
+
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer U32s { uint32_t v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer U64s { uint64_t v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer F32s { float v[]; };
@@ -17,34 +19,13 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer F32s { float
 shared uint64_t vmafx_tree[VMAFX_GROUP];
 shared float vmafx_ftree[VMAFX_GROUP];
 
-/// The workgroup's sum of v over its invocations (exact modulo 2^64), for every invocation. Call
-/// from uniform control flow.
-uint64_t block_sum(uint64_t v) {
-    const uint lid = gl_LocalInvocationID.x;
-    vmafx_tree[lid] = v;
-    barrier();
-    for (uint s = VMAFX_GROUP / 2; s > 0u; s >>= 1u) {
-        if (lid < s) vmafx_tree[lid] += vmafx_tree[lid + s];
-        barrier();
-    }
-    const uint64_t total = vmafx_tree[0];
-    barrier();  // the tree is free for the next call
-    return total;
-}
+/// The workgroup's sum of v over its invocations (exact modulo 2^64), for every invocation:
+/// block_sum(uint64_t v). Call from uniform control flow.
+VMAFX_TREE_SUM(uint64_t, block_sum, vmafx_tree, VMAFX_GROUP)
 
-/// A float sum over the workgroup in tree order (planted defects only). Uniform control flow.
-float block_sum_float(float v) {
-    const uint lid = gl_LocalInvocationID.x;
-    vmafx_ftree[lid] = v;
-    barrier();
-    for (uint s = VMAFX_GROUP / 2; s > 0u; s >>= 1u) {
-        if (lid < s) vmafx_ftree[lid] += vmafx_ftree[lid + s];
-        barrier();
-    }
-    const float total = vmafx_ftree[0];
-    barrier();
-    return total;
-}
+/// A float sum over the workgroup in tree order (planted defects only): block_sum_float(float v).
+/// Uniform control flow.
+VMAFX_TREE_SUM(float, block_sum_float, vmafx_ftree, VMAFX_GROUP)
 
 /// One workgroup's total of per-row partial sums at `partials`: with per_row > 0, `count` rows of
 /// per_row uint32 partials, each row's added modulo 2^32 (a wrapped uint32 row sum, as the CPU

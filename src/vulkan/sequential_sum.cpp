@@ -98,4 +98,19 @@ void SequentialSum::enqueue(GpuQueue* queue, std::uint64_t terms, std::size_t n,
     }
 }
 
+SlotSequentialSums::SlotSequentialSums(std::size_t n, unsigned rows, unsigned slots, bool needed)
+    : n_(n), rows_(rows) {
+    if (!needed) return;
+    terms_ = DeviceBuffer<double>(n * rows * slots);
+    for (unsigned s = 0; s < slots; ++s) sums_.push_back(std::make_unique<SequentialSum>(n, rows));
+}
+
+std::uint64_t SlotSequentialSums::terms(unsigned slot, unsigned row) const {
+    return active() ? terms_.address(n_ * (static_cast<std::size_t>(slot) * rows_ + row)) : 0;
+}
+
+void SlotSequentialSums::enqueue(GpuQueue* queue, unsigned slot, std::uint64_t out) const {
+    if (active()) sums_.at(slot)->enqueue(queue, terms(slot), n_, n_, rows_, out);
+}
+
 }  // namespace vmafx::vulkan

@@ -24,6 +24,7 @@
 // (double or float), SEQ_BYTES (its size: 8 or 4) and SEQ(name) naming the core's variant
 // (name##_d or name##_f).
 #include "gpu/sequential_sum_core.hpp"
+#include "vulkan/tree_sum.glsl"
 
 #define SEQ_GROUP 256  // kChunk / kTermsPerThread
 #define SEQ_WALK 8     // walk data staged at a time
@@ -67,19 +68,9 @@ SEQ_ACC seq_term_at(uint row, uint i) {
     return SeqTerms(pc.terms + uint64_t(row) * uint64_t(pc.pitch) * uint64_t(SEQ_BYTES)).v[i];
 }
 
-/// The workgroup's sum of v (double, tree order: a prediction only). Uniform control flow.
-double seq_block_sum(double v) {
-    const uint lid = gl_LocalInvocationID.x;
-    seq_scratch[lid] = v;
-    barrier();
-    for (uint s = SEQ_GROUP / 2; s > 0u; s >>= 1u) {
-        if (lid < s) seq_scratch[lid] += seq_scratch[lid + s];
-        barrier();
-    }
-    const double total = seq_scratch[0];
-    barrier();
-    return total;
-}
+/// The workgroup's sum of v (double, tree order: a prediction only): seq_block_sum(double v).
+/// Uniform control flow.
+VMAFX_TREE_SUM(double, seq_block_sum, seq_scratch, SEQ_GROUP)
 
 void seq_bounds_pass() {
     const uint lid = gl_LocalInvocationID.x, row = gl_WorkGroupID.y;

@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "gpu/sequential_sum_core.hpp"  // double_sum_may_round
 #include "gpu/twin.hpp"
@@ -46,6 +48,29 @@ private:
     Kernel kernel_;
     DeviceBuffer<gpu::seqsum::SeqChunk> info_;  // max chunks x max_batch (passes A to C)
     DeviceBuffer<gpu::seqsum::SeqStep> steps_;  // max chunks x max_batch (passes C and D)
+};
+
+/// A twin's per-frame terms and their sequential sums, per result slot: `rows` rows of `n`
+/// double terms in each slot's device memory and a SequentialSum over them, all allocated only
+/// where `needed` (where the CPU's running double sums may round: gpu::double_sum_may_round).
+class SlotSequentialSums {
+public:
+    /// Throws Error as SequentialSum's constructor does, and on Vulkan errors.
+    SlotSequentialSums(std::size_t n, unsigned rows, unsigned slots, bool needed);
+
+    /// Whether the terms and sums exist (`needed` at construction).
+    bool active() const { return !sums_.empty(); }
+    /// The device address of row `row` of slot `slot`'s terms; 0 when not active.
+    std::uint64_t terms(unsigned slot, unsigned row = 0) const;
+    /// Records on `queue` the sums of slot `slot`'s rows into the doubles at device address
+    /// out, out + 8, ... (one per row). Nothing when not active.
+    void enqueue(GpuQueue* queue, unsigned slot, std::uint64_t out) const;
+
+private:
+    std::size_t n_;
+    unsigned rows_;
+    DeviceBuffer<double> terms_;                        // slots x rows x n
+    std::vector<std::unique_ptr<SequentialSum>> sums_;  // per slot
 };
 
 }  // namespace vmafx::vulkan

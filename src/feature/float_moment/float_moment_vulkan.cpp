@@ -27,7 +27,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -75,15 +74,12 @@ public:
           samples_(static_cast<std::size_t>(format.width) * static_cast<std::size_t>(format.height)),
           groups_((format.width + kGroup - 1) / kGroup), grid_rows_(std::min(format.height, kGridRows)),
           kernel_(kSpirv, sizeof(Push), "float_moment (Vulkan)"), sums_(slots), host_sums_(slots),
+          // The CPU's second sum is exact (an integer number of units below 2^53 at every step)
+          // where w * h * 2^(2 * bit_depth) <= 2^53; beyond, its running double sum rounds.
+          sequential_(samples_, 2, slots, gpu::double_sum_may_round(samples_, 2 * format.bit_depth)),
           frames_("float_moment (Vulkan)", slots) {
         (void)options;  // none; the descriptor's check refused what the CPU refuses before this
         partials_ = vulkan::DeviceBuffer<std::uint64_t>(slot_partials() * slots);
-        // The CPU's second sum is exact (an integer number of units below 2^53 at every step)
-        // where w * h * 2^(2 * bit_depth) <= 2^53; beyond, its running double sum rounds.
-        if (gpu::double_sum_may_round(samples_, 2 * format.bit_depth)) {
-            terms_ = vulkan::DeviceBuffer<double>(2 * samples_ * slots);
-            for (unsigned s = 0; s < slots; ++s) sequential_.push_back(std::make_unique<vulkan::SequentialSum>(samples_, 2));
-        }
     }
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
@@ -92,7 +88,6 @@ public:
         const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(format_.width) * format_.bytes_per_sample();
         const std::size_t per_sum = static_cast<std::size_t>(groups_) * grid_rows_;
         const std::uint64_t partials = partials_.address(slot_partials() * slot);
-        const std::uint64_t terms = sequential_.empty() ? 0 : terms_.address(2 * samples_ * slot);
         for (int pic = 0; pic < 2; ++pic) {
             const DevicePlane& plane = *planes[pic];
             if (!plane.data)
@@ -103,7 +98,7 @@ public:
             Push p{};
             p.a = vulkan::address(plane.data);
             p.b = partials + 2 * per_sum * sizeof(std::uint64_t) * pic;
-            p.c = terms == 0 ? 0 : terms + samples_ * sizeof(double) * pic;
+            p.c = sequential_.terms(slot, static_cast<unsigned>(pic));
             p.scaler = scaler_;
             p.pitch = static_cast<std::uint32_t>(plane.pitch);
             p.width = format_.width;
@@ -122,9 +117,7 @@ public:
         total.flag = plant_ == PlantedDefect::kReductionOrder;
         total.pass = 1;
         kernel_.dispatch(queue, 1, 1, 1, &total);
-        if (!sequential_.empty())
-            sequential_[slot]->enqueue(queue, terms, samples_, samples_, 2,
-                                       sums_.address(slot) + offsetof(MomentSums, sequential));
+        sequential_.enqueue(queue, slot, sums_.address(slot) + offsetof(MomentSums, sequential));
         vulkan::copy_to_host(queue, &host_sums_[slot], sums_.at(slot), sizeof(MomentSums),
                              "copying the float_moment sums");
     }
@@ -137,7 +130,7 @@ public:
         for (int pic = 0; pic < 2; ++pic) {
             first[pic] = static_cast<double>(s.first[pic]) / static_cast<double>(scaler_);  // both exact
             if (plant_ == PlantedDefect::kReductionOrder) second[pic] = static_cast<double>(s.planted[pic]) / units;
-            else if (!sequential_.empty()) second[pic] = s.sequential[pic];
+            else if (sequential_.active()) second[pic] = s.sequential[pic];
             else second[pic] = static_cast<double>(s.second[pic]) / units;  // both exact
             float_moment::finish_moments(first[pic], second[pic], format_.width, format_.height);
         }
@@ -159,9 +152,8 @@ private:
     vulkan::Kernel kernel_;
     vulkan::DeviceBuffer<MomentSums> sums_;         // per slot
     std::vector<MomentSums> host_sums_;             // per slot
+    vulkan::SlotSequentialSums sequential_;         // 2 x w * h terms per slot (where the CPU's sums may round)
     vulkan::DeviceBuffer<std::uint64_t> partials_;  // per slot: slot_partials()
-    vulkan::DeviceBuffer<double> terms_;            // per slot: 2 x w * h terms (the sequential path only)
-    std::vector<std::unique_ptr<vulkan::SequentialSum>> sequential_;  // per slot (the sequential path only)
     SlotFrames frames_;
 };
 

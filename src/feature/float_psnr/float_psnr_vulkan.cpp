@@ -26,7 +26,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -73,15 +72,12 @@ public:
           samples_(static_cast<std::size_t>(format.width) * static_cast<std::size_t>(format.height)),
           groups_((format.width + kGroup - 1) / kGroup), grid_rows_(std::min(format.height, kGridRows)),
           kernel_(kSpirv, sizeof(Push), "float_psnr (Vulkan)"), sums_(slots), host_sums_(slots),
+          // The CPU's sum is exact (an integer number of units below 2^53 at every step) where
+          // w * h * 2^(2 * bit_depth) <= 2^53; beyond, its running double sum rounds.
+          sequential_(samples_, 1, slots, gpu::double_sum_may_round(samples_, 2 * format.bit_depth)),
           frames_("float_psnr (Vulkan)", slots) {
         (void)options;  // none; the descriptor's check refused what the CPU refuses before this
         partials_ = vulkan::DeviceBuffer<std::uint64_t>(static_cast<std::size_t>(groups_) * grid_rows_ * slots);
-        // The CPU's sum is exact (an integer number of units below 2^53 at every step) where
-        // w * h * 2^(2 * bit_depth) <= 2^53; beyond, its running double sum rounds.
-        if (gpu::double_sum_may_round(samples_, 2 * format.bit_depth)) {
-            terms_ = vulkan::DeviceBuffer<double>(samples_ * slots);
-            for (unsigned s = 0; s < slots; ++s) sequential_.push_back(std::make_unique<vulkan::SequentialSum>(samples_, 1));
-        }
     }
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
@@ -98,7 +94,7 @@ public:
         p.a = vulkan::address(ref.data);
         p.b = vulkan::address(dist.data);
         p.c = partials;
-        p.terms = sequential_.empty() ? 0 : terms_.address(samples_ * slot);
+        p.terms = sequential_.terms(slot);
         p.scaler = scaler_;
         p.ref_pitch = static_cast<std::uint32_t>(ref.pitch);
         p.dist_pitch = static_cast<std::uint32_t>(dist.pitch);
@@ -117,9 +113,7 @@ public:
         total.flag = plant_ == PlantedDefect::kReductionOrder;
         total.pass = 1;
         kernel_.dispatch(queue, 1, 1, 1, &total);
-        if (!sequential_.empty())
-            sequential_[slot]->enqueue(queue, p.terms, samples_, samples_, 1,
-                                       sums_.address(slot) + offsetof(NoiseSums, sequential));
+        sequential_.enqueue(queue, slot, sums_.address(slot) + offsetof(NoiseSums, sequential));
         vulkan::copy_to_host(queue, &host_sums_[slot], sums_.at(slot), sizeof(NoiseSums), "copying the float_psnr sums");
     }
 
@@ -129,7 +123,7 @@ public:
         const double units = static_cast<double>(scaler_) * scaler_;
         double noise = 0;
         if (plant_ == PlantedDefect::kReductionOrder) noise = static_cast<double>(s.planted) / units;
-        else if (!sequential_.empty()) noise = s.sequential;
+        else if (sequential_.active()) noise = s.sequential;
         else noise = static_cast<double>(s.units) / units;  // both exact
         out.emplace_back("float_psnr", float_psnr::psnr_of_noise(noise, format_.width, format_.height, format_.bit_depth));
     }
@@ -143,9 +137,8 @@ private:
     vulkan::Kernel kernel_;
     vulkan::DeviceBuffer<NoiseSums> sums_;          // per slot
     std::vector<NoiseSums> host_sums_;              // per slot
+    vulkan::SlotSequentialSums sequential_;         // w * h terms per slot (where the CPU's sum may round)
     vulkan::DeviceBuffer<std::uint64_t> partials_;  // per slot: groups_ x grid_rows_
-    vulkan::DeviceBuffer<double> terms_;            // per slot: w * h terms (the sequential path only)
-    std::vector<std::unique_ptr<vulkan::SequentialSum>> sequential_;  // per slot (the sequential path only)
     SlotFrames frames_;
 };
 
