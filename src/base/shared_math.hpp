@@ -65,8 +65,19 @@ int vmafx_clz64(uint64_t x) {
     uint32_t hi = uint32_t(x >> 32);
     return hi != 0u ? 31 - findMSB(hi) : 63 - findMSB(uint32_t(x));
 }
-/// x rounded to the nearest integer, ties to even.
-double vmafx_round_even(double x) { return roundEven(x); }
+/// x rounded to the nearest integer, ties to even, with x's sign: (x + 2^52) - 2^52 (x's sign on
+/// 2^52), exact for |x| < 2^52 under round-to-nearest-even, which the twins require of the device
+/// (tools/spirv_strict.py's float controls; vulkan/float_probe.cpp); larger x are integers. Not
+/// the device's roundEven: lavapipe (Mesa 22.3.6) rounds double halves toward zero (63427.5 ->
+/// 63427; tests/shader's SharedMathShader.AdmMathMatchesCpuBitForBit).
+double vmafx_round_even(double x) {
+    const double big = 4503599627370496.0lf;  // 2^52
+    if (!(abs(x) < big)) return x;
+    const double t = x < 0.0lf ? -big : big;
+    const double r = (x + t) - t;
+    return uint64BitsToDouble((doubleBitsToUint64(r) & 0x7fffffffffffffffUL) |
+                              (doubleBitsToUint64(x) & 0x8000000000000000UL));
+}
 /// The bits of a float / the float of bits (IEEE binary32).
 uint32_t vmafx_float_bits(float x) { return floatBitsToUint(x); }
 float vmafx_bits_float(uint32_t b) { return uintBitsToFloat(b); }

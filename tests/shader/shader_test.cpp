@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "feature/vif/vif_kernels.hpp"
+#include "adm_case.hpp"
 #include "iqa_case.hpp"
 #include "motion_case.hpp"
 #include "denorm_case.hpp"
@@ -34,6 +35,9 @@
 namespace vmafx::shader_test {
 namespace {
 
+using adm::adm_case;
+using adm::AdmCase;
+using adm::AdmResult;
 using iqa::iqa_case;
 using iqa::IqaCase;
 using iqa::IqaResult;
@@ -48,6 +52,7 @@ using vif::vif_case_reads;
 using vif::VifCase;
 using vif::VifResult;
 
+static_assert(sizeof(AdmCase) == 56 && sizeof(AdmResult) == 96, "std430 layout of adm_case.hpp");
 static_assert(sizeof(MotionCase) == 80 && sizeof(MotionResult) == 32, "std430 layout of motion_case.hpp");
 static_assert(sizeof(IqaCase) == 64 && sizeof(IqaResult) == 48, "std430 layout of iqa_case.hpp");
 static_assert(sizeof(VifCase) == 32 && sizeof(VifResult) == 72, "std430 layout of vif_case.hpp");
@@ -147,6 +152,66 @@ TEST(SharedMathShader, MotionMathMatchesCpuBitForBit) {
     std::uint32_t wrapped = 0;
     for (std::uint32_t i = 0; i < kCases; ++i) wrapped += out[i].h_exact != out[i].h_lane;
     EXPECT_GT(wrapped, kCases / 10) << "the lane variant's 32-bit wrap is exercised";
+}
+
+/// A coefficient of ADM's levels 1..3 as real bands hold them (mostly within 2^20, some anywhere in
+/// int32, a few 0), or `other` plus a small change (the distorted coefficient of a pair).
+std::int32_t adm_coefficient(std::mt19937_64& rng, std::uint64_t kind) {
+    switch (kind % 8) {
+    case 0: return 0;
+    case 1: return static_cast<std::int32_t>(rng());
+    case 2: return static_cast<std::int32_t>(rng() % 65536) - 32768;
+    default: return static_cast<std::int32_t>(rng() % (1u << 21)) - (1 << 20);
+    }
+}
+
+TEST(SharedMathShader, AdmMathMatchesCpuBitForBit) {
+    REQUIRE_DEVICE();
+    std::mt19937_64 rng(26);
+    std::vector<AdmCase> cases(kCases);
+    const double gains[4] = {100.0, 1.0, 1.2, 2.5};
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        AdmCase& c = cases[i];
+        std::memset(&c, 0, sizeof c);
+        c.oh = adm_coefficient(rng, rng());
+        c.ov = adm_coefficient(rng, rng());
+        // Half the pairs close (a distorted coefficient near the reference's), half independent.
+        const bool close = i % 2 == 0;
+        c.th = close ? static_cast<std::int32_t>(static_cast<std::uint32_t>(c.oh) + static_cast<std::uint32_t>(rng() % 64) - 32u)
+                     : adm_coefficient(rng, rng());
+        c.tv = close ? static_cast<std::int32_t>(static_cast<std::uint32_t>(c.ov) + static_cast<std::uint32_t>(rng() % 64) - 32u)
+                     : adm_coefficient(rng, rng());
+        c.egl = gains[i % 4];
+        c.wq = static_cast<std::uint32_t>(rng());
+        c.wt = static_cast<std::int32_t>(rng() % 65536);
+        c.thr = static_cast<std::int64_t>(rng() % (1u << 24)) - (i % 3 == 0 ? (1 << 23) : 0);
+        c.scub = static_cast<std::uint32_t>(rng() % 40);
+        c.rcub = c.scub == 0 ? 0 : std::int64_t{1} << (c.scub - 1);
+    }
+    const auto out =
+        from_bytes<AdmResult>(runner().run(shader("adm.spv"), bytes_of(cases), kCases * sizeof(AdmResult), kCases));
+    ASSERT_EQ(out.size(), kCases);
+    std::uint32_t mismatches = 0, restored = 0;
+    for (std::uint32_t i = 0; i < kCases; ++i) {
+        const AdmResult want = adm_case(cases[i]);
+        if (std::memcmp(&want, &out[i], sizeof want) != 0 && ++mismatches <= 5) {
+            const AdmResult& got = out[i];
+            ADD_FAILURE() << "case " << i << " (o " << cases[i].oh << ", t " << cases[i].th << ", egl " << cases[i].egl
+                          << "): cpu k " << want.k << " same " << want.same << "/" << want.same_avx512 << " restored "
+                          << want.restored_nearest << "/" << want.restored_trunc << " csf " << want.weighted_signed
+                          << " filter " << want.masking_filter << " centre " << want.centre << " excess "
+                          << want.excess_vector << "/" << want.excess_scalar << " cube " << want.cube << " pad " << want.pad << " level 0 "
+                          << want.k0 << " " << want.restored0_value << " " << want.csf0 << " " << want.cube0
+                          << "; shader k " << got.k << " same " << got.same << "/" << got.same_avx512 << " restored "
+                          << got.restored_nearest << "/" << got.restored_trunc << " csf " << got.weighted_signed
+                          << " filter " << got.masking_filter << " centre " << got.centre << " excess "
+                          << got.excess_vector << "/" << got.excess_scalar << " cube " << got.cube << " pad " << got.pad << " level 0 "
+                          << got.k0 << " " << got.restored0_value << " " << got.csf0 << " " << got.cube0;
+        }
+        restored += want.same != 0 && want.restored_nearest != want.restored_trunc;
+    }
+    EXPECT_EQ(mismatches, 0u) << "of " << kCases << " cases on " << runner().device_name();
+    EXPECT_GT(restored, 0u) << "the gain restore's two roundings differ somewhere";
 }
 
 /// A float from its parts: mantissa bits `m` (23) and an exponent e (unbiased), positive.

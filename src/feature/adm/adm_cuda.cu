@@ -25,8 +25,8 @@
 // floating-point end runs on the host in the CPU's code. Upstream: libvmaf 3.2.0
 // src/feature/integer_adm.c, x86/adm_avx512.c.
 //
-// Planted regressions (tests of the parity gate only; the twin's plant_, fixed at creation and
-// set in the kernels' arguments by the constructor), all inside kernels:
+// Planted regressions (tests of the parity gate only; fixed at creation in the twin's plan
+// (adm_twin_plan.hpp, make_twin_plan) and set in the kernels' arguments), all inside kernels:
 //  kMirrorShift:      the DWT's vertical mirror at the bottom edge reads one row further in
 //                     (n -> n-2 instead of n-1), at every level (dwt_row, from level0_kernel and
 //                     level_kernel);
@@ -44,7 +44,7 @@
 // with --fmad=false save the .rn qualifiers of 36 f64 and 6 f32 multiplies, and it has no fma.
 // The only floating-point sums of ADM (cube roots, ratios, adm3's blend) run on the host, in the
 // CPU's own code.
-#include <cmath>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -110,13 +110,11 @@ void carve_planes(Carver& c, LevelPlanes<T>& p, int w, int h, bool with_a, bool 
 class AdmTwin final : public GpuTwin {
 public:
     AdmTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
-        : format_(format), plant_(plant), settings_(options), host_sums_(static_cast<std::size_t>(slots) * kSums),
-          slots_(slots), frames_("adm", slots) {
-        settings_.check_options();  // as the CPU extractor: before any device memory is taken
-        set_band_sizes();
-        set_level0();
-        for (int s = 1; s <= 3; ++s) set_level(s);
-        final_.round_after_sum = plant_ == PlantedDefect::kReductionOrder;
+        : format_(format), settings_(options),
+          plan_(adm::make_twin_plan(format, settings_, plant, kSpan, "adm (CUDA)")),
+          host_sums_(static_cast<std::size_t>(slots) * kSums), slots_(slots), frames_("adm", slots) {
+        for (int s = 0; s < 4; ++s) final_.level[s] = plan_.final[s];
+        final_.round_after_sum = plan_.round_after_sum;
         allocate_slots();
     }
 
@@ -131,25 +129,26 @@ public:
         SlotMemory& m = slots_[slot];
 
         // Level 0.
-        const dim3 grid0(cuda::blocks_for(static_cast<std::size_t>(level0_.w), kThreads),
-                         static_cast<unsigned>(level0_.h));
+        const Level0Args& level0 = plan_.level0;
+        const dim3 grid0(cuda::blocks_for(static_cast<std::size_t>(level0.w), kThreads),
+                         static_cast<unsigned>(level0.h));
         const auto* ref = static_cast<const unsigned char*>(ref_luma.data);
         const auto* dis = static_cast<const unsigned char*>(dis_luma.data);
         if (format_.bit_depth == 8)
             level0_kernel<std::uint8_t><<<grid0, kThreads, 0, stream>>>(ref, ref_luma.pitch, dis, dis_luma.pitch,
-                                                                        level0_, m.level0, m.rows[0]);
+                                                                        level0, m.level0, m.rows[0]);
         else
             level0_kernel<std::uint16_t><<<grid0, kThreads, 0, stream>>>(ref, ref_luma.pitch, dis, dis_luma.pitch,
-                                                                         level0_, m.level0, m.rows[0]);
+                                                                         level0, m.level0, m.rows[0]);
         cuda::check_launch("adm level0_kernel");
         if (!settings_.config.skip_scale0) {
-            cm0_kernel<<<cm_grid(cm_[0]), kThreads, 0, stream>>>(m.level0, cm_[0], m.rows[0]);
+            cm0_kernel<<<cm_grid(plan_.cm[0]), kThreads, 0, stream>>>(m.level0, plan_.cm[0], m.rows[0]);
             cuda::check_launch("adm cm0_kernel");
         }
 
         // Levels 1..3.
         for (int s = 1; s <= 3; ++s) {
-            const LevelArgs& a = levels_[s - 1];
+            const LevelArgs& a = plan_.levels[s - 1];
             const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(a.w), kThreads), static_cast<unsigned>(a.h));
             LevelPlanes<int32_t>& out = m.level[s - 1];
             const int32_t* tail_in = m.tails + 2 * s;
@@ -162,12 +161,12 @@ public:
                     m.level[s - 2].ref_a, m.level[s - 2].dis_a, m.level[s - 2].pitch, tail_in, a, out, tail_out,
                     m.rows[s]);
             cuda::check_launch("adm level_kernel");
-            cm_kernel<<<cm_grid(cm_[s]), kThreads, 0, stream>>>(out, cm_[s], m.rows[s]);
+            cm_kernel<<<cm_grid(plan_.cm[s]), kThreads, 0, stream>>>(out, plan_.cm[s], m.rows[s]);
             cuda::check_launch("adm cm_kernel");
         }
 
         FinalArgs fin = final_;
-        for (int s = 0; s < 4; ++s) fin.level[s].rows = m.rows[s];
+        for (int s = 0; s < 4; ++s) fin.rows[s] = m.rows[s];
         finalize_kernel<<<kSums, kFinalThreads, 0, stream>>>(fin, m.sums);
         cuda::check_launch("adm finalize_kernel");
         cuda::check(cudaMemcpyAsync(host_sums_.get() + static_cast<std::size_t>(slot) * kSums, m.sums,
@@ -178,198 +177,23 @@ public:
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
         frames_.check_holds(slot, index);
         const ull* v = host_sums_.get() + static_cast<std::size_t>(slot) * kSums;
-        adm::AdmSums sums;
-        for (int s = 0; s < 4; ++s)
-            for (int theta = 0; theta < 3; ++theta) {
-                sums.den[s][theta] = v[s * 9 + theta];
-                sums.num[s][theta] = static_cast<int64_t>(v[s * 9 + 3 + theta]);
-                sums.aim[s][theta] = static_cast<int64_t>(v[s * 9 + 6 + theta]);
-            }
+        std::uint64_t words[kSums];
+        std::copy(v, v + kSums, words);
+        const adm::AdmSums sums = adm::twin_sums(words);
         settings_.write_frame(adm::adm_scores(sums, format_.width, format_.height, settings_.config), out);
     }
 
 private:
-    // ---- Creation, one level each: band sizes; per DWT level its kernel, contrast-masking and
-    // ---- final arguments; the slots' device memory.
-
-    /// bw_, bh_: the luma's size, then each level's band size (half, rounded up).
-    void set_band_sizes() {
-        bw_[0] = format_.width;
-        bh_[0] = format_.height;
-        for (int s = 1; s <= 4; ++s) {
-            bw_[s] = (bw_[s - 1] + 1) / 2;
-            bh_[s] = (bh_[s - 1] + 1) / 2;
-        }
-    }
-
     /// Whether AIM (and its sums) is computed.
     bool aim() const { return !settings_.config.skip_aim; }
 
-    /// Level 0's arguments: its kernel's, its contrast masking's and its final sums'.
-    void set_level0() {
-        level0_ = level0_args();
-        cm_[0] = level0_cm_args(level0_, aim());
-        final_.level[0] = level0_final(level0_);
-    }
-
-    /// Level s's (1..3), as set_level0.
-    void set_level(int s) {
-        LevelArgs& a = levels_[s - 1];
-        a = level_args(s);
-        cm_[s] = level_cm_args(a, aim());
-        final_.level[s] = level_final(a, cm_[s]);
-    }
-
-    /// level0_kernel's arguments (with the planted kMirrorShift and kRoundingConstant).
-    Level0Args level0_args() const {
-        const adm::AdmConfig& cfg = settings_.config;
-        Level0Args a{};
-        a.width = format_.width;
-        a.height = format_.height;
-        a.bit_depth = format_.bit_depth;
-        a.w = bw_[1];
-        a.h = bh_[1];
-        a.lo_only = cfg.skip_scale0;
-        a.reads_past_row =
-            adm::dwt_reads_past_row(format_.width, cfg.skip_scale0 ? 0 : (format_.bit_depth == 8 ? 32 : 64));
-        a.mirror_shift = plant_ == PlantedDefect::kMirrorShift;
-        a.half_rounding = plant_ == PlantedDefect::kRoundingConstant;
-        a.tap = adm::tap_region(a.w, a.h);
-        a.score = adm::score_region(a.w, a.h);
-        a.tap_vec_end = adm::vector_end(a.tap.left, a.tap.right, 16);
-        a.cm = adm::CmLayout(a.w, a.h);
-        const auto wq = adm::csf_weights_q_scale0(cfg.csf);
-        for (int k = 0; k < 3; ++k) a.wt[k] = wq[k];
-        a.integer_gain = cfg.enhn_gain_limit == std::floor(cfg.enhn_gain_limit);
-        a.egl_int = static_cast<int32_t>(cfg.enhn_gain_limit);
-        a.egl = cfg.enhn_gain_limit;
-        a.aim = aim();
-        return a;
-    }
-
-    /// cm0_kernel's arguments.
-    static CmArgs level0_cm_args(const Level0Args& a, bool aim) {
-        CmArgs c{};
-        c.w = a.w;
-        c.h = a.h;
-        c.cm = a.cm;
-        for (int k = 0; k < 3; ++k) c.wt[k] = a.wt[k];
-        const adm::Shift cub_hv = adm::log2_shift(a.w, -4);
-        const adm::Shift cub_d = adm::log2_shift(a.w, -3);
-        const adm::Shift cubs[3] = {cub_hv, cub_hv, cub_d};
-        for (int k = 0; k < 3; ++k) {
-            c.rcub[k] = cubs[k].round;
-            c.scub[k] = cubs[k].shift;
-        }
-        c.aim = aim;
-        return c;
-    }
-
-    /// Level 0's part of finalize_kernel (its rows are bound per slot in enqueue()).
-    FinalLevel level0_final(const Level0Args& a) const {
-        const adm::AdmConfig& cfg = settings_.config;
-        FinalLevel f{};
-        f.den = f.num = !cfg.skip_scale0;
-        f.aim = !cfg.skip_scale0 && aim();
-        f.den_begin = a.score.top;
-        f.den_end = a.score.bottom;
-        const adm::Shift den_row = adm::den0_row_shift(a.score);
-        f.den_round = den_row.round;
-        f.den_shift = den_row.shift;
-        set_cm_rows(f, a.cm, a.h);
-        return f;
-    }
-
-    /// level_kernel's arguments at level s (1..3) (with the planted kMirrorShift).
-    LevelArgs level_args(int s) const {
-        const adm::AdmConfig& cfg = settings_.config;
-        LevelArgs a{};
-        a.w_in = bw_[s];
-        a.h_in = bh_[s];
-        a.w = bw_[s + 1];
-        a.h = bh_[s + 1];
-        a.round_v = adm::kDwtRoundV[s - 1];
-        a.shift_v = adm::kDwtShiftV[s - 1];
-        a.round_h = adm::kDwtRoundH[s - 1];
-        a.shift_h = adm::kDwtShiftH[s - 1];
-        a.reads_past_row = adm::dwt_reads_past_row(a.w_in, 8);
-        a.mirror_shift = plant_ == PlantedDefect::kMirrorShift;
-        a.tap = adm::tap_region(a.w, a.h);
-        a.score = adm::score_region(a.w, a.h);
-        a.tap_vec_end = adm::vector_end(a.tap.left, a.tap.right, 16);
-        const auto wq = adm::csf_weights_q32(cfg.csf, s);
-        for (int k = 0; k < 3; ++k) a.wq[k] = wq[k];
-        a.egl = cfg.enhn_gain_limit;
-        a.aim = aim();
-        a.den_shift_sq = adm::kDenShiftSq[s - 1];
-        a.den_round_sq = std::uint64_t{1} << a.den_shift_sq;
-        const adm::Shift den_cub = adm::log2_shift(a.score.right - a.score.left, 0);
-        a.den_cub_round = den_cub.round;
-        a.den_cub_shift = den_cub.shift;
-        a.store_a = s < 3;
-        set_scratch_tail(a, s);
-        return a;
-    }
-
-    /// What level s + 1 reads past its rows: element 4 * w_next + k of upstream's scratch
-    /// buffer, which level s's last row wrote (4 rows of w_in values).
-    void set_scratch_tail(LevelArgs& a, int s) const {
-        a.store_tail = s < 3 && adm::dwt_reads_past_row(bw_[s + 1], 8);
-        for (int k = 0; k < 2; ++k) {
-            const int index = 4 * bw_[s + 1] + k;
-            a.tail_slot[k] = index / a.w_in;
-            a.tail_col[k] = index % a.w_in;
-            if (a.store_tail && (a.tail_slot[k] > 3 || a.tail_col[k] + 1 >= kSpan))
-                throw Error("adm (CUDA): internal: scratch element " + std::to_string(index) + " of level " +
-                            std::to_string(s) + " is out of reach");
-        }
-    }
-
-    /// cm_kernel's arguments at a level 1..3 with kernel arguments `a`.
-    static CmArgs level_cm_args(const LevelArgs& a, bool aim) {
-        CmArgs c{};
-        c.w = a.w;
-        c.h = a.h;
-        c.cm = adm::CmLayout(a.w, a.h);
-        for (int k = 0; k < 3; ++k) c.wq[k] = a.wq[k];
-        const adm::Shift cub = adm::log2_shift(a.w, 0);
-        for (int k = 0; k < 3; ++k) {
-            c.rcub[k] = cub.round;
-            c.scub[k] = cub.shift;
-        }
-        c.aim = aim;
-        return c;
-    }
-
-    /// A level 1..3's part of finalize_kernel.
-    FinalLevel level_final(const LevelArgs& a, const CmArgs& c) const {
-        FinalLevel f{};
-        f.den = f.num = true;
-        f.aim = aim();
-        f.den_begin = a.score.top;
-        f.den_end = a.score.bottom;
-        const adm::Shift den_row = adm::log2_shift(a.score.bottom - a.score.top, 0);
-        f.den_round = den_row.round;
-        f.den_shift = den_row.shift;
-        set_cm_rows(f, c.cm, a.h);
-        return f;
-    }
-
-    static void set_cm_rows(FinalLevel& f, const adm::CmLayout& cm, int h) {
-        f.cm_begin = cm.row_begin;
-        f.cm_end = cm.row_end;
-        const adm::Shift row = adm::log2_shift(h, 0);
-        f.cm_round = row.round;
-        f.cm_shift = row.shift;
-    }
-
     /// One slot's arrays carved from `c` into `m` (with a null base: sizes only).
     void carve_slot(Carver& c, SlotMemory& m) const {
-        carve_planes(c, m.level0, bw_[1], bh_[1], true, aim());
-        for (int s = 1; s <= 3; ++s) carve_planes(c, m.level[s - 1], bw_[s + 1], bh_[s + 1], s < 3, aim());
+        carve_planes(c, m.level0, plan_.bw[1], plan_.bh[1], true, aim());
+        for (int s = 1; s <= 3; ++s) carve_planes(c, m.level[s - 1], plan_.bw[s + 1], plan_.bh[s + 1], s < 3, aim());
         for (int s = 0; s < 4; ++s) {
-            m.rows[s].h = bh_[s + 1];
-            m.rows[s].data = c.take<ull>(9 * static_cast<std::size_t>(bh_[s + 1]));
+            m.rows[s].h = plan_.bh[s + 1];
+            m.rows[s].data = c.take<ull>(9 * static_cast<std::size_t>(plan_.bh[s + 1]));
         }
         m.tails = c.take<int32_t>(8);
         m.sums = c.take<ull>(kSums);
@@ -396,13 +220,9 @@ private:
     }
 
     VideoFormat format_;
-    PlantedDefect plant_;
     adm::Settings settings_;
-    int bw_[5] = {}, bh_[5] = {};  // band sizes per level (0: the luma)
-    Level0Args level0_{};
-    LevelArgs levels_[3]{};
-    CmArgs cm_[4]{};
-    FinalArgs final_{};
+    adm::TwinPlan plan_;  // per level: arguments of the kernels (adm_twin_plan.hpp)
+    FinalArgs final_{};  // plan_.final and the plant; the slot's rows bound in enqueue()
     cuda::PinnedBuffer<ull> host_sums_;  // kSums per slot
     std::vector<SlotMemory> slots_;
     std::vector<cuda::DeviceBuffer<unsigned char>> memory_;  // per slot

@@ -11,6 +11,7 @@
 #include "feature/adm/adm.hpp"
 #include "feature/adm/adm_math.hpp"
 #include "feature/adm/adm_pipeline.hpp"
+#include "feature/adm/adm_twin_plan.hpp"
 
 namespace vmafx {
 
@@ -33,8 +34,8 @@ constexpr int kWarps = kThreads / 32;
 constexpr int kSpan = 2 * kThreads + 2;
 /// Threads of finalize_kernel (one block per sum).
 constexpr int kFinalThreads = 256;
-/// Sums per frame: 4 levels x {den, num, aim} x 3 orientations.
-constexpr int kSums = 4 * 3 * 3;
+/// Sums per frame (adm_twin_plan.hpp's layout).
+constexpr int kSums = adm::kTwinSums;
 
 /// The planes of one level that a level kernel writes and its cm kernel (and the next level)
 /// read; all `pitch` elements between rows, band-sized. T: int16_t at level 0, int32_t above.
@@ -58,71 +59,15 @@ struct RowSums {
     }
 };
 
-/// What level0_kernel needs to know (computed on the host by the CPU's geometry helpers).
-struct Level0Args {
-    int width, height, bit_depth;  ///< input luma
-    int w, h;                      ///< band size
-    bool lo_only;                  ///< adm_skip_scale0: band a only
-    bool reads_past_row;           ///< the last output column reads past its scratch row
-    bool mirror_shift;             ///< planted kMirrorShift
-    bool half_rounding;            ///< planted kRoundingConstant (planted_dwt0_horizontal)
-    adm::Region tap, score;
-    int tap_vec_end;  ///< first tap-region column decouple/csf compute the C way
-    adm::CmLayout cm;
-    int32_t wt[3];  ///< fixed-point CSF weights (csf_weights_q_scale0)
-    bool integer_gain;
-    int32_t egl_int;
-    double egl;
-    bool aim;
-};
-
-/// What level_kernel (levels 1..3) needs to know.
-struct LevelArgs {
-    int w_in, h_in;  ///< input: band a of the previous level
-    int w, h;        ///< band size
-    int64_t round_v, round_h;
-    uint32_t shift_v, shift_h;
-    bool reads_past_row;
-    bool mirror_shift;
-    adm::Region tap, score;
-    int tap_vec_end;
-    uint32_t wq[3];  ///< Q32 CSF weights (csf_weights_q32)
-    double egl;
-    bool aim;
-    uint64_t den_round_sq, den_cub_round;
-    int den_shift_sq;
-    uint32_t den_cub_shift;
-    bool store_a;      ///< whether a next level reads band a
-    bool store_tail;   ///< whether the next level reads past its rows into this level's scratch
-    int tail_slot[2];  ///< which vertical row (0 ref lo, 1 ref hi, 2 dis lo, 3 dis hi) and
-    int tail_col[2];   ///< column of this level's last row the next level reads there
-};
-
-/// What the cm kernels need to know.
-struct CmArgs {
-    int w, h;
-    adm::CmLayout cm;
-    int32_t wt[3];   ///< level 0: fixed-point weights
-    uint32_t wq[3];  ///< levels 1..3: Q32 weights
-    int64_t rcub[3];
-    uint32_t scub[3];
-    bool aim;
-};
-
-/// One level's part of finalize_kernel.
-struct FinalLevel {
-    RowSums rows;
-    int den_begin, den_end;  ///< score rows
-    uint64_t den_round;
-    uint32_t den_shift;
-    int cm_begin, cm_end;  ///< visited rows
-    int64_t cm_round;
-    uint32_t cm_shift;
-    bool den, num, aim;  ///< which sums the level has
-};
+// The kernels' arguments: adm_twin_plan.hpp's plan, shared with the Vulkan twin.
+using adm::CmArgs;
+using adm::FinalLevel;
+using adm::Level0Args;
+using adm::LevelArgs;
 
 struct FinalArgs {
     FinalLevel level[4];
+    RowSums rows[4];
     bool round_after_sum;  ///< planted kReductionOrder: rows added before rounding and shifting
 };
 
@@ -517,8 +462,8 @@ __global__ void __launch_bounds__(kThreads) cm_kernel(LevelPlanes<int32_t> in, C
 /// Row sum `v` of `quantity` (0 den, 1 num, 2 aim) of level L rounded and shifted, as the CPU
 /// does before adding the rows.
 __device__ inline ull rounded_row_sum(const FinalLevel& L, int quantity, ull v) {
-    return quantity == 0 ? (v + L.den_round) >> L.den_shift
-                         : static_cast<ull>(adm::sar64(static_cast<int64_t>(v) + L.cm_round, L.cm_shift));
+    return quantity == 0 ? adm::den_row_rounded(v, L.den_round, L.den_shift)
+                         : static_cast<ull>(adm::cm_row_rounded(static_cast<int64_t>(v), L.cm_round, L.cm_shift));
 }
 
 /// Sum blockIdx.x = level * 9 + quantity * 3 + orientation of the frame: the rows' sums
@@ -534,7 +479,7 @@ __global__ void __launch_bounds__(kFinalThreads) finalize_kernel(FinalArgs a, ul
     ull acc = 0;
     const bool on = quantity == 0 ? L.den : (quantity == 1 ? L.num : L.aim);
     if (on) {
-        ull* rows = L.rows.at(quantity, theta);
+        ull* rows = a.rows[b / 9].at(quantity, theta);
         const int begin = quantity == 0 ? L.den_begin : L.cm_begin;
         const int end = quantity == 0 ? L.den_end : L.cm_end;
         for (int r = begin + static_cast<int>(threadIdx.x); r < end; r += kFinalThreads) {

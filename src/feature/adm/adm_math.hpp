@@ -294,12 +294,15 @@ VMAFX_FN int64_t decouple_k(int32_t o, int32_t t) {
 /// plain value rst = k * o: when the directions agree, an enhancement (|t| > |o|) is restored
 /// up to egl times. `nearest`: the gain product is rounded to nearest (ties to even) as the
 /// AVX-512 kernels do (C truncates); both agree for integer egl. (C++: restore<int32_t>.)
-VMAFX_FN int32_t restore32(int32_t rst, int32_t t, int32_t k, int64_t o, bool same_dir, double egl, bool nearest) {
-    if (!same_dir || k <= 0 || o == int64_t(0)) return rst;
+/// o is compared as the 32-bit value it is: lavapipe (Mesa 22.3.6) evaluates a comparison of a
+/// sign-extended 32-bit value with a constant wrongly (o > 0 true for o = -12858 and o = 0;
+/// found by tests/shader's SharedMathShader.AdmMathMatchesCpuBitForBit).
+VMAFX_FN int32_t restore32(int32_t rst, int32_t t, int32_t k, int32_t o, bool same_dir, double egl, bool nearest) {
+    if (!same_dir || k <= 0 || o == 0) return rst;
     const double g = double(rst) * egl;
     const int64_t gi = nearest ? int64_t(vmafx_round_even(g)) : int64_t(g);
     const int64_t tt = int64_t(t);
-    return int32_t(o > int64_t(0) ? (gi < tt ? gi : tt) : (gi > tt ? gi : tt));
+    return int32_t(o > 0 ? (gi < tt ? gi : tt) : (gi > tt ? gi : tt));
 }
 
 /// Level 0 restore() for an integer gain limit `egl` (the product is exact in 32 bits): the
@@ -323,7 +326,7 @@ VMAFX_FN int32_t restored(int64_t k, int32_t o) { return int32_t((k * int64_t(o)
 /// given reference ov, the directions of the sample agreeing or not (same_dir).
 VMAFX_FN int32_t decouple_restored(int32_t ov, int32_t tv, bool same_dir, int32_t egl) {
     const int64_t k = decouple_k(ov, tv);
-    return restore32(restored(k, ov), tv, int32_t(k), int64_t(ov), same_dir, double(egl), false);
+    return restore32(restored(k, ov), tv, int32_t(k), ov, same_dir, double(egl), false);
 }
 
 /// The additive part t - r of a coefficient, modulo 2^32.
@@ -418,6 +421,20 @@ VMAFX_FN int64_t cm_cube(int32_t m, int64_t rcub, uint32_t scub) {
     return sar64(sq * int64_t(m) + rcub, scub);
 }
 
+// ---------------------------------------------------------------------------------------
+// Row sums (upstream adm_csf_den_scale / adm_csf_den_s123 / adm_cm / i4_adm_cm: each row's sum
+// is rounded and shifted before the rows are added)
+// ---------------------------------------------------------------------------------------
+
+/// A row's sum of denominator cubes, rounded and shifted (the level's row Shift).
+VMAFX_FN uint64_t den_row_rounded(uint64_t row_sum, uint64_t round, uint32_t shift) {
+    return (row_sum + round) >> shift;
+}
+
+/// A row's sum of contrast-masking cubes, rounded and arithmetically shifted (the level's row
+/// Shift).
+VMAFX_FN int64_t cm_row_rounded(int64_t row_sum, int64_t round, uint32_t shift) { return sar64(row_sum + round, shift); }
+
 VMAFX_NAMESPACE_END
 
 #if !VMAFX_GLSL
@@ -454,7 +471,7 @@ struct CmLayout : CmBounds {
 
 /// restore32 for the callers' Int (int32_t).
 template <typename Int>
-VMAFX_HOST_DEVICE inline Int restore(Int rst, Int t, int32_t k, int64_t o, bool same_dir, double egl, bool nearest) {
+VMAFX_HOST_DEVICE inline Int restore(Int rst, Int t, int32_t k, int32_t o, bool same_dir, double egl, bool nearest) {
     static_assert(sizeof(Int) == 4, "restore: 32-bit coefficients");
     return restore32(rst, t, k, o, same_dir, egl, nearest);
 }

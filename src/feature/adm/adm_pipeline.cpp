@@ -297,7 +297,7 @@ void den_level0(const Bands<int16_t>& ref, int w, int h, uint64_t sums[3]) {
         uint64_t acc = 0;
         for (int i = rg.top; i < rg.bottom; ++i) {
             const uint64_t inner = kernels.den0_row(ref.hvd(theta).row(i), rg.left, rg.right);
-            acc += (inner + row.round) >> row.shift;
+            acc += den_row_rounded(inner, row.round, row.shift);
         }
         sums[theta] = acc;
     }
@@ -316,7 +316,7 @@ void den_level(int scale, const Bands<int32_t>& ref, int w, int h, uint64_t sums
         for (int i = rg.top; i < rg.bottom; ++i) {
             const uint64_t inner =
                 kernels.den_row(ref.hvd(theta).row(i), rg.left, rg.right, round_sq, shift_sq, cub.round, cub.shift);
-            acc += (inner + row.round) >> row.shift;
+            acc += den_row_rounded(inner, row.round, row.shift);
         }
         sums[theta] = acc;
     }
@@ -426,7 +426,7 @@ void cm_level0(const Bands<int16_t>& x, const Bands<int16_t>& masker, int w, int
         for (int theta = 0; theta < 3; ++theta) {
             const int64_t row_acc = kernels.cm0_row(x.hvd(theta).row(i), thr.data(), L.col_begin, L.col_end,
                                                     weight[theta], theta, cub[theta].round, cub[theta].shift);
-            acc[theta] += sar64(row_acc + row_shift.round, row_shift.shift);
+            acc[theta] += cm_row_rounded(row_acc, row_shift.round, row_shift.shift);
         }
     }
     for (int theta = 0; theta < 3; ++theta) sums[theta] = acc[theta];
@@ -477,7 +477,7 @@ void cm_level(const Bands<int32_t>& x, const Bands<int32_t>& masker, int w, int 
         for (int theta = 0; theta < 3; ++theta) {
             const int64_t row_acc = kernels.cm_row(x.hvd(theta).row(i), thr.data(), L.col_begin, cut, L.col_end,
                                                    weight[theta], cub.round, cub.shift);
-            acc[theta] += sar64(row_acc + row_shift.round, row_shift.shift);
+            acc[theta] += cm_row_rounded(row_acc, row_shift.round, row_shift.shift);
         }
     }
     for (int theta = 0; theta < 3; ++theta) sums[theta] = acc[theta];
