@@ -2,6 +2,10 @@
 // device memory is buffers addressed by their device addresses, a GpuQueue is a vulkan::Queue,
 // a GpuEvent a point (timeline semaphore, value) of one; pinning is not needed (uploads are
 // staged at enqueue time) and does nothing.
+#include <map>
+#include <mutex>
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "base/error.hpp"
@@ -147,18 +151,64 @@ const DeviceApi& api() { return device_api; }
 
 struct Kernel::Impl {
     Device* d = nullptr;
-    VkShaderModule module = VK_NULL_HANDLE;
     VkPipelineLayout layout = VK_NULL_HANDLE;
     VkPipeline pipeline = VK_NULL_HANDLE;
     std::uint32_t push_bytes = 0;
     std::string what;
-    ~Impl() {
-        if (d) d->wait_idle();  // dispatches recorded before may still be pending
-        if (pipeline) vkDestroyPipeline(d->device, pipeline, nullptr);
-        if (layout) vkDestroyPipelineLayout(d->device, layout, nullptr);
-        if (module) vkDestroyShaderModule(d->device, module, nullptr);
-    }
 };
+
+namespace {
+
+/// A module's compute pipeline and its layout.
+struct Pipeline {
+    VkPipelineLayout layout = VK_NULL_HANDLE;
+    VkPipeline pipeline = VK_NULL_HANDLE;
+};
+
+/// The pipeline of embedded module `spirv` with `push_bytes` of push constants on `d`, built on
+/// first use and kept for the process, as the device is (Device::~Device): a twin created again
+/// (every run, every case of the parity gate) compiles nothing, and destroying one waits for
+/// nothing. Pipelines are immutable, so every Kernel of a module shares one. Throws Error naming
+/// `what` where the driver refuses the module (nothing is kept then).
+Pipeline pipeline_of(Device& d, std::span<const std::uint32_t> spirv, std::uint32_t push_bytes, const char* what) {
+    static std::mutex mutex;
+    static std::map<std::tuple<const std::uint32_t*, std::size_t, std::uint32_t>, Pipeline> built;
+    std::lock_guard lock(mutex);
+    const auto key = std::make_tuple(spirv.data(), spirv.size(), push_bytes);
+    if (const auto it = built.find(key); it != built.end()) return it->second;
+    const VkDevice dev = d.device;
+    const std::vector<std::uint32_t> words = d.for_device(spirv, what);
+    VkShaderModuleCreateInfo smi{};
+    smi.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+    smi.codeSize = words.size() * sizeof(std::uint32_t);
+    smi.pCode = words.data();
+    VkShaderModule module = VK_NULL_HANDLE;
+    check(vkCreateShaderModule(dev, &smi, nullptr, &module), what);
+    Pipeline p;
+    VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
+    VkPipelineLayoutCreateInfo pli{};
+    pli.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+    pli.pushConstantRangeCount = push_bytes ? 1 : 0;
+    pli.pPushConstantRanges = &push;
+    VkResult r = vkCreatePipelineLayout(dev, &pli, nullptr, &p.layout);
+    if (r == VK_SUCCESS) {
+        VkComputePipelineCreateInfo cpi{};
+        cpi.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+        cpi.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+        cpi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        cpi.stage.module = module;
+        cpi.stage.pName = "main";
+        cpi.layout = p.layout;
+        r = vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpi, nullptr, &p.pipeline);
+        if (r != VK_SUCCESS) vkDestroyPipelineLayout(dev, p.layout, nullptr);
+    }
+    vkDestroyShaderModule(dev, module, nullptr);  // the pipeline keeps what it needs
+    check(r, what);
+    built.emplace(key, p);
+    return p;
+}
+
+}  // namespace
 
 Kernel::Kernel(std::span<const std::uint32_t> spirv, std::uint32_t push_bytes, const char* what)
     : impl_(std::make_unique<Impl>()) {
@@ -167,27 +217,9 @@ Kernel::Kernel(std::span<const std::uint32_t> spirv, std::uint32_t push_bytes, c
     impl_->what = what;
     if (push_bytes > 128 || push_bytes % 4 != 0)
         throw Error(fmt::format("Vulkan: {}: {} bytes of push constants (at most 128, a multiple of 4)", what, push_bytes));
-    const VkDevice dev = impl_->d->device;
-    const std::vector<std::uint32_t> words = impl_->d->for_device(spirv, what);
-    VkShaderModuleCreateInfo smi{};
-    smi.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
-    smi.codeSize = words.size() * sizeof(std::uint32_t);
-    smi.pCode = words.data();
-    check(vkCreateShaderModule(dev, &smi, nullptr, &impl_->module), what);
-    VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes};
-    VkPipelineLayoutCreateInfo pli{};
-    pli.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
-    pli.pushConstantRangeCount = push_bytes ? 1 : 0;
-    pli.pPushConstantRanges = &push;
-    check(vkCreatePipelineLayout(dev, &pli, nullptr, &impl_->layout), what);
-    VkComputePipelineCreateInfo cpi{};
-    cpi.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
-    cpi.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    cpi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    cpi.stage.module = impl_->module;
-    cpi.stage.pName = "main";
-    cpi.layout = impl_->layout;
-    check(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpi, nullptr, &impl_->pipeline), what);
+    const Pipeline p = pipeline_of(*impl_->d, spirv, push_bytes, what);
+    impl_->layout = p.layout;
+    impl_->pipeline = p.pipeline;
 }
 
 Kernel::~Kernel() = default;

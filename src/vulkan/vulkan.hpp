@@ -41,7 +41,8 @@ const DeviceApi& api();
 
 /// A compute pipeline of one SPIR-V module (entry point "main"), whose only interface is a push
 /// constant block of `push_bytes` bytes (at most 128, the least every device offers): buffers are
-/// passed as device addresses. Built once per twin; dispatch() may be called from any thread.
+/// passed as device addresses. The pipeline is built once per module and process (the first
+/// Kernel of it compiles; the others share it); dispatch() may be called from any thread.
 class Kernel {
 public:
     /// `spirv`: the module's words (embedded at build time by vmafx_vulkan_shader in
