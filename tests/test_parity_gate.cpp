@@ -129,7 +129,10 @@ protected:
 // the same rows, none breached.
 // In a sanitized build on a device emulated on the CPU (test::DeviceScale) it is skipped: a plant
 // changes only shader code, which the Release build's run of this test has checked on the same
-// device, and the gate's host code is checked there by ParityGate/Backend.*.
+// device, and the gate's host code is checked there by ParityGate/Backend.*. On an emulated
+// device (lavapipe runs adm about 100 times slower than the CPU) the random inputs are at most
+// 97x97 and the banded ones are cambi's only: each plant acts on every size (an edge row, a
+// rounding, an order of sums), so small inputs still show it.
 TEST_P(PlantedDefects, EachDefectBreachesWhereTheControlIsClean) {
     const TwinDescriptor& twin = *GetParam();
     if (test::device_scale(backend_of(twin)) == test::DeviceScale::kEmulatedSanitized)
@@ -139,7 +142,8 @@ TEST_P(PlantedDefects, EachDefectBreachesWhereTheControlIsClean) {
     // The small random inputs, each widened and heightened, where the metric's limits refuse its
     // size (cambi: 216 samples on the longer side), to the smallest size they accept; and the
     // small banded inputs, where cambi's values are not 0.
-    std::vector<ParityInput> inputs = random_inputs(dir_.string(), 1, 5);
+    const bool emulated = test::device_scale(backend_of(twin)) != test::DeviceScale::kFull;
+    std::vector<ParityInput> inputs = random_inputs(dir_.string(), 1, 5, emulated ? 97 : 431);
     const FormatLimits& limits = metric_named(twin.metric).limits;
     for (ParityInput& in : inputs) {
         VideoFormat f = *in.raw_format;
@@ -153,7 +157,8 @@ TEST_P(PlantedDefects, EachDefectBreachesWhereTheControlIsClean) {
         in = {fmt::format("random {}x{} {}-bit (widened for {})", f.width, f.height, f.bit_depth, twin.metric),
               base + "_ref.yuv", base + "_dist.yuv", f, true};
     }
-    for (ParityInput& in : banded_inputs(dir_.string())) inputs.push_back(std::move(in));
+    if (!emulated || twin.metric == "cambi")
+        for (ParityInput& in : banded_inputs(dir_.string())) inputs.push_back(std::move(in));
     const std::vector<ParityCase> cases = parity_cases(backend_of(twin), &twin);
     const std::vector<ParityRow> control = run_parity(inputs, cases, PlantedDefect::kNone);
     ASSERT_FALSE(control.empty());

@@ -80,7 +80,7 @@ void write_random_video(const std::string& path, const VideoFormat& f, int frame
     });
 }
 
-std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, unsigned seed) {
+std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, unsigned seed, int max_side) {
     fs::create_directories(dir);
     std::mt19937 rng(seed);
     std::vector<ParityInput> out;
@@ -89,6 +89,8 @@ std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, u
             VideoFormat f;
             f.width = 33 + 2 * static_cast<int>(rng() % 200);   // odd, 33..431
             f.height = 33 + 2 * static_cast<int>(rng() % 120);  // odd, 33..271
+            f.width = std::min(f.width, max_side);
+            f.height = std::min(f.height, max_side);
             f.bit_depth = depth;
             f.subsampling = Subsampling::k420;
             const std::string base = fmt::format("{}/random_{}x{}_{}bit_{}", dir, f.width, f.height, depth, k);

@@ -21,8 +21,9 @@ void write_random_video(const std::string& path, const VideoFormat& format, int 
 
 /// Generated random-content inputs of odd sizes at 8, 10, 12 and 16 bits in `dir` (written
 /// there): `count` sizes per bit depth, 4 frames each, seeded, so runs are repeatable. They
-/// carry the option-corner cases (ParityInput::corners).
-std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, unsigned seed);
+/// carry the option-corner cases (ParityInput::corners). `max_side` (odd, at least 33): each
+/// size's sides clamped to it (for devices emulated on the CPU); the seeds' draws are the same.
+std::vector<ParityInput> random_inputs(const std::string& dir, unsigned count, unsigned seed, int max_side = 431);
 
 /// Writes the raw pair `base`_ref.yuv / `base`_dist.yuv of `frames` frames of `f`: slow
 /// gradients (a ramp across, a vignette scaled with the width) with a grain of +-1 code in the
