@@ -113,26 +113,11 @@ class SsimPipeline {
 public:
     /// Throws Error for 0 slots and on CUDA errors. `name`: the twin, for messages.
     SsimPipeline(const char* name, const VideoFormat& format, TwinPlan plan, unsigned slots, PlantedDefect plant)
-        : name_(name), format_(format), plan_(std::move(plan)), plant_(Plant::of(plant)), frames_(name, slots) {
-        size_.push_back({format.width, format.height});
-        std::size_t pyramid = 0;
-        for (int k = 0; k < plan_.levels; ++k) {
-            if (k > 0)
-                size_.push_back({decimated_size(size_[k - 1][0], plan_.factor),
-                                 decimated_size(size_[k - 1][1], plan_.factor)});
-            offset_.push_back(pyramid);
-            pyramid += static_cast<std::size_t>(size_[k][0]) * static_cast<std::size_t>(size_[k][1]);
-        }
-        std::size_t max_windows = 1, max_cache = 1;
-        for (const int k : plan_.scored) {
-            const std::size_t dw = static_cast<std::size_t>(size_[k][0] - kGaussianLen + 1);
-            const std::size_t dh = static_cast<std::size_t>(size_[k][1] - kGaussianLen + 1);
-            max_windows = std::max(max_windows, dw * dh);
-            max_cache = std::max(max_cache, dw * static_cast<std::size_t>(size_[k][1]));
-        }
-        pitch_ = (max_windows + 31) / 32 * 32;
-        cache_plane_ = (max_cache + 31) / 32 * 32;
-        pyramid_ = pyramid;
+        : name_(name), format_(format), plan_(std::move(plan)), plant_(Plant::of(plant)), frames_(name, slots),
+          layout_(format.width, format.height, plan_) {
+        const std::size_t max_windows = layout_.max_windows, pyramid = layout_.pyramid;
+        pitch_ = layout_.pitch;
+        cache_plane_ = layout_.cache_plane;
         if (plan_.klen > 0) {
             taps_ = cuda::DeviceBuffer<float>(plan_.taps.size());
             cuda::check(cudaMemcpy(taps_.get(), plan_.taps.data(), plan_.taps.size() * sizeof(float),
@@ -158,7 +143,7 @@ public:
     }
 
     /// Size {w, h} of pyramid level k.
-    const std::array<int, 2>& size(int k) const { return size_[static_cast<std::size_t>(k)]; }
+    const std::array<int, 2>& size(int k) const { return layout_.size[static_cast<std::size_t>(k)]; }
 
     /// Enqueues frame `f` in `slot` on `stream` (never synchronizes the host).
     void enqueue(const GpuFrame& f, unsigned slot, cudaStream_t stream) {
@@ -188,23 +173,23 @@ public:
             cuda::check_launch("iqa to_float_kernel");
         }
         for (int k = 1; k < plan_.levels; ++k) {
-            const auto [pw, ph] = size_[k - 1];
-            const auto [sw, sh] = size_[k];
+            const auto [pw, ph] = layout_.size[k - 1];
+            const auto [sw, sh] = layout_.size[k];
             const dim3 grid(cuda::blocks_for(static_cast<std::size_t>(sw), kThreads), static_cast<unsigned>(sh));
             for (int p = 0; p < 2; ++p) {
                 float* base = p == 0 ? s.ref.get() : s.cmp.get();
-                decimate_kernel<<<grid, kThreads, 0, stream>>>(base + offset_[k - 1], pw, ph, plan_.factor, taps_.get(),
-                                                               plan_.klen, base + offset_[k], sw, plant_.mirror_shift);
+                decimate_kernel<<<grid, kThreads, 0, stream>>>(base + layout_.offset[k - 1], pw, ph, plan_.factor, taps_.get(),
+                                                               plan_.klen, base + layout_.offset[k], sw, plant_.mirror_shift);
                 cuda::check_launch("iqa decimate_kernel");
             }
         }
         const unsigned mask = plan_.row_mask();
         for (std::size_t j = 0; j < plan_.scored.size(); ++j) {
             const int k = plan_.scored[j];
-            const auto [lw, lh] = size_[k];
+            const auto [lw, lh] = layout_.size[k];
             const int dw = lw - kGaussianLen + 1, dh = lh - kGaussianLen + 1;
             const dim3 hgrid(cuda::blocks_for(static_cast<std::size_t>(dw), kThreads), static_cast<unsigned>(lh));
-            horizontal_kernel<<<hgrid, kThreads, 0, stream>>>(s.ref.get() + offset_[k], s.cmp.get() + offset_[k], lw,
+            horizontal_kernel<<<hgrid, kThreads, 0, stream>>>(s.ref.get() + layout_.offset[k], s.cmp.get() + layout_.offset[k], lw,
                                                               s.cache.get(), cache_plane_, plant_);
             cuda::check_launch("iqa horizontal_kernel");
             const dim3 vgrid(cuda::blocks_for(static_cast<std::size_t>(dw), kThreads), static_cast<unsigned>(dh));
@@ -245,9 +230,8 @@ private:
     TwinPlan plan_;
     Plant plant_;
     cuda::SlotFrames frames_;
-    std::vector<std::array<int, 2>> size_;
-    std::vector<std::size_t> offset_;
-    std::size_t pyramid_ = 0, pitch_ = 0, cache_plane_ = 0;
+    TwinLayout layout_;
+    std::size_t pitch_ = 0, cache_plane_ = 0;
     cuda::DeviceBuffer<float> taps_;
     std::vector<Slot> slots_;
 };

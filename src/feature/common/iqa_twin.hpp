@@ -8,11 +8,15 @@
 // output on the parity gate's inputs. No CUDA header needed.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <vector>
 
 #include "base/host_device.hpp"
+#include "feature/common/float_image_math.hpp"
+#include "feature/common/iqa.hpp"
 #include "feature/common/iqa_math.hpp"
 #include "gpu/twin.hpp"
 
@@ -54,11 +58,11 @@ VMAFX_HOST_DEVICE inline float decimate_at(const float* img, int w, int h, int x
                              : filter_pixel(img, w, h, x, y, kernel, klen);
 }
 
-/// picture_copy's float of one sample with offset 0 (floatimg::to_float): float(sample) /
-/// scaler + 0.0f, scaler 4, 16 or 256 at 10, 12, 16 bits (a division by a power of two, exact);
-/// float(sample) + 0.0f at 8 bits (scaler 0).
+/// picture_copy's float of one luma sample with offset 0, as the IQA metrics read it: the CPU's
+/// floatimg::picture_copy_sample (float(sample) / scaler + 0.0f, scaler 4, 16 or 256 at 10, 12,
+/// 16 bits; float(sample) + 0.0f at 8 bits, scaler 0).
 VMAFX_HOST_DEVICE inline float sample_float(unsigned sample, float scaler) {
-    return scaler != 0.0f ? static_cast<float>(sample) / scaler + 0.0f : static_cast<float>(sample) + 0.0f;
+    return floatimg::picture_copy_sample(static_cast<int32_t>(sample), scaler, 0.0f);
 }
 
 /// The double `d` rounded to float toward zero (the planted kRoundingConstant only).
@@ -133,6 +137,39 @@ struct TwinPlan {
         unsigned mask = 0;
         for (int r = first_row; r < first_row + row_count; ++r) mask |= 1u << r;
         return mask;
+    }
+};
+
+/// Where a twin keeps a frame's pictures, maps and terms (both backends): each pyramid level's
+/// size {w, h} (level 0 the luma; level k decimated_size of level k - 1 by the plan's factor) and
+/// offset in the packed pyramid of floats; the largest scored level's windows (dw x dh, dw =
+/// w - 10) and horizontal-pass plane (dw x h); the term rows' pitch and the maps' plane, rounded
+/// up to 32 elements.
+struct TwinLayout {
+    std::vector<std::array<int, 2>> size;
+    std::vector<std::size_t> offset;
+    std::size_t pyramid = 0;
+    std::size_t max_windows = 1;
+    std::size_t pitch = 0;        ///< doubles between term rows
+    std::size_t cache_plane = 0;  ///< floats between the horizontal pass's maps
+
+    TwinLayout(int width, int height, const TwinPlan& plan) {
+        size.push_back({width, height});
+        for (int k = 0; k < plan.levels; ++k) {
+            if (k > 0)
+                size.push_back({decimated_size(size[k - 1][0], plan.factor), decimated_size(size[k - 1][1], plan.factor)});
+            offset.push_back(pyramid);
+            pyramid += static_cast<std::size_t>(size[k][0]) * static_cast<std::size_t>(size[k][1]);
+        }
+        std::size_t max_cache = 1;
+        for (const int k : plan.scored) {
+            const std::size_t dw = static_cast<std::size_t>(size[k][0] - kGaussianLen + 1);
+            const std::size_t dh = static_cast<std::size_t>(size[k][1] - kGaussianLen + 1);
+            max_windows = std::max(max_windows, dw * dh);
+            max_cache = std::max(max_cache, dw * static_cast<std::size_t>(size[k][1]));
+        }
+        pitch = (max_windows + 31) / 32 * 32;
+        cache_plane = (max_cache + 31) / 32 * 32;
     }
 };
 
