@@ -249,12 +249,16 @@ TEST_P(Twin, Fixtures) {
 }
 
 // A large odd picture (577x323 on a device emulated on the CPU, 211x119 there in a sanitized
-// build), several frames in flight: the same values on every run, whatever the number of result
-// slots.
+// build, each side grown to the metric's smallest: float_ms_ssim's five scales need 176),
+// several frames in flight: the same values on every run, whatever the number of result slots.
 TEST_P(Twin, RepeatedRunsEverySlotCount) {
-    const VideoFormat format = scale() == DeviceScale::kFull       ? VideoFormat{1921, 1079, 10, Subsampling::k420}
-                               : scale() == DeviceScale::kEmulated ? VideoFormat{577, 323, 10, Subsampling::k420}
-                                                                   : VideoFormat{211, 119, 10, Subsampling::k420};
+    VideoFormat format = scale() == DeviceScale::kFull       ? VideoFormat{1921, 1079, 10, Subsampling::k420}
+                         : scale() == DeviceScale::kEmulated ? VideoFormat{577, 323, 10, Subsampling::k420}
+                                                             : VideoFormat{211, 119, 10, Subsampling::k420};
+    const auto [min_w, min_h] = metric().limits.smallest(format.subsampling);
+    format.width = std::max(format.width, min_w);
+    format.height = std::max(format.height, min_h);
+    format.width = std::max(format.width, metric().limits.min_longer_side);
     const Clip clip = synthetic_clip(format, 12, 21);
     for (int run = 0; run < 2; ++run)
         for (const unsigned slots : {1u, 2u, 4u, 7u}) EXPECT_TRUE(matches({}, clip, slots));

@@ -27,13 +27,12 @@ here (preset_corners), as they are no metric's options.
       Adds the corners of FILE (made by generate --missing or --match) to the data file,
       replacing corners of the same fixture and feature text, in the order VMAFX lists them;
       the fixtures' checksums must agree. Corners no longer listed are dropped.
-  option_corners.py check --bin BIN [--fixtures DIR] [--data FILE] [--frames N] [--verbose]
+  option_corners.py check --bin BIN [--fixtures DIR] [--data FILE] [--verbose]
   (generate and check take --match REGEX: only the corners whose feature text matches)
       Checks that the data file holds every corner BIN lists on every fixture and no other,
       then runs BIN on every corner: each value recorded must be the same double (null where the
       oracle wrote null), the output names the same, and a refused corner must fail cleanly
-      (exit 1 or 2, a message, no signal, no output file); --frames N: only the first N frames
-      scored and compared. Exit 77 (skipped) when the
+      (exit 1 or 2, a message, no signal, no output file). Exit 77 (skipped) when the
       fixtures are absent. Prints the number of corners and where they come from.
 
 Fixtures come from ../shared/fixtures (prepare.py --out .fixtures); the data file records
@@ -228,8 +227,6 @@ def check(args):
             if args.match and not re.search(args.match, c["feature"]):
                 continue
             frames = data["fixtures"][c["fixture"]]["frames"]
-            if args.frames:
-                frames = min(frames, args.frames)
             r = run(args.bin, c["fixture"], frames, c["feature"], work)
             where = f"{c['fixture']} --feature {c['feature']}"
             problems = []
@@ -241,8 +238,8 @@ def check(args):
                 problems.append(f"vmafx failed: exit {r['exit']}: {r['stderr']}")
             else:
                 ours = r["frames"]
-                if len(ours) != min(len(c["frames"]), frames):
-                    problems.append(f"{len(ours)} frames, oracle {len(c['frames'])} (scored {frames})")
+                if len(ours) != len(c["frames"]):
+                    problems.append(f"{len(ours)} frames, oracle {len(c['frames'])}")
                 for i, (ref, got) in enumerate(zip(c["frames"], ours)):
                     if set(ref) != set(got):
                         problems.append(f"frame {i}: names differ: only oracle {sorted(set(ref) - set(got))}, "
@@ -285,9 +282,6 @@ def main():
     c.add_argument("--bin", required=True)
     c.add_argument("--data", default=DATA)
     c.add_argument("--verbose", action="store_true")
-    c.add_argument("--frames", type=int, default=0,
-                   help="score and compare only the first N frames of each fixture (the sanitized build: the "
-                        "Release build compares them all)")
     for p in (g, a, c):
         p.add_argument("--fixtures", default=None)
     for p in (g, m):
