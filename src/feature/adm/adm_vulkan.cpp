@@ -187,7 +187,6 @@ public:
         // measured coefficients, the masking inputs), the row partials, the tails and the sums,
         // carved 256-byte aligned out of one buffer, and the table of their addresses.
         const bool aim = !settings_.config.skip_aim;
-        std::vector<std::size_t> offsets;  // per slot, kTableEntries (unused entries 0)
         std::size_t used = 0;
         const auto take = [&used](std::size_t bytes) {
             const std::size_t at = used;
