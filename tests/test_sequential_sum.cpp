@@ -374,39 +374,41 @@ TEST(SequentialSumCuda, Refusals) {
 
 #if defined(VMAFX_HAVE_VULKAN)
 
-// The Vulkan SequentialSum against the plain loop on rows of every kind, 1 to 4 rows a call,
+// The Vulkan SequentialSum<Acc> against the plain loop on rows of every kind, 1 to 4 rows a call,
 // ragged pitches, n = 0 to 3840x2160 (on a device emulated on the CPU up to 300000 terms, and
-// fewer calls in a sanitized build there: test::DeviceScale).
-TEST(SequentialSumVulkan, MatchesThePlainLoopDouble) {
-    VMAFX_REQUIRE_BACKEND("vulkan");
+// fewer calls there, fewest in a sanitized build: test::DeviceScale).
+template <typename Acc>
+void vulkan_rows(unsigned seed, unsigned emulated_cases) {
     const test::DeviceScale scale = test::device_scale("vulkan");
     const std::size_t max_terms = scale == test::DeviceScale::kFull ? 3840 * 2160 : 300000;
-    const unsigned cases = scale == test::DeviceScale::kFull ? 400 : scale == test::DeviceScale::kEmulated ? 160 : 40;
+    const unsigned cases = scale == test::DeviceScale::kFull       ? 400
+                           : scale == test::DeviceScale::kEmulated ? emulated_cases
+                                                                   : emulated_cases / 4;
     const DeviceApi& api = vulkan::api();
-    vulkan::SequentialSum sum(max_terms, 4);
-    vulkan::DeviceBuffer<double> terms(4 * (max_terms + 2));
-    vulkan::DeviceBuffer<double> out(4);
+    vulkan::SequentialSum<Acc> sum(max_terms, 4);
+    vulkan::DeviceBuffer<Acc> terms(4 * (max_terms + 2));
+    vulkan::DeviceBuffer<Acc> out(4);
     GpuQueue* queue = api.create_queue();
     GpuEvent* done = api.create_event();
-    std::mt19937_64 rng(23);
+    std::mt19937_64 rng(seed);
     for (unsigned c = 0; c < cases; ++c) {
         const auto kind = static_cast<Kind>(c % static_cast<unsigned>(Kind::kCount));
         const unsigned batch = 1 + c % 4;
         const std::size_t n = c % 40 == 0 ? max_terms - rng() % 1000 : c % 7 == 0 ? rng() % 3 : rng() % (40 * ss::kChunk);
         const std::size_t pitch = n + c % 3;
-        std::vector<double> host(batch * pitch, 0.0);
-        std::vector<double> want(batch);
+        std::vector<Acc> host(batch * pitch, Acc(0));
+        std::vector<Acc> want(batch);
         for (unsigned b = 0; b < batch; ++b) {
-            const auto row = make_row<double>(kind, n, rng);
+            const auto row = make_row<Acc>(kind, n, rng);
             std::copy(row.begin(), row.end(), host.begin() + static_cast<std::ptrdiff_t>(b * pitch));
             want[b] = plain_sum(row);
         }
-        const std::size_t bytes = host.size() * sizeof(double);
+        const std::size_t bytes = host.size() * sizeof(Acc);
         if (bytes > 0)
             api.copy_2d(terms.at(0), bytes, host.data(), bytes, bytes, 1, CopyKind::kHostToDevice, "test terms");
-        std::vector<double> got(batch, -1.0);
+        std::vector<Acc> got(batch, Acc(-1));
         sum.enqueue(queue, terms.address(), n, pitch, batch, out.address());
-        vulkan::copy_to_host(queue, got.data(), out.at(0), batch * sizeof(double), "test sums");
+        vulkan::copy_to_host(queue, got.data(), out.at(0), batch * sizeof(Acc), "test sums");
         api.record(done, queue);
         api.host_wait(done);
         for (unsigned b = 0; b < batch; ++b)
@@ -416,6 +418,16 @@ TEST(SequentialSumVulkan, MatchesThePlainLoopDouble) {
     }
     api.destroy_event(done);
     api.destroy_queue(queue);
+}
+
+TEST(SequentialSumVulkan, MatchesThePlainLoopDouble) {
+    VMAFX_REQUIRE_BACKEND("vulkan");
+    vulkan_rows<double>(23, 160);
+}
+
+TEST(SequentialSumVulkan, MatchesThePlainLoopFloat) {
+    VMAFX_REQUIRE_BACKEND("vulkan");
+    vulkan_rows<float>(25, 80);
 }
 
 // A row whose walk adds 600 chunks one term at a time (zeros: the running sum stays +0, so no
@@ -429,7 +441,7 @@ TEST(SequentialSumVulkan, LongOneByOneWalk) {
     for (std::size_t i = zeros; i < n; ++i) host[i] = static_cast<double>(rng() % 100000) / 64.0;
     host[zeros / 2] = -0.0;
     const DeviceApi& api = vulkan::api();
-    vulkan::SequentialSum sum(n, 1);
+    vulkan::SequentialSum<double> sum(n, 1);
     vulkan::DeviceBuffer<double> terms(n);
     vulkan::DeviceBuffer<double> out(1);
     api.copy_2d(terms.at(0), n * sizeof(double), host.data(), n * sizeof(double), n * sizeof(double), 1,
@@ -448,13 +460,13 @@ TEST(SequentialSumVulkan, LongOneByOneWalk) {
 
 TEST(SequentialSumVulkan, Refusals) {
     VMAFX_REQUIRE_BACKEND("vulkan");
-    vulkan::SequentialSum sum(100, 2);
+    vulkan::SequentialSum<double> sum(100, 2);
     EXPECT_THROW(sum.enqueue(nullptr, 0, 101, 101, 1, 0), Error);
     EXPECT_THROW(sum.enqueue(nullptr, 0, 10, 9, 1, 0), Error);
     EXPECT_THROW(sum.enqueue(nullptr, 0, 10, 10, 3, 0), Error);
-    EXPECT_THROW(vulkan::SequentialSum(0, 1), Error);
-    EXPECT_THROW(vulkan::SequentialSum(1, 0), Error);
-    EXPECT_THROW(vulkan::SequentialSum(std::size_t{1} << 31, 1), Error);
+    EXPECT_THROW(vulkan::SequentialSum<double>(0, 1), Error);
+    EXPECT_THROW(vulkan::SequentialSum<float>(1, 0), Error);
+    EXPECT_THROW(vulkan::SequentialSum<float>(std::size_t{1} << 31, 1), Error);
 }
 
 #endif

@@ -244,6 +244,10 @@ void fill(GpuQueue* queue, void* dst, std::size_t bytes, std::uint32_t value) {
     queue_of(queue).record([&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, buffer, offset, bytes, value); });
 }
 
+void upload(void* device, const void* host, std::size_t bytes, const char* what) {
+    api().copy_2d(device, bytes, host, bytes, bytes, 1, CopyKind::kHostToDevice, what);
+}
+
 void copy_to_host(GpuQueue* queue, void* host, const void* dev, std::size_t bytes, const char* what) {
     copy_2d_async(host, bytes, dev, bytes, bytes, 1, CopyKind::kDeviceToHost, queue, what);
 }

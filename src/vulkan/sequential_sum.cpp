@@ -5,6 +5,8 @@
 #include "vulkan/sequential_sum.hpp"
 
 #include <algorithm>
+#include <span>
+#include <type_traits>
 #include <string>
 
 #include "base/error.hpp"
@@ -17,9 +19,23 @@ using gpu::seqsum::kChunk;
 using gpu::seqsum::SeqChunk;
 using gpu::seqsum::SeqStep;
 
-const std::uint32_t kSpirv[] = {
+const std::uint32_t kSpirvDouble[] = {
 #include "sequential_sum_d_vulkan.spv.inc"
 };
+const std::uint32_t kSpirvFloat[] = {
+#include "sequential_sum_f_vulkan.spv.inc"
+};
+
+/// The module of the passes for Acc, and its name in errors.
+template <typename Acc>
+std::span<const std::uint32_t> module_of() {
+    if constexpr (std::is_same_v<Acc, float>) return kSpirvFloat;
+    else return kSpirvDouble;
+}
+template <typename Acc>
+const char* name_of() {
+    return std::is_same_v<Acc, float> ? "SequentialSum<float> (Vulkan)" : "SequentialSum<double> (Vulkan)";
+}
 
 /// Workgroups along x of passes A and C (chunks beyond are taken in a stride): every device
 /// allows this many.
@@ -59,15 +75,17 @@ std::size_t checked(std::size_t max_terms, unsigned max_batch) {
 
 }  // namespace
 
-SequentialSum::SequentialSum(std::size_t max_terms, unsigned max_batch)
+template <typename Acc>
+SequentialSum<Acc>::SequentialSum(std::size_t max_terms, unsigned max_batch)
     : max_terms_(checked(max_terms, max_batch)), max_batch_(max_batch),
-      kernel_(kSpirv, sizeof(Push), "SequentialSum (Vulkan)") {
+      kernel_(module_of<Acc>(), sizeof(Push), name_of<Acc>()) {
     walk_chunks_ = api().device_info().emulated ? kEmulatedWalkChunks : chunks_of(max_terms);
     info_ = DeviceBuffer<SeqChunk>(chunks_of(max_terms) * max_batch);
     steps_ = DeviceBuffer<SeqStep>(chunks_of(max_terms) * max_batch);
 }
 
-void SequentialSum::enqueue(GpuQueue* queue, std::uint64_t terms, std::size_t n, std::size_t pitch, unsigned batch,
+template <typename Acc>
+void SequentialSum<Acc>::enqueue(GpuQueue* queue, std::uint64_t terms, std::size_t n, std::size_t pitch, unsigned batch,
                             std::uint64_t out) const {
     if (n > max_terms_)
         throw Error("SequentialSum: " + std::to_string(n) + " terms, more than " + std::to_string(max_terms_));
@@ -77,7 +95,7 @@ void SequentialSum::enqueue(GpuQueue* queue, std::uint64_t terms, std::size_t n,
     if (pitch >= (std::size_t{1} << 32)) throw Error("SequentialSum (Vulkan): a pitch of 2^32 terms or more");
     if (batch == 0) return;
     if (n == 0) {
-        fill(queue, reinterpret_cast<void*>(static_cast<std::uintptr_t>(out)), batch * sizeof(double), 0);  // +0
+        fill(queue, reinterpret_cast<void*>(static_cast<std::uintptr_t>(out)), batch * sizeof(Acc), 0);  // +0
         return;
     }
     const std::size_t chunks = chunks_of(n);
@@ -98,11 +116,14 @@ void SequentialSum::enqueue(GpuQueue* queue, std::uint64_t terms, std::size_t n,
     }
 }
 
+template class SequentialSum<float>;
+template class SequentialSum<double>;
+
 SlotSequentialSums::SlotSequentialSums(std::size_t n, unsigned rows, unsigned slots, bool needed)
     : n_(n), rows_(rows) {
     if (!needed) return;
     terms_ = DeviceBuffer<double>(n * rows * slots);
-    for (unsigned s = 0; s < slots; ++s) sums_.push_back(std::make_unique<SequentialSum>(n, rows));
+    for (unsigned s = 0; s < slots; ++s) sums_.push_back(std::make_unique<SequentialSum<double>>(n, rows));
 }
 
 std::uint64_t SlotSequentialSums::terms(unsigned slot, unsigned row) const {

@@ -1,12 +1,13 @@
-// SequentialSum on a Vulkan device: the value that a CPU's running double sum
+// SequentialSum on a Vulkan device: the value that a CPU's running sum in Acc (float or double)
 //
-//     double s = 0;
-//     for (std::size_t i = 0; i < n; ++i) s += terms[i];   // each add rounded to double
+//     Acc s = 0;
+//     for (std::size_t i = 0; i < n; ++i) s += terms[i];   // each add rounded to Acc
 //
-// leaves (IEEE binary64, round to nearest, ties to even), computed in parallel on the device,
-// bit for bit, by the method of gpu/sequential_sum_core.hpp (why it is exact: cuda/sequential_sum.hpp
-// and docs/parity.md, "Sequential sums"). The arithmetic of every step is the core header's,
-// compiled as GLSL (sequential_sum_d_vulkan.comp, the passes in sequential_sum.glsl); the same
+// leaves (IEEE binary32 or binary64, round to nearest, ties to even), computed in parallel on the
+// device, bit for bit, by the method of gpu/sequential_sum_core.hpp (why it is exact:
+// cuda/sequential_sum.hpp and docs/parity.md, "Sequential sums"). The arithmetic of every step is
+// the core header's, compiled as GLSL (sequential_sum_d_vulkan.comp and sequential_sum_f_vulkan.comp,
+// the passes in sequential_sum.glsl); the same
 // functions run in the CUDA passes (cuda/sequential_sum.cu) and in the host emulation that
 // tests/test_sequential_sum.cpp proves against plain loops.
 #pragma once
@@ -22,9 +23,11 @@
 
 namespace vmafx::vulkan {
 
-/// Reproduces on the device the sequential double sum of `batch` rows of `n` terms each. Device
-/// scratch is allocated once at construction for at most `max_terms` terms a row and `max_batch`
-/// rows; one object serves one queue at a time (a twin keeps one per result slot).
+/// Reproduces on the device the sequential sum in Acc (float or double, as the CPU's accumulator)
+/// of `batch` rows of `n` Acc terms each. Device scratch is allocated once at construction for at
+/// most `max_terms` terms a row and `max_batch` rows; one object serves one queue at a time (a twin
+/// keeps one per result slot).
+template <typename Acc>
 class SequentialSum {
 public:
     /// Throws Error on Vulkan errors, for max_terms or max_batch 0, and for max_terms of 2^31
@@ -33,8 +36,9 @@ public:
     SequentialSum(const SequentialSum&) = delete;
     SequentialSum& operator=(const SequentialSum&) = delete;
 
-    /// Records on `queue`: for b in [0, batch): the double at device address out + 8 b = the
-    /// sequential sum of the doubles at terms + 8 (b * pitch + i), i in [0, n) (+0 for n == 0).
+    /// Records on `queue`: for b in [0, batch): the Acc at device address out + sizeof(Acc) b =
+    /// the sequential sum of the Acc terms at terms + sizeof(Acc) (b * pitch + i), i in [0, n)
+    /// (+0 for n == 0).
     /// The terms must be complete when the queue reaches this work (every command on a queue
     /// follows a full barrier) and stay unchanged until it is done. Throws Error for
     /// n > max_terms, batch > max_batch and pitch < n.
@@ -45,10 +49,13 @@ private:
     std::size_t max_terms_;
     unsigned max_batch_;
     std::size_t walk_chunks_ = 0;  ///< chunks a walk dispatch takes (sequential_sum.cpp)
-    Kernel kernel_;
+    Kernel kernel_;  // sequential_sum_f_vulkan.comp or sequential_sum_d_vulkan.comp
     DeviceBuffer<gpu::seqsum::SeqChunk> info_;  // max chunks x max_batch (passes A to C)
     DeviceBuffer<gpu::seqsum::SeqStep> steps_;  // max chunks x max_batch (passes C and D)
 };
+
+extern template class SequentialSum<float>;
+extern template class SequentialSum<double>;
 
 /// A twin's per-frame terms and their sequential sums, per result slot: `rows` rows of `n`
 /// double terms in each slot's device memory and a SequentialSum over them, all allocated only
@@ -70,7 +77,7 @@ private:
     std::size_t n_;
     unsigned rows_;
     DeviceBuffer<double> terms_;                        // slots x rows x n
-    std::vector<std::unique_ptr<SequentialSum>> sums_;  // per slot
+    std::vector<std::unique_ptr<SequentialSum<double>>> sums_;  // per slot
 };
 
 }  // namespace vmafx::vulkan

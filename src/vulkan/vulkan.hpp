@@ -68,6 +68,11 @@ private:
 /// with the 32-bit word `value` (vkCmdFillBuffer).
 void fill(GpuQueue* queue, void* device, std::size_t bytes, std::uint32_t value);
 
+/// Copies `bytes` bytes of host memory `host` to device memory at `device` now (a twin's tables
+/// and plans at creation; the copy is done when the call returns). `what` names it in errors.
+/// Throws Error on Vulkan errors.
+void upload(void* device, const void* host, std::size_t bytes, const char* what);
+
 /// Records on `queue` the copy of `bytes` bytes of device memory at `device` to host memory
 /// `host`, which holds them once the host has waited for an event recorded after it.
 void copy_to_host(GpuQueue* queue, void* host, const void* device, std::size_t bytes, const char* what);

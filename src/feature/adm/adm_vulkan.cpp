@@ -176,7 +176,7 @@ public:
         for (int s = 0; s < 4; ++s) levels[s] = level_params(plan_, s);
         for (int s = 1; s < 4; ++s) levels[s].in_pitch = levels[s - 1].pitch;
         params_ = vulkan::DeviceBuffer<LevelParams>(4);
-        upload(params_.at(0), levels, sizeof levels, "uploading the adm plan");
+        vulkan::upload(params_.at(0), levels, sizeof levels, "uploading the adm plan");
         for (int s = 0; s < 4; ++s) {
             blocks_[s] = levels[s].blocks;
             cm_blocks_[s] = levels[s].cm_blocks;
@@ -220,10 +220,10 @@ public:
                 if (layout[e] != SIZE_MAX)
                     table[slot * kTableEntries + e] = memory_.address(slot * slot_bytes_ + layout[e]);
             // Level 1 reads zeros past its rows (no level before it leaves anything there).
-            upload(memory_.at(slot * slot_bytes_ + layout[kTails]), zeros, sizeof zeros, "zeroing the adm tails");
+            vulkan::upload(memory_.at(slot * slot_bytes_ + layout[kTails]), zeros, sizeof zeros, "zeroing the adm tails");
             sums_at_.push_back(slot * slot_bytes_ + layout[kSumsEntry]);
         }
-        upload(tables_.at(0), table.data(), table.size() * sizeof(std::uint64_t), "uploading the adm addresses");
+        vulkan::upload(tables_.at(0), table.data(), table.size() * sizeof(std::uint64_t), "uploading the adm addresses");
     }
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
@@ -266,10 +266,6 @@ public:
     }
 
 private:
-    static void upload(void* device, const void* host, std::size_t bytes, const char* what) {
-        vulkan::api().copy_2d(device, bytes, host, bytes, bytes, 1, CopyKind::kHostToDevice, what);
-    }
-
     VideoFormat format_;
     adm::Settings settings_;
     adm::TwinPlan plan_;

@@ -28,10 +28,6 @@ static_assert(sizeof(Push) == 104);
 
 std::uint32_t groups(int n) { return static_cast<std::uint32_t>((n + kGroup - 1) / kGroup); }
 
-void upload(void* device, const void* host, std::size_t bytes, const char* what) {
-    vulkan::api().copy_2d(device, bytes, host, bytes, bytes, 1, CopyKind::kHostToDevice, what);
-}
-
 }  // namespace
 
 VulkanSsimPipeline::VulkanSsimPipeline(const char* name, const VideoFormat& format, TwinPlan plan, unsigned slots,
@@ -40,7 +36,7 @@ VulkanSsimPipeline::VulkanSsimPipeline(const char* name, const VideoFormat& form
       layout_(format.width, format.height, plan_), kernel_(kSpirv, sizeof(Push), name), frames_(name, slots) {
     if (plan_.klen > 0) {
         taps_ = vulkan::DeviceBuffer<float>(plan_.taps.size());
-        upload(taps_.at(0), plan_.taps.data(), plan_.taps.size() * sizeof(float), "uploading the decimation taps");
+        vulkan::upload(taps_.at(0), plan_.taps.data(), plan_.taps.size() * sizeof(float), "uploading the decimation taps");
     }
     const std::size_t sums = plan_.scored.size() * kTermRows;
     const std::vector<double> zeros(sums, 0.0);
@@ -52,9 +48,9 @@ VulkanSsimPipeline::VulkanSsimPipeline(const char* name, const VideoFormat& form
         slot.rows = vulkan::DeviceBuffer<double>(static_cast<std::size_t>(plan_.row_count) * layout_.pitch);
         slot.sums = vulkan::DeviceBuffer<double>(sums);
         // Rows the plan does not form stay 0 (sums() reads whole TermSums).
-        upload(slot.sums.at(0), zeros.data(), sums * sizeof(double), "zeroing the SSIM sums");
+        vulkan::upload(slot.sums.at(0), zeros.data(), sums * sizeof(double), "zeroing the SSIM sums");
         slot.host_sums.assign(sums, 0.0);
-        slot.seq = std::make_unique<vulkan::SequentialSum>(layout_.max_windows, kTermRows);
+        slot.seq = std::make_unique<vulkan::SequentialSum<double>>(layout_.max_windows, kTermRows);
         slots_.push_back(std::move(slot));
     }
 }

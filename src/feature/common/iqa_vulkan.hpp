@@ -57,7 +57,7 @@ private:
         vulkan::DeviceBuffer<double> rows;     // the plan's term rows, pitch apart
         vulkan::DeviceBuffer<double> sums;     // kTermRows per scored level
         std::vector<double> host_sums;
-        std::unique_ptr<vulkan::SequentialSum> seq;
+        std::unique_ptr<vulkan::SequentialSum<double>> seq;
     };
 
     const char* name_;

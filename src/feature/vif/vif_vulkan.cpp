@@ -85,9 +85,8 @@ public:
           host_totals_(static_cast<std::size_t>(slots) * kScales * kSums), frames_("vif (Vulkan)", slots) {
         const std::vector<std::uint32_t> constants = shader_constants();
         constants_ = vulkan::DeviceBuffer<std::uint32_t>(constants.size());
-        const std::size_t bytes = constants.size() * sizeof(std::uint32_t);
-        vulkan::api().copy_2d(constants_.at(0), bytes, constants.data(), bytes, bytes, 1, CopyKind::kHostToDevice,
-                              "uploading the vif taps and log2 table");
+        vulkan::upload(constants_.at(0), constants.data(), constants.size() * sizeof(std::uint32_t),
+                       "uploading the vif taps and log2 table");
         std::size_t samples = 0, partials = 0;
         for (int s = 0; s < kScales; ++s) {
             width_[s] = format.width >> s;
