@@ -129,6 +129,7 @@ std::optional<RunResult> run_case(const ParityInput& in, const ParityCase& c, Ba
     config.reference_path = in.reference_path;
     config.distorted_path = in.distorted_path;
     config.raw_format = in.raw_format;
+    if (in.frames > 0) config.frame_count = in.frames;
     config.backend = backend;
     config.planted_defect = plant;
     try {

@@ -26,6 +26,10 @@ struct ParityInput {
     /// "cambi"): a large input made for a metric's hardest options (cambi's largest window at
     /// 3840x2160), where every metric's corners would cost too much.
     std::vector<std::string> corner_metrics = {};
+    /// Score only the first `frames` frame pairs (RunConfig::frame_count) on both backends; 0:
+    /// every frame. The gate's fixture run on a device emulated on the CPU takes a few frames of
+    /// each fixture (a GPU takes them all).
+    unsigned frames = 0;
 };
 
 /// One run the gate makes on each input, on both backends.
