@@ -23,7 +23,11 @@ packages=(cmake ninja-build g++ pkg-config python3 xz-utils
           # volk (libvulkan-volk-dev), which opens the loader at run time; mesa-vulkan-drivers
           # provides lavapipe, the Vulkan device on the CPU that the Vulkan twins' tests run on in
           # CI (vulkan-tools: vulkaninfo, to see a device's features).
-          glslc glslang-tools spirv-tools libvulkan-dev libvulkan-volk-dev mesa-vulkan-drivers vulkan-tools)
+          glslc glslang-tools spirv-tools libvulkan-dev libvulkan-volk-dev mesa-vulkan-drivers vulkan-tools
+          # The Python package (python/vmafx, src/python/module.cpp; docs/python.md): pybind11 builds
+          # the native module against Debian's Python 3 headers (python3-dev); numpy and pandas
+          # hold the results, tqdm draws the progress bar, pytest runs tests/python.
+          python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-tqdm python3-pytest)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=0

@@ -5,7 +5,9 @@
   fixture path_576x324_420p8 and compares its pooled VMAF with the golden value (../shared);
 - checks that libvmaf.so.3 exports only vmaf_* functions, among them every call FFmpeg 5.1's
   libvmaf filter makes;
-- configures and builds a find_package(vmafx) consumer using vmafx::vmafx and vmafx::libvmaf.
+- configures and builds a find_package(vmafx) consumer using vmafx::vmafx and vmafx::libvmaf;
+- where the build has the Python package, imports the installed one with Debian's Python and
+  scores the shipped sample with it.
 
 usage: check_install.py BUILD_DIR SOURCE_DIR CMAKE SANITIZED
 Exit 77 (skipped) in a sanitized build (the installed library then needs the sanitizer runtimes
@@ -118,6 +120,21 @@ def main():
              "-DCMAKE_BUILD_TYPE=Release"], stdout=subprocess.DEVNULL)
         run([cmake, "--build", os.path.join(consumer, "build")], stdout=subprocess.DEVNULL)
         run([os.path.join(consumer, "build", "consumer")], env=dict(os.environ, LD_LIBRARY_PATH=libdir))
+
+        # The Python package, where this build has it (cmake/python.cmake): Debian's Python imports
+        # it from the prefix and scores the shipped sample (the README's pooled VMAF).
+        sites = [os.path.join(prefix, "lib", d, "dist-packages") for d in os.listdir(os.path.join(prefix, "lib"))
+                 if d.startswith("python3.")] if os.path.isdir(os.path.join(prefix, "lib")) else []
+        sites = [d for d in sites if os.path.isfile(os.path.join(d, "vmafx", "__init__.py"))]
+        if sites:
+            code = ("import sys, vmafx; r = vmafx.score(sys.argv[1], sys.argv[2]); "
+                    "print(vmafx.__file__); print('%.6f' % r.models[0]['mean'])")
+            out = run(["/usr/bin/python3", "-B", "-c", code, os.path.join(source, "samples", "path_576x324_ref.y4m"),
+                       os.path.join(source, "samples", "path_576x324_dist.y4m")],
+                      env=dict(os.environ, PYTHONPATH=sites[0]), capture_output=True, text=True).stdout.split()
+            print(f"installed Python package {out[0]}: pooled VMAF {out[1]}")
+            if not out[0].startswith(prefix) or out[1] != "66.246113":
+                return 1
 
         golden = os.path.join(shared, "golden", "path_576x324_420p8.json")
         fixture = os.path.join(fixtures, "path_576x324_420p8")

@@ -1,0 +1,251 @@
+"""vmafx: perceptual video quality (VMAF and the metrics around it), bit-identical to upstream
+Netflix libvmaf 3.2.0's CPU values, from Python.
+
+    import vmafx
+    result = vmafx.score("ref.y4m", "dist.y4m")          # the built-in vmaf_v0.6.1
+    result.frames          # pandas DataFrame: one row per frame, one float64 column per output
+    result.pooled          # pandas DataFrame: output x min/max/mean/harmonic_mean
+    result.to_json()       # the bytes `vmafx -r ref.y4m -d dist.y4m --json -o FILE` writes
+
+The scoring runs in vmafx's native core (the same function the `vmafx` command and the libvmaf
+C API call), with the GIL released; every value is the command line's double, bit for bit.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Callable, Iterable, Optional, Sequence, Union
+
+from . import _vmafx
+
+__all__ = ["score", "Result", "Error", "__version__"]
+
+__version__ = _vmafx.__version__
+
+#: A failed run: an unreadable or malformed file, a decoding error, no usable GPU... The message
+#: names the file (or device) and the problem. Bad arguments raise ValueError instead (whose
+#: vmafx subclass, vmafx.UsageError, is also an Error).
+Error = _vmafx.Error
+UsageError = _vmafx.UsageError
+
+_PathLike = Union[str, os.PathLike]
+
+_FORMATS = ("xml", "json", "csv", "sub")
+
+
+def _names(value: Union[None, str, Sequence[str]], what: str) -> list:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    out = list(value)
+    for v in out:
+        if not isinstance(v, str):
+            raise ValueError(f"{what}: expected strings, got {type(v).__name__} {v!r}")
+    return out
+
+
+def _model_arg(model: str) -> str:
+    """A model as the CLI's -m takes it: a built-in version ("vmaf_v0.6.1"), a model file's path
+    (ending in .json), or the -m syntax itself ("version=...:name=...")."""
+    if "=" in model:
+        return model
+    if model.endswith(".json") or os.sep in model:
+        return "path=" + model
+    return "version=" + model
+
+
+def _count(value, what: str, lowest: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what}: expected a whole number, got {type(value).__name__} {value!r}")
+    if value < lowest or value > 2**32 - 1:
+        raise ValueError(f"{what}: {value} is out of range {lowest}..{2**32 - 1}")
+    return value
+
+
+#: score()'s default model: vmaf_v0.6.1, as the CLI's, unless a preset (aom_ctc, nflx_ctc) names
+#: the models, as the CLI adds its default only without -m and presets.
+DEFAULT_MODEL = "vmaf_v0.6.1"
+
+
+class _Default(str):
+    """The model argument left at its default (DEFAULT_MODEL)."""
+
+
+def score(
+    ref: _PathLike,
+    dist: _PathLike,
+    model: Union[None, str, Sequence[str]] = _Default(DEFAULT_MODEL),
+    features: Union[str, Sequence[str]] = (),
+    *,
+    backend: str = "cpu",
+    threads: int = 0,
+    subsample: int = 1,
+    frames: Optional[int] = None,
+    skip_ref: int = 0,
+    skip_dist: int = 0,
+    width: Optional[int] = None,
+    height: Optional[int] = None,
+    pixel_format: Optional[str] = None,
+    bitdepth: Optional[int] = None,
+    aom_ctc: Union[None, str, Sequence[str]] = None,
+    nflx_ctc: Union[None, str, Sequence[str]] = None,
+    gpu: Optional[int] = None,
+    provenance: bool = False,
+    align: str = "frames",
+    scale_dist: Optional[str] = None,
+    progress: Union[None, bool, Callable[[int, int], None]] = None,
+) -> "Result":
+    """Scores the distorted video `dist` against the reference `ref`.
+
+    Inputs are files, as the `vmafx` command reads them: .y4m, raw .yuv (then `width`,
+    `height`, `pixel_format` "420"/"422"/"444" and `bitdepth` 8..16 are all needed), or any
+    container and codec FFmpeg decodes (where vmafx was built with FFmpeg's libraries).
+
+    Arguments (the CLI's flags in brackets):
+      model: built-in model versions ("vmaf_v0.6.1", "vmaf_4k_v0.6.1", "vmaf_v1.0.16_3d0h",
+        ...), model file paths (.json), or the CLI's -m syntax ("version=vmaf_v0.6.1:name=v");
+        one string or a sequence. None or () scores the features alone [-m, -n]. Left at its
+        default (vmaf_v0.6.1) with a preset, the preset's models alone run, as in the CLI.
+      features: extra metrics in the CLI's --feature syntax ("psnr", "float_ssim=enable_lcs=true").
+      backend: "cpu" (the reference), "cuda" or "vulkan" (exact GPU twins; metrics without one
+        run on the CPU in the same run) [--backend]; gpu: the device index [--gpu].
+      threads: worker threads, 0 for all cores [--threads]; subsample: score every N-th frame
+        [--subsample]; frames: score at most this many frame pairs [--frame_cnt]; skip_ref /
+        skip_dist: frames skipped at the start [--frame_skip_ref, --frame_skip_dist].
+      aom_ctc / nflx_ctc: the presets' versions ("v7.0", ...) [--aom_ctc, --nflx_ctc].
+      align: "frames" (by position) or "pts" (by timestamp, decoded video) [--align];
+      scale_dist: libswscale flags to scale a distorted video of another size ("bicubic")
+        [--scale-dist]; provenance: put the run's provenance in the result files (a GPU run's
+        always have it) [--provenance].
+      progress: True for a progress bar (tqdm) on standard error, False for none, None (the
+        default) for a bar where standard error is a terminal, as the CLI; or a callable
+        progress(done, total) called as frame pairs are read (total 0 when unknown).
+
+    Returns a Result. Raises ValueError (vmafx.UsageError) for a bad argument (an unknown model
+    or feature, a bad option value, raw geometry incomplete) and vmafx.Error for a failed run
+    (a missing or malformed file, different frame counts, no usable GPU), the message naming the
+    file or option and the problem. Values are the CLI's doubles, bit for bit.
+    """
+    presets = _names(aom_ctc, "aom_ctc"), _names(nflx_ctc, "nflx_ctc")
+    models = [] if isinstance(model, _Default) and (presets[0] or presets[1]) else _names(model, "model")
+    feature_list = _names(features, "features")
+    raw_given = [v is not None for v in (width, height, pixel_format, bitdepth)]
+    if any(raw_given) and not all(raw_given):
+        raise UsageError("raw .yuv input needs all of width, height, pixel_format and bitdepth")
+    raw = None
+    if all(raw_given):
+        raw = (_count(width, "width", 1), _count(height, "height", 1), str(pixel_format),
+               _count(bitdepth, "bitdepth", 1))
+    if backend not in ("cpu", "cuda", "vulkan"):
+        raise UsageError(f'backend "{backend}": expected cpu, cuda or vulkan')
+    if gpu is not None and backend == "cpu":
+        raise UsageError("gpu needs a GPU backend (backend='cuda' or 'vulkan')")
+    callback = None
+    bar = None
+    if not callable(progress) and not isinstance(progress, bool) and progress is not None:
+        raise ValueError(f"progress: expected a bool or a callable, got {type(progress).__name__} {progress!r}")
+    if progress is None:  # as the CLI: a bar where standard error is a terminal
+        progress = bool(getattr(sys.stderr, "isatty", None) and sys.stderr.isatty())
+    if callable(progress):
+        callback = progress
+    elif progress:
+        from tqdm import tqdm  # only for the bar
+
+        bar = tqdm(unit="frame", desc="vmafx")
+
+        def callback(done: int, total: int) -> None:
+            if total and bar.total != total:
+                bar.total = total
+            bar.update(done - bar.n)
+
+    try:
+        handle = _vmafx.run(
+            os.fspath(ref), os.fspath(dist), [_model_arg(m) for m in models], feature_list,
+            presets[0], presets[1], raw, backend,
+            _count(threads, "threads"), _count(subsample, "subsample", 1),
+            0 if frames is None else _count(frames, "frames", 1), _count(skip_ref, "skip_ref"),
+            _count(skip_dist, "skip_dist"), not (models or presets[0] or presets[1]),
+            -1 if gpu is None else _count(gpu, "gpu"),
+            bool(provenance), align, scale_dist or "", callback)
+    finally:
+        if bar is not None:
+            bar.close()
+    return Result(handle)
+
+
+class Result:
+    """The scores of one run.
+
+    Attributes:
+      frames: pandas DataFrame, one row per scored frame (index "frame", the frame's number in
+        the run), one float64 column per output under the result files' names (e.g. "vmaf",
+        "integer_adm2", "psnr_y"); NaN where a frame has no value (e.g. psnr_hvs's chroma of a
+        plane without an 8x8 block).
+      pooled: pandas DataFrame, one row per output, columns min, max, mean, harmonic_mean
+        (upstream's pooling, as in the result files).
+      aggregate: dict of the run-wide metrics (e.g. psnr's apsnr_y), as the result files have them.
+      models: list of dicts per model (label, name, pooled mean; bootstrap models also bagging,
+        ci_lo, ci_hi, stddev).
+      backends: pandas DataFrame, one row per metric instance: metric, feature, backend (where it
+        ran), note, contract ("reference", "exact" or "bound B").
+      provenance: dict (vmafx_version, commit, libvmaf, models with sha256, device).
+      format: dict (width, height, bit_depth, pixel_format) of the scored pictures.
+      warnings: list of what the run noticed but did not stop for.
+      fps: frames scored per second of wall time.
+    """
+
+    def __init__(self, handle) -> None:
+        import pandas as pd
+
+        self._handle = handle
+        index = pd.Index(handle.frame_indices(), name="frame")
+        self.frames = pd.DataFrame({name: values for name, values in handle.scores()}, index=index)
+        pooled = {name: dict(methods) for name, methods in handle.pooled()}
+        self.pooled = pd.DataFrame.from_dict(pooled, orient="index",
+                                             columns=["min", "max", "mean", "harmonic_mean"])
+        self.pooled.index.name = "output"
+        self.aggregate = dict(handle.aggregates())
+        self.models = handle.models()
+        self.backends = pd.DataFrame(handle.backends(),
+                                     columns=["metric", "feature", "backend", "note", "contract"])
+        self.provenance = handle.provenance()
+        self.format = handle.format()
+        self.warnings = list(handle.warnings)
+        self.fps = handle.fps
+
+    def __repr__(self) -> str:
+        means = ", ".join(f"{m['name']}={m['mean']:.6f}" for m in self.models)
+        return (f"<vmafx.Result {len(self.frames)} frames, {self.frames.shape[1]} outputs"
+                f"{', ' + means if means else ''}>")
+
+    def _render(self, fmt: str, path: Optional[_PathLike], precision: Union[None, int, str]) -> Optional[str]:
+        if precision is None:
+            digits = -1
+        elif precision == "max":
+            digits = 18  # the native module's code for "%.17g"
+        elif isinstance(precision, int) and not isinstance(precision, bool) and 0 <= precision <= 17:
+            digits = precision
+        else:
+            raise ValueError(f"precision: expected None, 0..17 or 'max', got {precision!r}")
+        if path is None:
+            return self._handle.render(fmt, digits)
+        self._handle.write(os.fspath(path), fmt, digits)
+        return None
+
+    def to_json(self, path: Optional[_PathLike] = None, precision: Union[None, int, str] = None) -> Optional[str]:
+        """The result file in upstream's JSON layout, the bytes `vmafx ... --json -o FILE` writes:
+        returned as a str without `path`, else written to `path` (replaced atomically: it holds
+        its old content or the whole new file) and None returned. precision: None for upstream's
+        "%.6f", 0..17 decimals, or "max" ("%.17g", which parses back to the same double), as the
+        CLI's --precision. Raises vmafx.Error naming the path when it cannot be written."""
+        return self._render("json", path, precision)
+
+    def to_xml(self, path: Optional[_PathLike] = None, precision: Union[None, int, str] = None) -> Optional[str]:
+        """As to_json, in upstream's XML layout (the CLI's default, --xml)."""
+        return self._render("xml", path, precision)
+
+    def to_csv(self, path: Optional[_PathLike] = None, precision: Union[None, int, str] = None) -> Optional[str]:
+        """As to_json, in upstream's CSV layout (--csv)."""
+        return self._render("csv", path, precision)
