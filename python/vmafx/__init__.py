@@ -56,6 +56,87 @@ def _model_arg(model: str) -> str:
     return "version=" + model
 
 
+def _geometry(frame, which: str, bitdepth: Optional[int], pixel_format: Optional[str]):
+    """(width, height, pixel_format, bit_depth) of one frame of arrays: a (Y, Cb, Cr) tuple of 2D
+    arrays (the subsampling from the planes' shapes) or a 2D luma array (pixel_format, default
+    "420", says what the video's chroma would be); uint8 is 8 bits, uint16 needs `bitdepth`."""
+    import numpy as np
+
+    planes = (frame,) if isinstance(frame, np.ndarray) else tuple(frame) if isinstance(frame, (tuple, list)) else None
+    if planes is None or len(planes) not in (1, 3) or not all(isinstance(p, np.ndarray) for p in planes):
+        raise UsageError(f"{which}: a frame must be a (Y, Cb, Cr) tuple of 2D NumPy arrays or a 2D luma array, "
+                         f"got {type(frame).__name__}")
+    for k, p in enumerate(planes):
+        if p.ndim != 2:
+            raise UsageError(f"{which}: plane {k} of a frame has {p.ndim} dimensions, expected 2 (height x width)")
+    y = planes[0]
+    height, width = y.shape
+    if len(planes) == 3:
+        ch, cw = planes[1].shape
+        if planes[2].shape != planes[1].shape:
+            raise UsageError(f"{which}: the Cb and Cr planes differ in shape: {planes[1].shape} and {planes[2].shape}")
+        half_w, half_h = (width + 1) // 2, (height + 1) // 2
+        shapes = {(height, width): "444", (height, half_w): "422", (half_h, half_w): "420"}
+        derived = shapes.get((ch, cw))
+        if derived is None:
+            raise UsageError(f"{which}: chroma planes of shape {(ch, cw)} fit no subsampling of a {height}x{width} "
+                             f"luma plane (4:4:4 {(height, width)}, 4:2:2 {(height, half_w)}, 4:2:0 {(half_h, half_w)})")
+        if pixel_format is not None and str(pixel_format) != derived:
+            raise UsageError(f"{which}: pixel_format {pixel_format!r} but the planes' shapes are 4:{derived[1]}:{derived[2]}")
+        pix = derived
+    else:
+        pix = "420" if pixel_format is None else str(pixel_format)
+    if y.dtype == np.uint8:
+        if bitdepth not in (None, 8):
+            raise UsageError(f"{which}: uint8 samples are 8 bits, but bitdepth={bitdepth}")
+        bits = 8
+    elif y.dtype == np.uint16:
+        if bitdepth is None or not 9 <= bitdepth <= 16:
+            raise UsageError(f"{which}: uint16 samples need bitdepth=9..16, got {bitdepth!r}")
+        bits = bitdepth
+    else:
+        raise UsageError(f"{which}: samples must be uint8 (8 bits) or uint16 (9 to 16 bits), got {y.dtype}")
+    return int(width), int(height), pix, int(bits)
+
+
+def _video(source, which: str, bitdepth: Optional[int], pixel_format: Optional[str]):
+    """What the native run reads for one video: a path (str), or the frames spec (label, geometry,
+    iterator of frames, frame count or None) of NumPy arrays or a frame iterator."""
+    import itertools
+
+    import numpy as np
+
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    label = f"{which} frames"
+    if isinstance(source, np.ndarray):  # luma alone, frames x height x width
+        if source.ndim != 3:
+            raise UsageError(f"{label}: a luma array must be frames x height x width, got shape {source.shape}")
+        if source.shape[0] == 0:
+            raise Error(f"{label}: no frame")
+        return label, _geometry(source[0], label, bitdepth, pixel_format), iter(source), source.shape[0]
+    if (isinstance(source, (tuple, list)) and len(source) == 3
+            and all(isinstance(p, np.ndarray) and p.ndim == 3 for p in source)):
+        counts = {p.shape[0] for p in source}
+        if len(counts) != 1:
+            raise UsageError(f"{label}: the Y, Cb and Cr arrays have different frame counts: "
+                             f"{[p.shape[0] for p in source]}")
+        count = counts.pop()
+        if count == 0:
+            raise Error(f"{label}: no frame")
+        geometry = _geometry(tuple(p[0] for p in source), label, bitdepth, pixel_format)
+        return label, geometry, zip(*source), count
+    try:
+        frames = iter(source)
+    except TypeError:
+        raise UsageError(f"{which}: expected a path, NumPy arrays or an iterable of frames, "
+                         f"got {type(source).__name__}") from None
+    first = next(frames, None)
+    if first is None:
+        raise Error(f"{label}: the iterator gave no frame")
+    return label, _geometry(first, label, bitdepth, pixel_format), itertools.chain([first], frames), None
+
+
 def _count(value, what: str, lowest: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{what}: expected a whole number, got {type(value).__name__} {value!r}")
@@ -99,9 +180,20 @@ def score(
 ) -> "Result":
     """Scores the distorted video `dist` against the reference `ref`.
 
-    Inputs are files, as the `vmafx` command reads them: .y4m, raw .yuv (then `width`,
+    Each input is a file, as the `vmafx` command reads it: .y4m, raw .yuv (then `width`,
     `height`, `pixel_format` "420"/"422"/"444" and `bitdepth` 8..16 are all needed), or any
-    container and codec FFmpeg decodes (where vmafx was built with FFmpeg's libraries).
+    container and codec FFmpeg decodes (where vmafx was built with FFmpeg's libraries). Or the
+    pixels themselves:
+      - a (Y, Cb, Cr) tuple of NumPy arrays, each frames x height x width (the chroma planes'
+        shapes give the subsampling: 4:2:0 planes are ceil(h/2) x ceil(w/2), 4:2:2 h x ceil(w/2),
+        4:4:4 h x w), uint8 at 8 bits or uint16 with `bitdepth` 9..16, samples as a raw .yuv file
+        holds them;
+      - a frames x height x width luma array alone (a run whose metrics read only luma, e.g.
+        vmaf_v0.6.1; `pixel_format` names the chroma it would have, "420" by default);
+      - an iterable of frames, each a (Y, Cb, Cr) tuple of 2D arrays or a 2D luma array, read
+        one at a time (long videos: memory holds the frames in flight, not the video), e.g.
+        a generator over a decoder's frames that yields each frame's three planes as arrays.
+    The same pixels give the same values as the file, bit for bit.
 
     Arguments (the CLI's flags in brackets):
       model: built-in model versions ("vmaf_v0.6.1", "vmaf_4k_v0.6.1", "vmaf_v1.0.16_3d0h",
@@ -131,11 +223,20 @@ def score(
     presets = _names(aom_ctc, "aom_ctc"), _names(nflx_ctc, "nflx_ctc")
     models = [] if isinstance(model, _Default) and (presets[0] or presets[1]) else _names(model, "model")
     feature_list = _names(features, "features")
+    if ref is dist and not isinstance(ref, (str, os.PathLike)):
+        raise UsageError("the reference and the distorted video are the same object: give each its own frames")
+    ref_video = _video(ref, "reference", bitdepth, pixel_format)
+    dist_video = _video(dist, "distorted", bitdepth, pixel_format)
+    paths = isinstance(ref_video, str) or isinstance(dist_video, str)
     raw_given = [v is not None for v in (width, height, pixel_format, bitdepth)]
-    if any(raw_given) and not all(raw_given):
+    if paths and any(raw_given) and not all(raw_given):
         raise UsageError("raw .yuv input needs all of width, height, pixel_format and bitdepth")
+    for video in (ref_video, dist_video):
+        if not isinstance(video, str) and (width, height) != (None, None) and (width, height) != video[1][:2]:
+            raise UsageError(f"{video[0]}: width and height {width}x{height}, but the frames are "
+                             f"{video[1][0]}x{video[1][1]}")
     raw = None
-    if all(raw_given):
+    if paths and all(raw_given):
         raw = (_count(width, "width", 1), _count(height, "height", 1), str(pixel_format),
                _count(bitdepth, "bitdepth", 1))
     if backend not in ("cpu", "cuda", "vulkan"):
@@ -162,7 +263,7 @@ def score(
 
     try:
         handle = _vmafx.run(
-            os.fspath(ref), os.fspath(dist), [_model_arg(m) for m in models], feature_list,
+            ref_video, dist_video, [_model_arg(m) for m in models], feature_list,
             presets[0], presets[1], raw, backend,
             _count(threads, "threads"), _count(subsample, "subsample", 1),
             0 if frames is None else _count(frames, "frames", 1), _count(skip_ref, "skip_ref"),

@@ -18,6 +18,8 @@
 
 namespace vmafx {
 
+class VideoReader;  // io/video_reader.hpp
+
 /// An extra feature extractor asked for by name, with its options as text
 /// (upstream's `--feature NAME=opt=val:opt=val`).
 struct FeatureSpec {
@@ -85,6 +87,12 @@ struct RunConfig {
     /// Whether the result files carry the run's provenance (RunResult::provenance) on a CPU
     /// run too (`--provenance`); a GPU run's always do.
     bool provenance = false;
+    /// Where set, opens the reference / distorted video instead of reading reference_path /
+    /// distorted_path (which then only label the video in messages): a reader of frames held
+    /// by the caller (the Python package's NumPy arrays and frame iterators). Called once, on the
+    /// run's thread; must not return null. The reader's format is the video's (raw_format is
+    /// not used for it).
+    std::function<std::unique_ptr<VideoReader>()> open_reference, open_distorted;
 };
 
 /// A model's pooled score, for the summary line (upstream prints "NAME: score").

@@ -92,8 +92,14 @@ void open_inputs(const RunConfig& config, Inputs& in) {
     if ((config.reference_path == "-" || config.distorted_path == "-") && ::fcntl(STDIN_FILENO, F_GETFD) < 0)
         throw Error(fmt::format("standard input: cannot read: {}", std::strerror(errno)));
     // Codec threads of decoded videos: --threads (0: one per core, libavcodec's choice).
-    const auto open_ref = [&] { in.ref = open_video(config.reference_path, config.raw_format, config.threads); };
-    const auto open_dist = [&] { in.dist = open_video(config.distorted_path, config.raw_format, config.threads); };
+    const auto open_one = [&](const std::function<std::unique_ptr<VideoReader>()>& open, const std::string& path) {
+        if (!open) return open_video(path, config.raw_format, config.threads);
+        std::unique_ptr<VideoReader> r = open();
+        if (!r) throw Error(fmt::format("{}: internal: the caller's reader opened nothing", path));
+        return r;
+    };
+    const auto open_ref = [&] { in.ref = open_one(config.open_reference, config.reference_path); };
+    const auto open_dist = [&] { in.dist = open_one(config.open_distorted, config.distorted_path); };
     const bool ref_stream = !stream_identity_of(config.reference_path).empty();
     const bool dist_stream = !stream_identity_of(config.distorted_path).empty();
     if (ref_stream && dist_stream) {

@@ -18,11 +18,14 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "base/build_info.hpp"
 #include "base/error.hpp"
@@ -186,10 +189,137 @@ private:
     RunResult r_;
 };
 
+/// Frames held by Python: an iterator of (Y, Cb, Cr) tuples of 2D NumPy arrays (uint8 at 8 bits,
+/// uint16 above; the planes' sizes the format's), or of 2D luma arrays alone (then a run that
+/// needs chroma fails naming the video). Owned by run_scoring's frame on the Python side; read
+/// by FrameReader under the GIL.
+struct PythonFrames {
+    std::string label;           ///< names the video in messages ("reference arrays", ...)
+    VideoFormat format;
+    py::object iterator;         ///< Python iterator of frames
+    std::optional<unsigned> count;  ///< frames, when known (arrays); nullopt: a stream (an iterator)
+    std::string identity;        ///< the stream identity of an iterator (two readers of one iterator clash)
+};
+
+/// A VideoReader over PythonFrames (RunConfig::open_reference / open_distorted): each read()
+/// takes the GIL, asks the iterator for the next frame, checks its planes against the format
+/// and copies them into the picture.
+class FrameReader final : public VideoReader {
+public:
+    explicit FrameReader(PythonFrames& frames)
+        : VideoReader(frames.label, frames.format, frames.count ? "" : frames.identity), frames_(frames) {}
+
+    bool read(Picture& pic, PlaneSet which) override {
+        py::gil_scoped_acquire gil;
+        py::object item;
+        try {
+            item = frames_.iterator.attr("__next__")();
+        } catch (py::error_already_set& e) {
+            if (e.matches(PyExc_StopIteration)) return false;
+            throw Error(fmt::format("{}: frame {}: the frame iterator raised {}", path(), index_, e.what()));
+        }
+        if (!(pic.format == format())) pic = Picture(format());
+        const int planes = which == PlaneSet::kLuma ? 1 : 3;
+        py::sequence seq;
+        if (py::isinstance<py::array>(item)) {
+            if (planes == 3)
+                throw Error(fmt::format("{}: frame {}: the run needs the chroma planes (Cb, Cr), but only luma "
+                                        "arrays were given",
+                                        path(), index_));
+            copy_plane(py::reinterpret_borrow<py::array>(item), pic.planes[0], 0);
+        } else {
+            if (!py::isinstance<py::tuple>(item) && !py::isinstance<py::list>(item))
+                throw Error(fmt::format("{}: frame {}: expected a (Y, Cb, Cr) tuple of arrays or a luma array, "
+                                        "got {}",
+                                        path(), index_, std::string(py::str(py::type::of(item).attr("__name__")))));
+            seq = py::reinterpret_borrow<py::sequence>(item);
+            if (seq.size() != 3)
+                throw Error(fmt::format("{}: frame {}: expected 3 planes (Y, Cb, Cr), got {}", path(), index_,
+                                        seq.size()));
+            for (int p = 0; p < planes; ++p) {
+                if (!py::isinstance<py::array>(seq[p]))
+                    throw Error(fmt::format("{}: frame {}: plane {} is not a NumPy array", path(), index_, p));
+                copy_plane(py::reinterpret_borrow<py::array>(seq[p]), pic.planes[p], p);
+            }
+        }
+        ++index_;
+        return true;
+    }
+
+    void skip(unsigned n) override {
+        Picture scratch;
+        for (unsigned i = 0; i < n; ++i)
+            if (!read(scratch, PlaneSet::kLuma))
+                throw Error(fmt::format("{}: cannot skip {} frames: it has only {}", path(), n, i));
+    }
+
+    std::optional<FrameCount> frame_count() const override {
+        if (!frames_.count) return std::nullopt;
+        return FrameCount{*frames_.count, ""};
+    }
+
+private:
+    /// Copies the 2D array `a` into plane p of the picture, after checking its type and shape.
+    void copy_plane(const py::array& a, Plane& plane, int p) const {
+        static const char* const kNames[3] = {"Y", "Cb", "Cr"};
+        const bool wide = format().bit_depth > 8;
+        if (a.ndim() != 2 || a.shape(0) != plane.height() || a.shape(1) != plane.width())
+            throw Error(fmt::format("{}: frame {}: plane {} has shape {}, expected ({}, {})", path(), index_, kNames[p],
+                                    std::string(py::str(py::tuple(a.attr("shape")))), plane.height(), plane.width()));
+        const bool u8 = a.dtype().is(py::dtype::of<std::uint8_t>());
+        const bool u16 = a.dtype().is(py::dtype::of<std::uint16_t>());
+        if (wide ? !u16 : !u8)
+            throw Error(fmt::format("{}: frame {}: plane {} is {}, expected {} at {} bits", path(), index_, kNames[p],
+                                    std::string(py::str(a.dtype())), wide ? "uint16" : "uint8", format().bit_depth));
+        const std::size_t bytes = wide ? 2 : 1;
+        const auto* base = static_cast<const unsigned char*>(a.data());
+        for (int y = 0; y < plane.height(); ++y) {
+            unsigned char* row = plane.row<unsigned char>(y);
+            const unsigned char* src = base + y * a.strides(0);
+            if (a.strides(1) == static_cast<py::ssize_t>(bytes)) {
+                std::memcpy(row, src, bytes * static_cast<std::size_t>(plane.width()));
+            } else {
+                for (int x = 0; x < plane.width(); ++x)
+                    std::memcpy(row + bytes * static_cast<std::size_t>(x), src + x * a.strides(1), bytes);
+            }
+        }
+    }
+
+    PythonFrames& frames_;
+    unsigned index_ = 0;  ///< the next frame's number
+};
+
+/// The video `source`: a path (a str), or a PythonFrames spec from vmafx/__init__.py (a tuple:
+/// label, (width, height, pixel_format, bit_depth), iterator, frame count or None).
+std::optional<PythonFrames> frames_of(const py::object& source) {
+    if (py::isinstance<py::str>(source)) return std::nullopt;
+    const auto spec = source.cast<std::tuple<std::string, std::tuple<int, int, std::string, int>, py::object,
+                                             std::optional<unsigned>>>();
+    PythonFrames f;
+    f.label = std::get<0>(spec);
+    const auto& [w, h, pix, bits] = std::get<1>(spec);
+    f.format.width = w;
+    f.format.height = h;
+    if (!parse_subsampling(pix, f.format.subsampling))
+        throw UsageError(f.label + ": unknown pixel format \"" + pix + "\" (expected 420, 422 or 444)");
+    f.format.bit_depth = bits;
+    try {
+        validate_video_format(f.format, f.label);
+    } catch (const UsageError&) {
+        throw;
+    } catch (const Error& e) {
+        throw UsageError(e.what());
+    }
+    f.iterator = std::get<2>(spec);
+    f.count = std::get<3>(spec);
+    f.identity = fmt::format("python:{}", static_cast<const void*>(f.iterator.ptr()));
+    return f;
+}
+
 /// The models and features of the arguments with the presets', in the CLI's order (the presets
 /// after the models and features given by name; tools/vmafx_main.cpp orders them by the command
 /// line).
-RunHandle run_scoring(const std::string& reference, const std::string& distorted,
+RunHandle run_scoring(const py::object& reference, const py::object& distorted,
                       const std::vector<std::string>& models, const std::vector<std::string>& features,
                       const std::vector<std::string>& aom_ctc, const std::vector<std::string>& nflx_ctc,
                       const std::optional<std::tuple<int, int, std::string, int>>& raw, const std::string& backend,
@@ -198,8 +328,14 @@ RunHandle run_scoring(const std::string& reference, const std::string& distorted
                       const std::string& align, const std::string& scale_dist,
                       const std::function<void(unsigned, unsigned)>& progress) {
     RunConfig cfg;
-    cfg.reference_path = reference;
-    cfg.distorted_path = distorted;
+    // Frames held by Python (arrays, iterators), read under the GIL; they outlive the run, and
+    // no Python object is copied while the GIL is released (the readers hold references to
+    // these).
+    std::optional<PythonFrames> ref_frames = frames_of(reference), dist_frames = frames_of(distorted);
+    cfg.reference_path = ref_frames ? ref_frames->label : reference.cast<std::string>();
+    cfg.distorted_path = dist_frames ? dist_frames->label : distorted.cast<std::string>();
+    if (ref_frames) cfg.open_reference = [&ref_frames] { return std::make_unique<FrameReader>(*ref_frames); };
+    if (dist_frames) cfg.open_distorted = [&dist_frames] { return std::make_unique<FrameReader>(*dist_frames); };
     if (raw) {
         VideoFormat f;
         f.width = std::get<0>(*raw);

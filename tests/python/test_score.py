@@ -149,6 +149,108 @@ def test_raw_yuv_and_a_422_10_bit_fixture(tmp_path):
         pd.testing.assert_frame_equal(y4m.frames, result.frames, check_exact=True)
 
 
+def read_y4m(path):
+    """The planes of an 8-bit 4:2:0 y4m file as (Y, Cb, Cr) arrays, frames x height x width (the
+    test's own reader: the package's array input is checked against vmafx's file reader)."""
+    data = open(path, "rb").read()
+    header, rest = data.split(b"\n", 1)
+    fields = {f[:1]: f[1:] for f in header.split()[1:]}
+    w, h = int(fields[b"W"]), int(fields[b"H"])
+    cw, ch = (w + 1) // 2, (h + 1) // 2
+    planes = ([], [], [])
+    while rest:
+        frame_header, rest = rest.split(b"\n", 1)
+        assert frame_header.startswith(b"FRAME")
+        for k, (pw, ph) in enumerate(((w, h), (cw, ch), (cw, ch))):
+            planes[k].append(np.frombuffer(rest[:pw * ph], np.uint8).reshape(ph, pw))
+            rest = rest[pw * ph:]
+    return tuple(np.stack(p) for p in planes)
+
+
+def read_raw(path, w, h, pix, bits, frames):
+    """The first `frames` frames of a raw planar file as (Y, Cb, Cr) arrays."""
+    cw = w if pix == "444" else (w + 1) // 2
+    ch = (h + 1) // 2 if pix == "420" else h
+    dtype = np.uint8 if bits == 8 else np.dtype("<u2")
+    size = (w * h + 2 * cw * ch)
+    data = np.fromfile(path, dtype=dtype, count=size * frames).reshape(frames, size)
+    y = data[:, :w * h].reshape(frames, h, w)
+    u = data[:, w * h:w * h + cw * ch].reshape(frames, ch, cw)
+    v = data[:, w * h + cw * ch:].reshape(frames, ch, cw)
+    return y.astype(np.uint16) if bits > 8 else y, u.astype(np.uint16) if bits > 8 else u, \
+        v.astype(np.uint16) if bits > 8 else v
+
+
+def test_arrays_and_iterators_give_the_files_values():
+    ref, dist = read_y4m(REF), read_y4m(DIST)
+    assert ref[0].shape == (10, 324, 576) and ref[1].shape == (10, 162, 288)
+    features = ["psnr", "float_ssim", "psnr_hvs"]
+    want = vmafx.score(REF, DIST, features=features)
+    arrays = vmafx.score(ref, dist, features=features)
+    pd.testing.assert_frame_equal(arrays.frames, want.frames, check_exact=True)
+    pd.testing.assert_frame_equal(arrays.pooled, want.pooled, check_exact=True)
+    assert arrays.to_json() .split("\n", 3)[3] == want.to_json().split("\n", 3)[3]  # all but version and fps
+    # An iterator of frames (a generator: the frame count unknown until its end), against arrays.
+    frames = vmafx.score((f for f in zip(*ref)), iter(list(zip(*dist))), features=features)
+    pd.testing.assert_frame_equal(frames.frames, want.frames, check_exact=True)
+    # Luma alone, for a model whose metrics read luma only.
+    luma = vmafx.score(ref[0], dist[0])
+    pd.testing.assert_frame_equal(luma.frames, vmafx.score(REF, DIST).frames, check_exact=True)
+    # Non-contiguous views (every other frame) and a file against arrays.
+    half = vmafx.score(tuple(p[::2] for p in ref), tuple(p[::2] for p in dist), model=None, features="psnr")
+    assert list(half.frames.index) == [0, 1, 2, 3, 4]
+    assert bits(half.frames.at[1, "psnr_y"]) == bits(want.frames.at[2, "psnr_y"])
+    mixed = vmafx.score(REF, dist, features=features)
+    pd.testing.assert_frame_equal(mixed.frames, want.frames, check_exact=True)
+
+
+def test_arrays_of_a_10_bit_422_fixture():
+    path = fixture("fallenleaf_1280x720_422p10")
+    raw = dict(width=1280, height=720, pixel_format="422", bitdepth=10)
+    want = vmafx.score(os.path.join(path, "ref.yuv"), os.path.join(path, "dist.yuv"), features=["psnr", "ciede"],
+                       frames=2, **raw)
+    ref = read_raw(os.path.join(path, "ref.yuv"), 1280, 720, "422", 10, 2)
+    dist = read_raw(os.path.join(path, "dist.yuv"), 1280, 720, "422", 10, 2)
+    got = vmafx.score(ref, dist, features=["psnr", "ciede"], bitdepth=10)
+    pd.testing.assert_frame_equal(got.frames, want.frames, check_exact=True)
+    assert got.format == {"width": 1280, "height": 720, "bit_depth": 10, "pixel_format": "422"}
+
+
+def test_bad_arrays_are_refused_naming_the_video_and_frame():
+    ref, dist = read_y4m(REF), read_y4m(DIST)
+    with pytest.raises(ValueError, match="uint16 samples need bitdepth"):
+        vmafx.score(tuple(p.astype(np.uint16) for p in ref), dist)
+    with pytest.raises(ValueError, match="must be uint8 .8 bits. or uint16"):
+        vmafx.score(tuple(p.astype(np.float32) for p in ref), dist)
+    with pytest.raises(ValueError, match="fit no subsampling"):
+        vmafx.score((ref[0], ref[1][:, :100], ref[2][:, :100]), dist)
+    with pytest.raises(ValueError, match="different frame counts"):
+        vmafx.score((ref[0], ref[1][:5], ref[2]), dist)
+    with pytest.raises(ValueError, match="same object"):
+        vmafx.score(ref, ref)
+    with pytest.raises(vmafx.Error, match="different|frames"):
+        vmafx.score(tuple(p[:9] for p in ref), dist)
+    # The run needs chroma (psnr), the arrays have none.
+    with pytest.raises(vmafx.Error, match="reference frames: frame 0: the run needs the chroma planes"):
+        vmafx.score(ref[0], dist[0], model=None, features="psnr")
+    # A frame of another shape in the middle of an iterator: the run fails naming the frame.
+    bad = list(zip(*dist))
+    bad[4] = (bad[4][0][:-2], bad[4][1], bad[4][2])
+    with pytest.raises(vmafx.Error, match="distorted frames: frame 4: plane Y has shape"):
+        vmafx.score(ref, iter(bad), model=None, features="psnr")
+
+    def failing():
+        yield tuple(p[0] for p in dist)
+        raise RuntimeError("decoder broke")
+
+    with pytest.raises(vmafx.Error, match="frame 1: the frame iterator raised.*decoder broke"):
+        vmafx.score(tuple(p[:2] for p in ref), failing(), model=None, features="psnr")
+    with pytest.raises(vmafx.Error, match="no frame"):
+        vmafx.score(ref, iter([]))
+    with pytest.raises(ValueError, match="expected a path"):
+        vmafx.score(ref, 42)
+
+
 def test_progress_callback_counts_the_frames():
     seen = []
     vmafx.score(REF, DIST, model=None, features="psnr", progress=lambda done, total: seen.append((done, total)))
