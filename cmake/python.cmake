@@ -65,6 +65,6 @@ if(VMAFX_HAVE_PYTHON)
     add_test(NAME python
              COMMAND ${VMAFX_PYTHON_EXECUTABLE} -B -m pytest -q -p no:cacheprovider ${CMAKE_SOURCE_DIR}/tests/python)
     set_tests_properties(python PROPERTIES TIMEOUT 900 SKIP_RETURN_CODE 77
-                         ENVIRONMENT "PYTHONPATH=${CMAKE_BINARY_DIR}/python;VMAFX_CLI_BIN=$<TARGET_FILE:vmafx>")
+                         ENVIRONMENT "PYTHONPATH=${CMAKE_BINARY_DIR}/python;VMAFX_CLI_BIN=$<TARGET_FILE:vmafx>;VMAFX_BUILD_DIR=${CMAKE_BINARY_DIR}")
   endif()
 endif()

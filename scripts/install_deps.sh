@@ -26,8 +26,12 @@ packages=(cmake ninja-build g++ pkg-config python3 xz-utils
           glslc glslang-tools spirv-tools libvulkan-dev libvulkan-volk-dev mesa-vulkan-drivers vulkan-tools
           # The Python package (python/vmafx, src/python/module.cpp; docs/python.md): pybind11 builds
           # the native module against Debian's Python 3 headers (python3-dev); numpy and pandas
-          # hold the results, tqdm draws the progress bar, pytest runs tests/python.
-          python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-tqdm python3-pytest)
+          # hold the results, matplotlib plots them, tqdm draws the progress bar, pytest runs
+          # tests/python.
+          python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-matplotlib python3-tqdm
+          python3-pytest
+          # `pip install --no-build-isolation .` (setup.py, pyproject.toml) and its test.
+          python3-pip python3-setuptools python3-wheel)
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 updated=0

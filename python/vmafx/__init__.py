@@ -295,6 +295,9 @@ class Result:
       format: dict (width, height, bit_depth, pixel_format) of the scored pictures.
       warnings: list of what the run noticed but did not stop for.
       fps: frames scored per second of wall time.
+
+    plot() draws the per-frame scores (matplotlib); to_json(), to_xml() and to_csv() give the
+    CLI's result files.
     """
 
     def __init__(self, handle) -> None:
@@ -320,6 +323,30 @@ class Result:
         means = ", ".join(f"{m['name']}={m['mean']:.6f}" for m in self.models)
         return (f"<vmafx.Result {len(self.frames)} frames, {self.frames.shape[1]} outputs"
                 f"{', ' + means if means else ''}>")
+
+    def plot(self, outputs: Union[None, str, Sequence[str]] = None, ax=None):
+        """A matplotlib figure of per-frame scores: one line per output (default: each model's
+        score, or every output of a run without a model) against the frame number, each labelled
+        with its pooled mean. `ax`: draw on these matplotlib axes instead of a new figure.
+        Returns the Figure. Raises ValueError for an output the run does not have."""
+        if ax is None:
+            from matplotlib.figure import Figure  # no pyplot: no global state, no window
+
+            fig = Figure(figsize=(10, 4), layout="constrained")
+            ax = fig.subplots()
+        else:
+            fig = ax.figure
+        names = _names(outputs, "outputs") or [m["name"] for m in self.models] or list(self.frames.columns)
+        for name in names:
+            if name not in self.frames.columns:
+                raise ValueError(f"plot: no output {name!r} (the run has {', '.join(self.frames.columns)})")
+            mean = self.pooled.at[name, "mean"] if name in self.pooled.index else float("nan")
+            ax.plot(self.frames.index, self.frames[name], label=f"{name} (mean {mean:.3f})", linewidth=1.2)
+        ax.set_xlabel("frame")
+        ax.set_ylabel("score")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize="small")
+        return fig
 
     def _render(self, fmt: str, path: Optional[_PathLike], precision: Union[None, int, str]) -> Optional[str]:
         if precision is None:

@@ -251,6 +251,23 @@ def test_bad_arrays_are_refused_naming_the_video_and_frame():
         vmafx.score(ref, 42)
 
 
+def test_plot_draws_each_models_per_frame_scores(tmp_path):
+    result = vmafx.score(REF, DIST, model=["vmaf_v0.6.1", "version=vmaf_v0.6.1neg:name=neg"], features="psnr")
+    fig = result.plot()
+    lines = fig.axes[0].get_lines()
+    assert [l.get_label() for l in lines] == [f"{n} (mean {result.pooled.at[n, 'mean']:.3f})" for n in ("vmaf", "neg")]
+    for line, name in zip(lines, ("vmaf", "neg")):
+        assert list(line.get_xdata()) == list(range(10))
+        assert [bits(v) for v in line.get_ydata()] == [bits(v) for v in result.frames[name]]
+    assert [l.get_label().split()[0] for l in result.plot(["psnr_y", "psnr_cb"]).axes[0].get_lines()] == \
+        ["psnr_y", "psnr_cb"]
+    png = tmp_path / "scores.png"
+    fig.savefig(png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10000
+    with pytest.raises(ValueError, match="no output 'nosuch'"):
+        result.plot("nosuch")
+
+
 def test_progress_callback_counts_the_frames():
     seen = []
     vmafx.score(REF, DIST, model=None, features="psnr", progress=lambda done, total: seen.append((done, total)))
