@@ -34,26 +34,41 @@ _PathLike = Union[str, os.PathLike]
 _FORMATS = ("xml", "json", "csv", "sub")
 
 
-def _names(value: Union[None, str, Sequence[str]], what: str) -> list:
+def _path(value, what: str) -> bytes:
+    """A file path for the native module, as the OS takes it (os.fsencode: any name the file
+    system holds, UTF-8 or not). Raises ValueError for a NUL character, as open() does."""
+    path = os.fspath(value)
+    if (b"\0" if isinstance(path, bytes) else "\0") in path:
+        raise UsageError(f"{what}: embedded null byte in the path {path!r}")
+    return os.fsencode(path)
+
+
+def _names(value, what: str) -> list:
     if value is None:
         return []
-    if isinstance(value, str):
+    if isinstance(value, str) or (what == "model" and isinstance(value, os.PathLike)):
         return [value]
-    out = list(value)
+    try:
+        out = list(value)
+    except TypeError:
+        raise UsageError(f"{what}: expected a string or a sequence of strings, got {type(value).__name__}") from None
     for v in out:
-        if not isinstance(v, str):
-            raise ValueError(f"{what}: expected strings, got {type(v).__name__} {v!r}")
+        if not isinstance(v, str) and not (what == "model" and isinstance(v, os.PathLike)):
+            raise UsageError(f"{what}: expected strings, got {type(v).__name__} {v!r}")
     return out
 
 
-def _model_arg(model: str) -> str:
+def _model_arg(model) -> bytes:
     """A model as the CLI's -m takes it: a built-in version ("vmaf_v0.6.1"), a model file's path
-    (ending in .json), or the -m syntax itself ("version=...:name=...")."""
+    (a path-like object, or a string ending in .json or holding a /), or the -m syntax itself
+    ("version=...:name=...")."""
+    if isinstance(model, os.PathLike):
+        return b"path=" + _path(model, "model")
     if "=" in model:
-        return model
+        return _path(model, "model")
     if model.endswith(".json") or os.sep in model:
-        return "path=" + model
-    return "version=" + model
+        return b"path=" + _path(model, "model")
+    return _path("version=" + model, "model")
 
 
 def _geometry(frame, which: str, bitdepth: Optional[int], pixel_format: Optional[str]):
@@ -76,14 +91,20 @@ def _geometry(frame, which: str, bitdepth: Optional[int], pixel_format: Optional
         if planes[2].shape != planes[1].shape:
             raise UsageError(f"{which}: the Cb and Cr planes differ in shape: {planes[1].shape} and {planes[2].shape}")
         half_w, half_h = (width + 1) // 2, (height + 1) // 2
-        shapes = {(height, width): "444", (height, half_w): "422", (half_h, half_w): "420"}
-        derived = shapes.get((ch, cw))
-        if derived is None:
+        shapes = {"444": (height, width), "422": (height, half_w), "420": (half_h, half_w)}
+        fits = [pix for pix, shape in shapes.items() if shape == (ch, cw)]
+        if not fits:
             raise UsageError(f"{which}: chroma planes of shape {(ch, cw)} fit no subsampling of a {height}x{width} "
-                             f"luma plane (4:4:4 {(height, width)}, 4:2:2 {(height, half_w)}, 4:2:0 {(half_h, half_w)})")
-        if pixel_format is not None and str(pixel_format) != derived:
-            raise UsageError(f"{which}: pixel_format {pixel_format!r} but the planes' shapes are 4:{derived[1]}:{derived[2]}")
-        pix = derived
+                             f"luma plane (4:4:4 {shapes['444']}, 4:2:2 {shapes['422']}, 4:2:0 {shapes['420']})")
+        if pixel_format is not None:
+            if str(pixel_format) not in fits:
+                raise UsageError(f"{which}: pixel_format {pixel_format!r} but the planes' shapes fit "
+                                 f"{' or '.join(fits)}")
+            pix = str(pixel_format)
+        elif len(fits) > 1:  # e.g. one sample wide: 4:4:4 and 4:2:2 planes have one shape
+            raise UsageError(f"{which}: the planes' shapes fit {' and '.join(fits)} alike: give pixel_format")
+        else:
+            pix = fits[0]
     else:
         pix = "420" if pixel_format is None else str(pixel_format)
     if y.dtype == np.uint8:
@@ -106,8 +127,8 @@ def _video(source, which: str, bitdepth: Optional[int], pixel_format: Optional[s
 
     import numpy as np
 
-    if isinstance(source, (str, os.PathLike)):
-        return os.fspath(source)
+    if isinstance(source, (str, bytes, os.PathLike)):
+        return _path(source, which)
     label = f"{which} frames"
     if isinstance(source, np.ndarray):  # luma alone, frames x height x width
         if source.ndim != 3:
@@ -131,17 +152,20 @@ def _video(source, which: str, bitdepth: Optional[int], pixel_format: Optional[s
     except TypeError:
         raise UsageError(f"{which}: expected a path, NumPy arrays or an iterable of frames, "
                          f"got {type(source).__name__}") from None
-    first = next(frames, None)
+    try:
+        first = next(frames, None)
+    except Exception as e:
+        raise Error(f"{label}: frame 0: the frame iterator raised {type(e).__name__}: {e}") from e
     if first is None:
         raise Error(f"{label}: the iterator gave no frame")
     return label, _geometry(first, label, bitdepth, pixel_format), itertools.chain([first], frames), None
 
 
-def _count(value, what: str, lowest: int = 0) -> int:
+def _count(value, what: str, lowest: int = 0, highest: int = 2**32 - 1) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what}: expected a whole number, got {type(value).__name__} {value!r}")
-    if value < lowest or value > 2**32 - 1:
-        raise ValueError(f"{what}: {value} is out of range {lowest}..{2**32 - 1}")
+        raise UsageError(f"{what}: expected a whole number, got {type(value).__name__} {value!r}")
+    if value < lowest or value > highest:
+        raise UsageError(f"{what}: {value} is out of range {lowest}..{highest}")
     return value
 
 
@@ -223,22 +247,25 @@ def score(
     presets = _names(aom_ctc, "aom_ctc"), _names(nflx_ctc, "nflx_ctc")
     models = [] if isinstance(model, _Default) and (presets[0] or presets[1]) else _names(model, "model")
     feature_list = _names(features, "features")
-    if ref is dist and not isinstance(ref, (str, os.PathLike)):
-        raise UsageError("the reference and the distorted video are the same object: give each its own frames")
+    import numpy as np
+
+    rereadable = (str, bytes, os.PathLike, np.ndarray, tuple, list)
+    if ref is dist and not isinstance(ref, rereadable):
+        raise UsageError("the reference and the distorted video are the same iterator: give each its own frames")
     ref_video = _video(ref, "reference", bitdepth, pixel_format)
     dist_video = _video(dist, "distorted", bitdepth, pixel_format)
-    paths = isinstance(ref_video, str) or isinstance(dist_video, str)
+    paths = isinstance(ref_video, bytes) or isinstance(dist_video, bytes)
     raw_given = [v is not None for v in (width, height, pixel_format, bitdepth)]
     if paths and any(raw_given) and not all(raw_given):
         raise UsageError("raw .yuv input needs all of width, height, pixel_format and bitdepth")
     for video in (ref_video, dist_video):
-        if not isinstance(video, str) and (width, height) != (None, None) and (width, height) != video[1][:2]:
+        if not isinstance(video, bytes) and (width, height) != (None, None) and (width, height) != video[1][:2]:
             raise UsageError(f"{video[0]}: width and height {width}x{height}, but the frames are "
                              f"{video[1][0]}x{video[1][1]}")
     raw = None
     if paths and all(raw_given):
-        raw = (_count(width, "width", 1), _count(height, "height", 1), str(pixel_format),
-               _count(bitdepth, "bitdepth", 1))
+        raw = (_count(width, "width", 1, 2**31 - 1), _count(height, "height", 1, 2**31 - 1), str(pixel_format),
+               _count(bitdepth, "bitdepth", 1, 64))
     if backend not in ("cpu", "cuda", "vulkan"):
         raise UsageError(f'backend "{backend}": expected cpu, cuda or vulkan')
     if gpu is not None and backend == "cpu":
@@ -359,7 +386,7 @@ class Result:
             raise ValueError(f"precision: expected None, 0..17 or 'max', got {precision!r}")
         if path is None:
             return self._handle.render(fmt, digits)
-        self._handle.write(os.fspath(path), fmt, digits)
+        self._handle.write(_path(path, "output"), fmt, digits)
         return None
 
     def to_json(self, path: Optional[_PathLike] = None, precision: Union[None, int, str] = None) -> Optional[str]:

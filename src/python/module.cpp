@@ -17,11 +17,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <cmath>
+#include <exception>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -189,6 +192,17 @@ private:
     RunResult r_;
 };
 
+/// Whether the interpreter is shutting down (read without the GIL). A daemon thread still scoring
+/// then must not take the GIL again: the interpreter would end the thread inside this module's
+/// frames (and the engine's worker threads), aborting the process.
+bool finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+    return Py_IsFinalizing() != 0;
+#else
+    return _Py_IsFinalizing() != 0;
+#endif
+}
+
 /// Frames held by Python: an iterator of (Y, Cb, Cr) tuples of 2D NumPy arrays (uint8 at 8 bits,
 /// uint16 above; the planes' sizes the format's), or of 2D luma arrays alone (then a run that
 /// needs chroma fails naming the video). Owned by run_scoring's frame on the Python side; read
@@ -210,6 +224,7 @@ public:
         : VideoReader(frames.label, frames.format, frames.count ? "" : frames.identity), frames_(frames) {}
 
     bool read(Picture& pic, PlaneSet which) override {
+        if (finalizing()) throw Error(fmt::format("{}: frame {}: the Python interpreter is exiting", path(), index_));
         py::gil_scoped_acquire gil;
         py::object item;
         try {
@@ -266,8 +281,12 @@ private:
         if (a.ndim() != 2 || a.shape(0) != plane.height() || a.shape(1) != plane.width())
             throw Error(fmt::format("{}: frame {}: plane {} has shape {}, expected ({}, {})", path(), index_, kNames[p],
                                     std::string(py::str(py::tuple(a.attr("shape")))), plane.height(), plane.width()));
-        const bool u8 = a.dtype().is(py::dtype::of<std::uint8_t>());
-        const bool u16 = a.dtype().is(py::dtype::of<std::uint16_t>());
+        // By kind, size and byte order (an equal dtype need not be the same object: a pickled
+        // array's is not); big-endian words are refused.
+        const py::dtype t = a.dtype();
+        const bool native = t.byteorder() == '=' || t.byteorder() == '|' || t.byteorder() == '<';
+        const bool u8 = t.kind() == 'u' && t.itemsize() == 1;
+        const bool u16 = t.kind() == 'u' && t.itemsize() == 2 && native;
         if (wide ? !u16 : !u8)
             throw Error(fmt::format("{}: frame {}: plane {} is {}, expected {} at {} bits", path(), index_, kNames[p],
                                     std::string(py::str(a.dtype())), wide ? "uint16" : "uint8", format().bit_depth));
@@ -292,7 +311,7 @@ private:
 /// The video `source`: a path (a str), or a PythonFrames spec from vmafx/__init__.py (a tuple:
 /// label, (width, height, pixel_format, bit_depth), iterator, frame count or None).
 std::optional<PythonFrames> frames_of(const py::object& source) {
-    if (py::isinstance<py::str>(source)) return std::nullopt;
+    if (py::isinstance<py::bytes>(source) || py::isinstance<py::str>(source)) return std::nullopt;
     const auto spec = source.cast<std::tuple<std::string, std::tuple<int, int, std::string, int>, py::object,
                                              std::optional<unsigned>>>();
     PythonFrames f;
@@ -372,16 +391,33 @@ RunHandle run_scoring(const py::object& reference, const py::object& distorted,
     if (progress) {
         // Called on the engine's reading thread: take the GIL for the Python callable.
         cfg.progress = [progress](unsigned done, unsigned total) {
+            if (finalizing()) throw Error("the Python interpreter is exiting");
             py::gil_scoped_acquire gil;
             progress(done, total);
         };
     }
     RunResult result;
-    {
-        py::gil_scoped_release nogil;
+    std::exception_ptr failure;
+    PyThreadState* const state = PyEval_SaveThread();  // the GIL released while the run goes
+    try {
         result = run(cfg);
+    } catch (...) {
+        failure = std::current_exception();
     }
+    // A daemon thread whose run ends while the interpreter exits never takes the GIL again (see
+    // finalizing()): it waits here until the process is gone.
+    while (finalizing()) std::this_thread::sleep_for(std::chrono::hours(1));
+    PyEval_RestoreThread(state);
+    if (failure) std::rethrow_exception(failure);
     return RunHandle(std::move(result));
+}
+
+/// Raises `type` with `message`, decoded as UTF-8 with undecodable bytes (a path's) escaped.
+void set_error(PyObject* type, const char* message) {
+    PyObject* text = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)), "backslashreplace");
+    if (!text) return;  // the decoding's own error stays set
+    PyErr_SetObject(type, text);
+    Py_DECREF(text);
 }
 
 }  // namespace
@@ -402,11 +438,11 @@ PYBIND11_MODULE(_vmafx, m) {
         try {
             if (p) std::rethrow_exception(p);
         } catch (const vx::UsageError& e) {
-            PyErr_SetString(usage_error.ptr(), e.what());
+            set_error(usage_error.ptr(), e.what());
         } catch (const vx::Error& e) {
-            PyErr_SetString(error.ptr(), e.what());
+            set_error(error.ptr(), e.what());
         } catch (const vx::OutOfMemory& e) {
-            PyErr_SetString(PyExc_MemoryError, e.what());
+            set_error(PyExc_MemoryError, e.what());
         }
     });
     m.attr("__version__") = VMAFX_VERSION;

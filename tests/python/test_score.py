@@ -226,8 +226,19 @@ def test_bad_arrays_are_refused_naming_the_video_and_frame():
         vmafx.score((ref[0], ref[1][:, :100], ref[2][:, :100]), dist)
     with pytest.raises(ValueError, match="different frame counts"):
         vmafx.score((ref[0], ref[1][:5], ref[2]), dist)
-    with pytest.raises(ValueError, match="same object"):
-        vmafx.score(ref, ref)
+    # The same arrays on both sides are read twice (as the CLI reads one file twice); one iterator
+    # cannot be.
+    same = vmafx.score(ref, ref, model=None, features="psnr", frames=2)
+    pd.testing.assert_frame_equal(same.frames, vmafx.score(REF, REF, model=None, features="psnr", frames=2).frames,
+                                  check_exact=True)
+    frames = zip(*ref)
+    with pytest.raises(ValueError, match="same iterator"):
+        vmafx.score(frames, frames)
+    # Arrays that went through pickle (an equal dtype that is another object).
+    import pickle
+    pickled = pickle.loads(pickle.dumps(ref))
+    pd.testing.assert_frame_equal(vmafx.score(pickled, dist, frames=2).frames, vmafx.score(REF, DIST, frames=2).frames,
+                                  check_exact=True)
     with pytest.raises(vmafx.Error, match="different|frames"):
         vmafx.score(tuple(p[:9] for p in ref), dist)
     # The run needs chroma (psnr), the arrays have none.
@@ -247,6 +258,13 @@ def test_bad_arrays_are_refused_naming_the_video_and_frame():
         vmafx.score(tuple(p[:2] for p in ref), failing(), model=None, features="psnr")
     with pytest.raises(vmafx.Error, match="no frame"):
         vmafx.score(ref, iter([]))
+
+    def broken():
+        raise KeyError("boom")
+        yield
+
+    with pytest.raises(vmafx.Error, match="distorted frames: frame 0: the frame iterator raised KeyError"):
+        vmafx.score(ref, broken())
     with pytest.raises(ValueError, match="expected a path"):
         vmafx.score(ref, 42)
 
@@ -327,6 +345,47 @@ def test_errors_name_the_file_or_option(tmp_path):
         vmafx.score(REF, DIST, gpu=0)
     # A UsageError is a ValueError and a vmafx.Error.
     assert issubclass(vmafx.UsageError, ValueError) and issubclass(vmafx.UsageError, vmafx.Error)
+
+
+def test_planes_one_sample_wide_need_the_pixel_format(tmp_path):
+    """4:4:4 and 4:2:2 planes of a 1-wide picture have one shape: the caller says which, and
+    the values are the CLI's for that format."""
+    rng = np.random.default_rng(5)
+    ref = tuple(rng.integers(0, 255, (2, 8, 1), np.uint8) for _ in range(3))
+    dist = tuple(np.clip(p.astype(int) + rng.integers(-9, 9, p.shape), 0, 255).astype(np.uint8) for p in ref)
+    with pytest.raises(ValueError, match="fit 444 and 422 alike: give pixel_format"):
+        vmafx.score(ref, dist, model=None, features="ciede")
+    for pix in ("444", "422"):
+        got = vmafx.score(ref, dist, model=None, features="ciede", pixel_format=pix)
+        files = []
+        for name, video in (("ref", ref), ("dist", dist)):
+            path = tmp_path / f"{name}_{pix}.yuv"
+            path.write_bytes(b"".join(p[k].tobytes() for k in range(2) for p in video))
+            files.append(str(path))
+        want = cli(tmp_path, ["-r", files[0], "-d", files[1], "-w", "1", "-h", "8", "-p", pix, "-b", "8", "-n",
+                              "--feature", "ciede"])
+        assert_same_doubles(got, want)
+
+
+def test_paths_the_os_takes(tmp_path):
+    # A name that is not UTF-8 (as the CLI opens it), a path-like object and bytes.
+    odd = os.path.join(os.fsencode(str(tmp_path)), b"r\xff.y4m")
+    with open(REF, "rb") as src, open(odd, "wb") as dst:
+        dst.write(src.read())
+    want = vmafx.score(REF, DIST, frames=2).frames
+    for ref in (os.fsdecode(odd), odd, __import__("pathlib").Path(os.fsdecode(odd))):
+        pd.testing.assert_frame_equal(vmafx.score(ref, DIST, frames=2).frames, want, check_exact=True)
+    with pytest.raises(vmafx.Error, match=r"missing\\xff.y4m"):
+        vmafx.score(os.path.join(os.fsencode(str(tmp_path)), b"missing\xff.y4m"), DIST)
+    # A NUL character is refused, not cut off.
+    with pytest.raises(ValueError, match="null byte"):
+        vmafx.score(REF + "\0junk", DIST)
+    result = vmafx.score(REF, DIST, frames=1)
+    with pytest.raises(ValueError, match="null byte"):
+        result.to_json(str(tmp_path / "out.json") + "\0x")
+    assert list(tmp_path.iterdir()) == [tmp_path / os.fsdecode(b"r\xff.y4m")]
+    with pytest.raises(ValueError, match="model"):
+        vmafx.score(REF, DIST, model=5)
 
 
 def test_a_failed_write_names_the_path_and_leaves_no_file(tmp_path):
