@@ -5,9 +5,12 @@
 // (finish_plane_score, Outputs: the twin's finish() calls them too).
 #include "feature/psnr_hvs/psnr_hvs.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -165,6 +168,34 @@ void Outputs::write(const float score[3], FrameScores& out) const {
     for (int p = 0; p < 3; ++p) out.emplace_back(names_[p], to_db(score[p]));
     const double combined = static_cast<double>(score[0]) * .8 + .1 * (static_cast<double>(score[1]) + score[2]);
     out.emplace_back(names_[3], to_db(combined));
+}
+
+TwinPlan::TwinPlan(const VideoFormat& format, std::string twin) : format_(format), twin_(std::move(twin)) {
+    if (format.bit_depth < 8 || format.bit_depth > 12)
+        throw Error(fmt::format("{}: bit depth {} outside 8..12", twin_, format.bit_depth));
+    for (int p = 0; p < 3; ++p) {
+        blocks_x_[p] = math::blocks_along(format.plane_width(p));
+        blocks_y_[p] = math::blocks_along(format.plane_height(p));
+        terms_[p] = 64 * static_cast<std::size_t>(blocks_x_[p]) * static_cast<std::size_t>(blocks_y_[p]);
+        if (terms_[p] > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+            throw Error(fmt::format("{}: plane {} has too many coefficients", twin_, p));
+    }
+}
+
+std::size_t TwinPlan::slot_terms() const { return std::max<std::size_t>(terms_[0] + terms_[1] + terms_[2], 1); }
+
+void TwinPlan::check_pitch(std::ptrdiff_t pitch, int p) const {
+    const std::ptrdiff_t row_bytes = static_cast<std::ptrdiff_t>(format_.plane_width(p)) * format_.bytes_per_sample();
+    if (pitch < row_bytes)
+        throw Error(fmt::format("{}: plane {} pitch {} bytes is below its rows of {} bytes", twin_, p, pitch,
+                                row_bytes));
+}
+
+void TwinPlan::write_scores(const float sums[3], const Outputs& outputs, FrameScores& out) const {
+    float score[3];
+    for (int p = 0; p < 3; ++p)
+        score[p] = finish_plane_score(sums[p], static_cast<int>(terms_[p]), format_.bit_depth);
+    outputs.write(score, out);
 }
 
 namespace {

@@ -19,6 +19,7 @@
 // whatever the subsampling (as upstream).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -72,6 +73,36 @@ public:
 
 private:
     std::string names_[4];
+};
+
+/// The GPU twins' host side (psnr_hvs_cuda.cu, psnr_hvs_vulkan.cpp), for one format: each
+/// plane's grid of 8x8 blocks (blocks_along) and its terms, 64 a block, laid out in a slot as
+/// luma, Cb, Cr one after another; the pitch check; and the frame's scores from the device's
+/// three plane sums (the CPU's running float sums) by the CPU's finish_plane_score and
+/// Outputs::write.
+class TwinPlan {
+public:
+    /// Throws Error naming `twin` (e.g. "psnr_hvs (CUDA)") for a bit depth outside 8..12 and for
+    /// a plane of more than INT_MAX terms.
+    TwinPlan(const VideoFormat& format, std::string twin);
+    int blocks_x(int p) const { return blocks_x_[p]; }
+    int blocks_y(int p) const { return blocks_y_[p]; }
+    /// Plane p's terms (64 a block; 0 without a block). Cb and Cr have as many.
+    std::size_t terms(int p) const { return terms_[p]; }
+    /// Where plane p's terms start in a slot's terms.
+    std::size_t offset(int p) const { return p == 0 ? 0 : p == 1 ? terms_[0] : terms_[0] + terms_[1]; }
+    /// A slot's terms: the three planes', at least 1 (a device buffer's slot).
+    std::size_t slot_terms() const;
+    /// Throws Error unless `pitch` bytes hold a row of plane p.
+    void check_pitch(std::ptrdiff_t pitch, int p) const;
+    /// Appends the frame's four scores from its plane sums (Y, Cb, Cr) to `out`.
+    void write_scores(const float sums[3], const Outputs& outputs, FrameScores& out) const;
+
+private:
+    VideoFormat format_;
+    std::string twin_;
+    int blocks_x_[3] = {}, blocks_y_[3] = {};
+    std::size_t terms_[3] = {};
 };
 
 }  // namespace vmafx::psnr_hvs

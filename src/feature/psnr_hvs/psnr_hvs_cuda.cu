@@ -44,7 +44,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -132,25 +131,12 @@ __global__ void __launch_bounds__(kPlainSumThreads)
 class PsnrHvsTwin final : public GpuTwin {
 public:
     PsnrHvsTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
-        : format_(format), plant_(plant), outputs_(options), frames_("psnr_hvs", slots) {
-        if (format.bit_depth < 8 || format.bit_depth > 12)
-            throw Error("psnr_hvs (CUDA): bit depth " + std::to_string(format.bit_depth) + " outside 8..12");
-        for (int p = 0; p < 3; ++p) {
-            blocks_x_[p] = psnr_hvs::math::blocks_along(format.plane_width(p));
-            blocks_y_[p] = psnr_hvs::math::blocks_along(format.plane_height(p));
-            const std::size_t n = 64 * static_cast<std::size_t>(blocks_x_[p]) * static_cast<std::size_t>(blocks_y_[p]);
-            if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-                throw Error("psnr_hvs (CUDA): plane " + std::to_string(p) + " has too many coefficients");
-            terms_count_[p] = n;
-        }
-        // The chroma planes have one size (the second row of the chroma batch starts n after
-        // the first).
-        if (terms_count_[1] != terms_count_[2]) throw Error("psnr_hvs (CUDA): internal: chroma planes differ in size");
-        slot_terms_ = terms_count_[0] + terms_count_[1] + terms_count_[2];
-        terms_ = cuda::DeviceBuffer<float>(std::max<std::size_t>(slot_terms_, 1) * slots);
+        : format_(format), plant_(plant), plan_(format, "psnr_hvs (CUDA)"), outputs_(options),
+          frames_("psnr_hvs", slots) {
+        terms_ = cuda::DeviceBuffer<float>(plan_.slot_terms() * slots);
         sums_ = cuda::DeviceBuffer<float>(3 * static_cast<std::size_t>(slots));
         host_sums_ = cuda::PinnedBuffer<float>(3 * static_cast<std::size_t>(slots));
-        const std::size_t max_terms = std::max<std::size_t>({terms_count_[0], terms_count_[1], 1});
+        const std::size_t max_terms = std::max<std::size_t>({plan_.terms(0), plan_.terms(1), 1});
         for (unsigned k = 0; k < slots; ++k)
             sequential_.push_back(std::make_unique<gpu::SequentialSum<float>>(max_terms, 2));
 
@@ -168,17 +154,17 @@ public:
 
         const cudaStream_t stream = cuda::stream_of(queue);
         frames_.enqueued(slot, f.index);
-        float* terms = terms_.get() + static_cast<std::size_t>(slot) * std::max<std::size_t>(slot_terms_, 1);
-        float* plane_terms[3] = {terms, terms + terms_count_[0], terms + terms_count_[0] + terms_count_[1]};
+        float* terms = terms_.get() + static_cast<std::size_t>(slot) * plan_.slot_terms();
+        float* plane_terms[3] = {terms + plan_.offset(0), terms + plan_.offset(1), terms + plan_.offset(2)};
         for (int p = 0; p < 3; ++p) {
             const DevicePlane& r = f.ref.planes[p];
             const DevicePlane& d = f.dist.planes[p];
             if (!r.data || !d.data)
                 throw Error("psnr_hvs (CUDA): frame " + std::to_string(f.index) + " lacks plane " + std::to_string(p));
-            if (terms_count_[p] == 0) continue;  // no block: the sum is 0 (SequentialSum's n == 0)
-            check_pitch(r.pitch, p);
-            check_pitch(d.pitch, p);
-            const std::size_t blocks = terms_count_[p] / 64;
+            if (plan_.terms(p) == 0) continue;  // no block: the sum is 0 (SequentialSum's n == 0)
+            plan_.check_pitch(r.pitch, p);
+            plan_.check_pitch(d.pitch, p);
+            const std::size_t blocks = plan_.terms(p) / 64;
             const unsigned grid = cuda::blocks_for(blocks, kTermsThreads);
             const auto* rp = static_cast<const unsigned char*>(r.data);
             const auto* dp = static_cast<const unsigned char*>(d.data);
@@ -188,23 +174,23 @@ public:
                                                                         : terms_kernel<std::uint8_t, false>)
                                : (plant_ == PlantedDefect::kContraction ? terms_kernel<std::uint16_t, true>
                                                                         : terms_kernel<std::uint16_t, false>);
-            kernel<<<grid, kTermsThreads, 0, stream>>>(rp, r.pitch, dp, d.pitch, blocks_x_[p], blocks_y_[p],
+            kernel<<<grid, kTermsThreads, 0, stream>>>(rp, r.pitch, dp, d.pitch, plan_.blocks_x(p), plan_.blocks_y(p),
                                                        tables_.get() + p, plane_terms[p], shift);
             cuda::check_launch("psnr_hvs terms_kernel");
         }
         float* sums = sums_.get() + 3 * static_cast<std::size_t>(slot);
         if (plant_ == PlantedDefect::kReductionOrder) {
             // Planted regression (parity-gate tests only): a plain parallel float sum.
-            plain_sum_kernel<<<1, kPlainSumThreads, 0, stream>>>(plane_terms[0], terms_count_[0], terms_count_[0],
+            plain_sum_kernel<<<1, kPlainSumThreads, 0, stream>>>(plane_terms[0], plan_.terms(0), plan_.terms(0),
                                                                  sums);
             cuda::check_launch("psnr_hvs plain_sum_kernel");
-            plain_sum_kernel<<<2, kPlainSumThreads, 0, stream>>>(plane_terms[1], terms_count_[1], terms_count_[1],
+            plain_sum_kernel<<<2, kPlainSumThreads, 0, stream>>>(plane_terms[1], plan_.terms(1), plan_.terms(1),
                                                                  sums + 1);
             cuda::check_launch("psnr_hvs plain_sum_kernel");
         } else {
             // The CPU's running sums: luma, then Cb and Cr as a batch of two rows.
-            sequential_[slot]->enqueue(plane_terms[0], terms_count_[0], terms_count_[0], 1, sums, stream);
-            sequential_[slot]->enqueue(plane_terms[1], terms_count_[1], terms_count_[1], 2, sums + 1, stream);
+            sequential_[slot]->enqueue(plane_terms[0], plan_.terms(0), plan_.terms(0), 1, sums, stream);
+            sequential_[slot]->enqueue(plane_terms[1], plan_.terms(1), plan_.terms(1), 2, sums + 1, stream);
         }
         cuda::check(cudaMemcpyAsync(host_sums_.get() + 3 * static_cast<std::size_t>(slot), sums, 3 * sizeof(float),
                                     cudaMemcpyDeviceToHost, stream),
@@ -213,31 +199,16 @@ public:
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
         frames_.check_holds(slot, index);
-        float score[3];
-        for (int p = 0; p < 3; ++p)
-            score[p] = psnr_hvs::finish_plane_score(host_sums_[3 * static_cast<std::size_t>(slot) + p],
-                                                    static_cast<int>(terms_count_[p]), format_.bit_depth);
-        outputs_.write(score, out);
+        plan_.write_scores(host_sums_.get() + 3 * static_cast<std::size_t>(slot), outputs_, out);
     }
 
 private:
-    /// Throws Error unless `pitch` holds a row of plane p.
-    void check_pitch(std::ptrdiff_t pitch, int p) const {
-        const std::ptrdiff_t row_bytes =
-            static_cast<std::ptrdiff_t>(format_.plane_width(p)) * format_.bytes_per_sample();
-        if (pitch < row_bytes)
-            throw Error("psnr_hvs (CUDA): plane " + std::to_string(p) + " pitch " + std::to_string(pitch) +
-                        " bytes is below its rows of " + std::to_string(row_bytes) + " bytes");
-    }
-
     VideoFormat format_;
     PlantedDefect plant_;
+    psnr_hvs::TwinPlan plan_;
     psnr_hvs::Outputs outputs_;
-    int blocks_x_[3] = {}, blocks_y_[3] = {};
-    std::size_t terms_count_[3] = {};  // 64 * blocks of each plane
-    std::size_t slot_terms_ = 0;       // of the three planes
     cuda::DeviceBuffer<PlaneTables> tables_;   // plane_tables(0..2)
-    cuda::DeviceBuffer<float> terms_;          // slots x slot_terms_
+    cuda::DeviceBuffer<float> terms_;          // slots x plan_.slot_terms()
     cuda::DeviceBuffer<float> sums_;           // slots x 3
     cuda::PinnedBuffer<float> host_sums_;      // slots x 3
     std::vector<std::unique_ptr<gpu::SequentialSum<float>>> sequential_;  // per slot

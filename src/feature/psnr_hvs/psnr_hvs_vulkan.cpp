@@ -25,7 +25,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,26 +65,13 @@ static_assert(sizeof(Push) == 72);
 class PsnrHvsVulkanTwin final : public GpuTwin {
 public:
     PsnrHvsVulkanTwin(const Options& options, const VideoFormat& format, unsigned slots, PlantedDefect plant)
-        : format_(format), plant_(plant), outputs_(options), kernel_(kSpirv, sizeof(Push), "psnr_hvs (Vulkan)"),
-          frames_("psnr_hvs (Vulkan)", slots) {
-        if (format.bit_depth < 8 || format.bit_depth > 12)
-            throw Error("psnr_hvs (Vulkan): bit depth " + std::to_string(format.bit_depth) + " outside 8..12");
-        for (int p = 0; p < 3; ++p) {
-            blocks_x_[p] = psnr_hvs::math::blocks_along(format.plane_width(p));
-            blocks_y_[p] = psnr_hvs::math::blocks_along(format.plane_height(p));
-            const std::size_t n = 64 * static_cast<std::size_t>(blocks_x_[p]) * static_cast<std::size_t>(blocks_y_[p]);
-            if (n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
-                throw Error("psnr_hvs (Vulkan): plane " + std::to_string(p) + " has too many coefficients");
-            terms_count_[p] = n;
-        }
-        // The chroma planes have one size (the second row of the chroma batch starts n after
-        // the first).
-        if (terms_count_[1] != terms_count_[2]) throw Error("psnr_hvs (Vulkan): internal: chroma planes differ in size");
-        slot_terms_ = std::max<std::size_t>(terms_count_[0] + terms_count_[1] + terms_count_[2], 1);
-        terms_ = vulkan::DeviceBuffer<float>(slot_terms_ * slots);
+        : plant_(plant), plan_(format, "psnr_hvs (Vulkan)"), outputs_(options),
+          kernel_(kSpirv, sizeof(Push), "psnr_hvs (Vulkan)"), frames_("psnr_hvs (Vulkan)", slots) {
+        wide_ = format.bit_depth > 8;
+        terms_ = vulkan::DeviceBuffer<float>(plan_.slot_terms() * slots);
         sums_ = vulkan::DeviceBuffer<float>(3 * static_cast<std::size_t>(slots));
         host_sums_.assign(3 * static_cast<std::size_t>(slots), 0.0f);
-        const std::size_t max_terms = std::max<std::size_t>({terms_count_[0], terms_count_[1], 1});
+        const std::size_t max_terms = std::max<std::size_t>({plan_.terms(0), plan_.terms(1), 1});
         for (unsigned k = 0; k < slots; ++k)
             sequential_.push_back(std::make_unique<vulkan::SequentialSum<float>>(max_terms, 2));
         PlaneTables tables[3];
@@ -96,16 +82,16 @@ public:
 
     void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) override {
         frames_.enqueued(slot, f.index);
-        const std::size_t base = static_cast<std::size_t>(slot) * slot_terms_;
-        const std::size_t plane_terms[3] = {base, base + terms_count_[0], base + terms_count_[0] + terms_count_[1]};
+        const std::size_t base = static_cast<std::size_t>(slot) * plan_.slot_terms();
+        const std::size_t plane_terms[3] = {base + plan_.offset(0), base + plan_.offset(1), base + plan_.offset(2)};
         for (int p = 0; p < 3; ++p) {
             const DevicePlane& r = f.ref.planes[p];
             const DevicePlane& d = f.dist.planes[p];
             if (!r.data || !d.data)
                 throw Error("psnr_hvs (Vulkan): frame " + std::to_string(f.index) + " lacks plane " + std::to_string(p));
-            if (terms_count_[p] == 0) continue;  // no block: the sum is 0 (SequentialSum's n == 0)
-            check_pitch(r.pitch, p);
-            check_pitch(d.pitch, p);
+            if (plan_.terms(p) == 0) continue;  // no block: the sum is 0 (SequentialSum's n == 0)
+            plan_.check_pitch(r.pitch, p);
+            plan_.check_pitch(d.pitch, p);
             Push push{};
             push.ref = vulkan::address(r.data);
             push.dist = vulkan::address(d.data);
@@ -113,12 +99,12 @@ public:
             push.terms = terms_.address(plane_terms[p]);
             push.ref_pitch = static_cast<std::uint32_t>(r.pitch);
             push.dist_pitch = static_cast<std::uint32_t>(d.pitch);
-            push.blocks_x = blocks_x_[p];
-            push.blocks_y = blocks_y_[p];
-            push.wide = format_.bit_depth > 8;
+            push.blocks_x = plan_.blocks_x(p);
+            push.blocks_y = plan_.blocks_y(p);
+            push.wide = wide_;
             push.flag = plant_ == PlantedDefect::kMirrorShift;
             push.pass = 0;
-            const std::size_t groups = (terms_count_[p] / 64 + kGroup - 1) / kGroup;
+            const std::size_t groups = (plan_.terms(p) / 64 + kGroup - 1) / kGroup;
             const std::size_t groups_x = std::min(groups, kMaxGroupsX);
             kernel_.dispatch(queue, static_cast<std::uint32_t>(groups_x),
                              static_cast<std::uint32_t>((groups + groups_x - 1) / groups_x), 1, &push);
@@ -127,7 +113,7 @@ public:
         if (plant_ == PlantedDefect::kReductionOrder) {
             // Planted regression (parity-gate tests only): a plain parallel float sum.
             for (int p = 0; p < 2; ++p) {
-                if (terms_count_[p] == 0) {
+                if (plan_.terms(p) == 0) {
                     vulkan::fill(queue, sums_.at(3 * static_cast<std::size_t>(slot) + p), (p == 0 ? 1 : 2) * sizeof(float), 0);
                     continue;
                 }
@@ -135,13 +121,13 @@ public:
                 push.terms = terms_.address(plane_terms[p]);
                 push.sums = sums + p * sizeof(float);
                 push.pass = 1;
-                push.n = static_cast<std::uint32_t>(terms_count_[p]);
+                push.n = static_cast<std::uint32_t>(plan_.terms(p));
                 kernel_.dispatch(queue, p == 0 ? 1 : 2, 1, 1, &push);
             }
         } else {
             // The CPU's running sums: luma, then Cb and Cr as a batch of two rows.
-            sequential_[slot]->enqueue(queue, terms_.address(plane_terms[0]), terms_count_[0], terms_count_[0], 1, sums);
-            sequential_[slot]->enqueue(queue, terms_.address(plane_terms[1]), terms_count_[1], terms_count_[1], 2,
+            sequential_[slot]->enqueue(queue, terms_.address(plane_terms[0]), plan_.terms(0), plan_.terms(0), 1, sums);
+            sequential_[slot]->enqueue(queue, terms_.address(plane_terms[1]), plan_.terms(1), plan_.terms(1), 2,
                                        sums + sizeof(float));
         }
         vulkan::copy_to_host(queue, &host_sums_[3 * static_cast<std::size_t>(slot)],
@@ -151,32 +137,17 @@ public:
 
     void finish(unsigned slot, unsigned index, FrameScores& out) override {
         frames_.check_holds(slot, index);
-        float score[3];
-        for (int p = 0; p < 3; ++p)
-            score[p] = psnr_hvs::finish_plane_score(host_sums_[3 * static_cast<std::size_t>(slot) + p],
-                                                    static_cast<int>(terms_count_[p]), format_.bit_depth);
-        outputs_.write(score, out);
+        plan_.write_scores(&host_sums_[3 * static_cast<std::size_t>(slot)], outputs_, out);
     }
 
 private:
-    /// Throws Error unless `pitch` holds a row of plane p.
-    void check_pitch(std::ptrdiff_t pitch, int p) const {
-        const std::ptrdiff_t row_bytes =
-            static_cast<std::ptrdiff_t>(format_.plane_width(p)) * format_.bytes_per_sample();
-        if (pitch < row_bytes)
-            throw Error("psnr_hvs (Vulkan): plane " + std::to_string(p) + " pitch " + std::to_string(pitch) +
-                        " bytes is below its rows of " + std::to_string(row_bytes) + " bytes");
-    }
-
-    VideoFormat format_;
     PlantedDefect plant_;
+    psnr_hvs::TwinPlan plan_;
     psnr_hvs::Outputs outputs_;
     vulkan::Kernel kernel_;
-    int blocks_x_[3] = {}, blocks_y_[3] = {};
-    std::size_t terms_count_[3] = {};  // 64 * blocks of each plane
-    std::size_t slot_terms_ = 0;       // of the three planes (at least 1)
+    bool wide_ = false;  // 16-bit samples
     vulkan::DeviceBuffer<PlaneTables> tables_;  // plane_tables(0..2)
-    vulkan::DeviceBuffer<float> terms_;         // slots x slot_terms_
+    vulkan::DeviceBuffer<float> terms_;         // slots x plan_.slot_terms()
     vulkan::DeviceBuffer<float> sums_;          // slots x 3
     std::vector<float> host_sums_;              // slots x 3
     std::vector<std::unique_ptr<vulkan::SequentialSum<float>>> sequential_;  // per slot
