@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, Iterable, Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 from . import _vmafx
 
@@ -30,8 +30,6 @@ Error = _vmafx.Error
 UsageError = _vmafx.UsageError
 
 _PathLike = Union[str, os.PathLike]
-
-_FORMATS = ("xml", "json", "csv", "sub")
 
 
 def _path(value, what: str) -> bytes:

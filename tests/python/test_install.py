@@ -7,7 +7,6 @@ values. A clean checkout's `pip install` configures and builds build-python/ its
 import os
 import shutil
 import subprocess
-import sys
 import venv
 
 import pytest
