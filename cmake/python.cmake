@@ -31,6 +31,17 @@ if(NOT VMAFX_PYTHON STREQUAL "OFF" AND NOT VMAFX_SANITIZE AND NOT VMAFX_FUZZ)
 endif()
 message(STATUS "vmafx: Python package (${VMAFX_PYTHON_EXECUTABLE}): ${VMAFX_HAVE_PYTHON}")
 
+# `cmake --install`: the package into VMAFX_PYTHON_INSTALL_DIR under the prefix (by default
+# lib/python3.X/dist-packages, which Debian's Python searches under /usr/local; for another
+# prefix, put that folder on PYTHONPATH). The command's --html looks for it there too.
+execute_process(COMMAND ${VMAFX_PYTHON_EXECUTABLE} -c
+                        "import sys; print('lib/python%d.%d/dist-packages' % sys.version_info[:2])"
+                OUTPUT_VARIABLE vmafx_py_site OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT vmafx_py_site)
+  set(vmafx_py_site lib/python3/dist-packages)
+endif()
+set(VMAFX_PYTHON_INSTALL_DIR ${vmafx_py_site} CACHE STRING "Where `cmake --install` puts the Python package (relative to the prefix)")
+
 if(VMAFX_HAVE_PYTHON)
   set(VMAFX_PYTHON_DIR ${CMAKE_BINARY_DIR}/python/vmafx)
   add_library(vmafx_python MODULE src/python/module.cpp)
@@ -51,13 +62,6 @@ if(VMAFX_HAVE_PYTHON)
   endforeach()
   add_custom_target(vmafx_python_files ALL DEPENDS ${vmafx_py_copies})
   add_dependencies(vmafx_python vmafx_python_files)
-  # `cmake --install`: the package into VMAFX_PYTHON_INSTALL_DIR under the prefix (by default
-  # lib/python3.X/dist-packages, which Debian's Python searches under /usr/local; for another
-  # prefix, put that folder on PYTHONPATH).
-  execute_process(COMMAND ${VMAFX_PYTHON_EXECUTABLE} -c
-                          "import sys; print('lib/python%d.%d/dist-packages' % sys.version_info[:2])"
-                  OUTPUT_VARIABLE vmafx_py_site OUTPUT_STRIP_TRAILING_WHITESPACE)
-  set(VMAFX_PYTHON_INSTALL_DIR ${vmafx_py_site} CACHE STRING "Where `cmake --install` puts the Python package (relative to the prefix)")
   install(TARGETS vmafx_python LIBRARY DESTINATION ${VMAFX_PYTHON_INSTALL_DIR}/vmafx)
   install(FILES ${VMAFX_PYTHON_SOURCES} DESTINATION ${VMAFX_PYTHON_INSTALL_DIR}/vmafx)
   if(VMAFX_BUILD_TESTS)

@@ -30,6 +30,10 @@ packages=(cmake ninja-build g++ pkg-config python3 xz-utils
           # tests/python.
           python3-dev pybind11-dev python3-pybind11 python3-numpy python3-pandas python3-matplotlib python3-tqdm
           python3-pytest
+          # The HTML report (python/vmafx/report.py, vmafx --html): plotly draws the interactive
+          # charts (its plotly.js goes inside the page), Pillow encodes the PNG thumbnails;
+          # tests/python/test_report.py loads the page in Debian's headless Chromium.
+          python3-plotly python3-pil chromium
           # `pip install --no-build-isolation .` (setup.py, pyproject.toml) and its test.
           python3-pip python3-setuptools python3-wheel)
 sudo=""

@@ -35,6 +35,7 @@
 #include "output/output_target.hpp"
 #include "output/progress.hpp"
 #include "output/writers.hpp"
+#include "html_report.hpp"
 
 namespace {
 
@@ -69,7 +70,7 @@ CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
 
 /// The command line as given: CLI11 fills these, then to_job() checks and converts them.
 struct CliArgs {
-    std::string ref, dist, pix_fmt, output, precision, backend = "cpu", align = "frames";
+    std::string ref, dist, pix_fmt, output, html, precision, backend = "cpu", align = "frames";
     unsigned width = 0, height = 0, bit_depth = 0, cpumask = 0;
     std::vector<std::string> model_args, feature_args, aom_ctc, nflx_ctc;
     vmafx::RunConfig cfg;  ///< the plain numbers and flags go straight here
@@ -148,6 +149,9 @@ void add_flags(CLI::App& app, CliArgs& a) {
     app.add_flag("--provenance", a.cfg.provenance,
                  "also in a CPU run's JSON/XML: vmafx's version and commit, each model's SHA-256, each "
                  "metric's backend and contract (a GPU run's files always carry them, with the device)");
+    app.add_option("--html", a.html, "also write the run's HTML report to this file (interactive per-frame "
+                                      "charts, the worst frames' pictures, provenance; made by the Python "
+                                      "package vmafx's report, docs/python.md)");
     app.add_flag("-q,--quiet", a.quiet, "no progress bar");
     app.add_flag("-v,--version", a.version, "print the version and exit");
     // Hidden (no help line): tools/option_corners.py reads the corners it scores from here.
@@ -161,6 +165,7 @@ void add_flags(CLI::App& app, CliArgs& a) {
 struct CliJob {
     vmafx::RunConfig cfg;
     std::optional<vmafx::OutputTarget> target;
+    std::optional<vmafx::OutputTarget> html;  ///< --html's file
     vmafx::OutputFormat format = vmafx::OutputFormat::kXml;
     vmafx::NumberFormat numbers;
     bool quiet = false;
@@ -259,6 +264,13 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
         job.target = OutputTarget::resolve(a.output);
         job.target->check();
     }
+    if (app.count("--html")) {
+        if (a.html.empty()) throw UsageError("--html needs a path (- for standard output)");
+        if (a.html == "-" && a.output == "-") throw UsageError("-o - and --html - cannot both be standard output");
+        job.html = OutputTarget::resolve(a.html);
+        job.html->check();
+        vmafx::cli::check_html_report();
+    }
     job.quiet = a.quiet;
     return job;
 }
@@ -292,7 +304,9 @@ void print_backends(const vmafx::RunResult& result) {
 int run_job(CliJob& job) {
     using namespace vmafx;
     // When the output file goes to standard output, the score summary goes to standard error.
-    std::FILE* const summary = job.target && job.target->writes_to_standard_output() ? stderr : stdout;
+    const bool output_on_stdout = (job.target && job.target->writes_to_standard_output()) ||
+                                  (job.html && job.html->writes_to_standard_output());
+    std::FILE* const summary = output_on_stdout ? stderr : stdout;
     if (!job.quiet && isatty(STDERR_FILENO)) {
         progress_bar.emplace(stderr);
         job.cfg.progress = [](unsigned done, unsigned total) { progress_bar->update(done, total); };
@@ -301,12 +315,13 @@ int run_job(CliJob& job) {
         // A bar on screen is redrawn on the next line (its lines start with a carriage return).
         std::fprintf(stderr, "%svmafx: note: %s\n", after_progress(), n.c_str());
     };
-    const RunResult result = run(job.cfg);
+    RunResult result = run(job.cfg);
     if (progress_bar) progress_bar->finish(true);
     progress_bar.reset();
     for (const auto& w : result.warnings) std::fprintf(stderr, "vmafx: warning: %s\n", w.c_str());
     if (job.target) job.target->write(render_output(result, job.format, job.numbers));
     vmafx::trace::phase("output written");
+    if (job.html) job.html->write(vmafx::cli::render_html_report(result, job.cfg));
     if (!job.quiet && result.backend != vmafx::kCpuBackend) print_backends(result);
     if (!job.quiet || !job.target) print_summary(result, job.numbers, summary);
     vmafx::trace::phase("summary printed");

@@ -19,7 +19,7 @@ from typing import Callable, Optional, Sequence, Union
 
 from . import _vmafx
 
-__all__ = ["score", "Result", "Error", "__version__"]
+__all__ = ["score", "load", "report", "Result", "Error", "UsageError", "__version__"]
 
 __version__ = _vmafx.__version__
 
@@ -157,6 +157,11 @@ def _video(source, which: str, bitdepth: Optional[int], pixel_format: Optional[s
     if first is None:
         raise Error(f"{label}: the iterator gave no frame")
     return label, _geometry(first, label, bitdepth, pixel_format), itertools.chain([first], frames), None
+
+
+def _label(video) -> str:
+    """The name of a video as _video() gave it: its path, or its frames' label."""
+    return os.fsdecode(video) if isinstance(video, bytes) else video[0]
 
 
 def _count(value, what: str, lowest: int = 0, highest: int = 2**32 - 1) -> int:
@@ -298,7 +303,45 @@ def score(
     finally:
         if bar is not None:
             bar.close()
-    return Result(handle)
+    result = Result(handle)
+    # What the report needs to show the worst frames' pictures: the inputs as given (paths and
+    # arrays can be read again; an iterator cannot, and the report says so).
+    result._sources = {"reference": ref, "distorted": dist, "raw": raw, "skip_ref": skip_ref,
+                       "skip_dist": skip_dist, "align": align,
+                       "reference_name": _label(ref_video), "distorted_name": _label(dist_video)}
+    return result
+
+
+def load(path: _PathLike) -> "Result":
+    """The Result of a JSON result file the `vmafx` command wrote (--json; --precision max gives
+    back the run's exact doubles, the default "%.6f" rounded ones): frames, pooled, aggregate,
+    and, where the file has its provenance (--provenance, or any GPU run), models, backends and
+    provenance. Such a Result plots and reports (vmafx.report, without the worst frames'
+    pictures: the file does not say where its inputs are); its to_json/to_xml/to_csv raise
+    vmafx.Error (the file itself is its result file).
+
+    Raises vmafx.Error naming the file when it cannot be read or is not a vmafx/libvmaf JSON
+    result file."""
+    name = os.fsdecode(_path(path, "result file"))
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise Error(f"{name}: cannot read the result file: {e.strerror}") from None
+    return _load_document(data, name)
+
+
+def _load_document(data: bytes, name: str) -> "Result":
+    """load() of the bytes of a JSON result file; `name` names it in messages."""
+    import json
+
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise Error(f"{name}: not a JSON result file: {e}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("frames"), list):
+        raise Error(f"{name}: not a JSON result file (no \"frames\" list)")
+    return Result(None, doc=doc, origin=name)
 
 
 class Result:
@@ -321,14 +364,19 @@ class Result:
       warnings: list of what the run noticed but did not stop for.
       fps: frames scored per second of wall time.
 
-    plot() draws the per-frame scores (matplotlib); to_json(), to_xml() and to_csv() give the
-    CLI's result files.
+    plot() draws the per-frame scores (matplotlib); report(path) writes the HTML report
+    (vmafx.report); to_json(), to_xml() and to_csv() give the CLI's result files.
     """
 
-    def __init__(self, handle) -> None:
+    def __init__(self, handle, *, doc: Optional[dict] = None, origin: str = "") -> None:
         import pandas as pd
 
         self._handle = handle
+        self._origin = origin
+        self._sources = None
+        if handle is None:
+            self._from_document(doc, origin)
+            return
         index = pd.Index(handle.frame_indices(), name="frame")
         self.frames = pd.DataFrame({name: values for name, values in handle.scores()}, index=index)
         pooled = {name: dict(methods) for name, methods in handle.pooled()}
@@ -343,6 +391,44 @@ class Result:
         self.format = handle.format()
         self.warnings = list(handle.warnings)
         self.fps = handle.fps
+
+    def _from_document(self, doc: dict, origin: str) -> None:
+        """The attributes from a parsed JSON result file (vmafx.load)."""
+        import numpy as np
+        import pandas as pd
+
+        try:
+            numbers = [int(f["frameNum"]) for f in doc["frames"]]
+            columns: dict = {}
+            for k, f in enumerate(doc["frames"]):
+                for name, value in f["metrics"].items():
+                    columns.setdefault(name, np.full(len(numbers), np.nan))[k] = np.nan if value is None else value
+            self.frames = pd.DataFrame(columns, index=pd.Index(numbers, name="frame"), dtype=np.float64)
+            pooled = {name: {m: (np.nan if v is None else float(v)) for m, v in methods.items()}
+                      for name, methods in doc.get("pooled_metrics", {}).items()}
+            self.pooled = pd.DataFrame.from_dict(pooled, orient="index",
+                                                 columns=["min", "max", "mean", "harmonic_mean"], dtype=np.float64)
+            self.pooled.index.name = "output"
+            self.aggregate = {k: (np.nan if v is None else float(v))
+                              for k, v in doc.get("aggregate_metrics", {}).items()}
+            p = doc.get("provenance", {})
+            self.models = [{"label": m["source"], "name": m["name"],
+                            "mean": self.pooled.at[m["name"], "mean"] if m["name"] in self.pooled.index else np.nan}
+                           for m in p.get("models", [])]
+            self.backends = pd.DataFrame(
+                [{"metric": "", "feature": k, "backend": v.get("backend", ""), "note": "",
+                  "contract": v.get("contract", "")} for k, v in p.get("metrics", {}).items()],
+                columns=["metric", "feature", "backend", "note", "contract"])
+            self.provenance = ({"vmafx_version": p.get("vmafx", ""), "commit": p.get("commit", ""),
+                                "libvmaf": p.get("libvmaf", ""),
+                                "models": [{"name": m["name"], "label": m["source"], "sha256": m.get("sha256", "")}
+                                           for m in p.get("models", [])],
+                                "device": p.get("device")} if p else {})
+            self.fps = float(doc.get("fps", 0.0))
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise Error(f"{origin}: not a vmafx JSON result file: {type(e).__name__} {e}") from None
+        self.format = {}
+        self.warnings = []
 
     def __repr__(self) -> str:
         means = ", ".join(f"{m['name']}={m['mean']:.6f}" for m in self.models)
@@ -373,6 +459,10 @@ class Result:
         ax.legend(loc="best", fontsize="small")
         return fig
 
+    def report(self, path: _PathLike, **options) -> None:
+        """vmafx.report(self, path, **options): the run's HTML report."""
+        report(self, path, **options)
+
     def _render(self, fmt: str, path: Optional[_PathLike], precision: Union[None, int, str]) -> Optional[str]:
         if precision is None:
             digits = -1
@@ -382,6 +472,8 @@ class Result:
             digits = precision
         else:
             raise ValueError(f"precision: expected None, 0..17 or 'max', got {precision!r}")
+        if self._handle is None:
+            raise Error(f"{self._origin}: a result loaded from a file is not rendered again (the file is its result)")
         if path is None:
             return self._handle.render(fmt, digits)
         self._handle.write(_path(path, "output"), fmt, digits)
@@ -402,3 +494,6 @@ class Result:
     def to_csv(self, path: Optional[_PathLike] = None, precision: Union[None, int, str] = None) -> Optional[str]:
         """As to_json, in upstream's CSV layout (--csv)."""
         return self._render("csv", path, precision)
+
+
+from .report import report  # noqa: E402  (after Result and the helpers it imports)

@@ -12,16 +12,20 @@
 //    precision) -> str, the CLI's output file byte for byte (output/writers.hpp render_output),
 //    and write(path, format, precision), which writes it as the CLI's -o does (atomic
 //    replacement: a file holds its old content or the whole new one).
+//  - read_pictures(path, raw, indices): frames of a video file as arrays (the report's pictures
+//    of the worst frames), read by the readers the runs use.
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -412,6 +416,58 @@ RunHandle run_scoring(const py::object& reference, const py::object& distorted,
     return RunHandle(std::move(result));
 }
 
+/// The pictures of frames `indices` (ascending, numbered from the video's first frame) of the
+/// video at `path` (raw geometry as run()'s), each a (Y, Cb, Cr) tuple of 2D arrays (uint8 at
+/// 8 bits, uint16 above): what the report shows of the worst frames. Reads the video once, in
+/// order, the GIL released. Raises Error naming the video when it cannot be read or ends before
+/// the last index.
+py::list read_pictures(const std::string& path, const std::optional<std::tuple<int, int, std::string, int>>& raw,
+                       std::vector<unsigned> indices) {
+    std::optional<VideoFormat> raw_format;
+    if (raw) {
+        VideoFormat f;
+        f.width = std::get<0>(*raw);
+        f.height = std::get<1>(*raw);
+        if (!parse_subsampling(std::get<2>(*raw), f.subsampling))
+            throw UsageError("unknown pixel format \"" + std::get<2>(*raw) + "\" (expected 420, 422 or 444)");
+        f.bit_depth = std::get<3>(*raw);
+        validate_video_format(f, "raw .yuv input (width, height, bit depth)");
+        raw_format = f;
+    }
+    std::sort(indices.begin(), indices.end());
+    indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+    std::vector<Picture> pictures(indices.size());
+    {
+        py::gil_scoped_release release;
+        const std::unique_ptr<VideoReader> reader = open_video(path, raw_format);
+        unsigned next = 0;  // the frame the reader is at
+        for (std::size_t k = 0; k < indices.size(); ++k) {
+            if (indices[k] > next) reader->skip(indices[k] - next);
+            if (!reader->read(pictures[k], PlaneSet::kAll))
+                throw Error(fmt::format("{}: has no frame {} (it ends after {} frames)", reader->path(), indices[k],
+                                        indices[k]));
+            next = indices[k] + 1;
+        }
+    }
+    py::list out;
+    for (const Picture& pic : pictures) {
+        py::tuple planes(3);
+        for (int p = 0; p < 3; ++p) {
+            const Plane& plane = pic.planes[p];
+            const auto bytes = static_cast<std::size_t>(plane.bytes_per_sample());
+            py::array a = bytes == 1 ? py::array(py::dtype::of<std::uint8_t>(), {plane.height(), plane.width()})
+                                     : py::array(py::dtype::of<std::uint16_t>(), {plane.height(), plane.width()});
+            auto* dst = static_cast<unsigned char*>(a.mutable_data());
+            for (int y = 0; y < plane.height(); ++y)
+                std::memcpy(dst + static_cast<std::size_t>(y) * plane.width() * bytes, plane.row<unsigned char>(y),
+                            static_cast<std::size_t>(plane.width()) * bytes);
+            planes[p] = std::move(a);
+        }
+        out.append(std::move(planes));
+    }
+    return out;
+}
+
 /// Raises `type` with `message`, decoded as UTF-8 with undecodable bytes (a path's) escaped.
 void set_error(PyObject* type, const char* message) {
     PyObject* text = PyUnicode_DecodeUTF8(message, static_cast<Py_ssize_t>(std::strlen(message)), "backslashreplace");
@@ -472,4 +528,7 @@ PYBIND11_MODULE(_vmafx, m) {
           py::arg("progress"),
           "One scoring run (engine/engine.hpp run()); the GIL is released while it runs. Raises UsageError "
           "(a ValueError) for bad arguments and Error for failed runs, naming the file or option.");
+    m.def("read_pictures", &read_pictures, py::arg("path"), py::arg("raw"), py::arg("indices"),
+          "The (Y, Cb, Cr) arrays of frames `indices` of the video at `path` (the report's pictures); raises "
+          "Error naming the video when it cannot be read or has fewer frames.");
 }
