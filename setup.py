@@ -59,5 +59,7 @@ setup(
     cmdclass={"build_ext": CMakeBuild},
     python_requires=">=3.9",
     install_requires=["numpy", "pandas"],
-    extras_require={"plot": ["matplotlib"], "progress": ["tqdm"]},
+    extras_require={"plot": ["matplotlib"], "progress": ["tqdm"], "report": ["plotly", "pillow"],
+                    "batch": ["distributed"]},
+    entry_points={"console_scripts": ["vmafx-batch = vmafx.batch:main"]},
 )

@@ -64,6 +64,11 @@ if(VMAFX_HAVE_PYTHON)
   add_dependencies(vmafx_python vmafx_python_files)
   install(TARGETS vmafx_python LIBRARY DESTINATION ${VMAFX_PYTHON_INSTALL_DIR}/vmafx)
   install(FILES ${VMAFX_PYTHON_SOURCES} DESTINATION ${VMAFX_PYTHON_INSTALL_DIR}/vmafx)
+  # The vmafx-batch command (python/vmafx/batch.py main()): build/vmafx-batch, and bin/ installed.
+  include(GNUInstallDirs)
+  configure_file(${CMAKE_SOURCE_DIR}/tools/vmafx-batch.in ${CMAKE_BINARY_DIR}/vmafx-batch @ONLY
+                 FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+  install(PROGRAMS ${CMAKE_BINARY_DIR}/vmafx-batch DESTINATION ${CMAKE_INSTALL_BINDIR})
   if(VMAFX_BUILD_TESTS)
     # tests/python (pytest, Debian's Python): the API against the CLI's bytes and values.
     add_test(NAME python

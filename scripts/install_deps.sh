@@ -34,6 +34,9 @@ packages=(cmake ninja-build g++ pkg-config python3 xz-utils
           # charts (its plotly.js goes inside the page), Pillow encodes the PNG thumbnails;
           # tests/python/test_report.py loads the page in Debian's headless Chromium.
           python3-plotly python3-pil chromium
+          # Batch and segment-parallel scoring (python/vmafx/batch.py, vmafx-batch): Dask's
+          # distributed scheduler and workers (tests/python/test_batch.py starts a real cluster).
+          python3-distributed
           # `pip install --no-build-isolation .` (setup.py, pyproject.toml) and its test.
           python3-pip python3-setuptools python3-wheel)
 sudo=""

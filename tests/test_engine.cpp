@@ -21,6 +21,7 @@
 
 #include "engine/engine.hpp"
 #include "gpu/twin.hpp"
+#include "output/writers.hpp"
 #include "parity/inputs.hpp"
 #include "test_support.hpp"
 
@@ -79,6 +80,68 @@ TEST_F(EngineTest, SameBitsForEveryThreadCount) {
         c.threads = t;
         EXPECT_TRUE(same_bits(one, run(c))) << t << " threads";
     }
+}
+
+// A run crossing processes (vmafx.batch's workers): every field back, doubles by their bits.
+TEST_F(EngineTest, SerializedRunComesBackWhole) {
+    RunConfig c = config(format_of(67, 45, 10), 4);
+    c.features.push_back(parse_feature_spec("psnr=enable_apsnr=true"));
+    c.provenance = true;
+    const RunResult r = run(c);
+    const RunResult back = deserialize_run(serialize_run(r));
+    EXPECT_TRUE(same_bits(r, back));
+    ASSERT_EQ(back.scores.aggregates().size(), r.scores.aggregates().size());
+    ASSERT_FALSE(r.scores.aggregates().empty());
+    for (const OutputFormat f : {OutputFormat::kJson, OutputFormat::kXml, OutputFormat::kCsv}) {
+        NumberFormat exact;
+        exact.max_precision = true;
+        EXPECT_EQ(render_output(back, f, exact), render_output(r, f, exact));
+    }
+    ASSERT_EQ(back.models.size(), 2u);
+    EXPECT_EQ(back.models[1].name, "vmaf_neg");
+    EXPECT_EQ(back.provenance.models.size(), 2u);
+    EXPECT_EQ(back.backends.size(), r.backends.size());
+    // Other bytes are an Error, not a crash.
+    for (const std::string& bad : {std::string(), std::string("\x01\x02"), serialize_run(r).substr(0, 40)})
+        EXPECT_THROW(deserialize_run(bad), Error);
+}
+
+// Segments scored with the temporal context around them, stitched: the whole run's values and
+// its models' pooled means (vmafx.batch; tests/python/test_batch.py tries every split).
+TEST_F(EngineTest, StitchedSegmentsAreTheWholeRun) {
+    RunConfig c = config(format_of(48, 40), 9);
+    const RunResult whole = run(c);
+    const TemporalContext ctx = temporal_context(c);
+    EXPECT_EQ(ctx, (TemporalContext{1, 1, false}));  // vmaf_v0.6.1's motion2
+    std::vector<RunResult> runs;
+    std::vector<RunPart> parts;
+    runs.reserve(3);
+    for (const auto& [a, b] : {std::pair{0u, 3u}, std::pair{3u, 7u}, std::pair{7u, 9u}}) {
+        RunConfig s = c;
+        const unsigned start = a >= ctx.before ? a - ctx.before : 0u, end = std::min(9u, b + ctx.after);
+        s.frame_skip_ref = s.frame_skip_dist = start;
+        s.frame_count = end - start;
+        runs.push_back(run(s));
+        parts.push_back({&runs.back(), a - start, b - a});
+    }
+    const RunResult stitched = stitch_runs(parts);
+    EXPECT_TRUE(same_bits(whole, stitched));
+    ASSERT_EQ(stitched.models.size(), whole.models.size());
+    for (std::size_t m = 0; m < whole.models.size(); ++m)
+        EXPECT_EQ(std::memcmp(&stitched.models[m].mean, &whole.models[m].mean, sizeof(double)), 0);
+    // Without the context, the frame after the first cut differs (its motion2).
+    parts[1].first = 0;
+    RunConfig s = c;
+    s.frame_skip_ref = s.frame_skip_dist = 3;
+    s.frame_count = 4;
+    const RunResult bare = run(s);
+    parts[1].result = &bare;
+    EXPECT_FALSE(same_bits(whole, stitch_runs(parts)));
+    // Run-wide aggregates cannot be stitched; psnr's apsnr makes the whole run the context.
+    c.features.push_back(parse_feature_spec("psnr=enable_apsnr=true"));
+    EXPECT_TRUE(temporal_context(c).whole_run);
+    const RunResult with_apsnr = run(c);
+    EXPECT_THROW(stitch_runs({{&with_apsnr, 0, 9}}), Error);
 }
 
 TEST_F(EngineTest, PicturesBoundedByFramesInFlight) {

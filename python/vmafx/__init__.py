@@ -19,7 +19,7 @@ from typing import Callable, Optional, Sequence, Union
 
 from . import _vmafx
 
-__all__ = ["score", "load", "report", "Result", "Error", "UsageError", "__version__"]
+__all__ = ["score", "load", "report", "batch", "Result", "Error", "UsageError", "__version__"]
 
 __version__ = _vmafx.__version__
 
@@ -497,3 +497,4 @@ class Result:
 
 
 from .report import report  # noqa: E402  (after Result and the helpers it imports)
+from .batch import batch  # noqa: E402

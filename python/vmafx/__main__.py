@@ -1,5 +1,6 @@
-"""`python3 -m vmafx report ...`: the entry points of the package's commands (the `vmafx`
-command's --html runs `report`, python/vmafx/report.py main())."""
+"""`python3 -m vmafx report|batch ...`: the entry points of the package's commands (the `vmafx`
+command's --html runs `report`, python/vmafx/report.py main(); `batch` is vmafx-batch,
+python/vmafx/batch.py main())."""
 import sys
 
 
@@ -9,7 +10,12 @@ def main(argv=None) -> int:
         from .report import main as report_main
 
         return report_main(args[1:])
-    print("usage: python3 -m vmafx report --result FILE.json -o REPORT.html [...]  (report --help)",
+    if args[:1] == ["batch"]:
+        from .batch import main as batch_main
+
+        return batch_main(args[1:])
+    print("usage: python3 -m vmafx report --result FILE.json -o REPORT.html [...]  (report --help)\n"
+          "       python3 -m vmafx batch MANIFEST --out DIR [...]  (the vmafx-batch command; batch --help)",
           file=sys.stderr)
     return 2
 

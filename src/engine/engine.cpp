@@ -281,17 +281,8 @@ void check_feature_collisions(const std::vector<std::unique_ptr<Model>>& models,
                                              it->second == out ? "" : fmt::format(" (printed \"{}\")", out)));
 }
 
-/// Checks the configuration that needs no file, loads the models and lists the instances.
-RunPlan plan_run(const RunConfig& config) {
-    if (config.threads > kMaxThreads)
-        throw UsageError(fmt::format("{} threads asked for: at most {} (0: all cores)", config.threads, kMaxThreads));
-    if (config.reference_path == "-" && config.distorted_path == "-")
-        throw UsageError("the reference and the distorted video cannot both be standard input (-)");
-    // Checked before opening too: two readers of one stream would each get part of its bytes.
-    if (const std::string id = stream_identity_of(config.reference_path);
-        !id.empty() && id == stream_identity_of(config.distorted_path))
-        throw UsageError(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream",
-                                     config.reference_path, config.distorted_path));
+/// Loads the models and lists the metric instances (models' features first).
+RunPlan plan_metrics(const RunConfig& config) {
     RunPlan plan;
     // With no_prediction too (upstream's -n skips prediction only): every model is loaded (an
     // unknown one is an error) and its features are extracted and written.
@@ -303,6 +294,21 @@ RunPlan plan_run(const RunConfig& config) {
     for (const auto& f : config.features)
         add_instance(plan.instances, metric_named(f.name), f.parsed ? *f.parsed : metric_named(f.name).parse_options(f.options));
     check_model_names(plan.models, !config.no_prediction);
+    return plan;
+}
+
+/// Checks the configuration that needs no file, loads the models and lists the instances.
+RunPlan plan_run(const RunConfig& config) {
+    if (config.threads > kMaxThreads)
+        throw UsageError(fmt::format("{} threads asked for: at most {} (0: all cores)", config.threads, kMaxThreads));
+    if (config.reference_path == "-" && config.distorted_path == "-")
+        throw UsageError("the reference and the distorted video cannot both be standard input (-)");
+    // Checked before opening too: two readers of one stream would each get part of its bytes.
+    if (const std::string id = stream_identity_of(config.reference_path);
+        !id.empty() && id == stream_identity_of(config.distorted_path))
+        throw UsageError(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream",
+                                     config.reference_path, config.distorted_path));
+    RunPlan plan = plan_metrics(config);
     if (!config.scale_dist.empty()) check_scale_flags(config.scale_dist);
     return plan;
 }
@@ -364,21 +370,7 @@ void predict(const RunConfig& config, const RunPlan& plan, RunResult& result) {
 
 /// Each model's pooled score for the summary line.
 ModelSummary summarize(const ModelSpec& spec, const RunResult& result) {
-    ModelSummary s;
-    s.label = spec.label();
-    s.name = spec.name;
-    const auto pooled = [&](const std::string& n) {
-        return pool_score(result.scores, n, PoolMethod::kMean, result.frames, result.subsample).value_or(0.0);
-    };
-    s.mean = pooled(s.name);
-    if (result.scores.frames(s.name + "_bagging")) {
-        s.bootstrap = true;
-        s.bagging = pooled(s.name + "_bagging");
-        s.ci_lo = pooled(s.name + "_ci_p95_lo");
-        s.ci_hi = pooled(s.name + "_ci_p95_hi");
-        s.stddev = pooled(s.name + "_stddev");
-    }
-    return s;
+    return summarize_model(spec.label(), spec.name, result);
 }
 
 
@@ -462,6 +454,13 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
 }
 
 }  // namespace
+
+TemporalContext temporal_context(const RunConfig& config) {
+    const RunPlan plan = plan_metrics(config);
+    TemporalContext c;
+    for (const FeatureInstance& f : plan.instances) c = c.cover(f.metric->context_for(f.options));
+    return c;
+}
 
 RunResult run(const RunConfig& config) {
     std::optional<VideoFormat> format;

@@ -12,6 +12,7 @@
 
 #include "base/options.hpp"
 #include "base/scores.hpp"
+#include "feature/metric.hpp"
 #include "gpu/device_api.hpp"
 #include "gpu/twin.hpp"
 #include "model/model.hpp"
@@ -165,6 +166,42 @@ struct RunResult {
 /// RunResult::printed_names for `scores`: each output of `scores` that a registered metric
 /// declares an alias for, mapped to that alias.
 std::map<std::string, std::string> printed_names_of(const ScoreTable& scores);
+
+/// The summary of model `name` (its output name; `label`: its version or path) in `result`:
+/// the pooled means of its score and, for a bootstrap collection (NAME_bagging present), of
+/// its bagging, CI and stddev outputs (engine.cpp fills RunResult::models with these).
+ModelSummary summarize_model(const std::string& label, const std::string& name, const RunResult& result);
+
+/// The temporal context of a run of `config` (the cover of every metric instance's
+/// MetricDescriptor::context_for): how many frames before and after a segment a run must read
+/// so that the segment's frames get the whole video's values, or whole_run when no segment can
+/// be scored apart. Plans the models and features as run() does, opening no video; throws
+/// UsageError as run() does for an unknown model, feature or option.
+TemporalContext temporal_context(const RunConfig& config);
+
+/// One part of a stitched run: frames [first, first + count) of `result`, a run over a segment
+/// of the video with its temporal context around it.
+struct RunPart {
+    const RunResult* result = nullptr;
+    unsigned first = 0;
+    unsigned count = 0;
+};
+
+/// The run of a whole video from its segments' runs (vmafx.batch): the parts' frames in order,
+/// renumbered from 0, under the first part's outputs in its order; the models' summaries pooled
+/// again from the stitched frames (summarize_model), never from the parts' pooled values; the
+/// first part's format, backends, provenance and printed names; every part's warnings; fps from
+/// the parts' times. With parts that cover the video with their temporal context, each value is
+/// the single run's. Throws Error for no part, a part whose range leaves its run, parts with
+/// other outputs, formats or backends, a subsampled run or one with aggregates (run-wide
+/// values cannot be stitched).
+RunResult stitch_runs(const std::vector<RunPart>& parts);
+
+/// A RunResult as bytes (CBOR; doubles by their bits, so NaN and -0 survive) and back: a run
+/// crossing processes (a Dask worker's to the driver). deserialize_run throws Error on bytes
+/// serialize_run did not write.
+std::string serialize_run(const RunResult& result);
+RunResult deserialize_run(const std::string& bytes);
 
 /// Runs the whole pipeline. Output is identical for every thread count. Memory holds at most a
 /// fixed number of frames in flight (about twice the thread count), whatever the video length.

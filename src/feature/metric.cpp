@@ -113,6 +113,13 @@ History MetricDescriptor::history_for(const Options& opts) const {
     return h;
 }
 
+TemporalContext MetricDescriptor::context_for(const Options& opts) const {
+    if (context) return context(opts);
+    if (temporal) return {0, 0, true};
+    const History h = history_for(opts);
+    return {h.refs > h.dists ? h.refs : h.dists, 0, false};
+}
+
 bool MetricDescriptor::provides(const std::string& feature) const {
     for (const FeatureName& f : features)
         if (feature == f.name) return true;

@@ -30,6 +30,24 @@ struct History {
     bool any() const { return refs || dists; }
 };
 
+/// How far a frame's outputs reach in time: in a run over frames [s, e), frame i's outputs are
+/// those of any longer run over the same frames when i - s >= before and e - 1 - i >= after
+/// (the frames a run starts or ends with are scored differently: motion's first frame has no
+/// previous picture, motion2's last no next score). whole_run: an output depends on every frame
+/// (psnr's apsnr, a run-wide aggregate), so no part of the video can be scored apart. Segmented
+/// scoring (the Python package's vmafx.batch) reads `before` frames ahead of a segment and
+/// `after` past it.
+struct TemporalContext {
+    unsigned before = 0;
+    unsigned after = 0;
+    bool whole_run = false;
+    /// The context that covers both.
+    TemporalContext cover(const TemporalContext& o) const {
+        return {before > o.before ? before : o.before, after > o.after ? after : o.after, whole_run || o.whole_run};
+    }
+    bool operator==(const TemporalContext&) const = default;
+};
+
 /// What a CPU extractor sees of one frame: the reference and distorted pictures (the planes
 /// its descriptor declares are filled) and the previous pictures it declared:
 /// prev_ref[k] / prev_dist[k] is the picture of frame index - 1 - k, nullptr before the start.
@@ -170,6 +188,10 @@ struct MetricDescriptor {
     PlaneSet (*planes)(const Options& options) = nullptr;
     /// The previous pictures it reads under `options`; nullptr: none.
     History (*history)(const Options& options) = nullptr;
+    /// Its temporal context under `options` (TemporalContext), declared where the metric's
+    /// flush reads later frames or its scores depend on more than the previous pictures;
+    /// nullptr: derived (context_for).
+    TemporalContext (*context)(const Options& options) = nullptr;
     /// The formats it can score with its default options (checked by check() before `create`).
     FormatLimits limits = {};
     /// The formats it can score under `options`, where those differ from `limits` (speed_chroma:
@@ -206,6 +228,9 @@ struct MetricDescriptor {
     History history_for(const Options& opts) const;
     /// The planes the metric reads under `opts`: planes(opts), or the luma only.
     PlaneSet planes_for(const Options& opts) const { return planes ? planes(opts) : PlaneSet::kLuma; }
+    /// Its temporal context under `opts`: context(opts) where declared, else the whole run for a
+    /// `temporal` metric, else history_for(opts)'s previous pictures before and nothing after.
+    TemporalContext context_for(const Options& opts) const;
     /// Whether it runs on every frame under --subsample N (temporal, or reading previous
     /// pictures under `opts`), on every backend; the others run on every N-th frame only.
     bool sees_every_frame(const Options& opts) const { return temporal || history_for(opts).any(); }

@@ -339,6 +339,64 @@ std::optional<PythonFrames> frames_of(const py::object& source) {
     return f;
 }
 
+/// Puts the models and features of the arguments with the presets' into `cfg`, in the CLI's
+/// order (the presets after the models and features given by name).
+void configure_metrics(RunConfig& cfg, const std::vector<std::string>& models, const std::vector<std::string>& features,
+                       const std::vector<std::string>& aom_ctc, const std::vector<std::string>& nflx_ctc,
+                       bool no_prediction) {
+    ModelAndFeatureArgs args{models, features};
+    for (const std::string& v : aom_ctc) apply_preset(Preset::kAomCtc, v, args);
+    for (const std::string& v : nflx_ctc) apply_preset(Preset::kNflxCtc, v, args);
+    for (const std::string& m : args.models) cfg.models.push_back(parse_model_spec(m));
+    for (const std::string& f : args.features) cfg.features.push_back(parse_feature_spec(f));
+    cfg.no_prediction = no_prediction;
+}
+
+/// The temporal context (engine.hpp temporal_context) of a run of these models and features:
+/// (before, after), or None when no segment can be scored apart.
+py::object context_of(const std::vector<std::string>& models, const std::vector<std::string>& features,
+                      const std::vector<std::string>& aom_ctc, const std::vector<std::string>& nflx_ctc,
+                      bool no_prediction) {
+    RunConfig cfg;
+    configure_metrics(cfg, models, features, aom_ctc, nflx_ctc, no_prediction);
+    const TemporalContext c = temporal_context(cfg);
+    if (c.whole_run) return py::none();
+    return py::make_tuple(c.before, c.after);
+}
+
+/// The raw format of run()'s `raw` argument.
+std::optional<VideoFormat> raw_format_of(const std::optional<std::tuple<int, int, std::string, int>>& raw) {
+    if (!raw) return std::nullopt;
+    VideoFormat f;
+    f.width = std::get<0>(*raw);
+    f.height = std::get<1>(*raw);
+    if (!parse_subsampling(std::get<2>(*raw), f.subsampling))
+        throw UsageError("unknown pixel format \"" + std::get<2>(*raw) + "\" (expected 420, 422 or 444)");
+    f.bit_depth = std::get<3>(*raw);
+    try {
+        validate_video_format(f, "raw .yuv input (width, height, bit depth)");
+    } catch (const UsageError&) {
+        throw;
+    } catch (const Error& e) {
+        throw UsageError(e.what());
+    }
+    return f;
+}
+
+/// The number of whole frames of the video at `path` (raw geometry as run()'s), or None where
+/// it is not known without decoding it all (a stream, a compressed video: its container's count
+/// is an estimate); raises Error naming the file when it cannot be opened.
+py::object frame_count_of(const std::string& path, const std::optional<std::tuple<int, int, std::string, int>>& raw) {
+    const std::optional<VideoFormat> format = raw_format_of(raw);
+    std::optional<FrameCount> count;
+    {
+        py::gil_scoped_release release;
+        count = open_video(path, format)->frame_count();
+    }
+    if (!count) return py::none();
+    return py::int_(count->whole);
+}
+
 /// The models and features of the arguments with the presets', in the CLI's order (the presets
 /// after the models and features given by name; tools/vmafx_main.cpp orders them by the command
 /// line).
@@ -359,28 +417,8 @@ RunHandle run_scoring(const py::object& reference, const py::object& distorted,
     cfg.distorted_path = dist_frames ? dist_frames->label : distorted.cast<std::string>();
     if (ref_frames) cfg.open_reference = [&ref_frames] { return std::make_unique<FrameReader>(*ref_frames); };
     if (dist_frames) cfg.open_distorted = [&dist_frames] { return std::make_unique<FrameReader>(*dist_frames); };
-    if (raw) {
-        VideoFormat f;
-        f.width = std::get<0>(*raw);
-        f.height = std::get<1>(*raw);
-        if (!parse_subsampling(std::get<2>(*raw), f.subsampling))
-            throw UsageError("unknown pixel format \"" + std::get<2>(*raw) + "\" (expected 420, 422 or 444)");
-        f.bit_depth = std::get<3>(*raw);
-        try {
-            validate_video_format(f, "raw .yuv input (width, height, bit depth)");
-        } catch (const UsageError&) {
-            throw;
-        } catch (const Error& e) {
-            throw UsageError(e.what());
-        }
-        cfg.raw_format = f;
-    }
-    ModelAndFeatureArgs args{models, features};
-    for (const std::string& v : aom_ctc) apply_preset(Preset::kAomCtc, v, args);
-    for (const std::string& v : nflx_ctc) apply_preset(Preset::kNflxCtc, v, args);
-    for (const std::string& m : args.models) cfg.models.push_back(parse_model_spec(m));
-    for (const std::string& f : args.features) cfg.features.push_back(parse_feature_spec(f));
-    cfg.no_prediction = no_prediction;
+    cfg.raw_format = raw_format_of(raw);
+    configure_metrics(cfg, models, features, aom_ctc, nflx_ctc, no_prediction);
     cfg.backend = backend;
     cfg.threads = threads;
     cfg.subsample = subsample;
@@ -423,17 +461,7 @@ RunHandle run_scoring(const py::object& reference, const py::object& distorted,
 /// the last index.
 py::list read_pictures(const std::string& path, const std::optional<std::tuple<int, int, std::string, int>>& raw,
                        std::vector<unsigned> indices) {
-    std::optional<VideoFormat> raw_format;
-    if (raw) {
-        VideoFormat f;
-        f.width = std::get<0>(*raw);
-        f.height = std::get<1>(*raw);
-        if (!parse_subsampling(std::get<2>(*raw), f.subsampling))
-            throw UsageError("unknown pixel format \"" + std::get<2>(*raw) + "\" (expected 420, 422 or 444)");
-        f.bit_depth = std::get<3>(*raw);
-        validate_video_format(f, "raw .yuv input (width, height, bit depth)");
-        raw_format = f;
-    }
+    const std::optional<VideoFormat> raw_format = raw_format_of(raw);
     std::sort(indices.begin(), indices.end());
     indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
     std::vector<Picture> pictures(indices.size());
@@ -466,6 +494,14 @@ py::list read_pictures(const std::string& path, const std::optional<std::tuple<i
         out.append(std::move(planes));
     }
     return out;
+}
+
+/// The run of a whole video from its segments' runs: (handle, first, count) per part, in order
+/// (engine.hpp stitch_runs).
+RunHandle stitch(const std::vector<std::tuple<const RunHandle*, unsigned, unsigned>>& parts) {
+    std::vector<RunPart> p;
+    for (const auto& [h, first, count] : parts) p.push_back({&h->result(), first, count});
+    return RunHandle(stitch_runs(p));
 }
 
 /// Raises `type` with `message`, decoded as UTF-8 with undecodable bytes (a path's) escaped.
@@ -519,7 +555,11 @@ PYBIND11_MODULE(_vmafx, m) {
         .def("provenance", &RunHandle::provenance)
         .def("format", &RunHandle::format)
         .def("render", &RunHandle::render, py::arg("format"), py::arg("precision") = -1)
-        .def("write", &RunHandle::write, py::arg("path"), py::arg("format"), py::arg("precision") = -1);
+        .def("write", &RunHandle::write, py::arg("path"), py::arg("format"), py::arg("precision") = -1)
+        // Pickled as the engine's serialized run (doubles by their bits): a Dask worker's run
+        // reaches the driver whole.
+        .def(py::pickle([](const RunHandle& h) { return py::bytes(vx::serialize_run(h.result())); },
+                        [](const py::bytes& b) { return RunHandle(vx::deserialize_run(std::string(b))); }));
 
     m.def("run", &run_scoring, py::arg("reference"), py::arg("distorted"), py::arg("models"), py::arg("features"),
           py::arg("aom_ctc"), py::arg("nflx_ctc"), py::arg("raw"), py::arg("backend"), py::arg("threads"),
@@ -528,6 +568,15 @@ PYBIND11_MODULE(_vmafx, m) {
           py::arg("progress"),
           "One scoring run (engine/engine.hpp run()); the GIL is released while it runs. Raises UsageError "
           "(a ValueError) for bad arguments and Error for failed runs, naming the file or option.");
+    m.def("stitch", &stitch, py::arg("parts"),
+          "The run of a whole video from its segments' runs: a list of (RunHandle, first, count), in order; "
+          "raises Error for parts that do not fit together.");
+    m.def("temporal_context", &context_of, py::arg("models"), py::arg("features"), py::arg("aom_ctc"),
+          py::arg("nflx_ctc"), py::arg("no_prediction"),
+          "(before, after): the frames a segment's run must read around it for the whole video's values, or "
+          "None when no segment can be scored apart (a run-wide aggregate).");
+    m.def("frame_count", &frame_count_of, py::arg("path"), py::arg("raw"),
+          "The whole frames of a video file, or None where only decoding it all would tell.");
     m.def("read_pictures", &read_pictures, py::arg("path"), py::arg("raw"), py::arg("indices"),
           "The (Y, Cb, Cr) arrays of frames `indices` of the video at `path` (the report's pictures); raises "
           "Error naming the video when it cannot be read or has fewer frames.");

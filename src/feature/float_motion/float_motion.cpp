@@ -192,6 +192,13 @@ std::unique_ptr<FeatureExtractor> create_float_motion(const Options& options, co
 
 History float_motion_history(const Options& options) { return {Settings(options).force_zero ? 0u : 1u, 0}; }
 
+// From Settings::flush: frame i's motion2 and motion3 are the lesser of its score (from frame
+// i - 1's picture) and frame i + 1's; the first and last frames of a run are scored apart.
+// motion_force_zero writes zeros only.
+TemporalContext float_motion_context(const Options& options) {
+    return Settings(options).force_zero ? TemporalContext{} : TemporalContext{1, 1, false};
+}
+
 /// Upstream's option table of "float_motion" (float_motion.c `options`), in its order.
 constexpr OptionSpec kOptions[] = {
     option<&Settings::debug>("debug", nullptr, 1, 0, 1, OptionRole::kSetting, "debug mode: enable additional output"),
@@ -258,7 +265,7 @@ namespace float_motion {
 
 const MetricDescriptor descriptor{
     .name = "float_motion", .oracle = {kLibvmaf, "libvmaf/src/feature/float_motion.c"},
-    .options = kOptions, .features = kFeatures, .planes = planes_of, .history = float_motion_history,
+    .options = kOptions, .features = kFeatures, .planes = planes_of, .history = float_motion_history, .context = float_motion_context,
     .limits = {3, 3, kEveryBitDepth, "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
     .first_write = float_motion_first_write, .refuse = refuse,
     .create = create_float_motion, .corner_sets = kCornerSets};

@@ -163,6 +163,17 @@ std::unique_ptr<FeatureExtractor> create_motion(const Options& options, const Vi
 
 History motion_history(const Options& options) { return {Settings(options).first_scored_index(), 0}; }
 
+// From Settings::flush: frame i's SAD needs first_scored_index() frames before it; its motion2
+// the SAD of frame i + 1 and, with the five-frame window, of frame i - 1 (whose SAD needs its
+// own frames before); its motion3 with the moving average frame i - 1's motion2 too. The frames
+// a run starts with, before first_scored_index(), take the score of frame first_scored_index()
+// (the stamp value): after is that many frames, at least the one motion2 needs.
+TemporalContext motion_context(const Options& options) {
+    const Settings s(options);
+    const unsigned stride = s.five_frame_window ? 2 : 1;
+    return {s.first_scored_index() + (stride - 1) + (s.moving_average ? 1u : 0u), s.first_scored_index(), false};
+}
+
 // integer_motion.c writes motion2 and motion3 of every frame at its flush, from the SAD scores.
 FirstWrite motion_first_write(const Options&, const std::string& feature) {
     return feature == kMotion2Feature || feature == kMotion3Feature ? FirstWrite::kFlush : FirstWrite::kFirstCall;
@@ -182,6 +193,7 @@ namespace motion {
 const MetricDescriptor descriptor{
     .name = "motion", .oracle = {kLibvmaf, "libvmaf/src/feature/integer_motion.c"},
     .options = kMotionOptions, .features = kMotionFeatures, .history = motion_history,
+    .context = motion_context,
     .limits = {kRadius + 1, kRadius + 1, kEveryBitDepth,
                "(the 5-tap mirrored blur needs 3 samples; upstream reads outside the picture below)"},
     .first_write = motion_first_write, .create = create_motion, .corner_base = "debug=true", .corner_sets = kCornerSets};

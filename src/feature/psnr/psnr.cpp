@@ -168,10 +168,13 @@ constexpr const char* kCornerSets[] = {
 
 }  // namespace
 
+// enable_apsnr's aggregates sum every frame of the run; the per-frame values stand alone.
+TemporalContext psnr_context(const Options& options) { return {0, 0, Settings(options).enable_apsnr}; }
+
 const MetricDescriptor descriptor{
     .name = "psnr", .oracle = {kLibvmaf, "libvmaf/src/feature/integer_psnr.c"},
     .options = kOptions, .features = kFeatures, .planes = planes_of,
-    .limits = {1, 1, kWholeUnitBitDepths, ""},
+    .context = psnr_context, .limits = {1, 1, kWholeUnitBitDepths, ""},
     .temporal = true,
     .create = create, .corner_sets = kCornerSets};
 
