@@ -43,6 +43,17 @@ def write_title(src, folder, frames, w=1920, h=1080):
     return out
 
 
+def table(title, columns, times, extra):
+    """Prints a Markdown table: a row per key of `times` (its runs' seconds) with the median, the
+    best and extra(key, median)'s cells."""
+    print(title)
+    print("| " + " | ".join([columns[0], "median", "best", *columns[1:]]) + " |")
+    print("|" + " --- |" * (len(columns) + 2))
+    for key, ts in times.items():
+        m = statistics.median(ts)
+        print("| " + " | ".join([str(key), f"{m:.2f} s", f"{min(ts):.2f} s", *extra(key, m)]) + " |")
+
+
 def main():
     fixtures = sys.argv[1]
     frames = int(sys.argv[2]) if len(sys.argv) > 2 else 8
@@ -79,19 +90,12 @@ def main():
                 print(f"round {r + 1}/{rounds} done", file=sys.stderr)
         one = statistics.median(times[1])
         total = 32 * frames
-        print(f"scaling: 32 pairs x {frames} frames of 1920x1080 8-bit, vmaf_v0.6.1, {rounds} rounds (median s)")
-        print("| workers | median | best | frames/s | speed-up | speed-up / workers |")
-        print("| --- | --- | --- | --- | --- | --- |")
-        for n, ts in times.items():
-            m = statistics.median(ts)
-            print(f"| {n} | {m:.2f} s | {min(ts):.2f} s | {total / m:.1f} | {one / m:.2f} | {one / m / n:.2f} |")
         whole = statistics.median(seg["whole"])
-        print(f"\nsegments: one title of {title_frames} frames on one worker")
-        print("| run | median | best | to whole |")
-        print("| --- | --- | --- | --- |")
-        for name, ts in seg.items():
-            m = statistics.median(ts)
-            print(f"| {name} | {m:.2f} s | {min(ts):.2f} s | {m / whole:.3f} |")
+        table(f"scaling: 32 pairs x {frames} frames of 1920x1080 8-bit, vmaf_v0.6.1, {rounds} rounds",
+              ["workers", "frames/s", "speed-up", "speed-up / workers"], times,
+              lambda n, m: [f"{total / m:.1f}", f"{one / m:.2f}", f"{one / m / n:.2f}"])
+        table(f"\nsegments: one title of {title_frames} frames on one worker", ["run", "to whole"], seg,
+              lambda name, m: [f"{m / whole:.3f}"])
     finally:
         for cluster, client in clusters.values():
             client.close()

@@ -289,9 +289,51 @@ def _write_atomically(path: str, data: bytes) -> None:
         raise
 
 
+def _gpu_list(gpus) -> list:
+    """The CUDA devices `gpus` names: "all" (every usable one this machine has), a count, or
+    indices. Raises ValueError when none is usable or one is out of range."""
+    from . import UsageError, _vmafx
+
+    devices = _vmafx.gpu_devices("cuda")
+    usable = [k for k, d in enumerate(devices) if "(unusable" not in d]
+    if gpus == "all":
+        chosen = usable
+    elif isinstance(gpus, int) and not isinstance(gpus, bool):
+        chosen = list(range(gpus))
+    else:
+        try:
+            chosen = [int(g) for g in gpus]
+        except (TypeError, ValueError):
+            raise UsageError(f"gpus: expected 'all', a count or device indices, got {gpus!r}") from None
+    if not chosen:
+        raise UsageError(f"gpus={gpus!r}: no usable CUDA device"
+                         + (f" (this machine has: {'; '.join(devices)})" if devices else " on this machine"))
+    for g in chosen:
+        if g < 0 or g >= len(devices) or g not in usable:
+            raise UsageError(f"gpus: device {g} is not a usable CUDA device "
+                             f"({'; '.join(devices) if devices else 'this machine has none'})")
+    return chosen
+
+
+def gpu_cluster(gpus, threads: int = 0):
+    """A local Dask cluster (distributed.SpecCluster) of one worker process per CUDA device in
+    `gpus` (indices): each sees its device alone (CUDA_VISIBLE_DEVICES, so it is device 0 there)
+    and holds a "GPU" resource of 1, one task at a time; its CUDA context is made by its first
+    task and kept for the next ones. Returns (cluster, client); close both."""
+    from distributed import Client, Nanny, Scheduler, SpecCluster
+
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.pathsep.join([package_parent] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    workers = {f"gpu{g}": {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1},
+                                                      "env": {"CUDA_VISIBLE_DEVICES": str(g), "PYTHONPATH": path}}}
+               for g in gpus}
+    cluster = SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": None}})
+    return cluster, Client(cluster)
+
+
 def batch(manifest, out_dir: Union[str, os.PathLike], client=None, segment: Union[str, int, None] = "auto",
           retries: int = 2, resume: bool = True, *, workers: Optional[int] = None, threads: int = 1,
-          progress: Optional[bool] = None):
+          progress: Optional[bool] = None, gpus=None):
     """Scores every pair of `manifest` on Dask and writes out_dir/results/PAIR.json (the CLI's
     JSON at %.17g), out_dir/journal.jsonl and out_dir/results.csv (see the module's docstring).
 
@@ -304,6 +346,10 @@ def batch(manifest, out_dir: Union[str, os.PathLike], client=None, segment: Unio
       vmafx error (a worker lost is rescheduled by Dask itself). resume: skip the pairs the
       journal holds. threads: vmafx's threads per task (score(threads=)), unless the row says.
     progress: a bar counted in frames on standard error (default: where it is a terminal).
+    gpus: score on CUDA GPUs: "all", a count or device indices. Rows without a backend get
+      backend="cuda", and every GPU row's task needs a "GPU" resource: with client=None a cluster
+      of one worker per device is started (gpu_cluster); a client's workers must declare the
+      resource themselves (dask-worker --resources GPU=1, each with its CUDA_VISIBLE_DEVICES).
 
     Returns the summary DataFrame (one row per pair, manifest order), with
     .attrs["computed"] the pair ids computed in this call. Raises ValueError for a bad manifest
@@ -319,6 +365,13 @@ def batch(manifest, out_dir: Union[str, os.PathLike], client=None, segment: Unio
         raise UsageError(f"threads: expected a whole number >= 0, got {threads!r}")
     rows, origin = _read_manifest(manifest)
     specs = _pair_specs(rows, origin)
+    gpu_ids = None
+    if gpus is not None:
+        gpu_ids = _gpu_list(gpus) if client is None else None
+        for spec in specs:
+            spec[3].setdefault("backend", "cuda")
+            if client is None and spec[3]["backend"] == "cuda":
+                spec[3].pop("gpu", None)  # each worker sees its device alone
     out = os.fspath(out_dir)
     os.makedirs(os.path.join(out, "results"), exist_ok=True)
     journal_path, done = _journal(out) if resume else (os.path.join(out, "journal.jsonl"), {})
@@ -340,7 +393,9 @@ def batch(manifest, out_dir: Union[str, os.PathLike], client=None, segment: Unio
 
     todo = [p for p in pairs if p["entry"] is None]
     own_cluster = None
-    if todo and client is None:
+    if todo and client is None and gpu_ids is not None:
+        own_cluster, client = gpu_cluster(gpu_ids)
+    elif todo and client is None:
         from distributed import Client, LocalCluster
 
         n_workers = workers or max(1, (os.cpu_count() or 1) // max(1, threads))
@@ -350,7 +405,7 @@ def batch(manifest, out_dir: Union[str, os.PathLike], client=None, segment: Unio
                                    dashboard_address=None, env=env)
         client = Client(own_cluster)
     try:
-        computed = _run(client, todo, out, journal_path, segment, retries, progress)
+        computed = _run(client, todo, out, journal_path, segment, retries, progress, gpus is not None)
     finally:
         if own_cluster is not None:
             client.close()
@@ -372,7 +427,7 @@ def batch(manifest, out_dir: Union[str, os.PathLike], client=None, segment: Unio
     return frame
 
 
-def _run(client, todo, out: str, journal_path: str, segment, retries: int, progress) -> list:
+def _run(client, todo, out: str, journal_path: str, segment, retries: int, progress, gpu_tasks: bool) -> list:
     """Submits the tasks, stitches and writes each pair as its last task ends; returns the pair
     ids computed."""
     from distributed import as_completed
@@ -405,8 +460,9 @@ def _run(client, todo, out: str, journal_path: str, segment, retries: int, progr
                 a, b = part
                 args = (p["ref"], p["dist"], p["kwargs"], *_segment_run(a, b, n, context))
                 weight = b - a
+            resources = {"GPU": 1} if gpu_tasks and p["kwargs"].get("backend", "cpu") != "cpu" else None
             fut = client.submit(_score_task, *args, key=f"vmafx-{p['key']}-{k}-{len(p['parts'])}",
-                                priority=weight, retries=retries, pure=False)
+                                priority=weight, retries=retries, pure=False, resources=resources)
             futures[fut] = (p, k, weight)
     bar = None
     if progress is None:
@@ -476,6 +532,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--threads", type=int, default=1, help="vmafx threads per task (default 1)")
     ap.add_argument("--segment", default="auto", help="auto, frames per segment, or none")
     ap.add_argument("--retries", type=int, default=2)
+    ap.add_argument("--gpus", help="score on CUDA GPUs: all, or device indices (0,1); one worker per GPU")
     ap.add_argument("--no-resume", action="store_true", help="compute every pair again")
     ap.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     a = ap.parse_args(argv)
@@ -485,6 +542,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             segment = int(a.segment)
         except ValueError:
             ap.error(f"--segment {a.segment!r}: expected auto, a number of frames or none")
+    gpus = None
+    if a.gpus is not None:
+        try:
+            gpus = "all" if a.gpus == "all" else [int(g) for g in a.gpus.split(",")]
+        except ValueError:
+            ap.error(f"--gpus {a.gpus!r}: expected all or device indices (0,1)")
     client = None
     try:
         if a.scheduler or a.scheduler_file:
@@ -494,7 +557,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 Client(scheduler_file=a.scheduler_file)
         start = time.monotonic()
         table = batch(a.manifest, a.out, client=client, segment=segment, retries=a.retries, resume=not a.no_resume,
-                      workers=a.workers, threads=a.threads, progress=False if a.quiet else None)
+                      workers=a.workers, threads=a.threads, progress=False if a.quiet else None,
+                      gpus=gpus)
     except (Error, ValueError, OSError) as e:
         print(f"vmafx-batch: error: {e}", file=sys.stderr)
         return 2 if isinstance(e, ValueError) else 1

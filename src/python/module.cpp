@@ -39,6 +39,7 @@
 #include "engine/engine.hpp"
 #include "engine/pooling.hpp"
 #include "engine/presets.hpp"
+#include "gpu/device_api.hpp"
 #include "io/video_reader.hpp"
 #include "output/writers.hpp"
 
@@ -577,6 +578,15 @@ PYBIND11_MODULE(_vmafx, m) {
           "None when no segment can be scored apart (a run-wide aggregate).");
     m.def("frame_count", &frame_count_of, py::arg("path"), py::arg("raw"),
           "The whole frames of a video file, or None where only decoding it all would tell.");
+    m.def(
+        "gpu_devices",
+        [](const std::string& backend) {
+            const vx::DeviceApi* api = vx::device_api(backend);
+            return api ? api->list_devices() : std::vector<std::string>{};
+        },
+        py::arg("backend"),
+        "The devices of GPU backend `backend` on this machine, in its order (the index gpu= names), each "
+        "\"NAME\" or \"NAME (unusable: WHY)\"; empty where the backend or its driver is missing.");
     m.def("read_pictures", &read_pictures, py::arg("path"), py::arg("raw"), py::arg("indices"),
           "The (Y, Cb, Cr) arrays of frames `indices` of the video at `path` (the report's pictures); raises "
           "Error naming the video when it cannot be read or has fewer frames.");

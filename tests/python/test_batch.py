@@ -359,3 +359,30 @@ def test_a_local_cluster_when_no_client_is_given(tmp_path):
         r = subprocess.run([script, "--help"], capture_output=True, text=True)
         assert r.returncode == 0 and "--scheduler" in r.stdout
     assert ROOT
+
+
+def test_gpu_workers_see_one_device_each_and_hold_a_gpu_resource(tmp_path):
+    """gpus=: one worker per CUDA device, each with CUDA_VISIBLE_DEVICES of its own and a "GPU"
+    resource that every GPU row's task needs. Shown on any machine (the workers start without
+    a device); without CUDA the rows fail naming it, and nothing else runs them."""
+    import dask
+
+    with dask.config.set({"temporary-directory": str(tmp_path)}):
+        cluster, client = batch_module.gpu_cluster([0, 1])
+        try:
+            client.wait_for_workers(2, timeout=60)
+            seen = client.run(lambda: __import__("os").environ.get("CUDA_VISIBLE_DEVICES"))  # in each worker
+            assert sorted(seen.values()) == ["0", "1"]
+            resources = {w["name"]: w["resources"] for w in client.scheduler_info()["workers"].values()}
+            assert resources == {"gpu0": {"GPU": 1}, "gpu1": {"GPU": 1}}
+            if _vmafx.gpu_devices("cuda"):
+                pytest.skip("skipped: this machine has CUDA devices (the GPU run is tests/python on the GPU machine)")
+            table = vmafx.batch([{"pair_id": "a", "ref": REF, "dist": DIST}], tmp_path / "out", client=client,
+                                gpus="all")
+            assert list(table["status"]) == ["failed"]
+            assert "cuda" in table.loc[0, "error"].lower()
+        finally:
+            client.close()
+            cluster.close()
+    with pytest.raises(ValueError, match="no usable CUDA device|is not a usable CUDA device"):
+        vmafx.batch([{"pair_id": "a", "ref": REF, "dist": DIST}], tmp_path / "o2", gpus=[5])
