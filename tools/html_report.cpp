@@ -87,7 +87,8 @@ ChildOutput run_python(const std::vector<std::string>& args, const std::string& 
     for (std::string& e : env_s) envp.push_back(e.data());
     envp.push_back(nullptr);
     pid_t pid = 0;
-    const int rc = ::posix_spawn(&pid, python.c_str(), &actions, nullptr, argv.data(), envp.data());
+    // posix_spawnp: a bare name (VMAFX_PYTHON=python3) is looked for on PATH.
+    const int rc = ::posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&actions);
     ::close(in[0]);
     ::close(out[1]);

@@ -266,9 +266,12 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
     }
     if (app.count("--html")) {
         if (a.html.empty()) throw UsageError("--html needs a path (- for standard output)");
-        if (a.html == "-" && a.output == "-") throw UsageError("-o - and --html - cannot both be standard output");
         job.html = OutputTarget::resolve(a.html);
         job.html->check();
+        if (job.target && job.target->kind() == job.html->kind() &&
+            (job.html->kind() == OutputTarget::Kind::kDescriptor ? job.target->descriptor() == job.html->descriptor()
+                                                                  : job.target->resolved() == job.html->resolved()))
+            throw UsageError(fmt::format("-o {} and --html {} are the same file", a.output, a.html));
         vmafx::cli::check_html_report();
     }
     job.quiet = a.quiet;

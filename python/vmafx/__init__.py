@@ -316,9 +316,10 @@ def load(path: _PathLike) -> "Result":
     """The Result of a JSON result file the `vmafx` command wrote (--json; --precision max gives
     back the run's exact doubles, the default "%.6f" rounded ones): frames, pooled, aggregate,
     and, where the file has its provenance (--provenance, or any GPU run), models, backends and
-    provenance. Such a Result plots and reports (vmafx.report, without the worst frames'
-    pictures: the file does not say where its inputs are); its to_json/to_xml/to_csv raise
-    vmafx.Error (the file itself is its result file).
+    provenance (without it, the output "vmaf", the built-in models' name, is taken as the
+    model's where the file has it). Such a Result plots and reports (vmafx.report, without the
+    worst frames' pictures: the file does not say where its inputs are); its
+    to_json/to_xml/to_csv raise vmafx.Error (the file itself is its result file).
 
     Raises vmafx.Error naming the file when it cannot be read or is not a vmafx/libvmaf JSON
     result file."""
@@ -399,6 +400,8 @@ class Result:
 
         try:
             numbers = [int(f["frameNum"]) for f in doc["frames"]]
+            if len(set(numbers)) != len(numbers):
+                raise ValueError("a frameNum is given twice")
             columns: dict = {}
             for k, f in enumerate(doc["frames"]):
                 for name, value in f["metrics"].items():
@@ -412,9 +415,14 @@ class Result:
             self.aggregate = {k: (np.nan if v is None else float(v))
                               for k, v in doc.get("aggregate_metrics", {}).items()}
             p = doc.get("provenance", {})
-            self.models = [{"label": m["source"], "name": m["name"],
+            if not isinstance(p, dict) or not isinstance(p.get("device") or {}, dict):
+                raise ValueError("a provenance or device that is not an object")
+            # Without provenance (the command's default JSON) the models are unknown: "vmaf", the
+            # built-in models' output name, where the file has it.
+            sources = p.get("models") if p else ([{"name": "vmaf", "source": "vmaf"}] if "vmaf" in columns else [])
+            self.models = [{"label": str(m["source"]), "name": str(m["name"]),
                             "mean": self.pooled.at[m["name"], "mean"] if m["name"] in self.pooled.index else np.nan}
-                           for m in p.get("models", [])]
+                           for m in sources]
             self.backends = pd.DataFrame(
                 [{"metric": "", "feature": k, "backend": v.get("backend", ""), "note": "",
                   "contract": v.get("contract", "")} for k, v in p.get("metrics", {}).items()],

@@ -45,7 +45,6 @@ import math
 import os
 import re
 import sys
-import tempfile
 import time
 from typing import Optional, Sequence, Union
 
@@ -99,6 +98,19 @@ def _read_manifest(manifest):
         raise UsageError(f"{name}: not a CSV manifest: {e}") from None
 
 
+#: Columns the summary writes (beside each model's pooled mean); a manifest cannot pass these.
+_SUMMARY_COLUMNS = ("status", "error", "frames", "result")
+
+
+def _score_keywords() -> set:
+    """The keywords a row may give score() (its parameters but the inputs and the progress)."""
+    import inspect
+
+    from . import score
+
+    return set(inspect.signature(score).parameters) - {"ref", "dist", "progress"}
+
+
 def _list_value(v):
     if isinstance(v, (list, tuple)):
         return [str(x) for x in v]
@@ -145,10 +157,15 @@ def _pair_specs(rows, origin: str):
                 kwargs.update(extra)
         except ValueError as e:
             raise UsageError(f"{where} ({pair_id}): {e}") from None
-        for bad in ("progress", "ref", "dist"):
-            kwargs.pop(bad, None)
+        unknown = sorted(set(kwargs) - _score_keywords())
+        if unknown:
+            raise UsageError(f"{where} ({pair_id}): options: {', '.join(map(repr, unknown))} is not a keyword of "
+                             f"vmafx.score()")
         passthrough = {k: v for k, v in row.items()
                        if k not in ("pair_id", "ref", "dist", "options") and k not in _SCORE_COLUMNS}
+        taken = sorted(set(passthrough) & set(_SUMMARY_COLUMNS))
+        if taken:
+            raise UsageError(f"{origin}: the column {taken[0]!r} is one the results write: rename it")
         specs.append((pair_id, str(row["ref"]), str(row["dist"]), kwargs, passthrough))
     return specs
 
@@ -166,13 +183,23 @@ def _key(pair_id: str, ref: str, dist: str, kwargs: dict) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
-def _file_name(pair_id: str, used: set) -> str:
+def _file_name(pair_id: str) -> str:
+    """The result file's name of a pair: its id where that is a safe file name, else the id made
+    safe with a digest of the id (so that it depends on the id alone, never on the manifest's
+    order, and two ids never share a file)."""
     base = re.sub(r"[^A-Za-z0-9._-]+", "_", pair_id).strip("._")[:80] or "pair"
-    name = base
-    if name in used:
-        name = f"{base}-{hashlib.sha256(pair_id.encode()).hexdigest()[:8]}"
-    used.add(name)
-    return name + ".json"
+    if base == pair_id:
+        return base + ".json"
+    return f"{base}-{hashlib.sha256(pair_id.encode('utf-8', 'surrogateescape')).hexdigest()[:12]}.json"
+
+
+def _digest(path: str) -> Optional[str]:
+    """SHA-256 of a file's bytes, None when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -192,9 +219,9 @@ def _plan(ref: str, dist: str, kwargs: dict):
         if all(k in kwargs for k in ("width", "height", "pixel_format", "bitdepth")):
             raw = (kwargs["width"], kwargs["height"], str(kwargs["pixel_format"]), kwargs["bitdepth"])
         counts = [_vmafx.frame_count(_path(p, "input"), raw) for p in (ref, dist)]
-        if None in counts:
-            return None, None
-        left = [counts[0] - kwargs.get("skip_ref", 0), counts[1] - kwargs.get("skip_dist", 0)]
+        if None in counts or any(damaged for _, damaged in counts):
+            return None, None  # unknown without decoding, or a damaged tail: the run says what it does
+        left = [counts[0][0] - kwargs.get("skip_ref", 0), counts[1][0] - kwargs.get("skip_dist", 0)]
         if min(left) <= 0:
             return None, None
         if left[0] != left[1] and not kwargs.get("frames"):
@@ -272,23 +299,6 @@ def _journal(out_dir: str):
     return path, done
 
 
-def _write_atomically(path: str, data: bytes) -> None:
-    folder = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=".vmafx-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _gpu_list(gpus) -> list:
     """The CUDA devices `gpus` names: "all" (every usable one this machine has), a count, or
     indices. Raises ValueError when none is usable or one is out of range."""
@@ -327,7 +337,7 @@ def gpu_cluster(gpus, threads: int = 0):
     workers = {f"gpu{g}": {"cls": Nanny, "options": {"nthreads": 1, "resources": {"GPU": 1},
                                                       "env": {"CUDA_VISIBLE_DEVICES": str(g), "PYTHONPATH": path}}}
                for g in gpus}
-    cluster = SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": None}})
+    cluster = SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard": False}})
     return cluster, Client(cluster)
 
 
@@ -357,12 +367,14 @@ def batch(manifest, out_dir: Union[str, os.PathLike], client=None, segment: Unio
     """
     import pandas as pd
 
-    from . import UsageError
+    from . import UsageError, _vmafx
 
     if segment not in ("auto", None) and (isinstance(segment, bool) or not isinstance(segment, int) or segment < 1):
         raise UsageError(f"segment: expected 'auto', a number of frames >= 1 or None, got {segment!r}")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise UsageError(f"threads: expected a whole number >= 0, got {threads!r}")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise UsageError(f"workers: expected a whole number >= 1, got {workers!r}")
     rows, origin = _read_manifest(manifest)
     specs = _pair_specs(rows, origin)
     gpu_ids = None
@@ -373,17 +385,21 @@ def batch(manifest, out_dir: Union[str, os.PathLike], client=None, segment: Unio
             if client is None and spec[3]["backend"] == "cuda":
                 spec[3].pop("gpu", None)  # each worker sees its device alone
     out = os.fspath(out_dir)
-    os.makedirs(os.path.join(out, "results"), exist_ok=True)
+    try:
+        os.makedirs(os.path.join(out, "results"), exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"{os.fsdecode(out)}: cannot make the output folder: {e.strerror}") from None
     journal_path, done = _journal(out) if resume else (os.path.join(out, "journal.jsonl"), {})
-    used: set = set()
     pairs = []
     for pair_id, ref, dist, kwargs, passthrough in specs:
         kwargs.setdefault("threads", threads)
         key = _key(pair_id, ref, dist, kwargs)
-        file = _file_name(pair_id, used)
+        file = _file_name(pair_id)
         entry = done.get(key)
+        # Done: a failure journaled, or a result whose file still holds what was journaled.
         if entry and entry.get("status") == "failed" or (
-                entry and entry.get("status") == "ok" and os.path.isfile(os.path.join(out, "results", file))):
+                entry and entry.get("status") == "ok"
+                and _digest(os.path.join(out, "results", file)) == entry.get("sha256")):
             pairs.append(dict(pair_id=pair_id, ref=ref, dist=dist, kwargs=kwargs, passthrough=passthrough, key=key,
                               file=file, entry=entry))
             continue
@@ -402,7 +418,7 @@ def batch(manifest, out_dir: Union[str, os.PathLike], client=None, segment: Unio
         package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env = {"PYTHONPATH": os.pathsep.join([package_parent] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
         own_cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, env=env)
+                                   dashboard_address=None, scheduler_kwargs={"dashboard": False}, env=env)
         client = Client(own_cluster)
     try:
         computed = _run(client, todo, out, journal_path, segment, retries, progress, gpus is not None)
@@ -418,11 +434,12 @@ def batch(manifest, out_dir: Union[str, os.PathLike], client=None, segment: Unio
         e = done.get(p["key"], {})
         row = {"pair_id": p["pair_id"], "ref": p["ref"], "dist": p["dist"], **p["passthrough"],
                "status": e.get("status", "missing"), "error": e.get("error", ""), "frames": e.get("frames", 0)}
-        row.update(e.get("scores", {}))
+        for name, mean in e.get("scores", {}).items():  # a manifest column of that name keeps its own
+            row[name if name not in row else f"{name} (vmafx)"] = mean
         row["result"] = os.path.join("results", p["file"]) if e.get("status") == "ok" else ""
         table.append(row)
-    frame = pd.DataFrame(table)
-    _write_atomically(os.path.join(out, "results.csv"), frame.to_csv(index=False).encode("utf-8"))
+    frame = pd.DataFrame(table, columns=None if table else ["pair_id", "ref", "dist", *_SUMMARY_COLUMNS])
+    _vmafx.write_file(os.fsencode(os.path.join(out, "results.csv")), frame.to_csv(index=False).encode("utf-8"))
     frame.attrs["computed"] = computed
     return frame
 
@@ -472,7 +489,12 @@ def _run(client, todo, out: str, journal_path: str, segment, retries: int, progr
 
         bar = tqdm(total=total_frames or None, unit="frame", desc="vmafx-batch")
     computed = []
-    with open(journal_path, "a", encoding="utf-8") as journal:
+    with open(journal_path, "a+b") as journal:
+        # A line cut short by a crash is ended first, so that the next entry stands alone.
+        if journal.tell() > 0:
+            journal.seek(-1, os.SEEK_END)
+            if journal.read(1) != b"\n":
+                journal.write(b"\n")
         for fut in as_completed(list(futures)):
             p, k, weight = futures.pop(fut)
             try:
@@ -498,13 +520,15 @@ def _run(client, todo, out: str, journal_path: str, segment, retries: int, progr
                     else:
                         handle = _vmafx.stitch(p["results"])
                     result = Result(handle)
-                    path = os.path.join(out, "results", p["file"])
-                    _write_atomically(path, result.to_json(precision="max").encode("utf-8"))
+                    data = result.to_json(precision="max").encode("utf-8")
+                    # Replaced atomically, synced before the rename (output/output_target.hpp).
+                    _vmafx.write_file(os.fsencode(os.path.join(out, "results", p["file"])), data)
                     entry.update(status="ok", error="", frames=len(result.frames),
-                                 scores={m["name"]: m["mean"] for m in result.models})
+                                 scores={m["name"]: m["mean"] for m in result.models},
+                                 sha256=hashlib.sha256(data).hexdigest())
                 except Exception as e:  # noqa: BLE001  a stitching or writing failure is the pair's
                     entry.update(status="failed", error=f"{type(e).__name__}: {e}", frames=0)
-            journal.write(json.dumps(entry) + "\n")
+            journal.write((json.dumps(entry) + "\n").encode("utf-8"))
             journal.flush()
             os.fsync(journal.fileno())
             computed.append(p["pair_id"])
@@ -520,7 +544,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     every pair scored, 1 when any failed (the table says which), 2 for bad arguments."""
     import argparse
 
-    from . import Error
+    from . import Error, UsageError
 
     ap = argparse.ArgumentParser(prog="vmafx-batch", description="Score the pairs of a manifest on Dask.")
     ap.add_argument("manifest", help="CSV or JSONL: pair_id, ref, dist [, model, features, options, ...]")
@@ -550,11 +574,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             ap.error(f"--gpus {a.gpus!r}: expected all or device indices (0,1)")
     client = None
     try:
+        if a.scheduler_file and not os.path.isfile(a.scheduler_file):
+            raise UsageError(f"--scheduler-file {a.scheduler_file}: no such file (dask-scheduler --scheduler-file "
+                             "writes it)")
         if a.scheduler or a.scheduler_file:
             from distributed import Client
 
-            client = Client(a.scheduler, scheduler_file=a.scheduler_file) if a.scheduler else \
-                Client(scheduler_file=a.scheduler_file)
+            try:  # a scheduler that does not answer is an error, not a wait without end
+                client = Client(a.scheduler, timeout=60) if a.scheduler else \
+                    Client(scheduler_file=a.scheduler_file, timeout=60)
+            except OSError as e:
+                raise Error(f"cannot reach the Dask scheduler {a.scheduler or a.scheduler_file}: {e}") from None
         start = time.monotonic()
         table = batch(a.manifest, a.out, client=client, segment=segment, retries=a.retries, resume=not a.no_resume,
                       workers=a.workers, threads=a.threads, progress=False if a.quiet else None,

@@ -25,7 +25,6 @@ import html
 import io
 import math
 import os
-import tempfile
 from typing import Optional, Sequence, Union
 
 __all__ = ["report"]
@@ -36,6 +35,12 @@ THUMBNAIL_WIDTH = 480
 
 def _esc(value) -> str:
     return html.escape(str(value), quote=True)
+
+
+def _shown(name) -> str:
+    """A path as the page shows it: its bytes as UTF-8, undecodable ones replaced (a name the OS
+    took with os.fsdecode's surrogate escapes cannot be written as UTF-8 otherwise)."""
+    return os.fsencode(name).decode("utf-8", "replace") if isinstance(name, (str, bytes)) else str(name)
 
 
 def _num(value: float, digits: int = 6) -> str:
@@ -97,15 +102,18 @@ def _frame_pictures(source, raw, skip: int, indices: Sequence[int], bit_depth: i
 
     wanted = [skip + int(i) for i in indices]
     if isinstance(source, (str, bytes, os.PathLike)):
-        if not os.path.isfile(source):
-            return None
+        if os.fspath(source) in ("-", b"-") or not os.path.isfile(source):
+            return None  # standard input, a pipe: its frames are gone
         read = _vmafx.read_pictures(_path(source, "report picture"), raw, wanted)
         by_index = dict(zip(sorted(set(wanted)), read))
         return [by_index[i] for i in wanted]
     if isinstance(source, np.ndarray):
         return [(source[i],) for i in wanted]
-    if isinstance(source, (tuple, list)) and len(source) == 3 and all(isinstance(p, np.ndarray) for p in source):
-        return [tuple(p[i] for p in source) for i in wanted]
+    if isinstance(source, (tuple, list)):
+        if len(source) == 3 and all(isinstance(p, np.ndarray) and p.ndim == 3 for p in source):
+            return [tuple(p[i] for p in source) for i in wanted]  # (Y, Cb, Cr) arrays
+        # A list of frames: each a (Y, Cb, Cr) tuple or a 2D luma array.
+        return [(source[i],) if isinstance(source[i], np.ndarray) else tuple(source[i]) for i in wanted]
     return None
 
 
@@ -136,17 +144,21 @@ def report(result, path: Union[str, os.PathLike], *, by: Optional[str] = None, w
     by: the output whose lowest per-frame values are the worst frames (default: the first
       model's score, or the first output of a run without a model); worst: how many worst frames
       the table lists; pictures: for how many of them the reference and distorted pictures are
-      shown (0 for none; they are read again from the run's inputs, which must still be there:
-      files, or the arrays given to score(); an iterator's frames are gone, and the report then
-      says so); title: the page's heading (default "ref vs dist").
+      shown (0 for none; they are read again from the run's inputs: regular files, or the arrays
+      or frame lists given to score(); where they cannot be, an iterator's frames, standard
+      input, a pipe, a file gone or cut since the run, the page says why instead); title: the
+      page's heading (default "ref vs dist").
 
-    Raises ValueError for an unknown `by` or bad counts, vmafx.Error when an input cannot be
-    read again for the pictures or the file cannot be written (naming it).
+    Raises ValueError for an unknown `by` or bad counts, vmafx.Error when the file cannot be
+    written (naming it). `path` is written as the command's -o writes: a regular file replaced
+    atomically, a FIFO or device written in place, a symlink's target written.
     """
-    from . import Error, _path
+    from . import _path, _vmafx
 
     target = _path(path, "report")  # a bad path is refused before the work
-    _write_atomically(target, _render(result, by, worst, pictures, title), Error)
+    # As the command's -o and --html write (output/output_target.hpp): a regular file replaced
+    # atomically, a FIFO or device written in place, a symlink's target written.
+    _vmafx.write_file(target, _render(result, by, worst, pictures, title))
 
 
 def _render(result, by: Optional[str], worst: int, pictures: int, title: Optional[str]) -> bytes:
@@ -167,8 +179,8 @@ def _render(result, by: Optional[str], worst: int, pictures: int, title: Optiona
     elif by not in frames.columns:
         raise UsageError(f"report: no output {by!r} (the run has {', '.join(frames.columns)})")
     sources = getattr(result, "_sources", None) or {}
-    ref_name = sources.get("reference_name", "reference")
-    dist_name = sources.get("distorted_name", "distorted")
+    ref_name = _shown(sources.get("reference_name", "reference"))
+    dist_name = _shown(sources.get("distorted_name", "distorted"))
     heading = title or f"{os.path.basename(ref_name)} vs {os.path.basename(dist_name)}"
     fmt = result.format or {}
     parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -193,7 +205,7 @@ def _render(result, by: Optional[str], worst: int, pictures: int, title: Optiona
         fig = go.Figure()
         for name in model_names:
             mean = result.pooled.at[name, "mean"] if name in result.pooled.index else float("nan")
-            fig.add_trace(go.Scatter(x=x, y=frames[name].to_numpy(), mode="lines", name=f"{name} (mean {mean:.6f})",
+            fig.add_trace(go.Scatter(x=x, y=frames[name].to_numpy(), mode="lines", name=f"{_esc(name)} (mean {mean:.6f})",
                                      hovertemplate="frame %{x}<br>%{y:.6f}<extra>" + _esc(name) + "</extra>"))
         if len(x) <= 20:
             fig.update_xaxes(dtick=1)
@@ -205,11 +217,12 @@ def _render(result, by: Optional[str], worst: int, pictures: int, title: Optiona
     if others:
         cols = 2 if len(others) > 1 else 1
         rows_n = -(-len(others) // cols)
-        titles = [f"{c} (mean {result.pooled.at[c, 'mean']:.6g})" if c in result.pooled.index else c for c in others]
+        titles = [f"{_esc(c)} (mean {result.pooled.at[c, 'mean']:.6g})" if c in result.pooled.index else _esc(c)
+                  for c in others]
         fig = make_subplots(rows=rows_n, cols=cols, shared_xaxes=True, subplot_titles=titles,
                             vertical_spacing=min(0.08, 0.25 / rows_n))
         for k, c in enumerate(others):
-            fig.add_trace(go.Scatter(x=x, y=frames[c].to_numpy(), mode="lines", name=c, showlegend=False,
+            fig.add_trace(go.Scatter(x=x, y=frames[c].to_numpy(), mode="lines", name=_esc(c), showlegend=False,
                                      hovertemplate="frame %{x}<br>%{y:.6f}<extra>" + _esc(c) + "</extra>"),
                           row=k // cols + 1, col=k % cols + 1)
         fig.update_annotations(font_size=11)
@@ -255,7 +268,10 @@ def _pictures_html(result, sources, shown, by, series, Error) -> str:
     got = {}
     for which in ("reference", "distorted"):
         skip = sources.get("skip_ref" if which == "reference" else "skip_dist", 0)
-        pics = _frame_pictures(sources[which], sources.get("raw"), skip, shown, bit_depth)
+        try:
+            pics = _frame_pictures(sources[which], sources.get("raw"), skip, shown, bit_depth)
+        except Error as e:  # the file is gone or changed since the run: the page says so
+            return f"<p class=\"warn\">No pictures: {_esc(_shown(str(e)))}</p>"
         if pics is None:
             return (f"<p class=\"warn\">No pictures: the {which} video cannot be read again (frames from an "
                     "iterator, a pipe or standard input).</p>")
@@ -296,40 +312,6 @@ def _provenance_html(result) -> str:
     for w in result.warnings:
         out.append(f"<p class=\"warn\">warning: {_esc(w)}</p>")
     return "".join(out)
-
-
-def _umask() -> int:
-    """The process's umask, read without changing it (Linux's /proc; else the usual 022)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    return 0o022
-
-
-def _write_atomically(path: bytes, data: bytes, Error) -> None:
-    """Writes `data` to a temporary file beside `path`, then renames it into place."""
-    folder = os.path.dirname(path) or b"."
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=b".vmafx-report-", suffix=b".tmp", dir=folder)
-    except OSError as e:
-        raise Error(f"{os.fsdecode(path)}: cannot write the report: {e.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise Error(f"{os.fsdecode(path)}: cannot write the report: {e.strerror}") from None
-        raise
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -41,6 +41,7 @@
 #include "engine/presets.hpp"
 #include "gpu/device_api.hpp"
 #include "io/video_reader.hpp"
+#include "output/output_target.hpp"
 #include "output/writers.hpp"
 
 namespace py = pybind11;
@@ -384,9 +385,10 @@ std::optional<VideoFormat> raw_format_of(const std::optional<std::tuple<int, int
     return f;
 }
 
-/// The number of whole frames of the video at `path` (raw geometry as run()'s), or None where
-/// it is not known without decoding it all (a stream, a compressed video: its container's count
-/// is an estimate); raises Error naming the file when it cannot be opened.
+/// (whole frames, damaged) of the video at `path` (raw geometry as run()'s): damaged when a
+/// damaged frame follows the whole ones (a cut or malformed tail); None where the count is not
+/// known without decoding it all (a stream, a compressed video: its container's count is an
+/// estimate). Raises Error naming the file when it cannot be opened.
 py::object frame_count_of(const std::string& path, const std::optional<std::tuple<int, int, std::string, int>>& raw) {
     const std::optional<VideoFormat> format = raw_format_of(raw);
     std::optional<FrameCount> count;
@@ -395,7 +397,7 @@ py::object frame_count_of(const std::string& path, const std::optional<std::tupl
         count = open_video(path, format)->frame_count();
     }
     if (!count) return py::none();
-    return py::int_(count->whole);
+    return py::make_tuple(count->whole, !count->damage.empty());
 }
 
 /// The models and features of the arguments with the presets', in the CLI's order (the presets
@@ -577,7 +579,20 @@ PYBIND11_MODULE(_vmafx, m) {
           "(before, after): the frames a segment's run must read around it for the whole video's values, or "
           "None when no segment can be scored apart (a run-wide aggregate).");
     m.def("frame_count", &frame_count_of, py::arg("path"), py::arg("raw"),
-          "The whole frames of a video file, or None where only decoding it all would tell.");
+          "(whole frames, damaged tail) of a video file, or None where only decoding it all would tell.");
+    m.def(
+        "write_file",
+        [](const std::string& path, const py::bytes& content) {
+            const std::string data(content);
+            py::gil_scoped_release release;
+            const vx::OutputTarget target = vx::OutputTarget::resolve(path);
+            target.check();
+            target.write(data);
+        },
+        py::arg("path"), py::arg("content"),
+        "Writes a whole file as the command's -o does (output/output_target.hpp): a regular file replaced "
+        "atomically, a FIFO, device or descriptor written in place, a symlink's target written; raises Error "
+        "naming the path.");
     m.def(
         "gpu_devices",
         [](const std::string& backend) {

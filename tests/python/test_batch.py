@@ -211,6 +211,87 @@ def test_a_poisoned_pair_fails_alone(tmp_path, cluster):
     assert os.listdir(tmp_path / "out" / "results") == ["good.json"]
 
 
+def test_damaged_inputs_fail_as_the_cli_whatever_the_segments(tmp_path, cluster):
+    """A raw file whose size is not a whole number of frames (wrong geometry) and a y4m cut
+    inside a frame: the CLI fails them, so does every split (the pair is one run)."""
+    client, _, _ = cluster
+    title = read_y4m(REF)
+    write_y4m(tmp_path / "long.y4m", title, list(range(10)) * 3)
+    data = (tmp_path / "long.y4m").read_bytes()
+    (tmp_path / "cut.y4m").write_bytes(data[:len(data) - 1000])
+    yuv = tmp_path / "ref.yuv"
+    with open(yuv, "wb") as f:  # the sample's 10 frames as raw 576x324 4:2:0
+        for k in range(10):
+            for plane in title:
+                f.write(plane[k].tobytes())
+    rows = [{"pair_id": "cut", "ref": str(tmp_path / "cut.y4m"), "dist": str(tmp_path / "cut.y4m")},
+            {"pair_id": "geometry", "ref": str(yuv), "dist": str(yuv), "width": 576, "height": 322,
+             "pixel_format": "420", "bitdepth": 8}]
+    for segment in (2, None):
+        table = vmafx.batch(rows, tmp_path / f"out{segment}", client=client, segment=segment)
+        assert list(table["status"]) == ["failed", "failed"], table["error"]
+        assert "truncated" in table.loc[0, "error"] and "cut.y4m" in table.loc[0, "error"]
+        assert "ref.yuv" in table.loc[1, "error"]
+
+
+def test_resume_follows_the_rows_and_files(tmp_path, cluster):
+    """A row changed and changed back, ids that sanitize alike, a journal line cut short by a
+    crash: each result file holds its own row's run, and resume computes what does not match."""
+    client, _, _ = cluster
+    out = tmp_path / "out"
+
+    def run(rows):
+        return vmafx.batch(rows, out, client=client)
+
+    a = {"pair_id": "a/b", "ref": REF, "dist": DIST, "frames": 2}
+    b = {"pair_id": "a_b", "ref": REF, "dist": DIST, "frames": 3}
+    first = run([a, b])
+    second = run([b, a])
+    assert second.attrs["computed"] == []
+    files = dict(zip(second["pair_id"], second["result"]))
+    assert files["a/b"] != files["a_b"]
+    for pair_id, frames in (("a/b", 2), ("a_b", 3)):
+        doc = json.load(open(out / files[pair_id]))
+        assert len(doc["frames"]) == frames, pair_id
+    assert list(first["frames"]) == [2, 3]
+    p = {"pair_id": "p", "ref": REF, "dist": DIST, "frames": 2}
+    assert run([p]).attrs["computed"] == ["p"]
+    assert run([{**p, "frames": 3}]).attrs["computed"] == ["p"]
+    back = run([p])  # the file holds the 3-frame run now: computed again
+    assert back.attrs["computed"] == ["p"] and len(json.load(open(out / "results" / "p.json"))["frames"]) == 2
+    with open(out / "journal.jsonl", "a") as f:
+        f.write('{"key": "deadbeef", "pair_id": "zz", "sta')  # a crash inside an append
+    c = {"pair_id": "c", "ref": REF, "dist": DIST, "frames": 2}
+    assert run([c]).attrs["computed"] == ["c"]
+    table = run([c])
+    assert table.attrs["computed"] == [] and list(table["status"]) == ["ok"]
+
+
+def test_the_command_on_a_local_cluster(tmp_path):
+    """vmafx-batch without a scheduler: its own cluster of worker processes (which import the
+    command's script again), an empty manifest, bad arguments."""
+    script = os.path.join(os.path.dirname(CLI), "vmafx-batch")
+    command = [script] if os.path.exists(script) else [sys.executable, "-m", "vmafx", "batch"]
+    env = {**os.environ, "DASK_TEMPORARY_DIRECTORY": str(tmp_path)}
+    manifest = tmp_path / "m.csv"
+    manifest.write_text(f"pair_id,ref,dist,frames\none,{REF},{DIST},3\n")
+    r = subprocess.run([*command, str(manifest), "--out", str(tmp_path / "out"), "--workers", "1", "-q"],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "1 of 1 pairs scored" in r.stderr
+    assert len(json.load(open(tmp_path / "out" / "results" / "one.json"))["frames"]) == 3
+    manifest.write_text("pair_id,ref,dist\n")
+    r = subprocess.run([*command, str(manifest), "--out", str(tmp_path / "empty"), "-q"], capture_output=True,
+                       text=True, timeout=300, env=env)
+    assert r.returncode == 0 and "0 of 0 pairs scored" in r.stderr, r.stderr
+    for args, want in ((["--workers", "0"], "workers"), (["--scheduler-file", str(tmp_path / "none.json")],
+                                                        "no such file")):
+        manifest.write_text(f"pair_id,ref,dist\none,{REF},{DIST}\n")
+        r = subprocess.run([*command, str(manifest), "--out", str(tmp_path / "o"), *args], capture_output=True,
+                           text=True, timeout=120, env=env)
+        assert r.returncode == 2 and want in r.stderr, r.stderr
+
+
 def test_bad_manifests_name_the_row(tmp_path):
     with pytest.raises(ValueError, match=r"row 2: no dist"):
         vmafx.batch([{"pair_id": "a", "ref": REF, "dist": DIST}, {"pair_id": "b", "ref": REF}], tmp_path / "o")
@@ -222,6 +303,13 @@ def test_bad_manifests_name_the_row(tmp_path):
         vmafx.batch(tmp_path / "nothing.csv", tmp_path / "o")
     with pytest.raises(ValueError, match="segment"):
         vmafx.batch([], tmp_path / "o", segment=0)
+    with pytest.raises(ValueError, match=r"row 1 \(a\): options: 'frams' is not a keyword of vmafx.score"):
+        vmafx.batch([{"pair_id": "a", "ref": REF, "dist": DIST, "options": '{"frams": 3}'}], tmp_path / "o")
+    with pytest.raises(ValueError, match="the column 'status' is one the results write"):
+        vmafx.batch([{"pair_id": "a", "ref": REF, "dist": DIST, "status": "x"}], tmp_path / "o")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="file: cannot make the output folder"):
+        vmafx.batch([{"pair_id": "a", "ref": REF, "dist": DIST}], tmp_path / "file")
 
 
 def test_every_split_of_a_short_title_needs_the_derived_context():

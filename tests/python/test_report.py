@@ -6,6 +6,7 @@ import base64
 import html
 import importlib
 import io
+import json
 import os
 import re
 import shutil
@@ -124,9 +125,13 @@ def test_report_errors_leave_no_file(tmp_path):
         vmafx.report(result, tmp_path / "x.html", by="nope")
     with pytest.raises(ValueError, match="worst must be"):
         vmafx.report(result, tmp_path / "x.html", worst=-1)
-    with pytest.raises(vmafx.Error, match=r"missing/x\.html: cannot write the report"):
+    with pytest.raises(vmafx.Error, match=r"missing/x\.html: cannot write the output file"):
         vmafx.report(result, tmp_path / "missing" / "x.html")
     assert sorted(os.listdir(tmp_path)) == []
+    # -o and --html naming one file: refused before the run.
+    r = subprocess.run([CLI, "-r", REF, "-d", DIST, "-q", "--json", "-o", str(tmp_path / "same"), "--html",
+                        str(tmp_path / "same")], capture_output=True, text=True)
+    assert r.returncode == 2 and "are the same file" in r.stderr, r.stderr
     # The command refuses before scoring when the report cannot be made, naming why.
     for env, html_path, want in (({"VMAFX_PYTHON": str(tmp_path / "none")}, tmp_path / "y.html", "cannot run the Python"),
                                  ({}, tmp_path / "missing" / "y.html", "missing: No such file")):
@@ -193,3 +198,59 @@ def test_chromium_draws_the_report(tmp_path):
     colours = np.unique(pixels.reshape(-1, 3), axis=0)
     assert len(colours) > 500
     assert (pixels.min(axis=2) < 240).mean() > 0.2  # not a white page: the charts and pictures fill it
+
+
+def test_targets_names_and_loaded_files(tmp_path):
+    """The page goes where -o would put it (a symlink's target, a FIFO in place); names from a
+    result file cannot inject markup; a file without provenance is ranked by its vmaf; names
+    that are not UTF-8 are shown, not fatal; frame lists give pictures; standard input none."""
+    import threading
+
+    result = vmafx.score(REF, DIST, progress=False)
+    (tmp_path / "target.html").write_text("old")
+    os.symlink(tmp_path / "target.html", tmp_path / "link.html")
+    vmafx.report(result, tmp_path / "link.html", pictures=0)
+    assert os.path.islink(tmp_path / "link.html") and "<!DOCTYPE html>" in (tmp_path / "target.html").read_text()
+    os.mkfifo(tmp_path / "fifo")
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(tmp_path / "fifo", "rb").read()))
+    reader.start()
+    vmafx.report(result, tmp_path / "fifo", pictures=0)
+    reader.join(timeout=60)
+    assert got and got[0].startswith(b"<!DOCTYPE html>") and os.path.exists(tmp_path / "fifo")
+    # A loaded file whose output name is markup: escaped everywhere, no script of its own.
+    doc = json.loads(result.to_json(precision="max"))
+    evil = "x</script><script>document.title='pwned'</script>"
+    for f in doc["frames"]:
+        f["metrics"][evil] = f["metrics"].pop("integer_adm2")
+    doc["pooled_metrics"][evil] = doc["pooled_metrics"].pop("integer_adm2")
+    (tmp_path / "evil.json").write_text(json.dumps(doc))
+    loaded = vmafx.load(tmp_path / "evil.json")
+    vmafx.report(loaded, tmp_path / "evil.html")
+    page = (tmp_path / "evil.html").read_text(encoding="utf-8")
+    assert "<script>document.title" not in page
+    # Without provenance, the worst frames are the lowest vmaf.
+    assert "Worst frames (lowest vmaf)" in page
+    # A name that is not UTF-8 (bytes the file system holds) is shown replaced.
+    bad = os.fsencode(str(tmp_path)) + b"/ref\xff.y4m"
+    with open(REF, "rb") as src, open(bad, "wb") as dst:
+        dst.write(src.read())
+    r = subprocess.run([CLI.encode(), b"-r", bad, b"-d", DIST.encode(), b"-q", b"--html",
+                        os.fsencode(str(tmp_path / "nb.html"))], capture_output=True)
+    assert r.returncode == 0, r.stderr
+    page = (tmp_path / "nb.html").read_text(encoding="utf-8")
+    assert "ref\ufffd.y4m" in page and len(pictures_of(page)) == 6
+    # A list of 2D luma frames: pictures of those frames.
+    ref, dist = read_y4m(REF), read_y4m(DIST)
+    listed = vmafx.score(list(ref[0]), list(dist[0]), progress=False)
+    vmafx.report(listed, tmp_path / "list.html", pictures=1)
+    worst = int(listed.frames["vmaf"].idxmin())
+    pics = pictures_of((tmp_path / "list.html").read_text(encoding="utf-8"))
+    np.testing.assert_array_equal(pics[0], report_module._rgb((ref[0][worst],), 8))
+    # A file gone since the run: the page says so.
+    gone = tmp_path / "gone.y4m"
+    gone.write_bytes(open(REF, "rb").read())
+    run = vmafx.score(str(gone), DIST, progress=False)
+    gone.write_bytes(b"")
+    vmafx.report(run, tmp_path / "gone.html")
+    assert "No pictures: " in (tmp_path / "gone.html").read_text(encoding="utf-8")
