@@ -43,7 +43,7 @@ def write_title(src, folder, frames, w=1920, h=1080):
     return out
 
 
-def table(title, columns, times, extra):
+def print_table(title, columns, times, extra):
     """Prints a Markdown table: a row per key of `times` (its runs' seconds) with the median, the
     best and extra(key, median)'s cells."""
     print(title)
@@ -91,10 +91,10 @@ def main():
         one = statistics.median(times[1])
         total = 32 * frames
         whole = statistics.median(seg["whole"])
-        table(f"scaling: 32 pairs x {frames} frames of 1920x1080 8-bit, vmaf_v0.6.1, {rounds} rounds",
+        print_table(f"scaling: 32 pairs x {frames} frames of 1920x1080 8-bit, vmaf_v0.6.1, {rounds} rounds",
               ["workers", "frames/s", "speed-up", "speed-up / workers"], times,
               lambda n, m: [f"{total / m:.1f}", f"{one / m:.2f}", f"{one / m / n:.2f}"])
-        table(f"\nsegments: one title of {title_frames} frames on one worker", ["run", "to whole"], seg,
+        print_table(f"\nsegments: one title of {title_frames} frames on one worker", ["run", "to whole"], seg,
               lambda name, m: [f"{m / whole:.3f}"])
     finally:
         for cluster, client in clusters.values():
