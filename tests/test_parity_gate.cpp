@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -161,7 +162,7 @@ TEST_P(PlantedDefects, EachDefectBreachesWhereTheControlIsClean) {
         in = {fmt::format("random {}x{} {}-bit (widened for {})", f.width, f.height, f.bit_depth, twin.metric),
               base + "_ref.yuv", base + "_dist.yuv", f, true};
     }
-    if (!emulated || twin.metric == "cambi")
+    if (!emulated || std::string_view(twin.metric) == "cambi")
         for (ParityInput& in : banded_inputs(dir_.string())) inputs.push_back(std::move(in));
     const std::vector<ParityCase> cases = parity_cases(backend_of(twin), &twin);
     const std::vector<ParityRow> control = run_parity(inputs, cases, PlantedDefect::kNone);

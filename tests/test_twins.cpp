@@ -222,7 +222,6 @@ TEST_P(Twin, ShortVideos) {
     const auto [min_w, min_h] = m.limits.corners(Subsampling::k420).front();
     const std::pair<int, int> large = scale() == DeviceScale::kFull ? std::pair{853, 481} : std::pair{301, 157};
     for (const auto& [w, h] : {std::pair{min_w, min_h}, large})
-    for (const auto& [w, h] : {std::pair{min_w, min_h}, std::pair{853, 481}})
         for (const int bits : {m.limits.bit_depths.lowest(), m.limits.bit_depths.highest()})
             for (unsigned frames = 1; frames <= 3; ++frames) {
                 const Clip clip = synthetic_clip({std::max(w, min_w), std::max(h, min_h), bits, Subsampling::k420},

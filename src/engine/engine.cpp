@@ -455,6 +455,11 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
 
 }  // namespace
 
+std::vector<std::string> gpu_devices(const std::string& backend) {
+    const DeviceApi* api = device_api(backend);
+    return api ? api->list_devices() : std::vector<std::string>{};
+}
+
 TemporalContext temporal_context(const RunConfig& config) {
     const RunPlan plan = plan_metrics(config);
     TemporalContext c;

@@ -179,6 +179,11 @@ ModelSummary summarize_model(const std::string& label, const std::string& name, 
 /// UsageError as run() does for an unknown model, feature or option.
 TemporalContext temporal_context(const RunConfig& config);
 
+/// The devices of GPU backend `backend` on this machine (DeviceApi::list_devices: "NAME" or
+/// "NAME (unusable: WHY)", in the order gpu indices name them); empty where the backend is
+/// unknown or not built, or its driver is missing. Never throws.
+std::vector<std::string> gpu_devices(const std::string& backend);
+
 /// One part of a stitched run: frames [first, first + count) of `result`, a run over a segment
 /// of the video with its temporal context around it.
 struct RunPart {

@@ -39,7 +39,6 @@
 #include "engine/engine.hpp"
 #include "engine/pooling.hpp"
 #include "engine/presets.hpp"
-#include "gpu/device_api.hpp"
 #include "io/video_reader.hpp"
 #include "output/output_target.hpp"
 #include "output/writers.hpp"
@@ -594,12 +593,7 @@ PYBIND11_MODULE(_vmafx, m) {
         "atomically, a FIFO, device or descriptor written in place, a symlink's target written; raises Error "
         "naming the path.");
     m.def(
-        "gpu_devices",
-        [](const std::string& backend) {
-            const vx::DeviceApi* api = vx::device_api(backend);
-            return api ? api->list_devices() : std::vector<std::string>{};
-        },
-        py::arg("backend"),
+        "gpu_devices", [](const std::string& backend) { return vx::gpu_devices(backend); }, py::arg("backend"),
         "The devices of GPU backend `backend` on this machine, in its order (the index gpu= names), each "
         "\"NAME\" or \"NAME (unusable: WHY)\"; empty where the backend or its driver is missing.");
     m.def("read_pictures", &read_pictures, py::arg("path"), py::arg("raw"), py::arg("indices"),
