@@ -167,7 +167,7 @@ def _render(result, by: Optional[str], worst: int, pictures: int, title: Optiona
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
-    from . import Error, UsageError
+    from . import UsageError
 
     for name, v in (("worst", worst), ("pictures", pictures)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
@@ -253,13 +253,15 @@ def _render(result, by: Optional[str], worst: int, pictures: int, title: Optiona
                      f"<th>{_esc(by)}</th>{head}</tr>{rows}</table>")
         shown = [int(f) for f in order[:pictures]]
         if shown:
-            parts.append(_pictures_html(result, sources, shown, by, series, Error))
+            parts.append(_pictures_html(result, sources, shown, by, series))
     parts.append(_provenance_html(result))
     parts.append("</body></html>\n")
     return "".join(parts).encode("utf-8")
 
 
-def _pictures_html(result, sources, shown, by, series, Error) -> str:
+def _pictures_html(result, sources, shown, by, series) -> str:
+    from . import Error
+
     if not sources or sources.get("align") == "pts":
         why = ("the frames were paired by timestamp (align='pts')" if sources.get("align") == "pts"
                else "the result was loaded from a file without its inputs")
