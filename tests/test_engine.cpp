@@ -580,11 +580,12 @@ TEST_F(EngineTest, VulkanRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
 
 // The GPU pipeline alone (every metric has a twin): its picture ring is allocated as the read
 // stage first fills it, so a video shorter than the ring makes one pair per frame and none
-// more; a longer one makes the whole ring (8 pairs) and no more; the scores are the CPU's bits.
+// more; a longer one makes the whole ring (12 pairs: 8 frames in flight on the device, 4 read
+// ahead; engine.cpp run_gpu) and no more; the scores are the CPU's bits.
 TEST_F(EngineTest, CudaPipelineAllocatesItsRingAsFramesArrive) {
     VMAFX_REQUIRE_GPU();
     const VideoFormat f = format_of(67, 45, 8);
-    for (const auto& [frames, pictures] : {std::pair{3, 6u}, std::pair{20, 16u}}) {
+    for (const auto& [frames, pictures] : {std::pair{3, 6u}, std::pair{30, 24u}}) {
         RunConfig c = config(f, frames);
         const RunResult cpu = run(c);
         c.backend = Backend("cuda");

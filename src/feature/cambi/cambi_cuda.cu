@@ -286,10 +286,12 @@ __global__ void __launch_bounds__(kTileThreads)
             // every window): the others count 0 in every window.
             unsigned long long low_bits = 0;
             bool top_bit = false;
+            // (Only levels inside [base, base + levels): the counting passes go over these bits.)
             for (int k = tid; k < rows * cols; k += kTileThreads) {
                 const unsigned l = static_cast<unsigned>(tile[(k / cols) * pitch + k % cols] - base);
+                if (l >= static_cast<unsigned>(levels)) continue;
                 if (l < 64u) low_bits |= 1ull << l;
-                else if (l < static_cast<unsigned>(levels)) top_bit = true;  // l == 64
+                else top_bit = true;  // l == 64
             }
             const unsigned w0 = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(low_bits));
             const unsigned w1 = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(low_bits >> 32));
