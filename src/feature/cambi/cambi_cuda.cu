@@ -26,8 +26,8 @@
 //     of the levels L - num_diffs .. L + num_diffs among the masked pixels of its window (rows
 //     [r - pad, r + pad] inside the scale, columns [c - pad, c + pad] inside [0, max(pad,
 //     width)): exactly what the CPU's sliding histograms hold for that pixel, integers below
-//     4226; counted per level for a whole tile (each level's row bit masks, a running window down
-//     each output column) where the tile's outputs read few levels, else per pixel: the same integers either way), then the largest contrast_term over
+//     4226; counted per level for a whole tile, separably, where the tile's outputs read few
+//     levels, else per pixel: the same integers either way), then the largest contrast_term over
 //     its visible steps, the CPU's function on the CPU's counts (levels below the band count 0,
 //     as the CPU's missing histogram rows);
 //  5. each scale's pooling on the device (cambi::DevicePool: quick_select's permutation in
@@ -81,25 +81,10 @@ constexpr int kTile = 16;
 constexpr int kTileThreads = kTile * kTile;
 /// The largest window half: window^2 < 4226 (the reciprocal table), so window <= 65.
 constexpr int kMaxPad = 32;
+/// The input tile's side: the outputs, the window's reach both sides, one more column (the plant).
+constexpr int kSpan = kTile + 2 * kMaxPad + 1;
 /// The largest count of levels a pixel's contrast reads: 2 num_diffs + 1, num_diffs <= 32.
 constexpr int kMaxLevels = 2 * 32 + 1;
-/// The fast path's levels counted at once: one per kTile threads.
-constexpr int kLevelsAtOnce = kTileThreads / kTile;
-
-/// contrast_kernel's shared memory for a window half `pad`: the input tile (rows: the outputs and
-/// the window's reach both sides; columns: one more, the plant's), the fast path's row masks of
-/// kLevelsAtOnce levels (32 columns a word) and each output's counts of up to kMaxLevels levels.
-struct ContrastLayout {
-    int rows, cols, pitch, words;
-    std::size_t tile_bytes, bits_bytes, counts_bytes;
-    __host__ __device__ explicit ContrastLayout(int pad)
-        : rows(kTile + 2 * pad), cols(kTile + 2 * pad + 1), pitch((cols + 1) & ~1), words((cols + 31) / 32),
-          tile_bytes(static_cast<std::size_t>(rows) * static_cast<std::size_t>(pitch) * sizeof(std::uint16_t)),
-          bits_bytes(static_cast<std::size_t>(kLevelsAtOnce) * static_cast<std::size_t>(rows * words) *
-                     sizeof(std::uint32_t)),
-          counts_bytes(static_cast<std::size_t>(kMaxLevels) * kTileThreads * sizeof(std::uint16_t)) {}
-    __host__ __device__ std::size_t bytes() const { return tile_bytes + bits_bytes + counts_bytes; }
-};
 constexpr unsigned kThreads = 256;
 
 /// The first sample above `max` (key index << 16 | value, atomicMin). Grid: rows x column blocks.
@@ -224,31 +209,26 @@ struct ContrastArgs {
 };
 
 /// The c values of a scale (width x height packed) from its image and mask. Grid: column tiles x
-/// row tiles of kTile; block: kTile x kTile; dynamic shared memory: ContrastLayout(pad).bytes().
-/// The tile's window samples (levels of masked pixels in the CPU's reach, else kNoLevel) in
-/// shared memory; then, where the tile's outputs read at most kMaxLevels levels (from its lowest
-/// output level - num_diffs to its highest + num_diffs), the counts of the levels some sample of
-/// the tile has, kLevelsAtOnce at a time: each level's row masks (a warp's ballot over 32
-/// columns), then kTile threads per level, one per output column, each running its window down
-/// the column (column_window_counts: the counts window_contrast would make, integers); levels no
-/// sample of the tile has count 0 without a pass; then each output's contrast_of_counts. Else
-/// each output's window_contrast.
+/// row tiles of kTile; block: kTile x kTile. The tile's window samples (levels of masked pixels
+/// in the CPU's reach, else kNoLevel) in shared memory; then, where the tile's outputs read at
+/// most kMaxLevels levels (from its lowest output level - num_diffs to its highest +
+/// num_diffs), each level's window counts for every output at once (column_counts down the
+/// tile's columns, then row_count along each output's window: the counts window_contrast would
+/// make, integers; levels no sample of the tile has count 0 without a pass), and each output's
+/// contrast_of_counts; else each output's window_contrast.
 __global__ void __launch_bounds__(kTileThreads)
     contrast_kernel(const std::uint16_t* __restrict__ image, const std::uint16_t* __restrict__ mask,
                     std::ptrdiff_t stride, ContrastArgs a, float* __restrict__ out) {
-    extern __shared__ __align__(16) unsigned char shared[];
-    const ContrastLayout layout(a.pad);
-    auto* tile = reinterpret_cast<std::uint16_t*>(shared);
-    auto* bits = reinterpret_cast<std::uint32_t*>(shared + layout.tile_bytes);
-    auto* counts = reinterpret_cast<std::uint16_t*>(shared + layout.tile_bytes + layout.bits_bytes);
-    __shared__ int lowest, highest, present_count;
+    __shared__ std::uint16_t tile[kSpan * kSpan];
+    __shared__ std::uint16_t counts[kMaxLevels * kTileThreads];
+    __shared__ std::uint16_t columns[kTile * kSpan];
+    __shared__ int lowest, highest;
     __shared__ unsigned present[(kMaxLevels + 31) / 32];  // the fast path's levels found in the tile
-    __shared__ int slot_level[kMaxLevels];                 // the present levels, in order
     const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-    const int tid = ty * kTile + tx, lane = tid & 31, warp = tid >> 5;
+    const int tid = ty * kTile + tx;
     const int r0 = static_cast<int>(blockIdx.y) * kTile, c0 = static_cast<int>(blockIdx.x) * kTile;
     const int pad = a.pad, side = 2 * pad + 1;
-    const int rows = layout.rows, cols = layout.cols, pitch = layout.pitch, words = layout.words;
+    const int rows = kTile + 2 * pad, cols = kTile + 2 * pad + 1;
     // The CPU's histograms count columns [0, max(pad, width)) and rows [0, height).
     const int column_end = max(pad, a.width);
     if (tid == 0) {
@@ -260,7 +240,7 @@ __global__ void __launch_bounds__(kTileThreads)
         const int i = r0 - pad + k / cols, j = c0 - pad + k % cols;
         unsigned v = cambi::kNoLevel;
         if (i >= 0 && i < a.height && j >= 0 && j < column_end && mask[i * stride + j]) v = image[i * stride + j];
-        tile[(k / cols) * pitch + k % cols] = static_cast<std::uint16_t>(v);
+        tile[(k / cols) * kSpan + k % cols] = static_cast<std::uint16_t>(v);
     }
     const int r = r0 + ty, c = c0 + tx;
     const bool inside = r < a.height && c < a.width;
@@ -286,66 +266,39 @@ __global__ void __launch_bounds__(kTileThreads)
             // every window): the others count 0 in every window.
             unsigned long long low_bits = 0;
             bool top_bit = false;
-            // (Only levels inside [base, base + levels): the counting passes go over these bits.)
             for (int k = tid; k < rows * cols; k += kTileThreads) {
-                const unsigned l = static_cast<unsigned>(tile[(k / cols) * pitch + k % cols] - base);
-                if (l >= static_cast<unsigned>(levels)) continue;
+                const unsigned l = static_cast<unsigned>(tile[(k / cols) * kSpan + k % cols] - base);
                 if (l < 64u) low_bits |= 1ull << l;
-                else top_bit = true;  // l == 64
+                else if (l < static_cast<unsigned>(levels)) top_bit = true;  // l == 64
             }
             const unsigned w0 = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(low_bits));
             const unsigned w1 = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(low_bits >> 32));
             const unsigned w2 = __reduce_or_sync(0xffffffffu, top_bit ? 1u : 0u);
-            if (lane == 0) {
+            if ((tid & 31) == 0) {
                 atomicOr(&present[0], w0);
                 atomicOr(&present[1], w1);
                 atomicOr(&present[2], w2);
             }
             __syncthreads();
-            // Each present level's rank among them (its slot); absent levels count 0.
-            for (int l = tid; l < levels; l += kTileThreads) {
-                if ((present[l >> 5] >> (l & 31)) & 1u) {
-                    int rank = 0;
-                    for (int w = 0; w < (l >> 5); ++w) rank += __popc(present[w]);
-                    rank += __popc(present[l >> 5] & ((1u << (l & 31)) - 1u));
-                    slot_level[rank] = base + l;
+            for (int l = 0; l < levels; ++l) {
+                const int v = base + l;
+                if (v < 0 || ((present[l >> 5] >> (l & 31)) & 1u) == 0) {  // no sample of level v
+                    counts[l * kTileThreads + tid] = 0;
+                    continue;
                 }
-            }
-            if (tid == 0) present_count = __popc(present[0]) + __popc(present[1]) + __popc(present[2]);
-            for (int l = 0; l < levels; ++l)
-                if (((present[l >> 5] >> (l & 31)) & 1u) == 0) counts[l * kTileThreads + tid] = 0;
-            // This thread's output column in the counting pass, its window's column mask, its level.
-            const int column = tid % kTile, group = tid / kTile;
-            std::uint32_t window[3];
-            for (int w = 0; w < 3; ++w) window[w] = cambi::window_mask(column + a.shift, side, w);
-            __syncthreads();  // slot_level, present_count
-            for (int first = 0; first < present_count; first += kLevelsAtOnce) {
-                // Row masks of the levels first .. first + kLevelsAtOnce - 1: a warp per (row, word).
-                for (int q = warp; q < rows * words; q += kTileThreads / 32) {
-                    const int i = q / words, w = q % words, j = 32 * w + lane;
-                    const unsigned v = j < cols ? tile[i * pitch + j] : cambi::kNoLevel;
-                    std::uint32_t mine = 0;
-                    for (int g = 0; g < kLevelsAtOnce; ++g) {
-                        const int slot = first + g;
-                        const int want = slot < present_count ? slot_level[slot] : -1;
-                        const std::uint32_t b = __ballot_sync(0xffffffffu, static_cast<int>(v) == want);
-                        if (lane == g) mine = b;
-                    }
-                    if (lane < kLevelsAtOnce) bits[(lane * rows + i) * words + w] = mine;
-                }
+                if (tid < cols)
+                    cambi::column_counts(tile, kSpan, side, kTile, tid, static_cast<std::uint16_t>(v), columns + tid,
+                                         kSpan);
                 __syncthreads();
-                if (first + group < present_count) {
-                    const int l = slot_level[first + group] - base;
-                    cambi::column_window_counts(bits + group * rows * words, words, kTile, side, window,
-                                                counts + l * kTileThreads + column, kTile);
-                }
-                __syncthreads();  // bits free for the next levels; the counts
+                counts[l * kTileThreads + tid] =
+                    static_cast<std::uint16_t>(cambi::row_count(columns + ty * kSpan, tx + a.shift, side));
+                __syncthreads();  // columns free for the next level
             }
             if (target)
                 best = cambi::contrast_of_counts(counts + (level - nd - base) * kTileThreads + tid, kTileThreads,
                                                  compact, nd, a.steps[compact], a.reciprocals, a.weights);
         } else if (target) {
-            best = cambi::window_contrast(tile + ty * pitch + tx + a.shift, pitch, side, level, compact, nd,
+            best = cambi::window_contrast(tile + ty * kSpan + tx + a.shift, kSpan, side, level, compact, nd,
                                           a.steps[compact], a.reciprocals, a.weights, counts + tid, kTileThreads);
         }
     }
@@ -405,27 +358,18 @@ public:
         if ((settings_.full_ref ? std::max(p.window, p.src_window) : p.window) >> 1 > kMaxPad)
             throw Error("cambi (CUDA): internal: a window wider than the reciprocal table allows");
         steps_ = upload(steps.data(), steps.size());
-        // contrast_kernel's shared memory passes the 48 KiB a launch gets by default at the widest windows.
-        cuda::check(cudaFuncSetAttribute(contrast_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(ContrastLayout(kMaxPad).bytes())),
-                    "cudaFuncSetAttribute (cambi contrast_kernel)");
         std::size_t values = 0, largest = 0;
         for (int k = 0; k < pictures_; ++k) {
             values += geo_[k].values;
             largest = std::max(largest, static_cast<std::size_t>(geo_[k].w[0]) * static_cast<std::size_t>(geo_[k].h[0]));
         }
         values_ = values;
-        // Two pictures of different sizes share the planes: each clears what the other wrote.
-        clear_each_picture_ = pictures_ == 2 && (geo_[0].width != geo_[1].width || geo_[0].height != geo_[1].height);
         host_pool_ = !settings_.heatmaps_path.empty();
         for (unsigned s = 0; s < slots; ++s) {
             Slot slot;
             slot.image = cuda::DeviceBuffer<std::uint16_t>(plane_);
             slot.mask = cuda::DeviceBuffer<std::uint16_t>(plane_);
             slot.scratch = cuda::DeviceBuffer<std::uint16_t>(plane_);
-            // Zero outside the picture (the CPU's planes): the kernels write only inside it.
-            for (auto* plane : {&slot.image, &slot.mask})
-                cuda::check(cudaMemset(plane->get(), 0, plane_ * sizeof(std::uint16_t)), "cudaMemset (cambi planes)");
             slot.derivative = cuda::DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(p.alloc_w) *
                                                                static_cast<std::size_t>(p.alloc_h));
             slot.c = cuda::DeviceBuffer<float>(values);
@@ -531,25 +475,17 @@ private:
         cuda::check_launch("cambi preprocess_kernel");
     }
 
-    // Rows [first, first + rows) x columns [0, columns) of the slot's scratch plane back into
-    // `plane` (the CPU's in-place passes read only samples they have not yet written: the kernels
-    // write the new samples to the scratch plane, and the plane's other samples stay as they were).
-    void from_scratch(const cuda::DeviceBuffer<std::uint16_t>& plane, Slot& s, int first, int rows, int columns,
-                      cudaStream_t stream) {
-        const std::size_t pitch = static_cast<std::size_t>(stride_) * sizeof(std::uint16_t);
-        const std::size_t at = static_cast<std::size_t>(first) * static_cast<std::size_t>(stride_);
-        cuda::check(cudaMemcpy2DAsync(plane.get() + at, pitch, s.scratch.get() + at, pitch,
-                                      static_cast<std::size_t>(columns) * sizeof(std::uint16_t),
-                                      static_cast<std::size_t>(rows), cudaMemcpyDeviceToDevice, stream),
-                    "cudaMemcpy2DAsync (cambi scratch)");
+    // Copies the plane to the scratch plane (the CPU's in-place passes read the old samples).
+    void to_scratch(const cuda::DeviceBuffer<std::uint16_t>& plane, Slot& s, cudaStream_t stream) {
+        cuda::check(cudaMemcpyAsync(s.scratch.get(), plane.get(), plane_ * sizeof(std::uint16_t),
+                                    cudaMemcpyDeviceToDevice, stream),
+                    "cudaMemcpyAsync (cambi scratch)");
     }
 
     void picture(const DevicePlane& in, const Geometry& g, Slot& s, int k, float* c, cudaStream_t stream) {
         const cambi::Plan& p = plan_;
-        if (clear_each_picture_) {
-            cuda::check(cudaMemsetAsync(s.image.get(), 0, plane_ * sizeof(std::uint16_t), stream), "cudaMemsetAsync");
-            cuda::check(cudaMemsetAsync(s.mask.get(), 0, plane_ * sizeof(std::uint16_t), stream), "cudaMemsetAsync");
-        }
+        cuda::check(cudaMemsetAsync(s.image.get(), 0, plane_ * sizeof(std::uint16_t), stream), "cudaMemsetAsync");
+        cuda::check(cudaMemsetAsync(s.mask.get(), 0, plane_ * sizeof(std::uint16_t), stream), "cudaMemsetAsync");
         if (format_.bit_depth == 8) input_kernels<std::uint8_t>(in, g, s, k, stream);
         else input_kernels<std::uint16_t>(in, g, s, k, stream);
         const dim3 rows(cuda::blocks_for(static_cast<std::size_t>(g.width), kThreads), static_cast<unsigned>(g.height));
@@ -564,17 +500,17 @@ private:
             const unsigned columns = cuda::blocks_for(static_cast<std::size_t>(sw), kThreads);
             if (scale > 0 || p.speedup) {
                 for (auto* plane : {&s.image, &s.mask}) {
+                    to_scratch(*plane, s, stream);
                     decimate_kernel<<<dim3(columns, static_cast<unsigned>(sh)), kThreads, 0, stream>>>(
-                        plane->get(), s.scratch.get(), stride_, sw, sh);
+                        s.scratch.get(), plane->get(), stride_, sw, sh);
                     cuda::check_launch("cambi decimate_kernel");
-                    from_scratch(*plane, s, 0, sh, sw, stream);
                 }
             }
             if (sh > 2) {
+                to_scratch(s.image, s, stream);
                 mode_kernel<<<dim3(columns, static_cast<unsigned>(sh - 2)), kThreads, 0, stream>>>(
-                    s.image.get(), s.scratch.get(), stride_, sw, sh);
+                    s.scratch.get(), s.image.get(), stride_, sw, sh);
                 cuda::check_launch("cambi mode_kernel");
-                from_scratch(s.image, s, 1, sh - 2, sw, stream);
             }
             if (p.band != Band::kLevels) {
                 std::uint16_t* at = s.host_planes.get() + plane_ * 2 * static_cast<std::size_t>(k * kScales + scale);
@@ -597,8 +533,8 @@ private:
                                  plant_ == PlantedDefect::kMirrorShift ? 1 : 0};
             const dim3 tiles(cuda::blocks_for(static_cast<std::size_t>(sw), kTile),
                              cuda::blocks_for(static_cast<std::size_t>(sh), kTile));
-            contrast_kernel<<<tiles, dim3(kTile, kTile), ContrastLayout(pad).bytes(), stream>>>(
-                s.image.get(), s.mask.get(), stride_, a, c + g.offset[static_cast<std::size_t>(scale)]);
+            contrast_kernel<<<tiles, dim3(kTile, kTile), 0, stream>>>(s.image.get(), s.mask.get(), stride_, a,
+                                                                     c + g.offset[static_cast<std::size_t>(scale)]);
             cuda::check_launch("cambi contrast_kernel");
         }
     }
@@ -650,7 +586,6 @@ private:
     std::ptrdiff_t stride_ = 0;
     std::size_t plane_ = 0, values_ = 0;
     bool host_pool_ = false;  ///< heatmaps_path set: the c values copied, pooled on the host
-    bool clear_each_picture_ = false;  ///< the planes zeroed before each picture, not once
     Geometry geo_[2];
     cuda::DeviceBuffer<float> reciprocals_;
     cuda::DeviceBuffer<int> weights_;

@@ -2,8 +2,7 @@
 // functions so that a CPU test (cambi_window_test.cpp) runs the very code the kernel runs against
 // the CPU's sliding histograms (cambi_contrast.cpp). Internal: used by cambi_cuda.cu and that
 // test. The arithmetic is cambi_math.hpp's contrast_term; what is here is the counting, per
-// pixel (window_contrast) or per level over a tile (window_mask, masked_count,
-// column_window_counts).
+// pixel (window_contrast) or per level over a tile (column_counts, row_count).
 #pragma once
 
 #include <cstdint>
@@ -65,51 +64,30 @@ VMAFX_HOST_DEVICE inline float window_contrast(const std::uint16_t* window, int 
 }
 
 // The same counts, level by level and separably, for a tile of outputs (contrast_kernel's fast
-// path), with bit masks: for one level v, each row of the tile is a mask of the columns holding v
-// (32 columns a word), an output's window columns are a mask too (window_mask, fixed per output
-// column), so a window row's count of v is the popcount of their AND (masked_count), and the
-// window's count the running sum of side such rows down the column (column_window_counts): the
-// same samples window_contrast visits, so the same integer.
+// path): for one level v, column_counts gives, down column j of a tile, the count of v in each
+// output row's `side` rows (a running count: + the entering row, - the leaving one), then
+// row_count adds `side` of those columns: the count of v in the output's side x side window,
+// the same samples window_contrast visits, so the same integer.
 
-/// The bits set in x.
-VMAFX_HOST_DEVICE inline int popcount32(std::uint32_t x) {
-#if defined(__CUDA_ARCH__)
-    return __popc(x);
-#else
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    return static_cast<int>((((x + (x >> 4)) & 0x0f0f0f0fu) * 0x01010101u) >> 24);
-#endif
-}
-
-/// Word w (columns 32 w .. 32 w + 31) of the mask of columns [first, first + side).
-VMAFX_HOST_DEVICE inline std::uint32_t window_mask(int first, int side, int w) {
-    const int lo = first - 32 * w, hi = first + side - 32 * w;  // the window in this word's bits
-    const int a = lo < 0 ? 0 : (lo > 32 ? 32 : lo), b = hi < 0 ? 0 : (hi > 32 ? 32 : hi);
-    if (a >= b) return 0u;
-    const std::uint32_t upto_b = b == 32 ? 0xffffffffu : (1u << b) - 1u;
-    return upto_b & ~((1u << a) - 1u);
-}
-
-/// The columns of one row's level mask (`bits`, `words` words) inside the window mask `mask`.
-VMAFX_HOST_DEVICE inline int masked_count(const std::uint32_t* bits, const std::uint32_t* mask, int words) {
+/// Column j of `tile` (rows `pitch` samples apart): column[r * column_pitch] = the count of v
+/// among tile rows r .. r + side - 1 of column j, r = 0 .. rows - 1.
+VMAFX_HOST_DEVICE inline void column_counts(const std::uint16_t* tile, int pitch, int side, int rows, int j,
+                                            std::uint16_t v, std::uint16_t* column, int column_pitch) {
     int count = 0;
-    for (int w = 0; w < words; ++w) count += popcount32(bits[w] & mask[w]);
-    return count;
-}
-
-/// Down one output column: out[r * out_stride] = the count of the level among the window columns
-/// `mask` of tile rows r .. r + side - 1, r = 0 .. rows - 1; `bits`: the level's row masks, row i
-/// at bits + i * words (rows + side - 1 of them).
-VMAFX_HOST_DEVICE inline void column_window_counts(const std::uint32_t* bits, int words, int rows, int side,
-                                                   const std::uint32_t* mask, std::uint16_t* out, int out_stride) {
-    int count = 0;
-    for (int i = 0; i < side - 1; ++i) count += masked_count(bits + i * words, mask, words);
-    for (int r = 0; r < rows; ++r) {
-        count += masked_count(bits + (r + side - 1) * words, mask, words);
-        out[r * out_stride] = static_cast<std::uint16_t>(count);
-        count -= masked_count(bits + r * words, mask, words);
+    for (int di = 0; di < side; ++di) count += tile[di * pitch + j] == v;
+    column[0] = static_cast<std::uint16_t>(count);
+    for (int r = 1; r < rows; ++r) {
+        count += (tile[(r + side - 1) * pitch + j] == v) - (tile[(r - 1) * pitch + j] == v);
+        column[r * column_pitch] = static_cast<std::uint16_t>(count);
     }
+}
+
+/// The window count of v from column_counts' row (`row`: the counts of one output row, by tile
+/// column): the sum of row[first .. first + side - 1].
+VMAFX_HOST_DEVICE inline int row_count(const std::uint16_t* row, int first, int side) {
+    int count = 0;
+    for (int dj = 0; dj < side; ++dj) count += row[first + dj];
+    return count;
 }
 
 }  // namespace vmafx::cambi

@@ -1,5 +1,5 @@
 // The CUDA twin's per-pixel contrast (cambi_window.hpp window_contrast, and its per-level tile
-// counts window_mask, column_window_counts and contrast_of_counts, which contrast_kernel runs) against
+// counts column_counts, row_count and contrast_of_counts, which contrast_kernel runs) against
 // the CPU's sliding histograms (cambi_contrast.cpp contrast_values), on the host:
 // at every scale of banded gradients the CPU has just prepared (its own preprocessing, mask,
 // decimation and mode filter), each pixel's window is laid out as contrast_kernel's tile lays it
@@ -46,8 +46,8 @@ Picture banded(const VideoFormat& format, int band, int seed) {
 // check it compared something).
 // contrast_kernel's fast path over the whole scale's tile (`tile`, rows `pitch` apart, the window
 // of output (r, c) at row r, column c): per kTile x kTile block of outputs whose levels span at
-// most 65 levels with their reach (the kernel's kMaxLevels), each level's counts from its row
-// bit masks by column_window_counts (0 for the levels none of the block's windows has), then
+// most 65 levels with their reach (the kernel's kMaxLevels), each level's counts by
+// column_counts and row_count (0 for the levels none of the block's windows has), then
 // contrast_of_counts; the other blocks' outputs are NaN.
 // `fast`: the blocks taken.
 std::vector<float> tiled_contrast(const Plan& p, const Buffers& b, const std::vector<std::uint16_t>& tile, int pitch,
@@ -55,6 +55,7 @@ std::vector<float> tiled_contrast(const Plan& p, const Buffers& b, const std::ve
     constexpr int kTile = 16, kMaxLevels = 65;
     const int pad = p.window >> 1, side = 2 * pad + 1, nd = p.num_diffs;
     std::vector<float> out(static_cast<std::size_t>(sw) * static_cast<std::size_t>(sh), std::nanf(""));
+    std::vector<std::uint16_t> columns(static_cast<std::size_t>(kTile) * static_cast<std::size_t>(pitch));
     std::vector<std::uint16_t> counts(static_cast<std::size_t>(kMaxLevels) * kTile * kTile);
     const auto level_at = [&](int r, int c) {
         return static_cast<int>(b.image[static_cast<std::size_t>(r) * static_cast<std::size_t>(b.stride) + c]);
@@ -86,10 +87,6 @@ std::vector<float> tiled_contrast(const Plan& p, const Buffers& b, const std::ve
                     const int l = tile[static_cast<std::size_t>(i) * static_cast<std::size_t>(pitch) + j] - base;
                     if (l >= 0 && l < levels) present[static_cast<std::size_t>(l)] = true;
                 }
-            // Each present level's row masks over the block's span (contrast_kernel builds the same
-            // words with ballots), then column_window_counts down each output column.
-            const int span_rows = kTile + side - 1, span_cols = kTile + side, words = (span_cols + 31) / 32;
-            std::vector<std::uint32_t> bits(static_cast<std::size_t>(span_rows * words));
             for (int l = 0; l < levels; ++l) {
                 const int v = base + l;
                 if (!present[static_cast<std::size_t>(l)]) {
@@ -97,20 +94,17 @@ std::vector<float> tiled_contrast(const Plan& p, const Buffers& b, const std::ve
                         counts[static_cast<std::size_t>(l * kTile * kTile) + o] = 0;
                     continue;
                 }
-                std::fill(bits.begin(), bits.end(), 0u);
-                for (int i = 0; i < span_rows; ++i)
-                    for (int j = 0; j < span_cols; ++j) {
-                        const int ti = r0 + i, tj = c0 + j;  // the tile's row and column (its pitch bounds them)
-                        const bool in = ti < sh + 2 * pad && tj < pitch;
-                        if (in && tile[static_cast<std::size_t>(ti) * static_cast<std::size_t>(pitch) + tj] == v)
-                            bits[static_cast<std::size_t>(i * words + j / 32)] |= 1u << (j % 32);
-                    }
-                for (int c = 0; c < kTile; ++c) {
-                    std::uint32_t window[3];
-                    for (int w = 0; w < 3; ++w) window[w] = window_mask(c, side, w);
-                    column_window_counts(bits.data(), words, kTile, side, window,
-                                         &counts[static_cast<std::size_t>(l * kTile * kTile + c)], kTile);
-                }
+                for (int j = c0; j < c0 + outs + side - 1; ++j)
+                    if (v >= 0)
+                        column_counts(&tile[static_cast<std::size_t>(r0) * static_cast<std::size_t>(pitch)], pitch, side,
+                                      rows, j, static_cast<std::uint16_t>(v), &columns[static_cast<std::size_t>(j)],
+                                      pitch);
+                for (int r = r0; r < r0 + rows; ++r)
+                    for (int c = c0; c < c0 + outs; ++c)
+                        counts[static_cast<std::size_t>(l * kTile * kTile + (r - r0) * kTile + (c - c0))] =
+                            v < 0 ? 0
+                                  : static_cast<std::uint16_t>(row_count(
+                                        &columns[static_cast<std::size_t>((r - r0) * pitch)], c, side));
             }
             for (int r = r0; r < r0 + rows; ++r)
                 for (int c = c0; c < c0 + outs; ++c) {
