@@ -31,7 +31,7 @@ fi
 cp -L build-device/libvmaf.so.3 .devcarry/bin/
 [ "${BENCH:-0}" = 1 ] && cp build-device/vmafx_bench .devcarry/bin/
 strip .devcarry/bin/vmafx* .devcarry/bin/libvmaf.so.3  # the working tree and what it carries travel within 64 MiB
-# Packed too (device_check.sh unpacks them): stripped programs take about 60 MB, xz -9 about 6 MB
+# Packed too (device_check.sh unpacks them): stripped programs take about 60 MB, xz -9 about 5 MB
 # (the default level about 12: the carry's 64 MiB holds the working tree too).
 tar -C .devcarry -cf - bin | xz -9 -T0 >.devcarry/bin.tar.xz && rm -rf .devcarry/bin
 libs=(libtbb.so.12 libtbbmalloc.so.2 libsvm.so.3 libfmt.so.9 libhwy.so.1)
