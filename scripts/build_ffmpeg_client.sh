@@ -67,28 +67,8 @@ configure_flags=(--disable-everything --disable-doc --disable-programs --enable-
   "--extra-ldflags=-Wl,-rpath,$libdir")
 
 # 1. The source: Debian's ffmpeg source package (version 5.1.x on Debian 12).
-src_cache="$work/source"
-dsc=$(ls "$src_cache"/ffmpeg_5.1*.dsc 2>/dev/null | head -n 1 || true)
-srcdir=$(ls -d "$src_cache"/ffmpeg-5.1*/ 2>/dev/null | head -n 1 || true)
-if [ -z "$dsc" ] || [ -z "$srcdir" ] || [ ! -x "$srcdir/configure" ]; then
-  command -v apt-get >/dev/null || skip "apt-get is absent: Debian's FFmpeg source cannot be fetched"
-  command -v dpkg-source >/dev/null || skip "dpkg-source is absent (package dpkg-dev; scripts/install_deps.sh installs it)"
-  version=$(apt-cache showsrc ffmpeg 2>/dev/null | sed -n 's/^Version: //p' | grep -E '^([0-9]+:)?5\.1' | head -n 1 || true)
-  [ -n "$version" ] || skip "no ffmpeg 5.1 source package known to apt (add a deb-src entry and run apt-get update: scripts/install_deps.sh does)"
-  rm -rf "$src_cache"
-  mkdir -p "$src_cache"
-  SECONDS=0
-  # apt-get source runs dpkg-source -x, which applies Debian's patches.
-  if ! (cd "$src_cache" && apt-get source -qq "ffmpeg=$version" > download.log 2>&1); then
-    tail -n 5 "$src_cache/download.log" >&2
-    rm -rf "$src_cache"
-    skip "apt-get source ffmpeg=$version failed (offline, or no deb-src entry)"
-  fi
-  echo "download and unpack of ffmpeg $version: ${SECONDS} s" | tee -a "$work/times.log"
-  dsc=$(ls "$src_cache"/ffmpeg_5.1*.dsc | head -n 1)
-  srcdir=$(ls -d "$src_cache"/ffmpeg-5.1*/ | head -n 1)
-fi
-srcdir=${srcdir%/}
+source "$(dirname "$0")/ffmpeg_source.sh"
+ffmpeg_source "$work/source"
 
 # 2. Configure and build, only when something they depend on changed.
 stamp_text=$(

@@ -15,6 +15,10 @@ packages=(cmake ninja-build g++ pkg-config python3 xz-utils
           # tests/ffmpeg_client.py: FFmpeg 5.1 from Debian's source package (apt-get source needs
           # dpkg-dev and a deb-src entry, added below), built with gcc and make.
           dpkg-dev gcc make
+          # scripts/build_ffmpeg_nvdec.sh (tests/ffmpeg_nvdec.sh; the GPU machine's FFmpeg, carried by
+          # scripts/device_bundle.sh): the ffnvcodec headers through which FFmpeg reaches NVDEC
+          # (libffmpeg-nvenc-dev) and nasm for its x86 assembly.
+          libffmpeg-nvenc-dev nasm
           # The Vulkan backend (src/vulkan/, --backend vulkan) and the shared-arithmetic subset's
           # checks (tests/shader/, docs/design.md): glslc compiles the twins' shaders and each
           # *_math.hpp as GLSL (glslang-tools: glslangValidator, the same front end), spirv-tools

@@ -1,0 +1,29 @@
+# Sourced by the scripts that build FFmpeg from Debian's source package (build_ffmpeg_client.sh,
+# build_ffmpeg_nvdec.sh): ffmpeg_source CACHE sets $dsc and $srcdir to Debian's FFmpeg 5.1
+# source (the .dsc and the unpacked tree, Debian's patches applied by `apt-get source`),
+# downloading it into CACHE once and reusing it while present. The caller defines
+# skip MESSAGE (print, record, exit 77) and $work (its times.log gets the download time).
+ffmpeg_source() {
+  local src_cache=$1 version
+  dsc=$(ls "$src_cache"/ffmpeg_5.1*.dsc 2>/dev/null | head -n 1 || true)
+  srcdir=$(ls -d "$src_cache"/ffmpeg-5.1*/ 2>/dev/null | head -n 1 || true)
+  if [ -z "$dsc" ] || [ -z "$srcdir" ] || [ ! -x "$srcdir/configure" ]; then
+    command -v apt-get >/dev/null || skip "apt-get is absent: Debian's FFmpeg source cannot be fetched"
+    command -v dpkg-source >/dev/null || skip "dpkg-source is absent (package dpkg-dev; scripts/install_deps.sh installs it)"
+    version=$(apt-cache showsrc ffmpeg 2>/dev/null | sed -n 's/^Version: //p' | grep -E '^([0-9]+:)?5\.1' | head -n 1 || true)
+    [ -n "$version" ] || skip "no ffmpeg 5.1 source package known to apt (add a deb-src entry and run apt-get update: scripts/install_deps.sh does)"
+    rm -rf "$src_cache"
+    mkdir -p "$src_cache"
+    SECONDS=0
+    # apt-get source runs dpkg-source -x, which applies Debian's patches.
+    if ! (cd "$src_cache" && apt-get source -qq "ffmpeg=$version" > download.log 2>&1); then
+      tail -n 5 "$src_cache/download.log" >&2
+      rm -rf "$src_cache"
+      skip "apt-get source ffmpeg=$version failed (offline, or no deb-src entry)"
+    fi
+    echo "download and unpack of ffmpeg $version: ${SECONDS} s" | tee -a "$work/times.log"
+    dsc=$(ls "$src_cache"/ffmpeg_5.1*.dsc | head -n 1)
+    srcdir=$(ls -d "$src_cache"/ffmpeg-5.1*/ | head -n 1)
+  fi
+  srcdir=${srcdir%/}
+}
