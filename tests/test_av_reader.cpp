@@ -14,6 +14,7 @@
 
 #include "base/error.hpp"
 #include "io/av_reader.hpp"
+#include "picture/surface.hpp"
 #include "io/video_reader.hpp"
 #include "picture_checks.hpp"
 #include "test_support.hpp"
@@ -100,6 +101,122 @@ TEST_F(AvReader, LosslessSamplesAsRaw) {
         EXPECT_FALSE(reader->read(pic)) << what;
         EXPECT_FALSE(reader->read(pic)) << what << " (after the end)";
     }
+}
+
+// A GPU decoder's surfaces (NV12, P010, P016, YUV444P, YUV444P16: libswscale writes them from the
+// pictures here) unpack on the host (unpack_surface_host, the arithmetic of the CUDA backend's
+// kernel) to the pictures, as libswscale converts them back to the planar formats, at odd sizes.
+TEST_F(AvReader, SurfaceUnpackAsLibswscale) {
+    struct Case {
+        VideoFormat format;
+        std::string surface;
+        DeviceSurface::Layout layout;
+        int word_bytes, shift;
+    };
+    using L = DeviceSurface::Layout;
+    const std::vector<Case> cases = {
+        {make_format(35, 19, Subsampling::k420, 8), "nv12", L::kSemiPlanar, 1, 0},
+        {make_format(33, 18, Subsampling::k420, 10), "p010le", L::kSemiPlanar, 2, 6},
+        {make_format(34, 17, Subsampling::k420, 12), "p016le", L::kSemiPlanar, 2, 4},
+        {make_format(33, 17, Subsampling::k444, 8), "yuv444p", L::kPlanar, 1, 0},
+        {make_format(31, 19, Subsampling::k444, 10), "yuv444p16le", L::kPlanar, 2, 6},
+    };
+    int n = 0;
+    for (const Case& c : cases) {
+        const VideoFormat& f = c.format;
+        const std::string what = pix_fmt(f) + " as " + c.surface;
+        const Picture want = test::random_picture(f, 40 + n);
+        const std::string size = std::to_string(f.width) + "x" + std::to_string(f.height);
+        const std::string raw = write("pic" + std::to_string(n) + ".yuv", test::raw_bytes(want));
+        const std::string surface = path("surface" + std::to_string(n) + ".raw").string();
+        const std::string back = path("back" + std::to_string(n) + ".yuv").string();
+        ++n;
+        // The surface as a decoder's output, then libswscale's conversion of it to the format.
+        ffmpeg("-f rawvideo -pix_fmt " + pix_fmt(f) + " -s " + size + " -i " + raw + " -f rawvideo -pix_fmt " +
+               c.surface + " " + surface);
+        ffmpeg("-f rawvideo -pix_fmt " + c.surface + " -s " + size + " -i " + surface + " -f rawvideo -pix_fmt " +
+               pix_fmt(f) + " " + back);
+        Picture by_libswscale;
+        ASSERT_TRUE(open_video(back, f)->read(by_libswscale)) << what;
+
+        std::ifstream in(surface, std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        DeviceSurface s;
+        s.layout = c.layout;
+        s.word_bytes = c.word_bytes;
+        s.shift = c.shift;
+        const std::ptrdiff_t luma = static_cast<std::ptrdiff_t>(f.width) * c.word_bytes;
+        const std::ptrdiff_t chroma = c.layout == L::kSemiPlanar ? 2 * f.plane_width(1) * c.word_bytes : luma;
+        s.pitch = {luma, chroma, chroma};
+        s.planes[0] = bytes.data();
+        s.planes[1] = bytes.data() + luma * f.height;
+        s.planes[2] = bytes.data() + luma * f.height + chroma * f.plane_height(1);
+        const std::size_t size_wanted = static_cast<std::size_t>(luma * f.height) +
+                                        static_cast<std::size_t>(chroma * f.plane_height(1)) *
+                                            (c.layout == L::kSemiPlanar ? 1 : 2);
+        ASSERT_EQ(bytes.size(), size_wanted) << what;
+        Picture unpacked;
+        unpack_surface_host(s, f, unpacked, PlaneSet::kAll);
+        expect_same_samples(unpacked, by_libswscale, what);
+        // Where libswscale writes the surface without loss (all but P010 at an odd width, whose
+        // chroma it converts through its scaler), both are the pictures themselves.
+        if (!(c.surface == "p010le" && f.width % 2)) expect_same_samples(unpacked, want, what + " (the pictures)");
+        // Luma alone leaves the chroma planes as they were.
+        Picture luma_only(f);
+        unpack_surface_host(s, f, luma_only, PlaneSet::kLuma);
+        EXPECT_EQ(luma_only.planes[0].row<std::uint8_t>(0)[0], unpacked.planes[0].row<std::uint8_t>(0)[0]) << what;
+        EXPECT_EQ(luma_only.planes[1].row<std::uint8_t>(0)[0], 0) << what;
+    }
+    // A surface that cannot hold the format is an internal error, not a wrong picture.
+    DeviceSurface nv12;
+    Picture pic;
+    EXPECT_THROW(unpack_surface_host(nv12, make_format(8, 8, Subsampling::k420, 10), pic, PlaneSet::kAll), Error);
+    EXPECT_THROW(unpack_surface_host(nv12, make_format(8, 8, Subsampling::k444, 8), pic, PlaneSet::kAll), Error);
+}
+
+// Asked to decode on the GPU: where this machine has NVDEC (a CUDA device and FFmpeg libraries
+// with its acceleration), an H.264 and an HEVC video decode there and their frames, downloaded
+// and unpacked, are the CPU decoder's; elsewhere they decode on the CPU, the same frames, with
+// a note naming the video and why. A device type libav does not know falls back too.
+TEST_F(AvReader, GpuDecodeOrNote) {
+    const VideoFormat f = make_format(64, 48, Subsampling::k420, 8);
+    const std::vector<Picture> pics = test::random_pictures(f, 4, 5);
+    struct Case {
+        std::string codec, ext;
+    };
+    int n = 0;
+    for (const Case& c : {Case{"-c:v libx264 -preset ultrafast -crf 30", "mp4"},
+                          Case{"-c:v libx265 -preset ultrafast -crf 30 -x265-params log-level=error", "mkv"}}) {
+        const std::string encoded = encode(pics, "gpu" + std::to_string(n) + ".yuv", c.codec,
+                                           "gpu" + std::to_string(n) + "." + c.ext);
+        ++n;
+        auto cpu = open_video(encoded, std::nullopt);
+        EXPECT_EQ(cpu->decoder(), "cpu");
+        EXPECT_EQ(cpu->decoder_note(), "");
+        auto gpu = open_video(encoded, std::nullopt, 0, GpuDecode{"cuda", "cuda"});
+        if (gpu->decoder() == "cuda") {
+            EXPECT_EQ(gpu->decoder_note(), "") << c.codec;
+        } else {
+            EXPECT_EQ(gpu->decoder(), "cpu") << c.codec;
+            EXPECT_NE(gpu->decoder_note().find(encoded + ": decoded on the CPU, not the GPU: "), std::string::npos)
+                << gpu->decoder_note();
+            DeviceSurface s;
+            EXPECT_THROW(gpu->read_surface(s), Error) << c.codec;
+        }
+        ASSERT_EQ(gpu->format(), cpu->format()) << c.codec;
+        Picture a, b;
+        for (unsigned i = 0; i < pics.size(); ++i) {
+            ASSERT_TRUE(cpu->read(a)) << c.codec;
+            ASSERT_TRUE(gpu->read(b)) << c.codec;
+            expect_same_samples(b, a, c.codec + " frame " + std::to_string(i) + " decoded on the " + gpu->decoder());
+        }
+        EXPECT_FALSE(gpu->read(b)) << c.codec;
+    }
+    const std::string encoded = encode(pics, "unknown.yuv", "-c:v libx264 -preset ultrafast", "unknown.mp4");
+    auto reader = open_video(encoded, std::nullopt, 0, GpuDecode{"no-such-device", "cuda"});
+    EXPECT_EQ(reader->decoder(), "cpu");
+    EXPECT_EQ(reader->decoder_note(),
+              encoded + ": decoded on the CPU, not the GPU: FFmpeg's libraries have no no-such-device devices");
 }
 
 // -w/-h/-p/-b given: a certain container is still decoded; raw bytes stay raw.

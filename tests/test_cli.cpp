@@ -472,6 +472,55 @@ TEST_F(CliTest, CudaDeviceChoice) {
               nlohmann::json::parse(std::ifstream(path("c.json").string()))["frames"].dump());
 }
 
+// --decode with a GPU backend: where the backend decodes (CUDA with NVDEC on a GPU) the JSON's
+// provenance names it and the scores are the CPU-decoded run's; where it cannot (Vulkan decodes
+// no video; CUDA without a device or NVDEC) the video decodes on the CPU, --decode gpu warning
+// once per video and --decode auto silently, the record naming the CPU and why.
+TEST_F(CliTest, DecodeOnTheGpuOrNote) {
+    const fs::path ref = path("ref.mp4"), dist = path("dist.mp4");
+    for (const auto& [file, crf] : {std::pair{ref, 10}, std::pair{dist, 35}}) {
+        const std::string cmd = "ffmpeg -nostdin -hide_banner -loglevel error -y -f lavfi -i testsrc=size=64x48:rate=25 "
+                                "-frames:v 4 -c:v libx264 -preset ultrafast -pix_fmt yuv420p -crf " +
+                                std::to_string(crf) + " " + file.string();
+        if (std::system(cmd.c_str()) != 0) GTEST_SKIP() << "skipped: no ffmpeg command with libx264";
+    }
+    const std::string pair = "-r " + ref.string() + " -d " + dist.string() + " --feature psnr -n --precision max --json";
+    const CliResult cpu = run(pair + " -o " + path("cpu.json").string());
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    const auto json = [this](const std::string& name) { return nlohmann::json::parse(std::ifstream(path(name))); };
+    EXPECT_FALSE(json("cpu.json").contains("provenance"));
+    std::vector<std::string> backends;
+    for (const char* b : {"vulkan", "cuda"})
+        if (vmafx::gpu_unavailable_reason(b).empty()) backends.emplace_back(b);
+    if (backends.empty()) GTEST_SKIP() << "skipped: no usable GPU backend";
+    for (const std::string& backend : backends) {
+        for (const char* mode : {"gpu", "auto"}) {
+            const std::string out = backend + "_" + mode + ".json";
+            const CliResult r = run(pair + " --backend " + backend + " --decode " + mode + " -o " + path(out).string());
+            ASSERT_EQ(r.exit_code, 0) << backend << " " << mode << ": " << r.err;
+            const nlohmann::json j = json(out);
+            EXPECT_EQ(j["frames"], json("cpu.json")["frames"]) << backend << " " << mode;
+            const nlohmann::json& decoding = j["provenance"]["decoding"];
+            ASSERT_EQ(decoding.size(), 2u) << j.dump();
+            for (const auto& [video, file] : {std::pair{"reference", ref}, std::pair{"distorted", dist}}) {
+                const std::string decoder = decoding[video]["decoder"], note = decoding[video]["note"];
+                const std::string said = file.string() + ": decoded on the CPU, not the GPU: ";
+                if (decoder == backend) {
+                    EXPECT_EQ(note, "") << backend;
+                    EXPECT_NE(r.err.find(std::string(video) + " decoded on " + backend), std::string::npos) << r.err;
+                    continue;
+                }
+                EXPECT_EQ(decoder, "cpu") << backend << " " << video;
+                EXPECT_EQ(note.rfind(said, 0), 0u) << note;
+                if (backend == "vulkan") EXPECT_EQ(note, said + "the Vulkan backend decodes no video");
+                // --decode gpu warns; auto says it in the record only.
+                EXPECT_EQ(r.err.find(said) != std::string::npos, std::string(mode) == "gpu") << mode << ": " << r.err;
+                EXPECT_NE(r.err.find(std::string(video) + " decoded on the CPU"), std::string::npos) << r.err;
+            }
+        }
+    }
+}
+
 TEST_F(CliTest, UnknownFlagFails) {
     const CliResult r = run("--no-such-flag");
     EXPECT_EQ(r.exit_code, 2);
@@ -520,6 +569,8 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         {pair + " --precision +3", "--precision"},
         {pair + " --precision ' 3'", "--precision"},
         {pair + " --backend gpu", "--backend"},
+        {pair + " --decode gpu", "--decode gpu needs a GPU backend"},
+        {pair + " --decode sometimes", "--decode"},
         {pair + " --aom_ctc v8.0", "--aom_ctc v8.0"},
         {pair + " --aom_ctc proposed", "deprecated"},
         {pair + " --nflx_ctc v2.0", "--nflx_ctc v2.0"},

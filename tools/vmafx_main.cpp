@@ -127,6 +127,15 @@ void add_flags(CLI::App& app, CliArgs& a) {
                                        "backend's device list (vmafx --version lists them); default: the backend's "
                                        "choice (vulkan: VMAFX_VULKAN_DEVICE=N where set)")
         ->check(whole_number(0, 4095));
+    app.add_option("--decode", a.cfg.decode,
+                   "where compressed videos decode with a GPU backend: cpu (the default), gpu (the GPU's "
+                   "decoder, NVDEC with cuda, where it takes the stream; else the CPU, with a warning), auto "
+                   "(the GPU's where the run is wholly on the GPU and the stream is supported, else the CPU)")
+        ->transform(CLI::CheckedTransformer(
+            std::map<std::string, vmafx::RunConfig::Decode>{{"cpu", vmafx::RunConfig::Decode::kCpu},
+                                                            {"gpu", vmafx::RunConfig::Decode::kGpu},
+                                                            {"auto", vmafx::RunConfig::Decode::kAuto}},
+            CLI::ignore_case));
     app.add_option("--threads", a.cfg.threads, "worker threads, 0 (the default) for all cores; output does not "
                                                "depend on it")
         ->check(whole_number(0, kMaxThreads));
@@ -300,6 +309,8 @@ void print_backends(const vmafx::RunResult& result) {
     for (const auto& b : result.backends)
         line += fmt::format("{}{} {}{}", line.empty() ? "" : ", ", b.feature, b.backend,
                             b.note.empty() ? "" : " (" + b.note + ")");
+    for (const auto& d : result.decoding)
+        line += fmt::format("; {} decoded on {}", d.video, d.decoder == vmafx::kCpuBackend ? "the CPU" : d.decoder);
     std::fprintf(stderr, "vmafx: backends: %s\n", line.c_str());
 }
 

@@ -136,11 +136,73 @@ void run_cpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     result.pictures_allocated = pool.created();
 }
 
+/// The device pictures the GPU pipeline unpacks decoder surfaces into, for videos that decode
+/// on the GPU (PairSource::on_device): `size` reference and distorted pictures of the run's
+/// format (the planes the twins read), a queue of its own for the unpacking and an event the
+/// read stage waits on, so that it hands the decoder its surface back at once.
+class DeviceRing {
+public:
+    DeviceRing(const DeviceApi& api, const VideoFormat& format, PlaneSet planes, unsigned size)
+        : api_(api),
+          format_(format),
+          planes_(planes),
+          refs_(size),
+          dists_(size),
+          queue_(api.create_queue(), QueueFree{&api}),
+          done_(api.create_event(), EventFree{&api}) {
+        for (std::vector<DevicePicture>* ring : {&refs_, &dists_})
+            for (DevicePicture& pic : *ring)
+                for (int p = 0; p < (planes == PlaneSet::kAll ? 3 : 1); ++p) {
+                    // Rows 256-byte aligned, as cudaMallocPitch would align them.
+                    const std::size_t pitch =
+                        (static_cast<std::size_t>(format.plane_width(p)) * format.bytes_per_sample() + 255) / 256 * 256;
+                    memory_.emplace_back(api.alloc_device(pitch * static_cast<std::size_t>(format.plane_height(p))),
+                                         Free{&api});
+                    pic.planes[p] = {memory_.back().get(), static_cast<std::ptrdiff_t>(pitch)};
+                }
+    }
+
+    const DevicePicture& ref(unsigned slot) const { return refs_[slot]; }
+    const DevicePicture& dist(unsigned slot) const { return dists_[slot]; }
+
+    /// Unpacks the surfaces of one frame into slot `slot` and waits until that is done (the
+    /// caller then releases the surfaces).
+    void unpack(unsigned slot, const DeviceSurface& ref, const DeviceSurface& dist) {
+        api_.unpack_surface(ref, format_, refs_[slot], planes_, queue_.get());
+        api_.unpack_surface(dist, format_, dists_[slot], planes_, queue_.get());
+        api_.record(done_.get(), queue_.get());
+        api_.host_wait(done_.get());
+    }
+
+private:
+    struct Free {
+        const DeviceApi* api;
+        void operator()(void* p) const { api->free_device(p); }
+    };
+    struct QueueFree {
+        const DeviceApi* api;
+        void operator()(GpuQueue* q) const { api->destroy_queue(q); }
+    };
+    struct EventFree {
+        const DeviceApi* api;
+        void operator()(GpuEvent* e) const { api->destroy_event(e); }
+    };
+    const DeviceApi& api_;
+    VideoFormat format_;
+    PlaneSet planes_;
+    std::vector<DevicePicture> refs_, dists_;
+    std::vector<std::unique_ptr<void, Free>> memory_;
+    std::unique_ptr<GpuQueue, QueueFree> queue_;
+    std::unique_ptr<GpuEvent, EventFree> done_;
+};
+
 /// The GPU pipeline, when every metric has a twin: two oneTBB stages. The first reads frame
 /// pairs (the two files at once, large planes in parallel pieces, only the planes the twins
 /// read) into a ring of pinned pictures, up to kReadAhead frames ahead; the second submits them
 /// in order to the scoring core, whose GPU half keeps kGpuSlots frames in flight on the device.
-/// Reading thus overlaps both the uploads and the kernels.
+/// Reading thus overlaps both the uploads and the kernels. Videos that both decode on the GPU
+/// (PairSource::on_device) skip the host: the read stage unpacks the decoders' surfaces into a
+/// ring of device pictures (DeviceRing) and the frames are submitted from there.
 void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instances, const CoreConfig& core_config,
              PairSource& pairs, RunResult& result) {
     constexpr unsigned kSlots = ScoringCore::kGpuSlots;  // frames in flight on the device
@@ -157,6 +219,10 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     ScoringCore core(instances, result.format, core_config);
     trace::phase("GPU scorer created");
     const PlaneSet planes = core.planes();
+    const DeviceApi* api = device_api(config.backend);
+    std::optional<DeviceRing> device_ring;
+    if (api && api->unpack_surface && pairs.on_device(config.backend))
+        device_ring.emplace(*api, result.format, planes, kRing);
     unsigned next = 0;
     const unsigned expected = config.progress ? pairs.expected() : 0;
     // Seconds each serial stage spent (VMAFX_TIMINGS only: which one bounds the throughput).
@@ -170,6 +236,19 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                              if (pairs.exhausted()) {
                                                  fc.stop();
                                                  return 0;
+                                             }
+                                             if (device_ring) {
+                                                 // Released at the end of this call: the decoders get
+                                                 // their surfaces back before their next frames.
+                                                 DeviceSurface ref, dist;
+                                                 if (!pairs.next_surfaces(ref, dist)) {
+                                                     fc.stop();
+                                                     return 0;
+                                                 }
+                                                 device_ring->unpack(i % kRing, ref, dist);
+                                                 ++next;
+                                                 read_seconds += trace::seconds_since(t0);
+                                                 return i;
                                              }
                                              if (i < kRing) {
                                                  core.pin(*(refs[i] = std::make_shared<Picture>(result.format)));
@@ -186,6 +265,13 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                          }) &
             tbb::make_filter<unsigned, void>(tbb::filter_mode::serial_in_order, [&](unsigned i) {
                 const auto t0 = std::chrono::steady_clock::now();
+                if (device_ring) {
+                    // The ring keeps them until frame i + kRing, past the device's use.
+                    core.submit_device(i, device_ring->ref(i % kRing), device_ring->dist(i % kRing), nullptr);
+                    submit_seconds += trace::seconds_since(t0);
+                    if (config.progress) config.progress(i + 1, expected);
+                    return;
+                }
                 CoreFrame f;
                 f.index = i;
                 // Owning nothing: the ring keeps them until frame i + kRing, past the device's use.
@@ -308,6 +394,8 @@ RunPlan plan_run(const RunConfig& config) {
         !id.empty() && id == stream_identity_of(config.distorted_path))
         throw UsageError(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream",
                                      config.reference_path, config.distorted_path));
+    if (config.decode == RunConfig::Decode::kGpu && config.backend == kCpuBackend)
+        throw UsageError("--decode gpu needs a GPU backend (--backend cuda): a CPU run reads its frames on the CPU");
     RunPlan plan = plan_metrics(config);
     if (!config.scale_dist.empty()) check_scale_flags(config.scale_dist);
     return plan;
@@ -387,6 +475,32 @@ Provenance provenance_of(const RunConfig& config, const RunPlan& plan, const Run
     return p;
 }
 
+/// Where the run's compressed videos decode (RunConfig::decode), and why not on the GPU where
+/// it was asked for and cannot be (`why`, empty otherwise).
+GpuDecode gpu_decode_of(const RunConfig& config, const RunPlan& plan, std::string& why) {
+    if (config.decode == RunConfig::Decode::kCpu || config.backend == kCpuBackend) return {};
+    if (config.decode == RunConfig::Decode::kAuto && !runs_wholly_on_gpu(plan.instances, config.backend)) return {};
+    const DeviceApi* api = device_api(config.backend);
+    if (!api || !api->decode_device_type || !api->unpack_surface) {
+        why = fmt::format("the {} backend decodes no video", backend_label(config.backend));
+        return {};
+    }
+    return {api->decode_device_type, config.backend};
+}
+
+/// RunResult::decoding of a run that asked to decode on the GPU; a warning for each video that
+/// --decode gpu could not decode there.
+void record_decoding(const RunConfig& config, const Inputs& in, const std::string& why_not, RunResult& result) {
+    if (config.decode == RunConfig::Decode::kCpu || config.backend == kCpuBackend) return;
+    for (const auto& [video, reader] : {std::pair{"reference", in.ref.get()}, std::pair{"distorted", in.dist.get()}}) {
+        InputDecoding d{video, reader->decoder(), reader->decoder_note()};
+        if (d.note.empty() && !why_not.empty() && d.decoder == kCpuBackend)
+            d.note = fmt::format("{}: decoded on the CPU, not the GPU: {}", reader->path(), why_not);
+        if (config.decode == RunConfig::Decode::kGpu && !d.note.empty()) result.warnings.push_back(d.note);
+        result.decoding.push_back(std::move(d));
+    }
+}
+
 /// run() but for out-of-memory: sets `format` once the videos are open.
 RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
     trace::phase("run started");
@@ -407,8 +521,10 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
         gpu_prepare(config.backend);
         gpu_start.backend = config.backend;
     }
+    std::string gpu_decode_why_not;
+    const GpuDecode gpu_decode = gpu_decode_of(config, plan, gpu_decode_why_not);
     Inputs in;
-    open_inputs(config, in);
+    open_inputs(config, in, gpu_decode);
     count_and_skip(config, in);
     trace::phase("inputs opened and counted");
 
@@ -422,6 +538,7 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
     }
     result.format = in.ref->format();
     result.subsample = std::max(1u, config.subsample);
+    record_decoding(config, in, gpu_decode_why_not, result);
     const auto t0 = std::chrono::steady_clock::now();
     // Packets a decoder skipped: warnings of the run, or part of the error they may explain
     // (a video cut short has fewer frames than the other).

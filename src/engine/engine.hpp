@@ -85,6 +85,14 @@ struct RunConfig {
     /// With a GPU backend: a defect planted in every twin that declares it (the parity gate's
     /// tests only; never set in normal runs).
     PlantedDefect planted_defect = PlantedDefect::kNone;
+    /// Where compressed videos are decoded (the CLI's --decode; raw and y4m input needs none):
+    /// kCpu by libavcodec on the CPU; kGpu on the GPU backend's hardware decoder (CUDA: NVDEC,
+    /// through libavcodec) where it takes the stream, else on the CPU with a warning naming the
+    /// video and why (a GPU backend is required: UsageError otherwise); kAuto as kGpu where the
+    /// run is wholly on the GPU (every metric has a twin), silently, else on the CPU. The run's
+    /// RunResult::decoding says where each video was decoded.
+    enum class Decode { kCpu, kGpu, kAuto };
+    Decode decode = Decode::kCpu;
     /// Whether the result files carry the run's provenance (RunResult::provenance) on a CPU
     /// run too (`--provenance`); a GPU run's always do.
     bool provenance = false;
@@ -125,6 +133,13 @@ struct ModelSource {
     std::string sha256;  ///< SHA-256 of the model file's bytes (built-in: the embedded file), hex
 };
 
+/// Where one input video of a run was decoded (RunResult::decoding).
+struct InputDecoding {
+    std::string video;    ///< "reference" or "distorted"
+    std::string decoder;  ///< "cpu", or the GPU backend whose device decoded it ("cuda")
+    std::string note;     ///< why it was asked to decode on the GPU and did not, or empty
+};
+
 /// Where a run's values come from: the program, the models, the device (GPU runs).
 struct Provenance {
     bool print = false;             ///< whether the result files carry it (GPU runs, or RunConfig::provenance)
@@ -161,6 +176,9 @@ struct RunResult {
     std::map<std::string, std::string> printed_names;
     /// The run's provenance (filled by run(); printed when Provenance::print).
     Provenance provenance;
+    /// Where the two videos were decoded, reference first: filled when the run asked to decode
+    /// on the GPU (RunConfig::decode not kCpu, a GPU backend); empty otherwise.
+    std::vector<InputDecoding> decoding;
 };
 
 /// RunResult::printed_names for `scores`: each output of `scores` that a registered metric

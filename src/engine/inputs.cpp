@@ -87,13 +87,13 @@ void warn_damage(const std::optional<FrameCount>& c, unsigned skip, unsigned fra
 /// Opens both videos: two streams at once (opening a pipe waits for its writer, and one
 /// writer may feed both); otherwise the file first, so that its errors come without waiting
 /// for the stream's writer. Throws when the formats differ or both are one stream.
-void open_inputs(const RunConfig& config, Inputs& in) {
+void open_inputs(const RunConfig& config, Inputs& in, const GpuDecode& gpu) {
     // Standard input closed: a file opened now would take descriptor 0 and be read as "-".
     if ((config.reference_path == "-" || config.distorted_path == "-") && ::fcntl(STDIN_FILENO, F_GETFD) < 0)
         throw Error(fmt::format("standard input: cannot read: {}", std::strerror(errno)));
     // Codec threads of decoded videos: --threads (0: one per core, libavcodec's choice).
     const auto open_one = [&](const std::function<std::unique_ptr<VideoReader>()>& open, const std::string& path) {
-        if (!open) return open_video(path, config.raw_format, config.threads);
+        if (!open) return open_video(path, config.raw_format, config.threads, gpu);
         std::unique_ptr<VideoReader> r = open();
         if (!r) throw Error(fmt::format("{}: internal: the caller's reader opened nothing", path));
         return r;

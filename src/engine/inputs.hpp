@@ -61,18 +61,27 @@ public:
         bool ref_ok = false, dist_ok = false;
         concurrently(
             threads_, [&] { ref_ok = ref_.read(ref, which); }, [&] { dist_ok = dist_.read(dist, which); });
-        if (ref_ok && dist_ok) {
-            ++count_;
-            return true;
-        }
-        ended_ = true;
-        ref_longer_ = ref_ok;
-        dist_longer_ = dist_ok;
-        return false;
+        return counted(ref_ok, dist_ok);
     }
 
     /// Pairs read so far.
     unsigned count() const { return count_; }
+
+    /// Whether both videos decode on GPU backend `backend`'s device (VideoReader::decoder()), so
+    /// that next_surfaces() can read them; never with --align pts (next() reads those pairs).
+    bool on_device(const std::string& backend) const {
+        return !config_.align_pts && ref_.decoder() == backend && dist_.decoder() == backend;
+    }
+
+    /// next() for videos that decode on the GPU (on_device()): the next pair as the decoders'
+    /// surfaces on the device (VideoReader::read_surface).
+    bool next_surfaces(DeviceSurface& ref, DeviceSurface& dist) {
+        if (exhausted()) return false;
+        bool ref_ok = false, dist_ok = false;
+        concurrently(
+            threads_, [&] { ref_ok = ref_.read_surface(ref); }, [&] { dist_ok = dist_.read_surface(dist); });
+        return counted(ref_ok, dist_ok);
+    }
 
     /// Pairs the run is expected to read, for progress display: `limit` capped by what each
     /// reader expects after its skip; 0 when unknown.
@@ -123,6 +132,19 @@ public:
     }
 
 private:
+    /// After reading frame `count_` of both videos (whether each had one): counts the pair, or
+    /// notes the end and which video still had a frame.
+    bool counted(bool ref_ok, bool dist_ok) {
+        if (ref_ok && dist_ok) {
+            ++count_;
+            return true;
+        }
+        ended_ = true;
+        ref_longer_ = ref_ok;
+        dist_longer_ = dist_ok;
+        return false;
+    }
+
     /// next() with --align pts: reads on from whichever video is behind, dropping its frame,
     /// until the two frames in hand are within tolerance_ of each other; at either video's end
     /// the other's remaining frames are dropped (read to its end to count them, unless the
@@ -199,8 +221,9 @@ struct Inputs {
 
 /// Opens both videos: two streams at once (opening a pipe waits for its writer, and one
 /// writer may feed both); otherwise the file first, so that its errors come without waiting
-/// for the stream's writer. Throws when the formats differ or both are one stream.
-void open_inputs(const RunConfig& config, Inputs& in);
+/// for the stream's writer. Compressed videos decode where `gpu` says (empty: on the CPU).
+/// Throws when the formats differ or both are one stream.
+void open_inputs(const RunConfig& config, Inputs& in, const GpuDecode& gpu = {});
 
 /// Frame counts. Regular files: known now, so that a mismatch or a damaged frame to be scored
 /// is reported before scoring, with both numbers; they must agree unless --frame_cnt asks for

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpu/twin.hpp"
+#include "picture/surface.hpp"
 
 namespace vmafx {
 
@@ -80,6 +81,16 @@ struct DeviceApi {
     /// unavailable_reason()). Returns empty, or why not (the backend already started on another
     /// device). An index beyond the devices is reported by unavailable_reason(), naming it.
     std::string (*select_device)(int index);
+
+    /// libav's hardware device type of the backend's GPUs, for decoding on them (NVDEC: "cuda";
+    /// io/video_reader.hpp, GpuDecode), or nullptr where the backend decodes nothing.
+    const char* decode_device_type = nullptr;
+    /// Enqueues on `q` the unpacking of decoder surface `from` (device addresses of this
+    /// backend) into device picture `to` of `format` (its planes `planes`, pitch in bytes), as
+    /// unpack_surface_host (picture/surface.hpp) unpacks on the host; nullptr where
+    /// decode_device_type is. Throws Error on the backend's errors.
+    void (*unpack_surface)(const DeviceSurface& from, const VideoFormat& format, const DevicePicture& to,
+                           PlaneSet planes, GpuQueue* q) = nullptr;
 };
 
 /// The device API of GPU backend `backend`, or nullptr when it is unknown or not built

@@ -106,4 +106,6 @@ FramePtr new_frame() {
 
 void clear_log_line() { last_log_line.clear(); }
 
+std::string take_log_line() { return std::exchange(last_log_line, {}); }
+
 }  // namespace vmafx::av

@@ -14,6 +14,7 @@ extern "C" {
 #include <libavutil/avutil.h>
 #include <libavutil/error.h>
 #include <libavutil/frame.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/log.h>
 #include <libavutil/opt.h>
@@ -25,7 +26,13 @@ namespace vmafx::av {
 
 /// Every libav function the reader calls, with the library that defines it.
 #define VMAFX_LIBAV_FUNCTIONS(X) \
+    X(avutil, av_buffer_ref) \
+    X(avutil, av_buffer_unref) \
     X(avutil, av_dict_free) \
+    X(avutil, av_frame_clone) \
+    X(avutil, av_hwdevice_ctx_create) \
+    X(avutil, av_hwdevice_find_type_by_name) \
+    X(avutil, av_hwframe_transfer_data) \
     X(avutil, av_dict_set) \
     X(avutil, av_frame_alloc) \
     X(avutil, av_frame_free) \
@@ -55,6 +62,8 @@ namespace vmafx::av {
     X(avcodec, av_packet_free) \
     X(avcodec, av_packet_unref) \
     X(avcodec, avcodec_alloc_context3) \
+    X(avcodec, avcodec_default_get_format) \
+    X(avcodec, avcodec_get_hw_config) \
     X(avcodec, avcodec_find_decoder) \
     X(avcodec, avcodec_free_context) \
     X(avcodec, avcodec_get_name) \
@@ -101,6 +110,10 @@ void install_log_callback();
 /// ("moov atom not found"); clears that line.
 std::string av_problem(int code);
 
+/// The last error-level line libav logged on this thread ("Video width 9000 not within range
+/// from 48 to 8192"), or empty; clears it.
+std::string take_log_line();
+
 /// Forgets the last line libav logged on this thread (before a call whose complaint is said
 /// otherwise).
 void clear_log_line();
@@ -134,6 +147,10 @@ using FramePtr = std::unique_ptr<AVFrame, FrameFreer>;
 using PacketPtr = std::unique_ptr<AVPacket, PacketFreer>;
 using SwsPtr = std::unique_ptr<SwsContext, SwsFreer>;
 using AvioPtr = std::unique_ptr<AVIOContext, AvioFreer>;
+struct BufferUnref {
+    void operator()(AVBufferRef* b) const { lib().av_buffer_unref(&b); }
+};
+using BufferPtr = std::unique_ptr<AVBufferRef, BufferUnref>;
 
 /// A new AVFrame; throws std::bad_alloc when libav cannot allocate one.
 FramePtr new_frame();

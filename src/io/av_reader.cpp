@@ -30,6 +30,7 @@ extern "C" {
 
 #include "base/error.hpp"
 #include "io/av_libav.hpp"
+#include "picture/surface.hpp"
 
 namespace vmafx {
 
@@ -258,6 +259,72 @@ struct StreamSource {
     }
 };
 
+// ---------------------------------------------------------------------------------------------
+// Decoding on the GPU (AvInput::gpu): libavcodec's hardware acceleration with a device of ours.
+
+/// What the decoder's get_format callback needs: the hardware pixel format to take when it is
+/// offered, and why it was not (the hardware acceleration refused the stream).
+struct GpuChoice {
+    AVPixelFormat format = AV_PIX_FMT_NONE;
+    std::mutex mutex;
+    std::string refused;  ///< empty while the hardware format was taken
+};
+
+/// The decoder's get_format: the hardware format when offered. libavcodec offers the formats
+/// again without it when its hardware acceleration cannot set up for the stream (NVDEC: codec,
+/// profile, bit depth or size beyond the GPU's); the software format is then taken, and the line
+/// libavcodec logged on this thread says why.
+AVPixelFormat pick_gpu_format(AVCodecContext* c, const AVPixelFormat* offered) {
+    auto* choice = static_cast<GpuChoice*>(c->opaque);
+    for (const AVPixelFormat* f = offered; *f != AV_PIX_FMT_NONE; ++f)
+        if (*f == choice->format) return *f;
+    {
+        std::lock_guard lock(choice->mutex);
+        if (choice->refused.empty()) {
+            std::string why = take_log_line();
+            choice->refused = why.empty() ? "the decoder did not offer its hardware format for this stream" : why;
+        }
+    }
+    return lib().avcodec_default_get_format(c, offered);
+}
+
+/// The surface shape (DeviceSurface without its planes) of hardware frames in `sw` (the
+/// frames context's software format) for a video of `f`, or std::nullopt where vmafx does not
+/// unpack it.
+std::optional<DeviceSurface> surface_shape(AVPixelFormat sw, const VideoFormat& f) {
+    DeviceSurface s;
+    const bool c420 = f.subsampling == Subsampling::k420, c444 = f.subsampling == Subsampling::k444;
+    if (sw == AV_PIX_FMT_NV12 && c420 && f.bit_depth == 8) {
+        s.layout = DeviceSurface::Layout::kSemiPlanar;
+        s.word_bytes = 1;
+    } else if (((sw == AV_PIX_FMT_P010LE && f.bit_depth == 10) || (sw == AV_PIX_FMT_P016LE && f.bit_depth > 8)) &&
+               c420 && !kBigEndian) {
+        s.layout = DeviceSurface::Layout::kSemiPlanar;
+        s.word_bytes = 2;
+        s.shift = 16 - f.bit_depth;  // the sample in the word's top bits
+    } else if (sw == AV_PIX_FMT_YUV444P && c444 && f.bit_depth == 8) {
+        s.layout = DeviceSurface::Layout::kPlanar;
+        s.word_bytes = 1;
+    } else if (sw == AV_PIX_FMT_YUV444P16LE && c444 && f.bit_depth > 8 && !kBigEndian) {
+        s.layout = DeviceSurface::Layout::kPlanar;
+        s.word_bytes = 2;
+        s.shift = 16 - f.bit_depth;
+    } else {
+        return std::nullopt;
+    }
+    return s;
+}
+
+/// `shape` with the planes of `f` (a hardware frame's device planes, or a downloaded frame's).
+DeviceSurface surface_of(const DeviceSurface& shape, const AVFrame* f) {
+    DeviceSurface s = shape;
+    for (int p = 0; p < 3; ++p) {
+        s.planes[p] = f->data[p];
+        s.pitch[p] = f->linesize[p];
+    }
+    return s;
+}
+
 constexpr int kAvioBuffer = 64 * 1024;
 
 /// A video stream being decoded: the stream source and I/O context (streams only), the
@@ -268,6 +335,8 @@ struct Decoding {
     std::unique_ptr<StreamSource> source;  ///< a stream's bytes; null for a file
     AvioPtr avio;                          ///< a stream's I/O context; null for a file
     FormatPtr container;
+    BufferPtr gpu_device;                  ///< the GPU device of hardware decoding, or null
+    std::unique_ptr<GpuChoice> gpu;        ///< the decoder's get_format state (decoder->opaque)
     CodecPtr decoder;
     PacketPtr packet;
     int stream = -1;
@@ -375,12 +444,55 @@ int ffmpeg_video_stream(const AVFormatContext* container) {
     return best;
 }
 
+/// Sets `d`'s decoder (allocated, not yet open) up to decode `codec` on the GPU `gpu` names.
+/// Returns empty, or why it cannot (the video then decodes on the CPU).
+std::string set_up_gpu_decoding(Decoding& d, const AVCodec* codec, const GpuDecode& gpu) {
+    const AVHWDeviceType type = lib().av_hwdevice_find_type_by_name(gpu.device_type.c_str());
+    if (type == AV_HWDEVICE_TYPE_NONE) return "FFmpeg's libraries have no " + gpu.device_type + " devices";
+    AVPixelFormat format = AV_PIX_FMT_NONE;
+    for (int i = 0;; ++i) {
+        const AVCodecHWConfig* config = lib().avcodec_get_hw_config(codec, i);
+        if (!config) break;
+        if ((config->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) && config->device_type == type) {
+            format = config->pix_fmt;
+            break;
+        }
+    }
+    if (format == AV_PIX_FMT_NONE)
+        return "FFmpeg's " + std::string(codec->name) + " decoder has no " + gpu.device_type +
+               " hardware decoding in these libraries";
+    // CUDA: the device's primary context, the one vmafx's CUDA backend runs in, so that the
+    // decoder's frames are device memory its kernels read.
+    AVDictionary* options = nullptr;
+    lib().av_dict_set(&options, "primary_ctx", "1", 0);
+    AVBufferRef* device = nullptr;
+    clear_log_line();
+    const int r = lib().av_hwdevice_ctx_create(&device, type, nullptr, options, 0);
+    lib().av_dict_free(&options);
+    if (r < 0) return "cannot open the " + gpu.device_type + " device: " + av_problem(r);
+    d.gpu_device.reset(device);
+    d.decoder->hw_device_ctx = lib().av_buffer_ref(device);
+    if (!d.decoder->hw_device_ctx) throw std::bad_alloc();
+    d.gpu = std::make_unique<GpuChoice>();
+    d.gpu->format = format;
+    d.decoder->opaque = d.gpu.get();
+    d.decoder->get_format = &pick_gpu_format;
+    return {};
+}
+
 /// A decoded video (see open_av_video).
 class AvReader final : public VideoReader {
 public:
+    /// `gpu_shape`: the surfaces of a video decoded on the GPU of backend `gpu_backend`, else
+    /// std::nullopt. `decoder_note`: why a video asked to decode on the GPU does not.
     AvReader(Decoding decoding, std::string identity, FramePtr first, const Layout& layout,
-             std::optional<unsigned> expected, std::vector<std::string> notices)
+             std::optional<unsigned> expected, std::vector<std::string> notices,
+             std::optional<DeviceSurface> gpu_shape = std::nullopt, std::string gpu_backend = {},
+             std::string decoder_note = {})
         : VideoReader(decoding.name, layout.format, std::move(identity)),
+          gpu_shape_(std::move(gpu_shape)),
+          gpu_backend_(std::move(gpu_backend)),
+          decoder_note_(std::move(decoder_note)),
           decoding_(std::move(decoding)),
           frame_(std::move(first)),
           have_frame_(true),
@@ -392,25 +504,31 @@ public:
     bool read(Picture& pic, PlaneSet which) override {
         if (!next_frame()) return false;
         const AVFrame* f = frame_.get();
-        if (f->width != format().width || f->height != format().height)
-            fail(path(), frame_name(next_) + " is " + std::to_string(f->width) + "x" + std::to_string(f->height) +
-                             " but the video starts at " + std::to_string(format().width) + "x" +
-                             std::to_string(format().height) + " (vmafx scores videos of one size)");
-        if (f->format != layout_format_) {
-            layout_ = layout_of(static_cast<AVPixelFormat>(f->format));
-            layout_format_ = f->format;
-        }
-        if (layout_.direct && layout_.format.bit_depth == format().bit_depth &&
-            layout_.format.subsampling == format().subsampling) {
-            // The decoder's own samples (yuvj* too: the same samples, no range conversion).
-            shape(pic, format());
-            const std::uint8_t* planes[3] = {f->data[0], f->data[1], f->data[2]};
-            copy_into_picture(planes, f->linesize, pic, which, layout_.big_endian != kBigEndian);
+        check_frame(f);
+        if (gpu_shape_) {
+            // Decoded on the GPU: downloaded (the surface's own format) and unpacked here.
+            if (!download_) download_ = new_frame();
+            if (const int r = lib().av_hwframe_transfer_data(download_.get(), f, 0); r < 0)
+                fail(path(), frame_name(next_) + ": cannot copy the decoded frame from the GPU: " + av_problem(r));
+            unpack_surface_host(surface_of(*gpu_shape_, download_.get()), format(), pic, which);
+            lib().av_frame_unref(download_.get());
         } else {
-            try {
-                converter_.convert(f, format(), pic, which);
-            } catch (const Error& e) {
-                fail(path(), frame_name(next_) + ": " + e.what());
+            if (f->format != layout_format_) {
+                layout_ = layout_of(static_cast<AVPixelFormat>(f->format));
+                layout_format_ = f->format;
+            }
+            if (layout_.direct && layout_.format.bit_depth == format().bit_depth &&
+                layout_.format.subsampling == format().subsampling) {
+                // The decoder's own samples (yuvj* too: the same samples, no range conversion).
+                shape(pic, format());
+                const std::uint8_t* planes[3] = {f->data[0], f->data[1], f->data[2]};
+                copy_into_picture(planes, f->linesize, pic, which, layout_.big_endian != kBigEndian);
+            } else {
+                try {
+                    converter_.convert(f, format(), pic, which);
+                } catch (const Error& e) {
+                    fail(path(), frame_name(next_) + ": " + e.what());
+                }
             }
         }
         note_timestamp();
@@ -418,6 +536,28 @@ public:
         ++next_;
         return true;
     }
+
+    bool read_surface(DeviceSurface& surface) override {
+        if (!gpu_shape_) return VideoReader::read_surface(surface);
+        if (!next_frame()) return false;
+        const AVFrame* f = frame_.get();
+        check_frame(f);
+        AVFrame* held = lib().av_frame_clone(f);
+        if (!held) throw std::bad_alloc();
+        surface = surface_of(*gpu_shape_, held);
+        surface.hold = std::shared_ptr<void>(held, [](void* p) {
+            AVFrame* frame = static_cast<AVFrame*>(p);
+            lib().av_frame_free(&frame);
+        });
+        note_timestamp();
+        lib().av_frame_unref(frame_.get());
+        ++next_;
+        return true;
+    }
+
+    std::string decoder() const override { return gpu_shape_ ? gpu_backend_ : "cpu"; }
+    void set_decoder_note(std::string note) { decoder_note_ = std::move(note); }
+    std::string decoder_note() const override { return decoder_note_; }
 
     void skip(unsigned n) override {
         for (unsigned i = 0; i < n; ++i) {
@@ -448,6 +588,19 @@ public:
     }
 
 private:
+    /// Throws for frame next_, `f`, when its size is not the video's, or when the video decodes
+    /// on the GPU and `f` was decoded on the CPU (the decoder gave its hardware acceleration up).
+    void check_frame(const AVFrame* f) const {
+        if (f->width != format().width || f->height != format().height)
+            fail(path(), frame_name(next_) + " is " + std::to_string(f->width) + "x" + std::to_string(f->height) +
+                             " but the video starts at " + std::to_string(format().width) + "x" +
+                             std::to_string(format().height) + " (vmafx scores videos of one size)");
+        if (gpu_shape_ && !f->hw_frames_ctx)
+            fail(path(), frame_name(next_) + " was decoded on the CPU although the frames before it were decoded on the "
+                                             "GPU (the hardware decoder gave the stream up: " +
+                             decoding_.gpu->refused + "); decode it on the CPU (--decode cpu)");
+    }
+
     /// Sets timestamp_ from frame_: its best-effort timestamp less the stream's start time (the
     /// first frame's when the stream states none); a frame without one is one interval after
     /// the previous frame, or at 0 when it is the first (a raw H.264 or HEVC stream has no
@@ -473,6 +626,10 @@ private:
         return decoding_.next(frame_.get(), next_);
     }
 
+    std::optional<DeviceSurface> gpu_shape_;  ///< decoded on the GPU: its surfaces' shape
+    std::string gpu_backend_;
+    std::string decoder_note_;
+    FramePtr download_;  ///< a GPU frame copied to the host (read())
     Decoding decoding_;
     FramePtr frame_;
     bool have_frame_;  ///< frame_ holds frame next_, decoded but not yet read
@@ -612,6 +769,10 @@ bool is_certain_container(const std::uint8_t* head, std::size_t size, std::strin
 }
 
 std::unique_ptr<VideoReader> open_av_video(AvInput input) {
+    // A regular file asked to decode on the GPU reopens on the CPU when the GPU's surfaces are
+    // not ones vmafx unpacks: the input as given, for that.
+    std::optional<AvInput> again;
+    if (!input.gpu.device_type.empty() && !input.read) again = input;
     load_for(input.name);
     install_log_callback();
     clear_log_line();
@@ -693,13 +854,39 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     decoder->pkt_timebase = st->time_base;
     decoder->thread_count = static_cast<int>(std::min(input.threads, 64u));  // 0: libavcodec picks (the cores)
     decoder->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    std::string gpu_note;  // why a video asked to decode on the GPU does not
+    if (!input.gpu.device_type.empty()) gpu_note = set_up_gpu_decoding(d, codec, input.gpu);
     if (const int r = lib().avcodec_open2(decoder, codec, nullptr); r < 0)
         fail(name, "cannot open the " + std::string(codec->name) + " decoder: " + av_problem(r));
 
     // The first frame gives the format: decoded now, kept for the first read().
     FramePtr first = new_frame();
     if (!d.next(first.get(), 0)) fail(name, "the " + std::string(codec->name) + " video stream has no frame that decodes");
-    const AVPixelFormat fmt = static_cast<AVPixelFormat>(first->format);
+    std::optional<DeviceSurface> gpu_shape;
+    if (d.gpu && first->hw_frames_ctx) {
+        // Decoded on the GPU: the video's format is the stream's software format (the one the
+        // CPU decoder gives), its frames surfaces of the frames context's format.
+        const auto* frames = reinterpret_cast<const AVHWFramesContext*>(first->hw_frames_ctx->data);
+        VideoFormat stream = layout_of(decoder->sw_pix_fmt).format;
+        stream.width = first->width;
+        stream.height = first->height;
+        gpu_shape = layout_of(decoder->sw_pix_fmt).direct ? surface_shape(frames->sw_format, stream) : std::nullopt;
+        if (!gpu_shape) {
+            const std::string why = "the GPU decodes it into " + pix_fmt_name(frames->sw_format) + " surfaces for a " +
+                                    pix_fmt_name(decoder->sw_pix_fmt) + " stream, which vmafx does not unpack";
+            if (!again) fail(name, why + " (decode it on the CPU: --decode cpu)");
+            again->gpu = {};
+            auto reader = open_av_video(std::move(*again));
+            static_cast<AvReader&>(*reader).set_decoder_note(name + ": decoded on the CPU, not the GPU: " + why);
+            return reader;
+        }
+    } else if (d.gpu) {
+        std::lock_guard lock(d.gpu->mutex);
+        gpu_note = d.gpu->refused.empty() ? "the decoder gave no hardware frame" : d.gpu->refused;
+    }
+    if (!gpu_note.empty()) gpu_note = name + ": decoded on the CPU, not the GPU: " + gpu_note;
+    const AVPixelFormat fmt =
+        gpu_shape ? decoder->sw_pix_fmt : static_cast<AVPixelFormat>(first->format);
     Layout layout = layout_of(fmt);
     layout.format.width = first->width;
     layout.format.height = first->height;
@@ -713,7 +900,8 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     }
     const std::optional<unsigned> expected = expected_of(container, st);
     return std::make_unique<AvReader>(std::move(d), input.stream_identity, std::move(first), layout, expected,
-                                      std::move(notices));
+                                      std::move(notices), std::move(gpu_shape), input.gpu.backend,
+                                      std::move(gpu_note));
 }
 
 void check_scale_flags(const std::string& flags) {

@@ -55,6 +55,10 @@ struct AvInput {
     /// Decoding threads of the codec (frame threads where it has them): 0 for as many as
     /// there are cores.
     unsigned threads = 0;
+    /// Decode on a GPU where libavcodec can (its hardware acceleration through a device of
+    /// libav's type `device_type`, e.g. "cuda" for NVDEC; `backend` is vmafx's GPU backend of
+    /// that device, "cuda", which VideoReader::decoder() then names); empty: on the CPU.
+    GpuDecode gpu;
 };
 
 /// Opens a video for decoding: the container probed by libavformat, its first video stream
@@ -72,6 +76,15 @@ struct AvInput {
 /// frame_count() is std::nullopt (a decoded video's length is known at its end); and
 /// expected_frames() is the container's estimate (the stream's frame count, else its
 /// duration times its frame rate) for progress display.
+///
+/// With `input.gpu` set, the decoder decodes on the GPU where its hardware acceleration takes
+/// the stream (NVDEC: the codecs, profiles, bit depths and sizes the GPU supports): frames then
+/// stay on the device (VideoReader::read_surface; read() downloads them) and decoder() is the
+/// backend. Where the GPU refuses the stream, where the libraries have no such acceleration for
+/// the codec, or where the device cannot be opened, the video decodes on the CPU as without it
+/// and decoder_note() says why in one line. Hardware frames in surfaces vmafx does not unpack
+/// (other than NV12, P010, P016, YUV444P, YUV444P16 matching the stream's format) make a regular
+/// file reopen on the CPU (noted too); a stream then fails naming the surface.
 ///
 /// Throws vmafx::Error "<name>: <problem>" when the data is no container libavformat knows
 /// (the message then also says that raw YUV needs -w, -h, -p and -b), holds no video stream

@@ -598,6 +598,10 @@ VideoFormat parse_y4m_header(std::string_view fields, const std::string& path) {
 
 }  // namespace
 
+bool VideoReader::read_surface(DeviceSurface&) {
+    throw Error(path_ + ": internal: read_surface() on a video decoded on the " + decoder());
+}
+
 void validate_video_format(const VideoFormat& format, const std::string& path) {
     const std::string range = " is out of range 1.." + std::to_string(kMaxVideoSide);
     if (format.width < 1 || format.width > kMaxVideoSide)
@@ -628,7 +632,7 @@ std::string stream_identity_of(const std::string& path) {
 }
 
 std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw,
-                                        unsigned decode_threads) {
+                                        unsigned decode_threads, const GpuDecode& gpu) {
     const bool standard_input = path == "-";
     const std::string name = standard_input ? kStandardInput : path;
     int descriptor = -1;
@@ -697,6 +701,7 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
             AvInput input;
             input.name = name;
             input.threads = decode_threads;
+            input.gpu = gpu;
             input.stream_identity = identity;
             if (regular && !standard_input) {
                 input.path = path;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "picture/picture.hpp"
+#include "picture/surface.hpp"
 
 namespace vmafx {
 
@@ -37,6 +38,15 @@ struct FrameCount {
     /// message read() throws for that frame, naming the file and the frame. Nothing after a
     /// damaged frame is readable.
     std::string damage;
+};
+
+/// Where a compressed video is decoded: on the CPU (empty `device_type`), or on a GPU through
+/// libavcodec's hardware acceleration of libav's device type `device_type` ("cuda": NVDEC), for
+/// vmafx's GPU backend `backend` ("cuda"). The device is the first the process sees, the one
+/// the backend runs on (a --gpu choice makes it the only one visible: cuda/device_api.cpp).
+struct GpuDecode {
+    std::string device_type;
+    std::string backend;
 };
 
 /// A source of frames of one video, read in order from its first frame: a regular file
@@ -122,6 +132,19 @@ public:
     /// read() returned false or the caller stopped reading.
     virtual std::vector<std::string> reading_warnings() const { return {}; }
 
+    /// Where the frames are decoded: "cpu" (also raw and y4m, which need no decoding), or the GPU
+    /// backend whose device decodes them ("cuda": NVDEC through libavcodec, av_reader.hpp).
+    virtual std::string decoder() const { return "cpu"; }
+    /// Why a video that was asked to decode on the GPU decodes on the CPU (one line, naming the
+    /// video), or empty (it was not asked, or it decodes on the GPU). Known once open.
+    virtual std::string decoder_note() const { return {}; }
+
+    /// For a reader whose decoder() is a GPU backend: the next frame left on the device
+    /// (DeviceSurface), without a copy to the host; false at the end. The same frames, errors
+    /// and timestamps as read(), which downloads the surface and unpacks it on the host instead.
+    /// Other readers throw an internal Error.
+    virtual bool read_surface(DeviceSurface& surface);
+
 protected:
     VideoReader(std::string path, const VideoFormat& format, std::string stream_identity)
         : path_(std::move(path)), format_(format), stream_identity_(std::move(stream_identity)) {}
@@ -177,7 +200,9 @@ std::string stream_identity_of(const std::string& path);
 /// field), an unsupported y4m colour space, a bit depth outside 8..16, a zero or absurd
 /// width/height (see validate_video_format), more than 2^32 - 1 frames in a raw file; "<path>:
 /// FFmpeg's libraries cannot be loaded: ..." where a video needs them and they cannot be opened.
+/// `gpu`: decode a compressed video on the GPU where it can (open_av_video); raw and y4m input
+/// ignore it.
 std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw,
-                                        unsigned decode_threads = 0);
+                                        unsigned decode_threads = 0, const GpuDecode& gpu = {});
 
 }  // namespace vmafx

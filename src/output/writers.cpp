@@ -121,6 +121,9 @@ void write_xml_provenance(std::ostream& o, const RunResult& r) {
     for (const MetricBackend& b : r.backends)
         o << fmt::format("    <metric name=\"{}\" backend=\"{}\" contract=\"{}\" />\n", b.feature, b.backend,
                          b.contract);
+    for (const InputDecoding& d : r.decoding)
+        o << fmt::format("    <decoding video=\"{}\" decoder=\"{}\" note=\"{}\" />\n", d.video, xml_attribute(d.decoder),
+                         xml_attribute(d.note));
     o << "  </provenance>\n";
 }
 
@@ -137,6 +140,13 @@ void write_json_provenance(std::ostream& o, const RunResult& r) {
         o << fmt::format("{}\n      {{\"name\": {}, \"source\": {}, \"sha256\": \"{}\"}}", i ? "," : "",
                          json_string(p.models[i].name), json_string(p.models[i].label), p.models[i].sha256);
     o << (p.models.empty() ? "],\n" : "\n    ],\n");
+    if (!r.decoding.empty()) {
+        o << "    \"decoding\": {";
+        for (std::size_t i = 0; i < r.decoding.size(); ++i)
+            o << fmt::format("{}\n      \"{}\": {{\"decoder\": {}, \"note\": {}}}", i ? "," : "", r.decoding[i].video,
+                             json_string(r.decoding[i].decoder), json_string(r.decoding[i].note));
+        o << "\n    },\n";
+    }
     o << "    \"metrics\": {";
     for (std::size_t i = 0; i < r.backends.size(); ++i)
         o << fmt::format("{}\n      \"{}\": {{\"backend\": \"{}\", \"contract\": \"{}\"}}", i ? "," : "",

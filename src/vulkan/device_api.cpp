@@ -143,6 +143,7 @@ const DeviceApi device_api{
     "vulkan",     prepare,       usable,       alloc_device,  free_device, pin_host, unpin_host,
     create_queue, destroy_queue, create_event, destroy_event, record,      queue_wait, host_wait,
     copy_2d_async, copy_2d,      device_info,   listed_devices, select_device,
+    nullptr,      nullptr,  // decodes nothing
 };
 
 const DeviceApi& api() { return device_api; }
