@@ -5,9 +5,10 @@
 # machine, scripts/device_check.sh runs the GPU tests, the parity gate and the benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Without FFmpeg's libraries (VMAFX_LIBAV=OFF): the GPU machine lacks them and the carry's 64 MiB
-# could not hold them with their codec libraries; the bundle reads .y4m and raw YUV.
-cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DVMAFX_CUDA=ON -DVMAFX_LIBAV=OFF >/dev/null
+# With FFmpeg's libraries (opened at run time, never linked): the GPU machine has none, so the
+# bundle carries the minimal FFmpeg 5.1 of scripts/build_ffmpeg_nvdec.sh (NVDEC, H.264/HEVC/AV1,
+# about 2 MB packed), which device_check.sh puts on LD_LIBRARY_PATH.
+cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DVMAFX_CUDA=ON -DVMAFX_LIBAV=ON >/dev/null
 cmake --build build-device --target vmafx vmafx_tests vmafx-parity vmafx_bench vmafx_libvmaf vmafx_capi_cuda_test
 # The shared-arithmetic subset's shader checks, where the Vulkan backend is built (they run on the
 # GPU's Vulkan driver there: device_check.sh vulkan).
@@ -39,7 +40,22 @@ libs=(libtbb.so.12 libtbbmalloc.so.2 libsvm.so.3 libfmt.so.9 libhwy.so.1)
 for lib in "${libs[@]}"; do
   cp -L "/usr/lib/x86_64-linux-gnu/$lib" .devcarry/lib/
 done
+# FIXTURES=0 leaves the fixtures (39 MB) out, for a call that needs none (device_check.sh decode):
+# the carry's 64 MiB cannot hold them with the benchmarks and the decoding rate clips.
 if [ -d ../shared/fixtures ]; then
-  cp -r ../shared/fixtures ../shared/golden ../shared/tools .devcarry/shared/
+  cp -r ../shared/golden ../shared/tools .devcarry/shared/
+  [ "${FIXTURES:-1}" = 0 ] || cp -r ../shared/fixtures .devcarry/shared/
+fi
+# FFmpeg with NVDEC for --decode gpu and ffmpeg's own -hwaccel cuda rate (device_check.sh decode).
+scripts/build_ffmpeg_nvdec.sh build-device/ffmpeg-nvdec build-device/ffmpeg-work
+tar -C build-device -cf - ffmpeg-nvdec | xz -9 -T0 >.devcarry/ffmpeg.tar.xz
+# DECODE=1: the decoding checks' clips and the CPU's values for them (device_check.sh decode);
+# DECODE=rates adds the 600-frame rate pairs. Encoded here (the GPU machine has no encoder) by a
+# build with Debian's FFmpeg, whose CPU decoders (libdav1d for AV1) give the reference values.
+if [ "${DECODE:-0}" != 0 ]; then
+  [ -f .fixtures/canopee_3840x2160_420p8/ref.y4m ] || python3 ../shared/fixtures/prepare.py --out .fixtures --y4m >/dev/null
+  cmake -S . -B build-decode-ref -G Ninja -DCMAKE_BUILD_TYPE=Release -DVMAFX_CUDA=OFF -DVMAFX_LIBAV=ON >/dev/null
+  cmake --build build-decode-ref --target vmafx
+  scripts/make_decode_clips.sh build-decode-ref/vmafx .fixtures .devcarry/decode $([ "$DECODE" = rates ] && echo --rates)
 fi
 du -sh .devcarry

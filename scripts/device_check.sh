@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|vulkan|parity|golden|capi|presets|bench|cli|startup|ncu|upstream|metrics|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|vulkan|parity|golden|capi|presets|bench|cli|startup|ncu|upstream|metrics|decode|all]
+# decode: NVDEC (needs DECODE=1 at bundling): each clip of scripts/make_decode_clips.sh scored with
+# --backend cuda --decode gpu must give the CPU's values made at bundling, bit for bit, and name
+# the GPU as its decoder (H.264 10-bit: the CPU, with the note); with DECODE=rates, each 600-frame
+# pair timed three times with --decode gpu, once with --decode cpu on every core, and ffmpeg's own
+# NVDEC decode-only rate of both videos at once (-hwaccel cuda -f null), in one sitting.
 # vulkan: the Vulkan backend on this machine's GPU driver (a Vulkan loader must be installed: the
 # device tool's README shows how to carry libvulkan1): the devices vmafx sees, the shader checks of
 # the shared arithmetic, the Vulkan tests and parity gate (VMAFX_REQUIRE_VULKAN=1: no device fails),
@@ -37,11 +42,16 @@ export LD_LIBRARY_PATH="$PWD/.devcarry/lib:$PWD/.devcarry/bin${LD_LIBRARY_PATH:+
 export VMAFX_SHARED="$PWD/.devcarry/shared" VMAFX_FIXTURES=/tmp/vmafx-fixtures
 export VMAFX_CLI_BIN="$PWD/.devcarry/bin/vmafx"  # the CLI tests run the bundled program (tests/test_cli.cpp)
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
-if [ ! -d "$VMAFX_FIXTURES" ]; then
+if [ ! -d "$VMAFX_FIXTURES" ] && [ -d .devcarry/shared/fixtures ]; then  # device_bundle.sh FIXTURES=0: none
   python3 .devcarry/shared/fixtures/prepare.py --src .devcarry/shared/fixtures --out "$VMAFX_FIXTURES" >/dev/null
 fi
 bin=.devcarry/bin
 [ -d "$bin" ] || tar -C .devcarry -xJf .devcarry/bin.tar.xz  # device_bundle.sh packs the programs
+# FFmpeg's libraries with NVDEC (scripts/build_ffmpeg_nvdec.sh), which vmafx opens at run time.
+if [ -f .devcarry/ffmpeg.tar.xz ]; then
+  [ -d .devcarry/ffmpeg-nvdec ] || tar -C .devcarry -xJf .devcarry/ffmpeg.tar.xz
+  export LD_LIBRARY_PATH="$PWD/.devcarry/ffmpeg-nvdec/lib:$LD_LIBRARY_PATH"
+fi
 status=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
   "$bin/vmafx_tests" --gtest_filter="${GTEST_FILTER:-*Cuda*:*_cuda:*/cuda:ParityGate*}" 2>&1 | tee "$out/tests.txt" | tail -40
@@ -122,6 +132,59 @@ if [ "$what" = metrics ]; then
   lscpu | grep -E 'Model name|^CPU\(s\)' | tee "$out/metrics.txt"
   FIXTURES=$VMAFX_FIXTURES scripts/bench_metrics_vs_upstream.sh .devcarry/upstream/vmaf "$bin/vmafx" \
     "${UPSTREAM_RUNS:-3}" 2>&1 | tee -a "$out/metrics.txt" | grep -E '^\||^[A-Za-z#]' | tail -60
+fi
+if [ "$what" = decode ] || [ "$what" = all ]; then
+  clips=.devcarry/decode
+  if [ ! -f "$clips/clips.txt" ]; then
+    echo "decode: no clips (bundle with DECODE=1)" | tee "$out/decode.txt"
+    [ "$what" = decode ] && status=1
+  else
+    while read -r name ext; do
+      "$bin/vmafx" -r "$clips/$name.ref.$ext" -d "$clips/$name.dist.$ext" --feature psnr --precision max --json \
+        --backend cuda --decode gpu -o "$out/$name.gpu.json" >"$out/$name.log" 2>&1
+      python3 - "$name" "$clips/$name.cpu.json" "$out/$name.gpu.json" "$out/$name.log" <<'PY' | tee -a "$out/decode.txt"
+import json, sys
+name, cpu, gpu, log = sys.argv[1:]
+try:
+    c, g = json.load(open(cpu)), json.load(open(gpu))
+except Exception as e:
+    print(f"FAIL {name}: {e}: {open(log).read()[-600:]}"); sys.exit(1)
+dec = g["provenance"].get("decoding", {})
+where = {v: d["decoder"] for v, d in dec.items()}
+want = "cpu" if name == "h264_420p10" else "cuda"  # NVDEC has no H.264 10-bit
+same = c["frames"] == g["frames"] and c["pooled_metrics"] == g["pooled_metrics"]
+ok = same and set(where.values()) == {want}
+print(f"{'PASS' if ok else 'FAIL'} {name}: {len(g['frames'])} frames, decoded on {where}, "
+      f"scores {'equal to' if same else 'DIFFERENT from'} the CPU's; {[d['note'] for d in dec.values() if d['note']]}")
+sys.exit(0 if ok else 1)
+PY
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    done <"$clips/clips.txt"
+  fi
+  if [ -f "$clips/rates.txt" ]; then
+    TIMEFORMAT='%R s wall'
+    ff=.devcarry/ffmpeg-nvdec/bin/ffmpeg
+    dir=${CLI_DIR:-/dev/shm/vmafx-cli}
+    mkdir -p "$dir"
+    while read -r name ext w h; do
+      # 600 frames: the 60-frame stream ten times over, in memory (tmpfs, i.e. page cache).
+      r=$dir/$name.ref.$ext d=$dir/$name.dist.$ext
+      for which in ref dist; do
+        for _ in 1 2 3 4 5 6 7 8 9 10; do cat "$clips/$name.$which.$ext"; done >"$dir/$name.$which.$ext"
+      done
+      for run in 1 2 3; do
+        echo "rate $name: --backend cuda --decode gpu, run $run" | tee -a "$out/rates.txt"
+        { time "$bin/vmafx" -r "$r" -d "$d" --backend cuda --decode gpu -q --json -o "$out/rate.json" ; } 2>&1 | tee -a "$out/rates.txt"
+        echo "rate $name: ffmpeg -hwaccel cuda decode only, both videos at once, run $run" | tee -a "$out/rates.txt"
+        { time { "$ff" -nostdin -v error -hwaccel cuda -hwaccel_output_format cuda -i "$r" -f null - &
+                 "$ff" -nostdin -v error -hwaccel cuda -hwaccel_output_format cuda -i "$d" -f null - ; wait; } ; } 2>&1 | tee -a "$out/rates.txt"
+      done
+      echo "rate $name: --backend cuda --decode cpu (all cores)" | tee -a "$out/rates.txt"
+      { time "$bin/vmafx" -r "$r" -d "$d" --backend cuda --decode cpu -q --json -o "$out/rate_cpu.json" ; } 2>&1 | tee -a "$out/rates.txt"
+      VMAFX_TIMINGS=1 "$bin/vmafx" -r "$r" -d "$d" --backend cuda --decode gpu -q --json -o "$out/rate.json" 2>&1 \
+        | grep -E "stage busy|frames scored" | tee -a "$out/rates.txt"
+    done <"$clips/rates.txt"
+  fi
 fi
 if [ "$what" = startup ] || [ "$what" = ncu ]; then
   f=$VMAFX_FIXTURES/canopee_3840x2160_420p8
