@@ -39,9 +39,7 @@ if(VMAFX_BUILD_TESTS AND NOT VMAFX_SANITIZE AND NOT VMAFX_FUZZ)
                        SKIP_RETURN_CODE 77 TIMEOUT 600)
   # The minimal FFmpeg with NVDEC that scripts/device_bundle.sh carries to the GPU machine
   # (scripts/build_ffmpeg_nvdec.sh, into build/ffmpeg-nvdec): it builds, vmafx loads it and scores
-  # with it as with Debian's libraries. Shares the downloaded source with ffmpeg_client_build
-  # (one download at a time: the lock).
+  # with it as with Debian's libraries.
   add_test(NAME ffmpeg_nvdec COMMAND ${CMAKE_SOURCE_DIR}/tests/ffmpeg_nvdec.sh $<TARGET_FILE:vmafx> ${CMAKE_BINARY_DIR})
-  set_tests_properties(ffmpeg_nvdec PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800 RESOURCE_LOCK ffmpeg_source)
-  set_tests_properties(ffmpeg_client_build PROPERTIES RESOURCE_LOCK ffmpeg_source)
+  set_tests_properties(ffmpeg_nvdec PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 1800)
 endif()

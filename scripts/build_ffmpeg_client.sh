@@ -84,25 +84,8 @@ if [ -x "$build/ffmpeg" ] && [ "$(cat "$build/stamp" 2>/dev/null)" = "$stamp_has
   echo "ffmpeg is up to date: $build/ffmpeg"
   exit 0
 fi
-rm -rf "$build"
-mkdir -p "$build"
-cd "$build"
-SECONDS=0
-if ! "$srcdir/configure" "${configure_flags[@]}" > configure.log 2>&1; then
-  tail -n 20 configure.log >&2
-  [ -f ffbuild/config.log ] && tail -n 30 ffbuild/config.log >&2
-  echo "error: FFmpeg's configure failed against $prefix (log: $build/configure.log)" >&2
-  exit 1
-fi
-t_configure=$SECONDS
-SECONDS=0
-jobs=$(nproc 2>/dev/null || echo 2)
-if ! make -j"$jobs" > make.log 2>&1; then
-  grep -E 'error|Error' make.log | head -n 20 >&2
-  echo "error: building FFmpeg failed (log: $build/make.log)" >&2
-  exit 1
-fi
-t_make=$SECONDS
+ffmpeg_configure "$build" "against $prefix" "${configure_flags[@]}"
+ffmpeg_make
 echo "configure: ${t_configure} s, make -j$jobs: ${t_make} s ($(basename "$dsc"), libvmaf $(pkg-config --modversion libvmaf) in $prefix)" \
   | tee -a "$work/times.log"
 # The program must load PREFIX's library, not one installed elsewhere on the system. (ldd's

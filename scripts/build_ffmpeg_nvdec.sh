@@ -72,31 +72,18 @@ if [ -x "$prefix/bin/ffmpeg" ] && [ "$(cat "$build/stamp" 2>/dev/null)" = "$stam
   echo "FFmpeg with NVDEC is up to date: $prefix"
   exit 0
 fi
-rm -rf "$build"
-mkdir -p "$build"
-cd "$build"
-SECONDS=0
-if ! "$srcdir/configure" "${configure_flags[@]}" > configure.log 2>&1; then
-  tail -n 20 configure.log >&2
-  [ -f ffbuild/config.log ] && tail -n 30 ffbuild/config.log >&2
-  echo "error: FFmpeg's configure failed (log: $build/configure.log)" >&2
-  exit 1
-fi
+ffmpeg_configure "$build" "" "${configure_flags[@]}"
 for want in CONFIG_NVDEC CONFIG_CUDA CONFIG_HEVC_NVDEC_HWACCEL CONFIG_H264_NVDEC_HWACCEL CONFIG_AV1_NVDEC_HWACCEL; do
-  grep -q "^#define $want 1" config.h config_components.h || { echo "error: configure left $want off (log: $build/configure.log)" >&2; exit 1; }
+  grep -q "^#define $want 1" config.h config_components.h ||
+    { echo "error: configure left $want off (log: $build/configure.log)" >&2; exit 1; }
 done
-t_configure=$SECONDS
-SECONDS=0
-jobs=$(nproc 2>/dev/null || echo 2)
-if ! make -j"$jobs" > make.log 2>&1 || ! make install > install.log 2>&1; then
-  grep -E 'error|Error' make.log install.log | head -n 20 >&2
-  echo "error: building FFmpeg failed (log: $build/make.log)" >&2
-  exit 1
-fi
+ffmpeg_make
+t_build=$t_make
+ffmpeg_make install
 rm -rf "$prefix/share" "$prefix/include" "$prefix/lib/pkgconfig"  # the run needs only the libraries and ffmpeg
 printf 'source package: %s\nconfigure: %s\n' "$(basename "$dsc")" "${configure_flags[*]}" > "$prefix/BUILD_INFO"
 echo "$stamp_hash" > stamp
-echo "configure: ${t_configure} s, make -j$jobs: ${SECONDS} s ($(basename "$dsc"))" | tee -a "$work/times.log"
+echo "configure: ${t_configure} s, make -j$jobs: ${t_build} s ($(basename "$dsc"))" | tee -a "$work/times.log"
 # With PREFIX/lib on LD_LIBRARY_PATH it must run on its own libraries, and decode nothing with
 # the system's.
 libs=$(LD_LIBRARY_PATH="$prefix/lib" ldd "$prefix/bin/ffmpeg")

@@ -135,8 +135,11 @@ if [ "$what" = metrics ]; then
 fi
 if [ "$what" = decode ] || [ "$what" = all ]; then
   clips=.devcarry/decode
+  # NVDEC's library comes with the driver's video capability (a container may lack it).
+  { ldconfig -p | grep -E 'libnvcuvid|libcuda\.so' || echo "no libnvcuvid or libcuda: NVDEC cannot open"; } \
+    | tee "$out/decode.txt"
   if [ ! -f "$clips/clips.txt" ]; then
-    echo "decode: no clips (bundle with DECODE=1)" | tee "$out/decode.txt"
+    echo "decode: no clips (bundle with DECODE=1)" | tee -a "$out/decode.txt"
     [ "$what" = decode ] && status=1
   else
     while read -r name ext; do

@@ -1,8 +1,14 @@
 # Sourced by the scripts that build FFmpeg from Debian's source package (build_ffmpeg_client.sh,
-# build_ffmpeg_nvdec.sh): ffmpeg_source CACHE sets $dsc and $srcdir to Debian's FFmpeg 5.1
-# source (the .dsc and the unpacked tree, Debian's patches applied by `apt-get source`),
-# downloading it into CACHE once and reusing it while present. The caller defines
-# skip MESSAGE (print, record, exit 77) and $work (its times.log gets the download time).
+# build_ffmpeg_nvdec.sh). The caller defines skip MESSAGE (print, record, exit 77) and $work (its
+# times.log gets the download time).
+#  ffmpeg_source CACHE: sets $dsc and $srcdir to Debian's FFmpeg 5.1 source (the .dsc and the
+#    unpacked tree, Debian's patches applied by `apt-get source`), downloading it into CACHE once
+#    and reusing it while present.
+#  ffmpeg_configure BUILD WHAT FLAGS...: configures $srcdir in a new folder BUILD (left as the
+#    current folder) with FLAGS; on failure prints the logs' ends and exits 1, naming WHAT.
+#    Sets $t_configure (seconds).
+#  ffmpeg_make [TARGET...]: make -j(cores) [TARGET...] in the current folder; on failure prints
+#    the errors and exits 1. Sets $t_make (seconds) and $jobs.
 ffmpeg_source() {
   local src_cache=$1 version
   dsc=$(ls "$src_cache"/ffmpeg_5.1*.dsc 2>/dev/null | head -n 1 || true)
@@ -26,4 +32,31 @@ ffmpeg_source() {
     srcdir=$(ls -d "$src_cache"/ffmpeg-5.1*/ | head -n 1)
   fi
   srcdir=${srcdir%/}
+}
+
+ffmpeg_configure() {
+  local build=$1 what=$2
+  shift 2
+  rm -rf "$build"
+  mkdir -p "$build"
+  cd "$build"
+  SECONDS=0
+  if ! "$srcdir/configure" "$@" > configure.log 2>&1; then
+    tail -n 20 configure.log >&2
+    [ -f ffbuild/config.log ] && tail -n 30 ffbuild/config.log >&2
+    echo "error: FFmpeg's configure failed $what (log: $build/configure.log)" >&2
+    exit 1
+  fi
+  t_configure=$SECONDS
+}
+
+ffmpeg_make() {
+  SECONDS=0
+  jobs=$(nproc 2>/dev/null || echo 2)
+  if ! make -j"$jobs" "$@" > make.log 2>&1; then
+    grep -E 'error|Error' make.log | head -n 20 >&2
+    echo "error: building FFmpeg failed (log: $PWD/make.log)" >&2
+    exit 1
+  fi
+  t_make=$SECONDS
 }

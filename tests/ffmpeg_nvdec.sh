@@ -14,8 +14,7 @@ set -uo pipefail
 vmafx=$1 build=$2
 here=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$build/ffmpeg-nvdec
-# The source package is shared with the FFmpeg client's build (its WORKDIR/source).
-"$here/scripts/build_ffmpeg_nvdec.sh" "$prefix" "$build/ffmpeg-client"
+"$here/scripts/build_ffmpeg_nvdec.sh" "$prefix" "$build/ffmpeg-nvdec-work"
 rc=$?
 [ $rc -eq 0 ] || exit $rc
 work=$(mktemp -d)

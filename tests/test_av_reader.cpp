@@ -175,48 +175,64 @@ TEST_F(AvReader, SurfaceUnpackAsLibswscale) {
 }
 
 // Asked to decode on the GPU: where this machine has NVDEC (a CUDA device and FFmpeg libraries
-// with its acceleration), an H.264 and an HEVC video decode there and their frames, downloaded
-// and unpacked, are the CPU decoder's; elsewhere they decode on the CPU, the same frames, with
-// a note naming the video and why. A device type libav does not know falls back too.
+// with its acceleration), H.264 and HEVC videos decode there and their frames, downloaded and
+// unpacked, are the CPU decoder's; H.264 10-bit, which NVDEC lacks, decodes on the CPU with a
+// note naming the video and why. Where no device opens, open_gpu_decoding_device says why and
+// the videos decode on the CPU. A device type libav does not know is refused by name.
 TEST_F(AvReader, GpuDecodeOrNote) {
-    const VideoFormat f = make_format(64, 48, Subsampling::k420, 8);
-    const std::vector<Picture> pics = test::random_pictures(f, 4, 5);
+    std::string why;
+    EXPECT_EQ(open_gpu_decoding_device("no-such-device", why), nullptr);
+    EXPECT_EQ(why, "FFmpeg's libraries have no no-such-device devices");
+    why.clear();
+    const std::shared_ptr<void> device = open_gpu_decoding_device("cuda", why);
+    EXPECT_EQ(device == nullptr, !why.empty()) << why;
+    if (!device) EXPECT_EQ(why.rfind("cannot open the cuda device: ", 0), 0u) << why;
+    const GpuDecode gpu{"cuda", "cuda", device};
     struct Case {
+        VideoFormat format;
         std::string codec, ext;
+        bool nvdec;  ///< NVDEC decodes it
     };
     int n = 0;
-    for (const Case& c : {Case{"-c:v libx264 -preset ultrafast -crf 30", "mp4"},
-                          Case{"-c:v libx265 -preset ultrafast -crf 30 -x265-params log-level=error", "mkv"}}) {
+    for (const Case& c :
+         {Case{make_format(64, 48, Subsampling::k420, 8), "-c:v libx264 -preset ultrafast -crf 30", "mp4", true},
+          Case{make_format(64, 48, Subsampling::k420, 10),
+               "-c:v libx265 -preset ultrafast -crf 30 -x265-params log-level=error", "mkv", true},
+          Case{make_format(64, 48, Subsampling::k420, 10), "-c:v libx264 -preset ultrafast -crf 30", "mkv", false}}) {
+        const std::vector<Picture> pics = test::random_pictures(c.format, 4, 5 + n);
         const std::string encoded = encode(pics, "gpu" + std::to_string(n) + ".yuv", c.codec,
                                            "gpu" + std::to_string(n) + "." + c.ext);
         ++n;
         auto cpu = open_video(encoded, std::nullopt);
         EXPECT_EQ(cpu->decoder(), "cpu");
         EXPECT_EQ(cpu->decoder_note(), "");
-        auto gpu = open_video(encoded, std::nullopt, 0, GpuDecode{"cuda", "cuda"});
-        if (gpu->decoder() == "cuda") {
-            EXPECT_EQ(gpu->decoder_note(), "") << c.codec;
+        EXPECT_FALSE(cpu->has_surfaces());
+        auto on_gpu = open_video(encoded, std::nullopt, 0, gpu);
+        if (!device) {
+            EXPECT_EQ(on_gpu->decoder(), "cpu") << c.codec;
+            EXPECT_EQ(on_gpu->decoder_note(), "") << c.codec;
+        } else if (c.nvdec) {
+            EXPECT_EQ(on_gpu->decoder(), "cuda") << c.codec << ": " << on_gpu->decoder_note();
+            EXPECT_TRUE(on_gpu->has_surfaces()) << c.codec;
+            EXPECT_EQ(on_gpu->decoder_note(), "") << c.codec;
         } else {
-            EXPECT_EQ(gpu->decoder(), "cpu") << c.codec;
-            EXPECT_NE(gpu->decoder_note().find(encoded + ": decoded on the CPU, not the GPU: "), std::string::npos)
-                << gpu->decoder_note();
-            DeviceSurface s;
-            EXPECT_THROW(gpu->read_surface(s), Error) << c.codec;
+            EXPECT_EQ(on_gpu->decoder(), "cpu") << c.codec;
+            EXPECT_EQ(on_gpu->decoder_note().rfind(encoded + ": decoded on the CPU, not the GPU: ", 0), 0u)
+                << on_gpu->decoder_note();
         }
-        ASSERT_EQ(gpu->format(), cpu->format()) << c.codec;
+        if (!on_gpu->has_surfaces()) {
+            DeviceSurface s;
+            EXPECT_THROW(on_gpu->read_surface(s), Error) << c.codec;
+        }
+        ASSERT_EQ(on_gpu->format(), cpu->format()) << c.codec;
         Picture a, b;
         for (unsigned i = 0; i < pics.size(); ++i) {
             ASSERT_TRUE(cpu->read(a)) << c.codec;
-            ASSERT_TRUE(gpu->read(b)) << c.codec;
-            expect_same_samples(b, a, c.codec + " frame " + std::to_string(i) + " decoded on the " + gpu->decoder());
+            ASSERT_TRUE(on_gpu->read(b)) << c.codec;
+            expect_same_samples(b, a, c.codec + " frame " + std::to_string(i) + " decoded on the " + on_gpu->decoder());
         }
-        EXPECT_FALSE(gpu->read(b)) << c.codec;
+        EXPECT_FALSE(on_gpu->read(b)) << c.codec;
     }
-    const std::string encoded = encode(pics, "unknown.yuv", "-c:v libx264 -preset ultrafast", "unknown.mp4");
-    auto reader = open_video(encoded, std::nullopt, 0, GpuDecode{"no-such-device", "cuda"});
-    EXPECT_EQ(reader->decoder(), "cpu");
-    EXPECT_EQ(reader->decoder_note(),
-              encoded + ": decoded on the CPU, not the GPU: FFmpeg's libraries have no no-such-device devices");
 }
 
 // -w/-h/-p/-b given: a certain container is still decoded; raw bytes stay raw.

@@ -216,11 +216,12 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     // pinned (about 0.7 ms per MB) when first used, by the read stage: a short run makes few,
     // and a long one makes the rest while its first frames are scored.
     std::vector<std::shared_ptr<Picture>> refs(kRing), dists(kRing);
+    // Videos decoded on the GPU: the device pictures instead, declared before the core for the same reason.
+    std::optional<DeviceRing> device_ring;
     ScoringCore core(instances, result.format, core_config);
     trace::phase("GPU scorer created");
     const PlaneSet planes = core.planes();
     const DeviceApi* api = device_api(config.backend);
-    std::optional<DeviceRing> device_ring;
     if (api && api->unpack_surface && pairs.on_device(config.backend))
         device_ring.emplace(*api, result.format, planes, kRing);
     unsigned next = 0;
@@ -477,6 +478,8 @@ Provenance provenance_of(const RunConfig& config, const RunPlan& plan, const Run
 
 /// Where the run's compressed videos decode (RunConfig::decode), and why not on the GPU where
 /// it was asked for and cannot be (`why`, empty otherwise).
+/// Opens the decoding device (io/av_reader.hpp, open_gpu_decoding_device): call it before the
+/// backend starts (gpu_prepare), whose context would otherwise be made with other flags.
 GpuDecode gpu_decode_of(const RunConfig& config, const RunPlan& plan, std::string& why) {
     if (config.decode == RunConfig::Decode::kCpu || config.backend == kCpuBackend) return {};
     if (config.decode == RunConfig::Decode::kAuto && !runs_wholly_on_gpu(plan.instances, config.backend)) return {};
@@ -485,7 +488,9 @@ GpuDecode gpu_decode_of(const RunConfig& config, const RunPlan& plan, std::strin
         why = fmt::format("the {} backend decodes no video", backend_label(config.backend));
         return {};
     }
-    return {api->decode_device_type, config.backend};
+    GpuDecode gpu{api->decode_device_type, config.backend, open_gpu_decoding_device(api->decode_device_type, why)};
+    if (!gpu.device) return {};
+    return gpu;
 }
 
 /// RunResult::decoding of a run that asked to decode on the GPU; a warning for each video that
@@ -515,14 +520,15 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
         }
     } gpu_start;
     if (config.backend != kCpuBackend && config.gpu >= 0) gpu_select_device(config.backend, config.gpu);
+    // The decoding device before the backend starts (gpu_decode_of says why).
+    std::string gpu_decode_why_not;
+    const GpuDecode gpu_decode = gpu_decode_of(config, plan, gpu_decode_why_not);
     if (config.backend != kCpuBackend &&
         std::any_of(plan.instances.begin(), plan.instances.end(),
                     [&](const FeatureInstance& f) { return find_twin(f.metric->name, config.backend) != nullptr; })) {
         gpu_prepare(config.backend);
         gpu_start.backend = config.backend;
     }
-    std::string gpu_decode_why_not;
-    const GpuDecode gpu_decode = gpu_decode_of(config, plan, gpu_decode_why_not);
     Inputs in;
     open_inputs(config, in, gpu_decode);
     count_and_skip(config, in);

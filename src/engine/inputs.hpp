@@ -67,10 +67,12 @@ public:
     /// Pairs read so far.
     unsigned count() const { return count_; }
 
-    /// Whether both videos decode on GPU backend `backend`'s device (VideoReader::decoder()), so
-    /// that next_surfaces() can read them; never with --align pts (next() reads those pairs).
+    /// Whether both videos decode on GPU backend `backend`'s device and leave their frames there
+    /// (VideoReader::decoder(), has_surfaces()), so that next_surfaces() can read them; never
+    /// with --align pts (next() reads those pairs).
     bool on_device(const std::string& backend) const {
-        return !config_.align_pts && ref_.decoder() == backend && dist_.decoder() == backend;
+        return !config_.align_pts && ref_.decoder() == backend && dist_.decoder() == backend &&
+               ref_.has_surfaces() && dist_.has_surfaces();
     }
 
     /// next() for videos that decode on the GPU (on_device()): the next pair as the decoders'

@@ -2,6 +2,7 @@
 #include "io/av_libav.hpp"
 
 #include <mutex>
+#include <optional>
 #include <new>
 #include <utility>
 
@@ -71,6 +72,8 @@ std::string av_error(int code) {
 namespace {
 
 thread_local std::string last_log_line;
+/// mark_log()'s state: engaged since the mark, holding the first error line after it (or empty).
+thread_local std::optional<std::string> first_since_mark;
 
 void log_callback(void* avcl, int level, const char* fmt, va_list args) {
     if (level > AV_LOG_ERROR) return;
@@ -81,7 +84,9 @@ void log_callback(void* avcl, int level, const char* fmt, va_list args) {
     const AVClass* cls = avcl ? *static_cast<AVClass* const*>(avcl) : nullptr;
     if (cls && cls->item_name) text = std::string(cls->item_name(avcl)) + ": " + text;
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
-    if (!text.empty()) last_log_line = std::move(text);
+    if (text.empty()) return;
+    if (first_since_mark && first_since_mark->empty()) *first_since_mark = text;
+    last_log_line = std::move(text);
 }
 
 }  // namespace
@@ -106,6 +111,12 @@ FramePtr new_frame() {
 
 void clear_log_line() { last_log_line.clear(); }
 
-std::string take_log_line() { return std::exchange(last_log_line, {}); }
+void mark_log() { first_since_mark.emplace(); }
+
+std::string first_line_since_mark() {
+    std::string line = first_since_mark.value_or("");
+    first_since_mark.reset();
+    return line;
+}
 
 }  // namespace vmafx::av

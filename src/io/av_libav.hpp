@@ -110,9 +110,12 @@ void install_log_callback();
 /// ("moov atom not found"); clears that line.
 std::string av_problem(int code);
 
-/// The last error-level line libav logged on this thread ("Video width 9000 not within range
-/// from 48 to 8192"), or empty; clears it.
-std::string take_log_line();
+/// Marks this thread's log: first_line_since_mark() then gives the first error-level line libav
+/// logged on this thread after the mark (libavcodec logs a hardware decoder's own reason first,
+/// then its generic "Failed setup for format cuda").
+void mark_log();
+/// The first error-level line logged on this thread since mark_log(), or empty; ends the mark.
+std::string first_line_since_mark();
 
 /// Forgets the last line libav logged on this thread (before a call whose complaint is said
 /// otherwise).

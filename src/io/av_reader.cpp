@@ -267,24 +267,44 @@ struct StreamSource {
 struct GpuChoice {
     AVPixelFormat format = AV_PIX_FMT_NONE;
     std::mutex mutex;
-    std::string refused;  ///< empty while the hardware format was taken
+    bool tried = false;   ///< the hardware format was taken once
+    std::string refused;  ///< empty while the hardware format is taken (or not yet offered)
 };
 
-/// The decoder's get_format: the hardware format when offered. libavcodec offers the formats
-/// again without it when its hardware acceleration cannot set up for the stream (NVDEC: codec,
-/// profile, bit depth or size beyond the GPU's); the software format is then taken, and the line
-/// libavcodec logged on this thread says why.
+/// The decoder's get_format: the hardware format when offered, until it is refused. libavcodec
+/// offers the formats again without it when its hardware acceleration cannot set up for the
+/// stream (NVDEC: codec, profile, bit depth or size beyond the GPU's), on this thread right after
+/// this call, having logged NVDEC's reason first; the software format is then taken, and kept
+/// (a frame decoded on the CPU never turns into a hardware one). A stream for which the decoder
+/// offers no hardware format at all (H.264 10-bit) is refused too.
 AVPixelFormat pick_gpu_format(AVCodecContext* c, const AVPixelFormat* offered) {
     auto* choice = static_cast<GpuChoice*>(c->opaque);
-    for (const AVPixelFormat* f = offered; *f != AV_PIX_FMT_NONE; ++f)
-        if (*f == choice->format) return *f;
-    {
-        std::lock_guard lock(choice->mutex);
-        if (choice->refused.empty()) {
-            std::string why = take_log_line();
-            choice->refused = why.empty() ? "the decoder did not offer its hardware format for this stream" : why;
+    std::lock_guard lock(choice->mutex);
+    if (choice->refused.empty()) {
+        for (const AVPixelFormat* f = offered; *f != AV_PIX_FMT_NONE; ++f)
+            if (*f == choice->format) {
+                choice->tried = true;
+                mark_log();
+                return *f;
+            }
+        if (choice->tried) {
+            const std::string why = first_line_since_mark();
+            choice->refused = why.empty() ? "the hardware decoder could not set up for this stream" : why;
+        } else {
+            const char* sw = lib().av_get_pix_fmt_name(c->sw_pix_fmt);
+            choice->refused = "FFmpeg's " + std::string(c->codec ? c->codec->name : "") +
+                              " decoder offers no hardware format for this stream (" + (sw ? sw : "unknown") + ")";
         }
     }
+    for (const AVPixelFormat* f = offered; *f != AV_PIX_FMT_NONE; ++f)
+        if (*f == choice->format) {
+            // Offered again after a refusal (a new sequence): the software formats only.
+            std::vector<AVPixelFormat> software;
+            for (const AVPixelFormat* g = offered; *g != AV_PIX_FMT_NONE; ++g)
+                if (*g != choice->format) software.push_back(*g);
+            software.push_back(AV_PIX_FMT_NONE);
+            return lib().avcodec_default_get_format(c, software.data());
+        }
     return lib().avcodec_default_get_format(c, offered);
 }
 
@@ -313,6 +333,12 @@ std::optional<DeviceSurface> surface_shape(AVPixelFormat sw, const VideoFormat& 
         return std::nullopt;
     }
     return s;
+}
+
+/// Frees a hardware device context (GpuDecode::device's deleter).
+void free_device(void* p) {
+    auto* ref = static_cast<AVBufferRef*>(p);
+    lib().av_buffer_unref(&ref);
 }
 
 /// `shape` with the planes of `f` (a hardware frame's device planes, or a downloaded frame's).
@@ -444,11 +470,13 @@ int ffmpeg_video_stream(const AVFormatContext* container) {
     return best;
 }
 
-/// Sets `d`'s decoder (allocated, not yet open) up to decode `codec` on the GPU `gpu` names.
-/// Returns empty, or why it cannot (the video then decodes on the CPU).
+/// Sets `d`'s decoder (allocated, not yet open) up to decode `codec` on the device of `gpu`,
+/// with one thread (a hardware decoder gains nothing from frame threads, and each one holds
+/// decoder surfaces of its own). Returns empty, or why it cannot (the video then decodes on the
+/// CPU).
 std::string set_up_gpu_decoding(Decoding& d, const AVCodec* codec, const GpuDecode& gpu) {
-    const AVHWDeviceType type = lib().av_hwdevice_find_type_by_name(gpu.device_type.c_str());
-    if (type == AV_HWDEVICE_TYPE_NONE) return "FFmpeg's libraries have no " + gpu.device_type + " devices";
+    auto* device = static_cast<AVBufferRef*>(gpu.device.get());
+    const AVHWDeviceType type = reinterpret_cast<const AVHWDeviceContext*>(device->data)->type;
     AVPixelFormat format = AV_PIX_FMT_NONE;
     for (int i = 0;; ++i) {
         const AVCodecHWConfig* config = lib().avcodec_get_hw_config(codec, i);
@@ -461,36 +489,28 @@ std::string set_up_gpu_decoding(Decoding& d, const AVCodec* codec, const GpuDeco
     if (format == AV_PIX_FMT_NONE)
         return "FFmpeg's " + std::string(codec->name) + " decoder has no " + gpu.device_type +
                " hardware decoding in these libraries";
-    // CUDA: the device's primary context, the one vmafx's CUDA backend runs in, so that the
-    // decoder's frames are device memory its kernels read.
-    AVDictionary* options = nullptr;
-    lib().av_dict_set(&options, "primary_ctx", "1", 0);
-    AVBufferRef* device = nullptr;
-    clear_log_line();
-    const int r = lib().av_hwdevice_ctx_create(&device, type, nullptr, options, 0);
-    lib().av_dict_free(&options);
-    if (r < 0) return "cannot open the " + gpu.device_type + " device: " + av_problem(r);
-    d.gpu_device.reset(device);
     d.decoder->hw_device_ctx = lib().av_buffer_ref(device);
     if (!d.decoder->hw_device_ctx) throw std::bad_alloc();
     d.gpu = std::make_unique<GpuChoice>();
     d.gpu->format = format;
     d.decoder->opaque = d.gpu.get();
     d.decoder->get_format = &pick_gpu_format;
+    d.decoder->thread_count = 1;
     return {};
 }
 
 /// A decoded video (see open_av_video).
 class AvReader final : public VideoReader {
 public:
-    /// `gpu_shape`: the surfaces of a video decoded on the GPU of backend `gpu_backend`, else
-    /// std::nullopt. `decoder_note`: why a video asked to decode on the GPU does not.
+    /// `gpu_shape`: the surfaces of a video decoded on the GPU of backend `gpu_backend` (libav's
+    /// software format of them `gpu_sw_format`), else std::nullopt. `decoder_note`: why a video asked to decode on the GPU does not.
     AvReader(Decoding decoding, std::string identity, FramePtr first, const Layout& layout,
              std::optional<unsigned> expected, std::vector<std::string> notices,
-             std::optional<DeviceSurface> gpu_shape = std::nullopt, std::string gpu_backend = {},
-             std::string decoder_note = {})
+             std::optional<DeviceSurface> gpu_shape = std::nullopt, int gpu_sw_format = AV_PIX_FMT_NONE,
+             std::string gpu_backend = {}, std::string decoder_note = {})
         : VideoReader(decoding.name, layout.format, std::move(identity)),
           gpu_shape_(std::move(gpu_shape)),
+          gpu_sw_format_(gpu_sw_format),
           gpu_backend_(std::move(gpu_backend)),
           decoder_note_(std::move(decoder_note)),
           decoding_(std::move(decoding)),
@@ -556,6 +576,7 @@ public:
     }
 
     std::string decoder() const override { return gpu_shape_ ? gpu_backend_ : "cpu"; }
+    bool has_surfaces() const override { return gpu_shape_.has_value(); }
     void set_decoder_note(std::string note) { decoder_note_ = std::move(note); }
     std::string decoder_note() const override { return decoder_note_; }
 
@@ -595,10 +616,17 @@ private:
             fail(path(), frame_name(next_) + " is " + std::to_string(f->width) + "x" + std::to_string(f->height) +
                              " but the video starts at " + std::to_string(format().width) + "x" +
                              std::to_string(format().height) + " (vmafx scores videos of one size)");
-        if (gpu_shape_ && !f->hw_frames_ctx)
+        if (!gpu_shape_) return;
+        if (!f->hw_frames_ctx)
             fail(path(), frame_name(next_) + " was decoded on the CPU although the frames before it were decoded on the "
                                              "GPU (the hardware decoder gave the stream up: " +
                              decoding_.gpu->refused + "); decode it on the CPU (--decode cpu)");
+        const auto* frames = reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data);
+        if (frames->sw_format != gpu_sw_format_)
+            fail(path(), frame_name(next_) + " was decoded on the GPU into " + pix_fmt_name(frames->sw_format) +
+                             " surfaces, the frames before it into " +
+                             pix_fmt_name(static_cast<AVPixelFormat>(gpu_sw_format_)) +
+                             " (vmafx scores videos of one format); decode it on the CPU (--decode cpu)");
     }
 
     /// Sets timestamp_ from frame_: its best-effort timestamp less the stream's start time (the
@@ -627,6 +655,7 @@ private:
     }
 
     std::optional<DeviceSurface> gpu_shape_;  ///< decoded on the GPU: its surfaces' shape
+    int gpu_sw_format_;                        ///< their libav format
     std::string gpu_backend_;
     std::string decoder_note_;
     FramePtr download_;  ///< a GPU frame copied to the host (read())
@@ -721,6 +750,9 @@ public:
     std::vector<std::string> reading_warnings() const override { return inner_->reading_warnings(); }
     std::optional<double> timestamp() const override { return inner_->timestamp(); }
     std::optional<double> frame_interval() const override { return inner_->frame_interval(); }
+    // Where the frames were decoded; scaled on the host, so never surfaces (has_surfaces()).
+    std::string decoder() const override { return inner_->decoder(); }
+    std::string decoder_note() const override { return inner_->decoder_note(); }
 
 private:
     std::unique_ptr<VideoReader> inner_;
@@ -772,7 +804,7 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     // A regular file asked to decode on the GPU reopens on the CPU when the GPU's surfaces are
     // not ones vmafx unpacks: the input as given, for that.
     std::optional<AvInput> again;
-    if (!input.gpu.device_type.empty() && !input.read) again = input;
+    if (input.gpu.device && !input.read) again = input;
     load_for(input.name);
     install_log_callback();
     clear_log_line();
@@ -855,7 +887,7 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     decoder->thread_count = static_cast<int>(std::min(input.threads, 64u));  // 0: libavcodec picks (the cores)
     decoder->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
     std::string gpu_note;  // why a video asked to decode on the GPU does not
-    if (!input.gpu.device_type.empty()) gpu_note = set_up_gpu_decoding(d, codec, input.gpu);
+    if (input.gpu.device) gpu_note = set_up_gpu_decoding(d, codec, input.gpu);
     if (const int r = lib().avcodec_open2(decoder, codec, nullptr); r < 0)
         fail(name, "cannot open the " + std::string(codec->name) + " decoder: " + av_problem(r));
 
@@ -863,17 +895,24 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     FramePtr first = new_frame();
     if (!d.next(first.get(), 0)) fail(name, "the " + std::string(codec->name) + " video stream has no frame that decodes");
     std::optional<DeviceSurface> gpu_shape;
+    AVPixelFormat gpu_sw_format = AV_PIX_FMT_NONE;
     if (d.gpu && first->hw_frames_ctx) {
         // Decoded on the GPU: the video's format is the stream's software format (the one the
         // CPU decoder gives), its frames surfaces of the frames context's format.
         const auto* frames = reinterpret_cast<const AVHWFramesContext*>(first->hw_frames_ctx->data);
+        gpu_sw_format = frames->sw_format;
         VideoFormat stream = layout_of(decoder->sw_pix_fmt).format;
         stream.width = first->width;
         stream.height = first->height;
-        gpu_shape = layout_of(decoder->sw_pix_fmt).direct ? surface_shape(frames->sw_format, stream) : std::nullopt;
+        if (layout_of(decoder->sw_pix_fmt).direct) gpu_shape = surface_shape(frames->sw_format, stream);
+        // An odd coded height: FFmpeg 5.1 places a mapped frame's chroma after that many rows
+        // (libavcodec/nvdec.c, nvdec_retrieve_data), NVDEC's surface after an even number.
+        if (gpu_shape && decoder->coded_height % 2) gpu_shape.reset();
         if (!gpu_shape) {
             const std::string why = "the GPU decodes it into " + pix_fmt_name(frames->sw_format) + " surfaces for a " +
-                                    pix_fmt_name(decoder->sw_pix_fmt) + " stream, which vmafx does not unpack";
+                                    pix_fmt_name(decoder->sw_pix_fmt) + " stream " +
+                                    std::to_string(decoder->coded_width) + "x" +
+                                    std::to_string(decoder->coded_height) + ", which vmafx does not unpack";
             if (!again) fail(name, why + " (decode it on the CPU: --decode cpu)");
             again->gpu = {};
             auto reader = open_av_video(std::move(*again));
@@ -881,8 +920,17 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
             return reader;
         }
     } else if (d.gpu) {
-        std::lock_guard lock(d.gpu->mutex);
-        gpu_note = d.gpu->refused.empty() ? "the decoder gave no hardware frame" : d.gpu->refused;
+        {
+            std::lock_guard lock(d.gpu->mutex);
+            gpu_note = d.gpu->refused.empty() ? "the decoder gave no hardware frame" : d.gpu->refused;
+        }
+        // Set up for one thread: a regular file decodes again with the CPU's threads.
+        if (again) {
+            again->gpu = {};
+            auto reader = open_av_video(std::move(*again));
+            static_cast<AvReader&>(*reader).set_decoder_note(name + ": decoded on the CPU, not the GPU: " + gpu_note);
+            return reader;
+        }
     }
     if (!gpu_note.empty()) gpu_note = name + ": decoded on the CPU, not the GPU: " + gpu_note;
     const AVPixelFormat fmt =
@@ -900,8 +948,31 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     }
     const std::optional<unsigned> expected = expected_of(container, st);
     return std::make_unique<AvReader>(std::move(d), input.stream_identity, std::move(first), layout, expected,
-                                      std::move(notices), std::move(gpu_shape), input.gpu.backend,
+                                      std::move(notices), std::move(gpu_shape), gpu_sw_format, input.gpu.backend,
                                       std::move(gpu_note));
+}
+
+std::shared_ptr<void> open_gpu_decoding_device(const std::string& device_type, std::string& why) {
+    load_for("--decode");
+    install_log_callback();
+    const AVHWDeviceType type = lib().av_hwdevice_find_type_by_name(device_type.c_str());
+    if (type == AV_HWDEVICE_TYPE_NONE) {
+        why = "FFmpeg's libraries have no " + device_type + " devices";
+        return nullptr;
+    }
+    // CUDA: the device's primary context, the one vmafx's CUDA backend runs in, so that the
+    // decoders' frames are device memory its kernels read.
+    AVDictionary* options = nullptr;
+    lib().av_dict_set(&options, "primary_ctx", "1", 0);
+    AVBufferRef* device = nullptr;
+    clear_log_line();
+    const int r = lib().av_hwdevice_ctx_create(&device, type, nullptr, options, 0);
+    lib().av_dict_free(&options);
+    if (r < 0) {
+        why = "cannot open the " + device_type + " device: " + av_problem(r);
+        return nullptr;
+    }
+    return std::shared_ptr<void>(device, free_device);
 }
 
 void check_scale_flags(const std::string& flags) {

@@ -18,6 +18,11 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     throw Error(input.name + ": raw YUV needs -w, -h, -p and -b (" + kAbsent + ": it reads .y4m and raw YUV only)");
 }
 
+std::shared_ptr<void> open_gpu_decoding_device(const std::string&, std::string& why) {
+    why = kAbsent;
+    return nullptr;
+}
+
 void check_scale_flags(const std::string&) { throw UsageError(std::string("--scale-dist: ") + kAbsent); }
 
 std::unique_ptr<VideoReader> scale_video(std::unique_ptr<VideoReader>, int, int, const std::string&) {

@@ -47,6 +47,9 @@ struct FrameCount {
 struct GpuDecode {
     std::string device_type;
     std::string backend;
+    /// The run's decoding device (open_gpu_decoding_device, io/av_reader.hpp), shared by both
+    /// videos; null: none could be opened (they decode on the CPU).
+    std::shared_ptr<void> device;
 };
 
 /// A source of frames of one video, read in order from its first frame: a regular file
@@ -138,8 +141,11 @@ public:
     /// Why a video that was asked to decode on the GPU decodes on the CPU (one line, naming the
     /// video), or empty (it was not asked, or it decodes on the GPU). Known once open.
     virtual std::string decoder_note() const { return {}; }
+    /// Whether read_surface() gives the frames (they decode on the GPU and nothing on the host
+    /// transforms them, as --scale-dist would).
+    virtual bool has_surfaces() const { return false; }
 
-    /// For a reader whose decoder() is a GPU backend: the next frame left on the device
+    /// For a reader that has_surfaces(): the next frame left on the device
     /// (DeviceSurface), without a copy to the host; false at the end. The same frames, errors
     /// and timestamps as read(), which downloads the surface and unpacks it on the host instead.
     /// Other readers throw an internal Error.
