@@ -24,16 +24,8 @@ if [ $# -lt 2 ] || [ $# -gt 3 ] || { [ $# -eq 3 ] && [ "$3" != --require-library
   exit 2
 fi
 require_library=${3:-}
-prefix=$(realpath -m "$1")
-work=$(realpath -m "$2")
-mkdir -p "$work"
-rm -f "$work/skipped"
-
-skip() {
-  echo "SKIPPED: $*"
-  echo "$*" > "$work/skipped"
-  exit 77
-}
+source "$(dirname "$0")/ffmpeg_source.sh"
+ffmpeg_setup "$1" "$2"
 
 # Only PREFIX's libvmaf.pc counts (lib/, lib64/ or a multiarch lib/<triplet>/), never the system's.
 pc=$(ls "$prefix"/lib/pkgconfig/libvmaf.pc "$prefix"/lib64/pkgconfig/libvmaf.pc \
@@ -67,7 +59,6 @@ configure_flags=(--disable-everything --disable-doc --disable-programs --enable-
   "--extra-ldflags=-Wl,-rpath,$libdir")
 
 # 1. The source: Debian's ffmpeg source package (version 5.1.x on Debian 12).
-source "$(dirname "$0")/ffmpeg_source.sh"
 ffmpeg_source "$work/source"
 
 # 2. Configure and build, only when something they depend on changed.

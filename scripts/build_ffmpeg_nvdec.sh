@@ -32,16 +32,8 @@ if [ $# -ne 2 ]; then
   echo "usage: $0 PREFIX WORKDIR" >&2
   exit 2
 fi
-prefix=$(realpath -m "$1")
-work=$(realpath -m "$2")
-mkdir -p "$work"
-rm -f "$work/skipped"
-
-skip() {
-  echo "SKIPPED: $*"
-  echo "$*" > "$work/skipped"
-  exit 77
-}
+source "$(dirname "$0")/ffmpeg_source.sh"
+ffmpeg_setup "$1" "$2"
 
 pkg-config --exists ffnvcodec ||
   skip "no ffnvcodec headers (Debian package libffmpeg-nvenc-dev; scripts/install_deps.sh installs it)"
@@ -61,7 +53,6 @@ configure_flags=(--prefix="$prefix" --enable-shared --disable-static --disable-d
   --enable-filter=null,format,scale,hwdownload --enable-protocol=file,pipe)
 
 # 1. The source: Debian's ffmpeg source package (version 5.1.x on Debian 12).
-source "$(dirname "$0")/ffmpeg_source.sh"
 ffmpeg_source "$work/source"
 
 # 2. Configure, build and install, only when the source or the flags changed.

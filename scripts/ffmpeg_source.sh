@@ -1,7 +1,8 @@
 # Sourced by the scripts that build FFmpeg from Debian's source package (build_ffmpeg_client.sh,
-# build_ffmpeg_nvdec.sh). The caller defines skip MESSAGE (print, record, exit 77) and $work (its
-# times.log gets the download time).
-#  ffmpeg_source CACHE: sets $dsc and $srcdir to Debian's FFmpeg 5.1 source (the .dsc and the
+# build_ffmpeg_nvdec.sh).
+#  ffmpeg_setup PREFIX WORKDIR: sets $prefix and $work (absolute; WORKDIR made, its record of a
+#    skip removed) and defines skip MESSAGE: prints it, records it in WORKDIR/skipped, exits 77.
+#  ffmpeg_source CACHE (after ffmpeg_setup): sets $dsc and $srcdir to Debian's FFmpeg 5.1 source (the .dsc and the
 #    unpacked tree, Debian's patches applied by `apt-get source`), downloading it into CACHE once
 #    and reusing it while present.
 #  ffmpeg_configure BUILD WHAT FLAGS...: configures $srcdir in a new folder BUILD (left as the
@@ -9,6 +10,19 @@
 #    Sets $t_configure (seconds).
 #  ffmpeg_make [TARGET...]: make -j(cores) [TARGET...] in the current folder; on failure prints
 #    the errors and exits 1. Sets $t_make (seconds) and $jobs.
+ffmpeg_setup() {
+  prefix=$(realpath -m "$1")
+  work=$(realpath -m "$2")
+  mkdir -p "$work"
+  rm -f "$work/skipped"
+}
+
+skip() {
+  echo "SKIPPED: $*"
+  echo "$*" > "$work/skipped"
+  exit 77
+}
+
 ffmpeg_source() {
   local src_cache=$1 version
   dsc=$(ls "$src_cache"/ffmpeg_5.1*.dsc 2>/dev/null | head -n 1 || true)
