@@ -177,17 +177,19 @@ TEST_F(AvReader, SurfaceUnpackAsLibswscale) {
 // Asked to decode on the GPU: where this machine has NVDEC (a CUDA device and FFmpeg libraries
 // with its acceleration), H.264 and HEVC videos decode there and their frames, downloaded and
 // unpacked, are the CPU decoder's; H.264 10-bit, which NVDEC lacks, decodes on the CPU with a
-// note naming the video and why. Where no device opens, open_gpu_decoding_device says why and
-// the videos decode on the CPU. A device type libav does not know is refused by name.
+// note naming the video and why. Where no device opens, the videos decode on the CPU with a note
+// giving the device's reason. A device type libav does not know is refused by name. (Sizes above
+// NVDEC's smallest, 144x144 for HEVC.)
 TEST_F(AvReader, GpuDecodeOrNote) {
     std::string why;
-    EXPECT_EQ(open_gpu_decoding_device("no-such-device", why), nullptr);
+    EXPECT_EQ(GpuDecodingDevice("no-such-device").get(why), nullptr);
     EXPECT_EQ(why, "FFmpeg's libraries have no no-such-device devices");
     why.clear();
-    const std::shared_ptr<void> device = open_gpu_decoding_device("cuda", why);
-    EXPECT_EQ(device == nullptr, !why.empty()) << why;
+    const auto shared = std::make_shared<GpuDecodingDevice>("cuda");
+    const bool device = shared->get(why) != nullptr;
+    EXPECT_EQ(device, why.empty()) << why;
     if (!device) EXPECT_EQ(why.rfind("cannot open the cuda device: ", 0), 0u) << why;
-    const GpuDecode gpu{"cuda", "cuda", device};
+    const GpuDecode gpu{"cuda", "cuda", shared};
     struct Case {
         VideoFormat format;
         std::string codec, ext;
@@ -195,10 +197,10 @@ TEST_F(AvReader, GpuDecodeOrNote) {
     };
     int n = 0;
     for (const Case& c :
-         {Case{make_format(64, 48, Subsampling::k420, 8), "-c:v libx264 -preset ultrafast -crf 30", "mp4", true},
-          Case{make_format(64, 48, Subsampling::k420, 10),
+         {Case{make_format(160, 144, Subsampling::k420, 8), "-c:v libx264 -preset ultrafast -crf 30", "mp4", true},
+          Case{make_format(160, 144, Subsampling::k420, 10),
                "-c:v libx265 -preset ultrafast -crf 30 -x265-params log-level=error", "mkv", true},
-          Case{make_format(64, 48, Subsampling::k420, 10), "-c:v libx264 -preset ultrafast -crf 30", "mkv", false}}) {
+          Case{make_format(160, 144, Subsampling::k420, 10), "-c:v libx264 -preset ultrafast -crf 30", "mkv", false}}) {
         const std::vector<Picture> pics = test::random_pictures(c.format, 4, 5 + n);
         const std::string encoded = encode(pics, "gpu" + std::to_string(n) + ".yuv", c.codec,
                                            "gpu" + std::to_string(n) + "." + c.ext);
@@ -210,7 +212,7 @@ TEST_F(AvReader, GpuDecodeOrNote) {
         auto on_gpu = open_video(encoded, std::nullopt, 0, gpu);
         if (!device) {
             EXPECT_EQ(on_gpu->decoder(), "cpu") << c.codec;
-            EXPECT_EQ(on_gpu->decoder_note(), "") << c.codec;
+            EXPECT_EQ(on_gpu->decoder_note(), encoded + ": decoded on the CPU, not the GPU: " + why) << c.codec;
         } else if (c.nvdec) {
             EXPECT_EQ(on_gpu->decoder(), "cuda") << c.codec << ": " << on_gpu->decoder_note();
             EXPECT_TRUE(on_gpu->has_surfaces()) << c.codec;

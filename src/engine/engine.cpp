@@ -478,8 +478,6 @@ Provenance provenance_of(const RunConfig& config, const RunPlan& plan, const Run
 
 /// Where the run's compressed videos decode (RunConfig::decode), and why not on the GPU where
 /// it was asked for and cannot be (`why`, empty otherwise).
-/// Opens the decoding device (io/av_reader.hpp, open_gpu_decoding_device): call it before the
-/// backend starts (gpu_prepare), whose context would otherwise be made with other flags.
 GpuDecode gpu_decode_of(const RunConfig& config, const RunPlan& plan, std::string& why) {
     if (config.decode == RunConfig::Decode::kCpu || config.backend == kCpuBackend) return {};
     if (config.decode == RunConfig::Decode::kAuto && !runs_wholly_on_gpu(plan.instances, config.backend)) return {};
@@ -488,9 +486,7 @@ GpuDecode gpu_decode_of(const RunConfig& config, const RunPlan& plan, std::strin
         why = fmt::format("the {} backend decodes no video", backend_label(config.backend));
         return {};
     }
-    GpuDecode gpu{api->decode_device_type, config.backend, open_gpu_decoding_device(api->decode_device_type, why)};
-    if (!gpu.device) return {};
-    return gpu;
+    return {api->decode_device_type, config.backend, std::make_shared<GpuDecodingDevice>(api->decode_device_type)};
 }
 
 /// RunResult::decoding of a run that asked to decode on the GPU; a warning for each video that
@@ -520,17 +516,23 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
         }
     } gpu_start;
     if (config.backend != kCpuBackend && config.gpu >= 0) gpu_select_device(config.backend, config.gpu);
-    // The decoding device before the backend starts (gpu_decode_of says why).
+    const bool gpu_twins =
+        config.backend != kCpuBackend &&
+        std::any_of(plan.instances.begin(), plan.instances.end(),
+                    [&](const FeatureInstance& f) { return find_twin(f.metric->name, config.backend) != nullptr; });
     std::string gpu_decode_why_not;
     const GpuDecode gpu_decode = gpu_decode_of(config, plan, gpu_decode_why_not);
-    if (config.backend != kCpuBackend &&
-        std::any_of(plan.instances.begin(), plan.instances.end(),
-                    [&](const FeatureInstance& f) { return find_twin(f.metric->name, config.backend) != nullptr; })) {
+    const auto start_gpu = [&] {
         gpu_prepare(config.backend);
         gpu_start.backend = config.backend;
-    }
+    };
+    // A run that decodes on the GPU starts the backend once the inputs are open: the first
+    // compressed video opens libav's device, which makes the primary context with the flags
+    // libav requires (a context the backend made first has others, which libav refuses).
+    if (gpu_twins && !gpu_decode.device) start_gpu();
     Inputs in;
     open_inputs(config, in, gpu_decode);
+    if (gpu_twins && gpu_decode.device) start_gpu();
     count_and_skip(config, in);
     trace::phase("inputs opened and counted");
 

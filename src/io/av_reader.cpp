@@ -267,7 +267,9 @@ struct StreamSource {
 struct GpuChoice {
     AVPixelFormat format = AV_PIX_FMT_NONE;
     std::mutex mutex;
-    bool tried = false;   ///< the hardware format was taken once
+    /// The hardware format was just taken, within the decoding call now running: a call without it
+    /// in the same decoding call is libavcodec's retry after NVDEC refused (Decoding::settled).
+    bool pending = false;
     std::string refused;  ///< empty while the hardware format is taken (or not yet offered)
 };
 
@@ -283,11 +285,11 @@ AVPixelFormat pick_gpu_format(AVCodecContext* c, const AVPixelFormat* offered) {
     if (choice->refused.empty()) {
         for (const AVPixelFormat* f = offered; *f != AV_PIX_FMT_NONE; ++f)
             if (*f == choice->format) {
-                choice->tried = true;
+                choice->pending = true;
                 mark_log();
                 return *f;
             }
-        if (choice->tried) {
+        if (choice->pending) {
             const std::string why = first_line_since_mark();
             choice->refused = why.empty() ? "the hardware decoder could not set up for this stream" : why;
         } else {
@@ -361,7 +363,6 @@ struct Decoding {
     std::unique_ptr<StreamSource> source;  ///< a stream's bytes; null for a file
     AvioPtr avio;                          ///< a stream's I/O context; null for a file
     FormatPtr container;
-    BufferPtr gpu_device;                  ///< the GPU device of hardware decoding, or null
     std::unique_ptr<GpuChoice> gpu;        ///< the decoder's get_format state (decoder->opaque)
     CodecPtr decoder;
     PacketPtr packet;
@@ -382,6 +383,7 @@ struct Decoding {
         unsigned in_a_row = 0;
         for (;;) {
             const int r = lib().avcodec_receive_frame(decoder.get(), frame);
+            settled();
             if (r == 0) return true;
             if (r == AVERROR_EOF || (r == AVERROR(EAGAIN) && flushed)) {
                 ended = true;
@@ -406,6 +408,13 @@ struct Decoding {
 
 private:
     static constexpr unsigned kMaxErrorsInARow = 1000;
+
+    /// After a decoding call: a hardware format taken within it stands (GpuChoice::pending).
+    void settled() {
+        if (!gpu) return;
+        std::lock_guard lock(gpu->mutex);
+        gpu->pending = false;
+    }
 
     /// Counts a packet or frame the decoder refused with `r` while frame `index` was wanted.
     void skipped(unsigned index, int r, unsigned& in_a_row) {
@@ -435,12 +444,16 @@ private:
                                                 "+faststart)"
                                               : ""));
                 lib().avcodec_send_packet(decoder.get(), nullptr);
+                settled();
                 flushed = true;
                 return;
             }
             const bool ours = packet->stream_index == stream;
             int sent = 0;
-            if (ours) sent = lib().avcodec_send_packet(decoder.get(), packet.get());
+            if (ours) {
+                sent = lib().avcodec_send_packet(decoder.get(), packet.get());
+                settled();
+            }
             lib().av_packet_unref(packet.get());
             if (sent < 0 && sent != AVERROR(EAGAIN) && sent != AVERROR_EOF) skipped(index, sent, in_a_row);
             if (ours) return;
@@ -475,7 +488,10 @@ int ffmpeg_video_stream(const AVFormatContext* container) {
 /// decoder surfaces of its own). Returns empty, or why it cannot (the video then decodes on the
 /// CPU).
 std::string set_up_gpu_decoding(Decoding& d, const AVCodec* codec, const GpuDecode& gpu) {
-    auto* device = static_cast<AVBufferRef*>(gpu.device.get());
+    std::string why;
+    const std::shared_ptr<void> held = gpu.device->get(why);
+    if (!held) return why;
+    auto* device = static_cast<AVBufferRef*>(held.get());
     const AVHWDeviceType type = reinterpret_cast<const AVHWDeviceContext*>(device->data)->type;
     AVPixelFormat format = AV_PIX_FMT_NONE;
     for (int i = 0;; ++i) {

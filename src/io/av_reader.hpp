@@ -62,10 +62,11 @@ struct AvInput {
 };
 
 /// Opens libav's hardware device of type `device_type` ("cuda") on the first GPU the process sees,
-/// for the videos of a run to decode on (GpuDecode::device): CUDA's is the device's primary
-/// context, the one vmafx's CUDA backend then runs in, created here with the flags libav asks
-/// for (so call it before the backend starts: a primary context the backend made first has other
-/// flags, which libav refuses). Returns null and sets `why` when it cannot (no such type in the
+/// for the videos of a run to decode on (GpuDecodingDevice::get, io/video_reader.hpp): CUDA's is
+/// the device's primary context, the one vmafx's CUDA backend then runs in, created here with the
+/// flags libav asks for (so it is opened before the backend starts: a primary context the backend
+/// or an earlier user of CUDA in the process made has other flags, which libav refuses: `why`
+/// then says "Primary context already active with incompatible flags"). Returns null and sets `why` when it cannot (no such type in the
 /// libraries, no device, a driver error; a build without FFmpeg's libraries). Throws the Error
 /// libav_versions() describes when the libraries cannot be loaded.
 std::shared_ptr<void> open_gpu_decoding_device(const std::string& device_type, std::string& why);

@@ -598,6 +598,18 @@ VideoFormat parse_y4m_header(std::string_view fields, const std::string& path) {
 
 }  // namespace
 
+std::shared_ptr<void> GpuDecodingDevice::get(std::string& why) {
+    std::call_once(once_, [this] {
+        try {
+            device_ = open_gpu_decoding_device(type_, why_);
+        } catch (const Error& e) {  // FFmpeg's libraries cannot be loaded
+            why_ = e.what();
+        }
+    });
+    why = why_;
+    return device_;
+}
+
 bool VideoReader::read_surface(DeviceSurface&) {
     throw Error(path_ + ": internal: read_surface() on a video decoded on the " + decoder());
 }

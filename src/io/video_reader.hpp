@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,12 +45,31 @@ struct FrameCount {
 /// libavcodec's hardware acceleration of libav's device type `device_type` ("cuda": NVDEC), for
 /// vmafx's GPU backend `backend` ("cuda"). The device is the first the process sees, the one
 /// the backend runs on (a --gpu choice makes it the only one visible: cuda/device_api.cpp).
+class GpuDecodingDevice;
 struct GpuDecode {
     std::string device_type;
     std::string backend;
-    /// The run's decoding device (open_gpu_decoding_device, io/av_reader.hpp), shared by both
-    /// videos; null: none could be opened (they decode on the CPU).
-    std::shared_ptr<void> device;
+    /// The run's decoding device, shared by both videos and opened by the first that decodes on
+    /// it; null: decode on the CPU.
+    std::shared_ptr<GpuDecodingDevice> device;
+};
+
+/// The decoding device of a run (GpuDecode::device): libav's hardware device of one type, opened
+/// by the first compressed video that asks for it (a run on raw or y4m video never opens it, nor
+/// FFmpeg's libraries), once, for every video of the run.
+class GpuDecodingDevice {
+public:
+    explicit GpuDecodingDevice(std::string device_type) : type_(std::move(device_type)) {}
+    /// The device (libav's AVBufferRef, type-erased), opened on the first call
+    /// (open_gpu_decoding_device, io/av_reader.hpp; thread-safe); null when it cannot be opened,
+    /// `why` then saying why (on every call).
+    std::shared_ptr<void> get(std::string& why);
+
+private:
+    std::string type_;
+    std::once_flag once_;
+    std::shared_ptr<void> device_;
+    std::string why_;
 };
 
 /// A source of frames of one video, read in order from its first frame: a regular file
