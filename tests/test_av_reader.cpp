@@ -188,7 +188,9 @@ TEST_F(AvReader, GpuDecodeOrNote) {
     const auto shared = std::make_shared<GpuDecodingDevice>("cuda");
     const bool device = shared->get(why) != nullptr;
     EXPECT_EQ(device, why.empty()) << why;
-    if (!device) EXPECT_EQ(why.rfind("cannot open the cuda device: ", 0), 0u) << why;
+    if (!device) {
+        EXPECT_EQ(why.rfind("cannot open the cuda device: ", 0), 0u) << why;
+    }
     const GpuDecode gpu{"cuda", "cuda", shared};
     struct Case {
         VideoFormat format;
