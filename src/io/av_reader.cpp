@@ -337,12 +337,6 @@ std::optional<DeviceSurface> surface_shape(AVPixelFormat sw, const VideoFormat& 
     return s;
 }
 
-/// Frees a hardware device context (GpuDecode::device's deleter).
-void free_device(void* p) {
-    auto* ref = static_cast<AVBufferRef*>(p);
-    lib().av_buffer_unref(&ref);
-}
-
 /// `shape` with the planes of `f` (a hardware frame's device planes, or a downloaded frame's).
 DeviceSurface surface_of(const DeviceSurface& shape, const AVFrame* f) {
     DeviceSurface s = shape;
@@ -988,7 +982,7 @@ std::shared_ptr<void> open_gpu_decoding_device(const std::string& device_type, s
         why = "cannot open the " + device_type + " device: " + av_problem(r);
         return nullptr;
     }
-    return std::shared_ptr<void>(device, free_device);
+    return std::shared_ptr<AVBufferRef>(device, BufferUnref{});
 }
 
 void check_scale_flags(const std::string& flags) {
