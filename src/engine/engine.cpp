@@ -496,7 +496,7 @@ void record_decoding(const RunConfig& config, const Inputs& in, const std::strin
     for (const auto& [video, reader] : {std::pair{"reference", in.ref.get()}, std::pair{"distorted", in.dist.get()}}) {
         InputDecoding d{video, reader->decoder(), reader->decoder_note()};
         if (d.note.empty() && !why_not.empty() && d.decoder == kCpuBackend)
-            d.note = fmt::format("{}: decoded on the CPU, not the GPU: {}", reader->path(), why_not);
+            d.note = cpu_decoding_note(reader->path(), why_not);
         if (config.decode == RunConfig::Decode::kGpu && !d.note.empty()) result.warnings.push_back(d.note);
         result.decoding.push_back(std::move(d));
     }

@@ -906,15 +906,23 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     if (!d.next(first.get(), 0)) fail(name, "the " + std::string(codec->name) + " video stream has no frame that decodes");
     std::optional<DeviceSurface> gpu_shape;
     AVPixelFormat gpu_sw_format = AV_PIX_FMT_NONE;
+    // A regular file that cannot stay on the GPU opens again on the CPU, with the CPU's threads.
+    const auto reopen_on_cpu = [&](const std::string& why) {
+        again->gpu = {};
+        auto reader = open_av_video(std::move(*again));
+        static_cast<AvReader&>(*reader).set_decoder_note(cpu_decoding_note(name, why));
+        return reader;
+    };
     if (d.gpu && first->hw_frames_ctx) {
         // Decoded on the GPU: the video's format is the stream's software format (the one the
         // CPU decoder gives), its frames surfaces of the frames context's format.
         const auto* frames = reinterpret_cast<const AVHWFramesContext*>(first->hw_frames_ctx->data);
         gpu_sw_format = frames->sw_format;
-        VideoFormat stream = layout_of(decoder->sw_pix_fmt).format;
+        const Layout software = layout_of(decoder->sw_pix_fmt);
+        VideoFormat stream = software.format;
         stream.width = first->width;
         stream.height = first->height;
-        if (layout_of(decoder->sw_pix_fmt).direct) gpu_shape = surface_shape(frames->sw_format, stream);
+        if (software.direct) gpu_shape = surface_shape(frames->sw_format, stream);
         // An odd coded height: FFmpeg 5.1 places a mapped frame's chroma after that many rows
         // (libavcodec/nvdec.c, nvdec_retrieve_data), NVDEC's surface after an even number.
         if (gpu_shape && decoder->coded_height % 2) gpu_shape.reset();
@@ -924,10 +932,7 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
                                     std::to_string(decoder->coded_width) + "x" +
                                     std::to_string(decoder->coded_height) + ", which vmafx does not unpack";
             if (!again) fail(name, why + " (decode it on the CPU: --decode cpu)");
-            again->gpu = {};
-            auto reader = open_av_video(std::move(*again));
-            static_cast<AvReader&>(*reader).set_decoder_note(name + ": decoded on the CPU, not the GPU: " + why);
-            return reader;
+            return reopen_on_cpu(why);
         }
     } else if (d.gpu) {
         {
@@ -935,14 +940,9 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
             gpu_note = d.gpu->refused.empty() ? "the decoder gave no hardware frame" : d.gpu->refused;
         }
         // Set up for one thread: a regular file decodes again with the CPU's threads.
-        if (again) {
-            again->gpu = {};
-            auto reader = open_av_video(std::move(*again));
-            static_cast<AvReader&>(*reader).set_decoder_note(name + ": decoded on the CPU, not the GPU: " + gpu_note);
-            return reader;
-        }
+        if (again) return reopen_on_cpu(gpu_note);
     }
-    if (!gpu_note.empty()) gpu_note = name + ": decoded on the CPU, not the GPU: " + gpu_note;
+    if (!gpu_note.empty()) gpu_note = cpu_decoding_note(name, gpu_note);
     const AVPixelFormat fmt =
         gpu_shape ? decoder->sw_pix_fmt : static_cast<AVPixelFormat>(first->format);
     Layout layout = layout_of(fmt);

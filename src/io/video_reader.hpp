@@ -54,6 +54,12 @@ struct GpuDecode {
     std::shared_ptr<GpuDecodingDevice> device;
 };
 
+/// The note (VideoReader::decoder_note) of video `name`, asked to decode on the GPU, that decodes
+/// on the CPU because of `why`.
+inline std::string cpu_decoding_note(const std::string& name, const std::string& why) {
+    return name + ": decoded on the CPU, not the GPU: " + why;
+}
+
 /// The decoding device of a run (GpuDecode::device): libav's hardware device of one type, opened
 /// by the first compressed video that asks for it (a run on raw or y4m video never opens it, nor
 /// FFmpeg's libraries), once, for every video of the run.
