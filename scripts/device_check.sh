@@ -6,7 +6,8 @@
 # --backend cuda --decode gpu must give the CPU's values made at bundling, bit for bit, and name
 # the GPU as its decoder (H.264 10-bit: the CPU, with the note); with DECODE=rates, each 600-frame
 # pair timed three times with --decode gpu, once with --decode cpu on every core, and ffmpeg's own
-# NVDEC decode-only rate of both videos at once (-hwaccel cuda -f null), in one sitting.
+# NVDEC decode-only rate of both videos at once (-hwaccel cuda -f null), and --decode-sessions 2
+# and 4 (each run's frames compared with --decode cpu's), in one sitting.
 # vulkan: the Vulkan backend on this machine's GPU driver (a Vulkan loader must be installed: the
 # device tool's README shows how to carry libvulkan1): the devices vmafx sees, the shader checks of
 # the shared arithmetic, the Vulkan tests and parity gate (VMAFX_REQUIRE_VULKAN=1: no device fails),
@@ -184,6 +185,31 @@ PY
       done
       echo "rate $name: --backend cuda --decode cpu (all cores)" | tee -a "$out/rates.txt"
       { time "$bin/vmafx" -r "$r" -d "$d" --backend cuda --decode cpu -q --json -o "$out/rate_cpu.json" ; } 2>&1 | tee -a "$out/rates.txt"
+      # Several NVDEC sessions per video (--decode-sessions: segments cut at the IDR pictures
+      # starting each of the ten copies), twice each; every run's frames must be the CPU decode's.
+      for sessions in 2 4 2 4; do
+        echo "rate $name: --backend cuda --decode gpu --decode-sessions $sessions" | tee -a "$out/rates.txt"
+        { time "$bin/vmafx" -r "$r" -d "$d" --backend cuda --decode gpu --decode-sessions "$sessions" -q --json \
+            -o "$out/rate_s$sessions.json" ; } 2>&1 | tee -a "$out/rates.txt"
+      done
+      python3 - "$name" "$out/rate_cpu.json" "$out/rate.json" "$out/rate_s2.json" "$out/rate_s4.json" <<'PY' | tee -a "$out/decode.txt"
+import json, sys
+name, cpu, *gpu = sys.argv[1:]
+c = json.load(open(cpu))
+bad = 0
+for g in gpu:
+    try:
+        j = json.load(open(g))
+    except Exception as e:
+        print(f"FAIL {name} {g}: {e}"); bad = 1; continue
+    same = j["frames"] == c["frames"] and j["pooled_metrics"] == c["pooled_metrics"]
+    dec = j["provenance"].get("decoding", {})
+    bad |= not same
+    print(f"{'PASS' if same else 'FAIL'} {name} {g.rsplit('/', 1)[-1]}: {len(j['frames'])} frames "
+          f"{'equal to' if same else 'DIFFERENT from'} --decode cpu's; decoding {dec}")
+sys.exit(bad)
+PY
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       VMAFX_TIMINGS=1 "$bin/vmafx" -r "$r" -d "$d" --backend cuda --decode gpu -q --json -o "$out/rate.json" 2>&1 \
         | grep -E "stage busy|frames scored" | tee -a "$out/rates.txt"
     done <"$clips/rates.txt"

@@ -239,6 +239,69 @@ TEST_F(AvReader, GpuDecodeOrNote) {
     }
 }
 
+// Several decoding sessions (AvInput::sessions) give the frames of one decoder, on H.264 and
+// HEVC with B-frames in MP4, Annex B and Matroska: the stream is cut before each IDR picture
+// that may begin a segment (at least 16 frames apart: IDR pictures every 5 frames give segments
+// of 20), into as many segments as expected; open-GOP HEVC (CRA pictures) and other codecs are
+// not cut, and a notice says why. Skips count the sessions' frames.
+TEST_F(AvReader, SessionsDecodeAsOne) {
+    const VideoFormat f = make_format(64, 48, Subsampling::k420, 8);
+    const std::vector<Picture> pics = test::random_pictures(f, 70, 17);
+    const std::string x264 = "-c:v libx264 -preset veryfast -crf 30 -x264-params "
+                             "log-level=none:scenecut=0:b-adapt=0:bframes=3:keyint=",
+                      x265 = "-c:v libx265 -preset ultrafast -crf 30 -x265-params "
+                             "log-level=error:scenecut=0:b-adapt=0:bframes=3:keyint=20:min-keyint=20:open-gop=";
+    struct Case {
+        std::string codec, file;
+        unsigned segments;  ///< expected cuts of 70 frames
+        std::string notice;  ///< why one session decodes it
+    };
+    const std::vector<Case> cases = {
+        {x264 + "20:min-keyint=20", "h264.mp4", 4, ""},  // IDR at 0, 20, 40, 60; parameter sets in avcC
+        {x264 + "20:min-keyint=20", "h264.h264", 4, ""},  // Annex B, the sets before each IDR
+        {x264 + "5:min-keyint=5", "h264_short.mp4", 4, ""},  // IDR every 5 frames: cut at 20, 40, 60
+        {x265 + "0", "hevc.mkv", 4, ""},
+        {x265 + "1", "hevc_open.mkv", 1, ""},  // CRA pictures only after the first
+        {"-c:v ffv1", "ffv1.mkv", 1, "--decode-sessions cuts H.264 and HEVC streams only"},
+    };
+    for (const Case& c : cases) {
+        const std::string encoded = encode(pics, "in.yuv", c.codec, c.file);
+        auto one = open_video(encoded, std::nullopt);
+        auto three = open_video(encoded, std::nullopt, 0, {}, 3);
+        ASSERT_EQ(three->format(), one->format()) << c.file;
+        Picture a, b;
+        for (unsigned i = 0; i < pics.size(); ++i) {
+            ASSERT_TRUE(one->read(a)) << c.file;
+            ASSERT_TRUE(three->read(b)) << c.file << " frame " << i;
+            expect_same_samples(b, a, c.file + " frame " + std::to_string(i) + " by three sessions");
+        }
+        EXPECT_FALSE(one->read(a)) << c.file;
+        EXPECT_FALSE(three->read(b)) << c.file;
+        const VideoReader::Sessions s = three->decoding_sessions();
+        EXPECT_EQ(s.segments, c.segments) << c.file;
+        EXPECT_EQ(s.sessions, c.notice.empty() ? 3u : 1u) << c.file;
+        const std::vector<std::string> notices = three->notices();
+        if (c.notice.empty()) {
+            EXPECT_TRUE(notices.empty()) << c.file << ": " << notices.front();
+        } else {
+            ASSERT_EQ(notices.size(), 1u) << c.file;
+            EXPECT_NE(notices[0].find(encoded + ": decoded by one session, not 3: " + c.notice), std::string::npos)
+                << notices[0];
+        }
+        EXPECT_TRUE(three->reading_warnings().empty()) << c.file;
+        auto skipping = open_video(encoded, std::nullopt, 0, {}, 2);
+        skipping->skip(33);
+        ASSERT_TRUE(skipping->read(b)) << c.file;
+        expect_same_samples(b, [&] {
+            auto again = open_video(encoded, std::nullopt);
+            again->skip(33);
+            Picture p;
+            again->read(p);
+            return p;
+        }(), c.file + " frame 33 after skip(33) by two sessions");
+    }
+}
+
 // -w/-h/-p/-b given: a certain container is still decoded; raw bytes stay raw.
 TEST_F(AvReader, RawFormatGivenKeepsContainers) {
     const VideoFormat f = make_format(32, 18, Subsampling::k420, 8);

@@ -575,6 +575,8 @@ TEST_F(CliTest, UsageErrorsExitWithTwo) {
         {pair + " --backend gpu", "--backend"},
         {pair + " --decode gpu", "--decode gpu needs a GPU backend"},
         {pair + " --decode sometimes", "--decode"},
+        {pair + " --decode-sessions 0", "--decode-sessions"},
+        {pair + " --decode-sessions 17", "--decode-sessions"},
         {pair + " --aom_ctc v8.0", "--aom_ctc v8.0"},
         {pair + " --aom_ctc proposed", "deprecated"},
         {pair + " --nflx_ctc v2.0", "--nflx_ctc v2.0"},

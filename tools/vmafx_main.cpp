@@ -136,6 +136,11 @@ void add_flags(CLI::App& app, CliArgs& a) {
                                                             {"gpu", vmafx::RunConfig::Decode::kGpu},
                                                             {"auto", vmafx::RunConfig::Decode::kAuto}},
             CLI::ignore_case));
+    app.add_option("--decode-sessions", a.cfg.decode_sessions,
+                   "decoders of each compressed H.264 or HEVC file at once, each decoding its own segments "
+                   "(cut at IDR pictures) of the video, on the GPU or the CPU; the frames and scores are one "
+                   "decoder's (default 1)")
+        ->check(whole_number(1, 16));
     app.add_option("--threads", a.cfg.threads, "worker threads, 0 (the default) for all cores; output does not "
                                                "depend on it")
         ->check(whole_number(0, kMaxThreads));
@@ -310,7 +315,8 @@ void print_backends(const vmafx::RunResult& result) {
         line += fmt::format("{}{} {}{}", line.empty() ? "" : ", ", b.feature, b.backend,
                             b.note.empty() ? "" : " (" + b.note + ")");
     for (const auto& d : result.decoding)
-        line += fmt::format("; {} decoded on {}", d.video, d.decoder == vmafx::kCpuBackend ? "the CPU" : d.decoder);
+        line += fmt::format("; {} decoded on {}{}", d.video, d.decoder == vmafx::kCpuBackend ? "the CPU" : d.decoder,
+                            d.sessions > 1 ? fmt::format(" by {} sessions ({} segments)", d.sessions, d.segments) : "");
     std::fprintf(stderr, "vmafx: backends: %s\n", line.c_str());
 }
 

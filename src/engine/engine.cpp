@@ -395,6 +395,8 @@ RunPlan plan_run(const RunConfig& config) {
         !id.empty() && id == stream_identity_of(config.distorted_path))
         throw UsageError(fmt::format("reference \"{}\" and distorted \"{}\" are the same stream",
                                      config.reference_path, config.distorted_path));
+    if (config.decode_sessions < 1 || config.decode_sessions > 16)
+        throw UsageError(fmt::format("{} decoding sessions asked for: 1 to 16", config.decode_sessions));
     if (config.decode == RunConfig::Decode::kGpu && config.backend == kCpuBackend)
         throw UsageError("--decode gpu needs a GPU backend (--backend cuda): a CPU run reads its frames on the CPU");
     RunPlan plan = plan_metrics(config);
@@ -489,12 +491,14 @@ GpuDecode gpu_decode_of(const RunConfig& config, const RunPlan& plan, std::strin
     return {api->decode_device_type, config.backend, std::make_shared<GpuDecodingDevice>(api->decode_device_type)};
 }
 
-/// RunResult::decoding of a run that asked to decode on the GPU; a warning for each video that
-/// --decode gpu could not decode there.
+/// RunResult::decoding of a run that asked to decode on the GPU or with several sessions; a
+/// warning for each video that --decode gpu could not decode there.
 void record_decoding(const RunConfig& config, const Inputs& in, const std::string& why_not, RunResult& result) {
-    if (config.decode == RunConfig::Decode::kCpu || config.backend == kCpuBackend) return;
+    if ((config.decode == RunConfig::Decode::kCpu || config.backend == kCpuBackend) && config.decode_sessions == 1)
+        return;
     for (const auto& [video, reader] : {std::pair{"reference", in.ref.get()}, std::pair{"distorted", in.dist.get()}}) {
-        InputDecoding d{video, reader->decoder(), reader->decoder_note()};
+        const VideoReader::Sessions s = reader->decoding_sessions();
+        InputDecoding d{video, reader->decoder(), reader->decoder_note(), s.sessions, s.segments};
         if (d.note.empty() && !why_not.empty() && d.decoder == kCpuBackend)
             d.note = cpu_decoding_note(reader->path(), why_not);
         if (config.decode == RunConfig::Decode::kGpu && !d.note.empty()) result.warnings.push_back(d.note);
@@ -546,7 +550,6 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
     }
     result.format = in.ref->format();
     result.subsample = std::max(1u, config.subsample);
-    record_decoding(config, in, gpu_decode_why_not, result);
     const auto t0 = std::chrono::steady_clock::now();
     // Packets a decoder skipped: warnings of the run, or part of the error they may explain
     // (a video cut short has fewer frames than the other).
@@ -565,6 +568,8 @@ RunResult score(const RunConfig& config, std::optional<VideoFormat>& format) {
         for (const std::string& w : warnings) message += "; " + w;
         throw Error(message);
     }
+    // After the frames: the segments the decoding sessions were given are known at the end.
+    record_decoding(config, in, gpu_decode_why_not, result);
     for (std::string& w : reading_warnings()) result.warnings.push_back(std::move(w));
     trace::phase("frames scored");
     predict(config, plan, result);

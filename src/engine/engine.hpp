@@ -93,6 +93,12 @@ struct RunConfig {
     /// RunResult::decoding says where each video was decoded.
     enum class Decode { kCpu, kGpu, kAuto };
     Decode decode = Decode::kCpu;
+    /// Decoders of each compressed regular file at once (the CLI's --decode-sessions, 1 to 16;
+    /// on the GPU or the CPU, wherever it decodes): H.264 and HEVC files are cut into segments
+    /// at IDR pictures, decoded at once and handed on in order, the frames of one decoder
+    /// (open_av_video, io/av_reader.hpp). NVDEC decodes one stream on one of its engines: several
+    /// sessions use several. Other codecs and streams use one decoder, with a notice.
+    unsigned decode_sessions = 1;
     /// Whether the result files carry the run's provenance (RunResult::provenance) on a CPU
     /// run too (`--provenance`); a GPU run's always do.
     bool provenance = false;
@@ -138,6 +144,8 @@ struct InputDecoding {
     std::string video;    ///< "reference" or "distorted"
     std::string decoder;  ///< "cpu", or the GPU backend whose device decoded it ("cuda")
     std::string note;     ///< why it was asked to decode on the GPU and did not, or empty
+    unsigned sessions = 1;  ///< decoders at once (RunConfig::decode_sessions where they apply)
+    unsigned segments = 1;  ///< segments of the video they were given (cut ahead of the frames scored)
 };
 
 /// Where a run's values come from: the program, the models, the device (GPU runs).

@@ -93,7 +93,7 @@ void open_inputs(const RunConfig& config, Inputs& in, const GpuDecode& gpu) {
         throw Error(fmt::format("standard input: cannot read: {}", std::strerror(errno)));
     // Codec threads of decoded videos: --threads (0: one per core, libavcodec's choice).
     const auto open_one = [&](const std::function<std::unique_ptr<VideoReader>()>& open, const std::string& path) {
-        if (!open) return open_video(path, config.raw_format, config.threads, gpu);
+        if (!open) return open_video(path, config.raw_format, config.threads, gpu, config.decode_sessions);
         std::unique_ptr<VideoReader> r = open();
         if (!r) throw Error(fmt::format("{}: internal: the caller's reader opened nothing", path));
         return r;

@@ -33,6 +33,11 @@ namespace vmafx::av {
     X(avutil, av_hwdevice_ctx_create) \
     X(avutil, av_hwdevice_find_type_by_name) \
     X(avutil, av_hwframe_transfer_data) \
+    X(avutil, av_hwframe_ctx_alloc) \
+    X(avutil, av_hwframe_ctx_init) \
+    X(avutil, av_hwframe_get_buffer) \
+    X(avutil, av_frame_copy_props) \
+    X(avutil, av_frame_move_ref) \
     X(avutil, av_dict_set) \
     X(avutil, av_frame_alloc) \
     X(avutil, av_frame_free) \
@@ -61,6 +66,8 @@ namespace vmafx::av {
     X(avcodec, av_packet_alloc) \
     X(avcodec, av_packet_free) \
     X(avcodec, av_packet_unref) \
+    X(avcodec, av_packet_move_ref) \
+    X(avcodec, avcodec_flush_buffers) \
     X(avcodec, avcodec_alloc_context3) \
     X(avcodec, avcodec_default_get_format) \
     X(avcodec, avcodec_get_hw_config) \

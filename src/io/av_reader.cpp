@@ -6,12 +6,18 @@
 #include <array>
 #include <bit>
 #include <cctype>
+#include <climits>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -360,6 +366,9 @@ struct Decoding {
     std::unique_ptr<GpuChoice> gpu;        ///< the decoder's get_format state (decoder->opaque)
     CodecPtr decoder;
     PacketPtr packet;
+    /// A decoding session's packets (SegmentedDecoding) instead of the container's: the next
+    /// packet of its segment into the argument, or false at the segment's end.
+    std::function<bool(AVPacket*)> pull;
     int stream = -1;
     bool pipe_hint = false;  ///< a stream in MP4/MOV: say why it may fail to read
     bool flushed = false, ended = false;
@@ -389,6 +398,12 @@ struct Decoding {
             }
             feed(index, in_a_row);
         }
+    }
+
+    /// After the end of a segment (pull): ready for the next segment's packets.
+    void restart() {
+        lib().avcodec_flush_buffers(decoder.get());
+        flushed = ended = false;
     }
 
     /// The warning about what was skipped, or "" when nothing was.
@@ -422,6 +437,19 @@ private:
     /// has no more (also a file cut short: the frames before the cut are the video's). A packet
     /// the decoder refuses is skipped (see `errors`).
     void feed(unsigned index, unsigned& in_a_row) {
+        if (pull) {
+            if (!pull(packet.get())) {
+                lib().avcodec_send_packet(decoder.get(), nullptr);
+                settled();
+                flushed = true;
+                return;
+            }
+            const int sent = lib().avcodec_send_packet(decoder.get(), packet.get());
+            settled();
+            lib().av_packet_unref(packet.get());
+            if (sent < 0 && sent != AVERROR(EAGAIN) && sent != AVERROR_EOF) skipped(index, sent, in_a_row);
+            return;
+        }
         for (;;) {
             const int r = lib().av_read_frame(container.get(), packet.get());
             if (r < 0) {
@@ -509,6 +537,442 @@ std::string set_up_gpu_decoding(Decoding& d, const AVCodec* codec, const GpuDeco
     return {};
 }
 
+// ---------------------------------------------------------------------------------------------
+// Several decoding sessions for one video (AvInput::sessions, --decode-sessions).
+
+/// Where an H.264 or HEVC stream may be cut so that a decoder started there gives the frames
+/// that the decoder of the whole stream gives from there on. A cut goes before an IDR picture
+/// (ITU-T H.264 8.2.1 / H.265 8.3.2: it and the pictures after it in decoding order refer to
+/// no picture before it), which brings its parameter sets along (SPS and PPS; VPS too for HEVC)
+/// or where no parameter set has come in the stream's packets at all (MP4, Matroska: they are
+/// in the container's extradata, which every session's decoder gets). For HEVC the IDR slice
+/// must also say no_output_of_prior_pics_flag = 0: FFmpeg's HEVC decoder drops the frames not
+/// yet output when it is 1 (hevc_refs.c); its H.264 decoder ignores the flag.
+class CutPoints {
+public:
+    /// `codec`'s packets, given its extradata: length-prefixed NAL units where the extradata is
+    /// an avcC or hvcC record (the length's size from it), else Annex B (start codes). Cuts
+    /// nothing for other codecs (splits() false).
+    CutPoints(AVCodecID codec, const std::uint8_t* extradata, int size) : codec_(codec), extradata_(size > 0) {
+        if (codec == AV_CODEC_ID_H264 && size >= 7 && extradata[0] == 1) length_size_ = (extradata[4] & 3) + 1;
+        if (codec == AV_CODEC_ID_HEVC && size >= 23 && extradata[0] == 1) length_size_ = (extradata[21] & 3) + 1;
+    }
+
+    bool splits() const { return codec_ == AV_CODEC_ID_H264 || codec_ == AV_CODEC_ID_HEVC; }
+
+    /// Whether the packet `data` (`size` bytes) may begin a segment; every packet of the stream
+    /// goes through here in order (parameter sets seen in earlier packets matter).
+    bool clean_start(const std::uint8_t* data, std::size_t size) {
+        bool idr = false, sets_in_packet = false;
+        unsigned sets = 0;  // bits: 1 VPS, 2 SPS, 4 PPS
+        for_each_nal(data, size, [&](const std::uint8_t* nal, std::size_t n) {
+            if (codec_ == AV_CODEC_ID_H264) {
+                const int type = nal[0] & 0x1F;
+                if (type == 5) idr = true;
+                if (type == 7) sets |= 2;
+                if (type == 8) sets |= 4;
+            } else {
+                const int type = (nal[0] >> 1) & 0x3F;
+                // The slice header's first bits: first_slice_segment_in_pic_flag, then
+                // no_output_of_prior_pics_flag (IRAP pictures).
+                if ((type == 19 || type == 20) && n > 2 && (nal[2] & 0x80)) idr = (nal[2] & 0x40) == 0;
+                if (type >= 32 && type <= 34) sets |= 1u << (type - 32);
+            }
+        });
+        sets_in_packet = sets == (codec_ == AV_CODEC_ID_H264 ? 6u : 7u);
+        const bool clean = idr && (sets_in_packet || (extradata_ && !in_band_sets_));
+        if (sets) in_band_sets_ = true;
+        return clean;
+    }
+
+private:
+    /// Calls `fn(nal, size)` for each NAL unit of the packet (its header bytes on).
+    template <class Fn>
+    void for_each_nal(const std::uint8_t* data, std::size_t size, Fn&& fn) const {
+        if (length_size_) {
+            std::size_t at = 0;
+            while (at + length_size_ <= size) {
+                std::size_t n = 0;
+                for (int i = 0; i < length_size_; ++i) n = (n << 8) | data[at + i];
+                at += length_size_;
+                if (n == 0 || n > size - at) return;
+                fn(data + at, n);
+                at += n;
+            }
+            return;
+        }
+        std::size_t start = std::string::npos;  // the NAL unit being scanned
+        for (std::size_t i = 0; i + 2 < size; ++i) {
+            if (data[i] != 0 || data[i + 1] != 0 || data[i + 2] != 1) continue;
+            if (start != std::string::npos) fn(data + start, i - start);
+            start = i + 3;
+            i += 2;
+        }
+        if (start != std::string::npos && start < size) fn(data + start, size - start);
+    }
+
+    AVCodecID codec_;
+    bool extradata_;
+    int length_size_ = 0;  ///< 0: Annex B
+    bool in_band_sets_ = false;
+};
+
+/// A regular file decoded by several sessions at once: a demuxing thread cuts the stream's
+/// packets into segments at CutPoints (at least kMinSegment packets each), session i decodes
+/// segments i, i+N, i+2N, ... with a decoder of its own on a thread of its own
+/// (Decoding::pull), and next() hands the frames on in order, segment after segment, each in
+/// its decoder's output order. A segment after the first must give one frame per packet (the
+/// check that it decoded as the whole stream would: a picture it lacked a reference for would
+/// be missing). Each session holds at most `capacity` decoded frames; a frame decoded on the GPU
+/// is copied out of the decoder's surfaces (NVDEC has 32 at most) into a pool of the session's.
+class SegmentedDecoding {
+public:
+    static constexpr unsigned kMinSegment = 16;
+
+    SegmentedDecoding(std::string name, FormatPtr container, int stream, CutPoints cuts,
+                      std::vector<Decoding> sessions, unsigned capacity)
+        : name_(std::move(name)), container_(std::move(container)), stream_(stream), cuts_(std::move(cuts)),
+          capacity_(capacity), sessions_(sessions.size()) {
+        for (std::size_t i = 0; i < sessions.size(); ++i) sessions_[i].decoding = std::move(sessions[i]);
+        segments_.push_back({0, 0});
+        for (std::size_t i = 0; i < sessions_.size(); ++i)
+            sessions_[i].thread = std::thread([this, i] { guarded([&] { decode(static_cast<unsigned>(i)); }); });
+        demuxer_ = std::thread([this] { guarded([&] { demux(); }); });
+    }
+
+    ~SegmentedDecoding() {
+        {
+            std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        changed_.notify_all();
+        demuxer_.join();
+        for (Session& s : sessions_) s.thread.join();
+    }
+
+    SegmentedDecoding(const SegmentedDecoding&) = delete;
+    SegmentedDecoding& operator=(const SegmentedDecoding&) = delete;
+
+    /// The next frame into `frame`; false at the end. Throws the first error of any thread (a
+    /// read error, a decoder refusing everything, a segment whose frames do not match its
+    /// packets), naming the frame.
+    bool next(AVFrame* frame) {
+        std::unique_lock lock(mutex_);
+        for (;;) {
+            if (error_) std::rethrow_exception(error_);
+            if (current_ >= segments_.size()) {
+                if (demuxed_) return false;
+                changed_.wait(lock);
+                continue;
+            }
+            Session& s = sessions_[current_ % sessions_.size()];
+            if (s.out.empty()) {
+                changed_.wait(lock);
+                continue;
+            }
+            Output item = std::move(s.out.front());
+            s.out.pop_front();
+            changed_.notify_all();
+            if (!item.frame) {
+                const Segment& seg = segments_[current_];
+                if (current_ > 0 && delivered_ != seg.packets)
+                    fail(name_, "frames " + std::to_string(seg.first_frame) + " to " +
+                                    std::to_string(seg.first_frame + seg.packets - 1) +
+                                    ": the decoding session that started at the IDR picture of frame " +
+                                    std::to_string(seg.first_frame) + " gave " + std::to_string(delivered_) +
+                                    " frames for " + std::to_string(seg.packets) +
+                                    " packets, so it may not decode as the whole stream does; decode with one session "
+                                    "(--decode-sessions 1)");
+                ++current_;
+                delivered_ = 0;
+                continue;
+            }
+            lib().av_frame_unref(frame);
+            lib().av_frame_move_ref(frame, item.frame.get());
+            ++delivered_;
+            return true;
+        }
+    }
+
+    unsigned sessions() const { return static_cast<unsigned>(sessions_.size()); }
+    /// Segments cut so far.
+    unsigned segments() const {
+        std::lock_guard lock(mutex_);
+        return static_cast<unsigned>(segments_.size());
+    }
+
+    /// The warning about what the sessions skipped (Decoding::skipped_warning, the first error
+    /// being the earliest segment's), or "".
+    std::string skipped_warning() const {
+        std::lock_guard lock(mutex_);
+        Decoding summary;
+        summary.name = name_;
+        unsigned first_segment = UINT_MAX;
+        for (const Session& s : sessions_) {
+            summary.errors += s.errors;
+            if (s.errors && s.error_segment < first_segment) {
+                first_segment = s.error_segment;
+                summary.first_error = s.first_error;
+            }
+        }
+        return summary.skipped_warning();
+    }
+
+private:
+    struct Segment {
+        unsigned first_frame;  ///< the video's frame index of its first packet (one frame a packet)
+        unsigned packets;      ///< so far, while it is being cut
+    };
+    struct Input {
+        PacketPtr packet;  ///< null: the end of the segment
+    };
+    struct Output {
+        FramePtr frame;  ///< null: the end of the segment
+    };
+    struct Session {
+        Decoding decoding;
+        std::deque<Input> in;
+        std::deque<Output> out;
+        BufferPtr pool;  ///< the CUDA frames the session copies its GPU frames into
+        unsigned errors = 0, error_segment = 0;
+        std::string first_error;
+        std::thread thread;
+    };
+    struct Stopped {};  ///< thrown inside a thread when the reader is being destroyed
+
+    static constexpr std::size_t kMaxPackets = 1024;  ///< queued for one session
+
+    /// Runs a thread's body: its first error stops every thread and goes to next().
+    void guarded(const std::function<void()>& body) {
+        try {
+            body();
+        } catch (const Stopped&) {
+        } catch (...) {
+            std::lock_guard lock(mutex_);
+            if (!error_) error_ = std::current_exception();
+            stop_ = true;
+            changed_.notify_all();
+        }
+    }
+
+    /// Waits under `lock` until `ready()`; throws Stopped when the reader stops first.
+    template <class Ready>
+    void wait(std::unique_lock<std::mutex>& lock, Ready&& ready) {
+        changed_.wait(lock, [&] { return stop_ || ready(); });
+        if (stop_) throw Stopped{};
+    }
+
+    void demux() {
+        PacketPtr packet(lib().av_packet_alloc());
+        if (!packet) throw std::bad_alloc();
+        unsigned segment = 0, frames = 0;
+        for (;;) {
+            const int r = lib().av_read_frame(container_.get(), packet.get());
+            if (r < 0) {
+                if (container_->pb && container_->pb->error < 0 && container_->pb->error != AVERROR_EOF)
+                    fail(name_, frame_name(frames) + ": cannot read: " + av_problem(container_->pb->error));
+                if (r != AVERROR_EOF && !(container_->pb && lib().avio_feof(container_->pb)))
+                    fail(name_, frame_name(frames) + ": cannot read: " + av_problem(r));
+                break;
+            }
+            if (packet->stream_index != stream_) {
+                lib().av_packet_unref(packet.get());
+                continue;
+            }
+            const bool clean = cuts_.clean_start(packet->data, static_cast<std::size_t>(packet->size));
+            std::unique_lock lock(mutex_);
+            if (clean && segments_.back().packets >= kMinSegment) {
+                push(lock, segment, nullptr);
+                segments_.push_back({frames, 0});
+                ++segment;
+            }
+            PacketPtr moved(lib().av_packet_alloc());
+            if (!moved) throw std::bad_alloc();
+            lib().av_packet_move_ref(moved.get(), packet.get());
+            push(lock, segment, std::move(moved));
+            ++segments_.back().packets;
+            ++frames;
+        }
+        std::unique_lock lock(mutex_);
+        push(lock, segment, nullptr);
+        demuxed_ = true;
+        changed_.notify_all();
+    }
+
+    /// Queues `packet` (null: the segment's end) for the session of `segment`.
+    void push(std::unique_lock<std::mutex>& lock, unsigned segment, PacketPtr packet) {
+        Session& s = sessions_[segment % sessions_.size()];
+        wait(lock, [&] { return s.in.size() < kMaxPackets || !packet; });
+        s.in.push_back({std::move(packet)});
+        changed_.notify_all();
+    }
+
+    void decode(unsigned which) {
+        Session& s = sessions_[which];
+        s.decoding.pull = [&](AVPacket* into) {
+            std::unique_lock lock(mutex_);
+            wait(lock, [&] { return !s.in.empty(); });
+            Input item = std::move(s.in.front());
+            s.in.pop_front();
+            changed_.notify_all();
+            if (!item.packet) return false;
+            lib().av_packet_move_ref(into, item.packet.get());
+            return true;
+        };
+        for (unsigned segment = which;; segment += static_cast<unsigned>(sessions_.size())) {
+            unsigned index = 0;
+            {
+                std::unique_lock lock(mutex_);
+                wait(lock, [&] { return segments_.size() > segment || demuxed_; });
+                if (segments_.size() <= segment) return;
+                index = segments_[segment].first_frame;
+            }
+            for (;; ++index) {
+                FramePtr frame = new_frame();
+                const bool got = s.decoding.next(frame.get(), index);
+                if (got && frame->hw_frames_ctx) frame = copy_out(s, std::move(frame), index);
+                std::unique_lock lock(mutex_);
+                if (s.decoding.errors != s.errors) {
+                    if (s.errors == 0) {
+                        s.error_segment = segment;
+                        s.first_error = s.decoding.first_error;
+                    }
+                    s.errors = s.decoding.errors;
+                }
+                if (!got) {
+                    s.out.push_back({nullptr});
+                    changed_.notify_all();
+                    break;
+                }
+                wait(lock, [&] { return s.out.size() < capacity_; });
+                s.out.push_back({std::move(frame)});
+                changed_.notify_all();
+            }
+            s.decoding.restart();
+        }
+    }
+
+    /// A frame of the GPU decoder's surfaces copied into the session's pool (made for the
+    /// frame's size and surface format, again when they change), so that the decoder can reuse
+    /// its surface.
+    FramePtr copy_out(Session& s, FramePtr frame, unsigned index) {
+        const auto* source = reinterpret_cast<const AVHWFramesContext*>(frame->hw_frames_ctx->data);
+        const auto* pool = s.pool ? reinterpret_cast<const AVHWFramesContext*>(s.pool->data) : nullptr;
+        if (!pool || pool->sw_format != source->sw_format || pool->width != frame->width ||
+            pool->height != frame->height) {
+            BufferPtr made(lib().av_hwframe_ctx_alloc(source->device_ref));
+            if (!made) throw std::bad_alloc();
+            auto* c = reinterpret_cast<AVHWFramesContext*>(made->data);
+            c->format = source->format;
+            c->sw_format = source->sw_format;
+            c->width = frame->width;
+            c->height = frame->height;
+            if (const int r = lib().av_hwframe_ctx_init(made.get()); r < 0)
+                fail(name_, frame_name(index) + ": cannot make GPU frames for the decoding sessions: " + av_problem(r));
+            s.pool = std::move(made);
+        }
+        FramePtr copy = new_frame();
+        int r = lib().av_hwframe_get_buffer(s.pool.get(), copy.get(), 0);
+        if (r >= 0) r = lib().av_hwframe_transfer_data(copy.get(), frame.get(), 0);
+        if (r >= 0) r = lib().av_frame_copy_props(copy.get(), frame.get());
+        if (r < 0) fail(name_, frame_name(index) + ": cannot copy the decoded frame on the GPU: " + av_problem(r));
+        return copy;
+    }
+
+    std::string name_;
+    FormatPtr container_;
+    int stream_;
+    CutPoints cuts_;
+    unsigned capacity_;
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    std::vector<Segment> segments_;
+    std::vector<Session> sessions_;
+    unsigned current_ = 0;    ///< the segment next() reads
+    unsigned delivered_ = 0;  ///< its frames handed on so far
+    bool demuxed_ = false, stop_ = false;
+    std::exception_ptr error_;
+    std::thread demuxer_;
+};
+
+/// Opens `d`'s decoder for `codec` and stream `st` with `threads` codec threads (0: one per
+/// core), on the GPU of `gpu` where set (set_up_gpu_decoding). Returns why a video asked to
+/// decode on the GPU cannot, or empty.
+std::string open_decoder(Decoding& d, const AVCodec* codec, const AVStream* st, unsigned threads,
+                         const GpuDecode& gpu) {
+    d.decoder.reset(lib().avcodec_alloc_context3(codec));
+    d.packet.reset(lib().av_packet_alloc());
+    if (!d.decoder || !d.packet) throw std::bad_alloc();
+    AVCodecContext* decoder = d.decoder.get();
+    if (const int r = lib().avcodec_parameters_to_context(decoder, st->codecpar); r < 0)
+        fail(d.name, "cannot set up the " + std::string(codec->name) + " decoder: " + av_problem(r));
+    decoder->pkt_timebase = st->time_base;
+    decoder->thread_count = static_cast<int>(std::min(threads, 64u));  // 0: libavcodec picks (the cores)
+    decoder->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+    std::string gpu_note;
+    if (gpu.device) gpu_note = set_up_gpu_decoding(d, codec, gpu);
+    if (const int r = lib().avcodec_open2(decoder, codec, nullptr); r < 0)
+        fail(d.name, "cannot open the " + std::string(codec->name) + " decoder: " + av_problem(r));
+    return gpu_note;
+}
+
+/// Opens the container of regular file `path` as libavformat reads a named file: the "file:"
+/// protocol only (a name with a colon, "2024-01-01T12:00.mp4", is not taken for another
+/// protocol, and a playlist inside it, HLS or concat, may open files only). Null with `r` set
+/// when it cannot.
+FormatPtr open_file_container(const std::string& path, int& r) {
+    AVFormatContext* raw = nullptr;  // on failure avformat_open_input frees what it made
+    AVDictionary* options = nullptr;
+    lib().av_dict_set(&options, "protocol_whitelist", "file", 0);
+    r = lib().avformat_open_input(&raw, ("file:" + path).c_str(), nullptr, &options);
+    lib().av_dict_free(&options);
+    return FormatPtr(r < 0 ? nullptr : raw);
+}
+
+/// Budgets of the frames the decoding sessions of one video hold (SegmentedDecoding's
+/// capacity): in GPU memory, and in host memory when they decode on the CPU.
+constexpr std::uint64_t kSessionsGpuBytes = 1ull << 30, kSessionsHostBytes = 256ull << 20;
+
+/// Decoding sessions for regular file `input.path` (AvInput::sessions above 1), each decoding
+/// as `d` does (its stream of `st`, `codec`; on the GPU of `input.gpu` when `on_gpu`, else on
+/// the CPU with input.threads shared among them); frames of `frame_bytes`. Null where one
+/// session decodes it, `notices` then saying why (a codec other than H.264 and HEVC, a container
+/// that opens differently the second time, a session whose decoder cannot open as the first).
+std::unique_ptr<SegmentedDecoding> open_sessions(const AvInput& input, const Decoding& d, const AVCodec* codec,
+                                                 const AVStream* st, bool on_gpu, std::uint64_t frame_bytes,
+                                                 std::vector<std::string>& notices) {
+    const auto one = [&](const std::string& why) {
+        notices.push_back(d.name + ": decoded by one session, not " + std::to_string(input.sessions) + ": " + why);
+        return nullptr;
+    };
+    CutPoints cuts(st->codecpar->codec_id, st->codecpar->extradata, st->codecpar->extradata_size);
+    if (!cuts.splits())
+        return one("--decode-sessions cuts H.264 and HEVC streams only, at their IDR pictures (this one is " +
+                   std::string(codec->name) + ")");
+    int r = 0;
+    FormatPtr container = open_file_container(input.path, r);
+    if (container) r = lib().avformat_find_stream_info(container.get(), nullptr);
+    if (r < 0) return one("it cannot be opened a second time: " + av_problem(r));
+    if (static_cast<int>(container->nb_streams) <= d.stream ||
+        container->streams[d.stream]->codecpar->codec_id != st->codecpar->codec_id)
+        return one("its streams differ when it is opened a second time");
+    for (unsigned i = 0; i < container->nb_streams; ++i)
+        if (static_cast<int>(i) != d.stream) container->streams[i]->discard = AVDISCARD_ALL;
+    const unsigned cores = input.threads ? input.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<Decoding> sessions(input.sessions);
+    for (Decoding& session : sessions) {
+        session.name = d.name;
+        session.stream = d.stream;
+        const std::string why =
+            open_decoder(session, codec, st, std::max(1u, cores / input.sessions), on_gpu ? input.gpu : GpuDecode{});
+        if (!why.empty()) return one(why);
+    }
+    const std::uint64_t budget = on_gpu ? kSessionsGpuBytes : kSessionsHostBytes;
+    const auto capacity = static_cast<unsigned>(std::clamp<std::uint64_t>(budget / input.sessions / frame_bytes, 4, 256));
+    return std::make_unique<SegmentedDecoding>(d.name, std::move(container), d.stream, std::move(cuts),
+                                               std::move(sessions), capacity);
+}
+
 /// A decoded video (see open_av_video).
 class AvReader final : public VideoReader {
 public:
@@ -517,19 +981,24 @@ public:
     AvReader(Decoding decoding, std::string identity, FramePtr first, const Layout& layout,
              std::optional<unsigned> expected, std::vector<std::string> notices,
              std::optional<DeviceSurface> gpu_shape = std::nullopt, int gpu_sw_format = AV_PIX_FMT_NONE,
-             std::string gpu_backend = {}, std::string decoder_note = {})
+             std::string gpu_backend = {}, std::string decoder_note = {},
+             std::unique_ptr<SegmentedDecoding> segments = nullptr)
         : VideoReader(decoding.name, layout.format, std::move(identity)),
           gpu_shape_(std::move(gpu_shape)),
           gpu_sw_format_(gpu_sw_format),
           gpu_backend_(std::move(gpu_backend)),
           decoder_note_(std::move(decoder_note)),
           decoding_(std::move(decoding)),
+          segments_(std::move(segments)),
           frame_(std::move(first)),
-          have_frame_(true),
+          have_frame_(!segments_),
           layout_(layout),
           layout_format_(frame_->format),
           expected_(expected),
-          notices_(std::move(notices)) {}
+          notices_(std::move(notices)) {
+        // Decoded by sessions (segments_): the first frame comes again from the first one.
+        if (segments_) lib().av_frame_unref(frame_.get());
+    }
 
     bool read(Picture& pic, PlaneSet which) override {
         if (!next_frame()) return false;
@@ -589,6 +1058,9 @@ public:
     bool has_surfaces() const override { return gpu_shape_.has_value(); }
     void set_decoder_note(std::string note) { decoder_note_ = std::move(note); }
     std::string decoder_note() const override { return decoder_note_; }
+    Sessions decoding_sessions() const override {
+        return segments_ ? Sessions{segments_->sessions(), segments_->segments()} : Sessions{};
+    }
 
     void skip(unsigned n) override {
         for (unsigned i = 0; i < n; ++i) {
@@ -605,7 +1077,7 @@ public:
     std::optional<unsigned> expected_frames() const override { return expected_; }
     std::vector<std::string> notices() const override { return notices_; }
     std::vector<std::string> reading_warnings() const override {
-        std::string w = decoding_.skipped_warning();
+        std::string w = segments_ ? segments_->skipped_warning() : decoding_.skipped_warning();
         if (w.empty()) return {};
         return {std::move(w)};
     }
@@ -661,7 +1133,7 @@ private:
             have_frame_ = false;
             return true;
         }
-        return decoding_.next(frame_.get(), next_);
+        return segments_ ? segments_->next(frame_.get()) : decoding_.next(frame_.get(), next_);
     }
 
     std::optional<DeviceSurface> gpu_shape_;  ///< decoded on the GPU: its surfaces' shape
@@ -669,7 +1141,8 @@ private:
     std::string gpu_backend_;
     std::string decoder_note_;
     FramePtr download_;  ///< a GPU frame copied to the host (read())
-    Decoding decoding_;
+    Decoding decoding_;  ///< with segments_, the container only (for the stream's timestamps)
+    std::unique_ptr<SegmentedDecoding> segments_;  ///< decoding sessions, or null: decoding_ decodes
     FramePtr frame_;
     bool have_frame_;  ///< frame_ holds frame next_, decoded but not yet read
     Layout layout_;           ///< of pixel format layout_format_
@@ -763,6 +1236,7 @@ public:
     // Where the frames were decoded; scaled on the host, so never surfaces (has_surfaces()).
     std::string decoder() const override { return inner_->decoder(); }
     std::string decoder_note() const override { return inner_->decoder_note(); }
+    Sessions decoding_sessions() const override { return inner_->decoding_sessions(); }
 
 private:
     std::unique_ptr<VideoReader> inner_;
@@ -887,19 +1361,9 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     for (unsigned i = 0; i < container->nb_streams; ++i)
         if (static_cast<int>(i) != d.stream) container->streams[i]->discard = AVDISCARD_ALL;
 
-    d.decoder.reset(lib().avcodec_alloc_context3(codec));
-    d.packet.reset(lib().av_packet_alloc());
-    if (!d.decoder || !d.packet) throw std::bad_alloc();
+    // Why a video asked to decode on the GPU does not.
+    std::string gpu_note = open_decoder(d, codec, st, input.threads, input.gpu);
     AVCodecContext* decoder = d.decoder.get();
-    if (const int r = lib().avcodec_parameters_to_context(decoder, st->codecpar); r < 0)
-        fail(name, "cannot set up the " + std::string(codec->name) + " decoder: " + av_problem(r));
-    decoder->pkt_timebase = st->time_base;
-    decoder->thread_count = static_cast<int>(std::min(input.threads, 64u));  // 0: libavcodec picks (the cores)
-    decoder->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
-    std::string gpu_note;  // why a video asked to decode on the GPU does not
-    if (input.gpu.device) gpu_note = set_up_gpu_decoding(d, codec, input.gpu);
-    if (const int r = lib().avcodec_open2(decoder, codec, nullptr); r < 0)
-        fail(name, "cannot open the " + std::string(codec->name) + " decoder: " + av_problem(r));
 
     // The first frame gives the format: decoded now, kept for the first read().
     FramePtr first = new_frame();
@@ -957,9 +1421,17 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
                           pix_fmt_name(av_format_of(layout.format)) + " with libswscale");
     }
     const std::optional<unsigned> expected = expected_of(container, st);
+    std::unique_ptr<SegmentedDecoding> segments;
+    if (input.sessions > 1 && input.read) {
+        notices.push_back(name + ": decoded by one session, not " + std::to_string(input.sessions) +
+                          ": a stream is read once, in order (--decode-sessions cuts regular files)");
+    } else if (input.sessions > 1) {
+        segments = open_sessions(input, d, codec, st, gpu_shape.has_value(), layout.format.frame_bytes(), notices);
+        if (segments) d.decoder.reset();  // the sessions decode from the first frame on
+    }
     return std::make_unique<AvReader>(std::move(d), input.stream_identity, std::move(first), layout, expected,
                                       std::move(notices), std::move(gpu_shape), gpu_sw_format, input.gpu.backend,
-                                      std::move(gpu_note));
+                                      std::move(gpu_note), std::move(segments));
 }
 
 std::shared_ptr<void> open_gpu_decoding_device(const std::string& device_type, std::string& why) {

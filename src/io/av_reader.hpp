@@ -59,6 +59,9 @@ struct AvInput {
     /// libav's type `device_type`, e.g. "cuda" for NVDEC; `backend` is vmafx's GPU backend of
     /// that device, "cuda", which VideoReader::decoder() then names); empty: on the CPU.
     GpuDecode gpu;
+    /// Decoding sessions of a regular file, each decoding its own segments of the stream at once
+    /// (H.264 and HEVC, cut at IDR pictures; see open_av_video); 1: one decoder.
+    unsigned sessions = 1;
 };
 
 /// Opens libav's hardware device of type `device_type` ("cuda") on the first GPU the process sees,
@@ -95,6 +98,15 @@ std::shared_ptr<void> open_gpu_decoding_device(const std::string& device_type, s
 /// and decoder_note() says why in one line. Hardware frames in surfaces vmafx does not unpack
 /// (other than NV12, P010, P016, YUV444P, YUV444P16 matching the stream's format) make a regular
 /// file reopen on the CPU (noted too); a stream then fails naming the surface.
+///
+/// With `input.sessions` above 1, a regular H.264 or HEVC file is cut into segments before IDR
+/// pictures that bring their parameter sets (or whose sets are all in the container's
+/// extradata), at least 16 frames each, and that many decoders decode the segments at once
+/// (GPU or CPU alike, the CPU's threads shared among them), the frames handed on in order: the
+/// same frames as one decoder's (a segment after the first must give one frame per packet, else
+/// read() throws saying so). Frames held ahead: at most 1 GiB of GPU memory (256 MiB of host
+/// memory on the CPU) a video. A stream or another codec decodes with one decoder, as notices()
+/// says.
 ///
 /// Throws vmafx::Error "<name>: <problem>" when the data is no container libavformat knows
 /// (the message then also says that raw YUV needs -w, -h, -p and -b), holds no video stream

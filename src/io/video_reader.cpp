@@ -644,7 +644,8 @@ std::string stream_identity_of(const std::string& path) {
 }
 
 std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw,
-                                        unsigned decode_threads, const GpuDecode& gpu) {
+                                        unsigned decode_threads, const GpuDecode& gpu,
+                                        unsigned decode_sessions) {
     const bool standard_input = path == "-";
     const std::string name = standard_input ? kStandardInput : path;
     int descriptor = -1;
@@ -714,6 +715,7 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
             input.name = name;
             input.threads = decode_threads;
             input.gpu = gpu;
+            input.sessions = decode_sessions;
             input.stream_identity = identity;
             if (regular && !standard_input) {
                 input.path = path;

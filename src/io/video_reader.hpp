@@ -167,6 +167,13 @@ public:
     /// Why a video that was asked to decode on the GPU decodes on the CPU (one line, naming the
     /// video), or empty (it was not asked, or it decodes on the GPU). Known once open.
     virtual std::string decoder_note() const { return {}; }
+    /// How many decoders decode the video at once (AvInput::sessions; 1 where one does) and how
+    /// many segments they were given so far (cut ahead of the frames read; 1 where one decodes).
+    struct Sessions {
+        unsigned sessions = 1;
+        unsigned segments = 1;
+    };
+    virtual Sessions decoding_sessions() const { return {}; }
     /// Whether read_surface() gives the frames (they decode on the GPU and nothing on the host
     /// transforms them, as --scale-dist would).
     virtual bool has_surfaces() const { return false; }
@@ -233,8 +240,10 @@ std::string stream_identity_of(const std::string& path);
 /// width/height (see validate_video_format), more than 2^32 - 1 frames in a raw file; "<path>:
 /// FFmpeg's libraries cannot be loaded: ..." where a video needs them and they cannot be opened.
 /// `gpu`: decode a compressed video on the GPU where it can (open_av_video); raw and y4m input
-/// ignore it.
+/// ignore it. `decode_sessions`: decoders of a compressed regular file at once
+/// (AvInput::sessions).
 std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw,
-                                        unsigned decode_threads = 0, const GpuDecode& gpu = {});
+                                        unsigned decode_threads = 0, const GpuDecode& gpu = {},
+                                        unsigned decode_sessions = 1);
 
 }  // namespace vmafx

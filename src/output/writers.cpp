@@ -122,8 +122,9 @@ void write_xml_provenance(std::ostream& o, const RunResult& r) {
         o << fmt::format("    <metric name=\"{}\" backend=\"{}\" contract=\"{}\" />\n", b.feature, b.backend,
                          b.contract);
     for (const InputDecoding& d : r.decoding)
-        o << fmt::format("    <decoding video=\"{}\" decoder=\"{}\" note=\"{}\" />\n", d.video, xml_attribute(d.decoder),
-                         xml_attribute(d.note));
+        o << fmt::format("    <decoding video=\"{}\" decoder=\"{}\" note=\"{}\"{} />\n", d.video,
+                         xml_attribute(d.decoder), xml_attribute(d.note),
+                         d.sessions > 1 ? fmt::format(" sessions=\"{}\" segments=\"{}\"", d.sessions, d.segments) : "");
     o << "  </provenance>\n";
 }
 
@@ -143,8 +144,11 @@ void write_json_provenance(std::ostream& o, const RunResult& r) {
     if (!r.decoding.empty()) {
         o << "    \"decoding\": {";
         for (std::size_t i = 0; i < r.decoding.size(); ++i)
-            o << fmt::format("{}\n      \"{}\": {{\"decoder\": {}, \"note\": {}}}", i ? "," : "", r.decoding[i].video,
-                             json_string(r.decoding[i].decoder), json_string(r.decoding[i].note));
+            o << fmt::format("{}\n      \"{}\": {{\"decoder\": {}, \"note\": {}{}}}", i ? "," : "", r.decoding[i].video,
+                             json_string(r.decoding[i].decoder), json_string(r.decoding[i].note),
+                             r.decoding[i].sessions > 1 ? fmt::format(", \"sessions\": {}, \"segments\": {}",
+                                                                      r.decoding[i].sessions, r.decoding[i].segments)
+                                                        : "");
         o << "\n    },\n";
     }
     o << "    \"metrics\": {";
