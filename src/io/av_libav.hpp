@@ -67,6 +67,9 @@ namespace vmafx::av {
     X(avcodec, av_packet_free) \
     X(avcodec, av_packet_unref) \
     X(avcodec, av_packet_move_ref) \
+    X(avcodec, av_new_packet) \
+    X(avcodec, av_packet_copy_props) \
+    X(avcodec, av_packet_get_side_data) \
     X(avcodec, avcodec_flush_buffers) \
     X(avcodec, avcodec_alloc_context3) \
     X(avcodec, avcodec_default_get_format) \

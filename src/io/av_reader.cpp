@@ -8,6 +8,7 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -541,52 +542,82 @@ std::string set_up_gpu_decoding(Decoding& d, const AVCodec* codec, const GpuDeco
 // Several decoding sessions for one video (AvInput::sessions, --decode-sessions).
 
 /// Where an H.264 or HEVC stream may be cut so that a decoder started there gives the frames
-/// that the decoder of the whole stream gives from there on. A cut goes before an IDR picture
-/// (ITU-T H.264 8.2.1 / H.265 8.3.2: it and the pictures after it in decoding order refer to
-/// no picture before it), which brings its parameter sets along (SPS and PPS; VPS too for HEVC)
-/// or where no parameter set has come in the stream's packets at all (MP4, Matroska: they are
-/// in the container's extradata, which every session's decoder gets). For HEVC the IDR slice
-/// must also say no_output_of_prior_pics_flag = 0: FFmpeg's HEVC decoder drops the frames not
-/// yet output when it is 1 (hevc_refs.c); its H.264 decoder ignores the flag.
+/// that the decoder of the whole stream gives from there on, and what the new decoder must be
+/// given first. A cut goes before an IDR picture (ITU-T H.264 8.2.1 / H.265 8.3.2: it and the
+/// pictures after it in decoding order refer to no picture before it); for HEVC only where the
+/// IDR slice says no_output_of_prior_pics_flag = 0 (FFmpeg's HEVC decoder drops the frames not
+/// yet output when it is 1; its H.264 decoder ignores the flag). The parameter sets are decoder
+/// state that outlives an IDR picture: every distinct VPS/SPS/PPS seen in the stream's packets so
+/// far is given again, in the order of their last appearance, ahead of the cut's packet
+/// (Scan::prefix), so that the new decoder holds the sets the whole stream's decoder holds (a
+/// later set of one id replaces an earlier one in both). State that this cannot carry stops the
+/// cutting from where it appears: a film grain characteristics SEI (H.264 and H.265 payload 19,
+/// which FFmpeg applies and may keep across pictures), an x264 version SEI older than core 151
+/// (FFmpeg then decodes 4:4:4 with x264's old bugs), parameter sets arriving as packet side data
+/// (AV_PKT_DATA_NEW_EXTRADATA: FLV, MOV with several sample descriptions), or more than
+/// kMaxSets distinct sets.
 class CutPoints {
 public:
+    static constexpr std::size_t kMaxSets = 64;
+
     /// `codec`'s packets, given its extradata: length-prefixed NAL units where the extradata is
     /// an avcC or hvcC record (the length's size from it), else Annex B (start codes). Cuts
     /// nothing for other codecs (splits() false).
-    CutPoints(AVCodecID codec, const std::uint8_t* extradata, int size) : codec_(codec), extradata_(size > 0) {
+    CutPoints(AVCodecID codec, const std::uint8_t* extradata, int size) : codec_(codec) {
         if (codec == AV_CODEC_ID_H264 && size >= 7 && extradata[0] == 1) length_size_ = (extradata[4] & 3) + 1;
         if (codec == AV_CODEC_ID_HEVC && size >= 23 && extradata[0] == 1) length_size_ = (extradata[21] & 3) + 1;
     }
 
     bool splits() const { return codec_ == AV_CODEC_ID_H264 || codec_ == AV_CODEC_ID_HEVC; }
 
-    /// Whether the packet `data` (`size` bytes) may begin a segment; every packet of the stream
-    /// goes through here in order (parameter sets seen in earlier packets matter).
-    bool clean_start(const std::uint8_t* data, std::size_t size) {
-        bool idr = false, sets_in_packet = false;
-        unsigned sets = 0;  // bits: 1 VPS, 2 SPS, 4 PPS
+    /// What a packet is to the cutting.
+    struct Scan {
+        bool clean = false;     ///< a segment may begin with it
+        bool may_drop = false;  ///< it may legitimately give no frame, or drop frames before it
+        std::string prefix;     ///< with `clean`: the parameter sets to give ahead of it (in its framing)
+    };
+
+    /// Scans the packet `data` (`size` bytes; `new_extradata`: it carries parameter sets as side
+    /// data). Every packet of the stream goes through here in order.
+    Scan scan(const std::uint8_t* data, std::size_t size, bool new_extradata) {
+        Scan out;
+        bool idr = false, picture = false;
+        std::vector<std::string> sets;
+        const bool h264 = codec_ == AV_CODEC_ID_H264;
         for_each_nal(data, size, [&](const std::uint8_t* nal, std::size_t n) {
-            if (codec_ == AV_CODEC_ID_H264) {
-                const int type = nal[0] & 0x1F;
+            const int type = h264 ? nal[0] & 0x1F : (nal[0] >> 1) & 0x3F;
+            const std::size_t header = h264 ? 1 : 2;
+            if (h264 ? (type >= 1 && type <= 5) : type <= 31) picture = true;
+            if (h264 ? (type == 7 || type == 8) : (type >= 32 && type <= 34)) sets.emplace_back(nal, nal + n);
+            if (h264 ? type == 6 : type == 39) check_sei(nal + header, n - std::min(n, header));
+            if (h264) {
                 if (type == 5) idr = true;
-                if (type == 7) sets |= 2;
-                if (type == 8) sets |= 4;
-            } else {
-                const int type = (nal[0] >> 1) & 0x3F;
-                // The slice header's first bits: first_slice_segment_in_pic_flag, then
-                // no_output_of_prior_pics_flag (IRAP pictures).
-                if ((type == 19 || type == 20) && n > 2 && (nal[2] & 0x80)) idr = (nal[2] & 0x40) == 0;
-                if (type >= 32 && type <= 34) sets |= 1u << (type - 32);
+                if (type == 10 || type == 11) out.may_drop = true;  // end of sequence or stream
+                return;
             }
+            // HEVC: the slice header's first bits, first_slice_segment_in_pic_flag, then
+            // no_output_of_prior_pics_flag (IRAP pictures, types 16 to 23).
+            const bool first_slice = n > 2 && (nal[2] & 0x80);
+            const bool no_output = n > 2 && (nal[2] & 0x40);
+            if ((type == 19 || type == 20) && first_slice) idr = !no_output;
+            if (type >= 16 && type <= 23 && first_slice && no_output) out.may_drop = true;
+            if (type == 8 || type == 9 || type == 36 || type == 37) out.may_drop = true;  // RASL, end of sequence/stream
         });
-        sets_in_packet = sets == (codec_ == AV_CODEC_ID_H264 ? 6u : 7u);
-        const bool clean = idr && (sets_in_packet || (extradata_ && !in_band_sets_));
-        if (sets) in_band_sets_ = true;
-        return clean;
+        if (!picture) out.may_drop = true;
+        if (new_extradata) stopped_ = true;
+        out.clean = idr && !stopped_;
+        if (out.clean)
+            for (const std::string& s : sets_) append_nal(out.prefix, s);
+        for (std::string& s : sets) {
+            sets_.erase(std::remove(sets_.begin(), sets_.end(), s), sets_.end());
+            sets_.push_back(std::move(s));
+        }
+        if (sets_.size() > kMaxSets) stopped_ = true;
+        return out;
     }
 
 private:
-    /// Calls `fn(nal, size)` for each NAL unit of the packet (its header bytes on).
+    /// Calls `fn(nal, size)` for each NAL unit of the packet (from its header byte; never empty).
     template <class Fn>
     void for_each_nal(const std::uint8_t* data, std::size_t size, Fn&& fn) const {
         if (length_size_) {
@@ -602,29 +633,80 @@ private:
             return;
         }
         std::size_t start = std::string::npos;  // the NAL unit being scanned
+        const auto end_nal = [&](std::size_t end) {
+            while (end > start && data[end - 1] == 0) --end;  // a 4-byte start code's or trailing zero bytes
+            if (end > start) fn(data + start, end - start);
+        };
         for (std::size_t i = 0; i + 2 < size; ++i) {
             if (data[i] != 0 || data[i + 1] != 0 || data[i + 2] != 1) continue;
-            if (start != std::string::npos) fn(data + start, i - start);
+            if (start != std::string::npos) end_nal(i);
             start = i + 3;
             i += 2;
         }
-        if (start != std::string::npos && start < size) fn(data + start, size - start);
+        if (start != std::string::npos) end_nal(size);
+    }
+
+    /// Appends NAL unit `nal` to `out` in the stream's framing.
+    void append_nal(std::string& out, const std::string& nal) const {
+        if (length_size_ == 0) {
+            out.append("\0\0\0\1", 4);
+        } else {
+            for (int i = length_size_ - 1; i >= 0; --i) out.push_back(static_cast<char>((nal.size() >> (8 * i)) & 0xFF));
+        }
+        out += nal;
+    }
+
+    /// An SEI NAL unit's payload (after its header): stops the cutting at a film grain
+    /// characteristics message or an x264 version older than core 151.
+    void check_sei(const std::uint8_t* data, std::size_t size) {
+        // The RBSP: emulation prevention bytes (00 00 03) removed.
+        std::vector<std::uint8_t> rbsp;
+        rbsp.reserve(size);
+        int zeros = 0;
+        for (std::size_t i = 0; i < size; ++i) {
+            if (zeros >= 2 && data[i] == 3) {
+                zeros = 0;
+                continue;
+            }
+            rbsp.push_back(data[i]);
+            zeros = data[i] == 0 ? zeros + 1 : 0;
+        }
+        std::size_t at = 0;
+        while (at + 2 <= rbsp.size() && rbsp[at] != 0x80) {
+            const auto value = [&] {
+                std::size_t v = 0;
+                while (at < rbsp.size() && rbsp[at] == 0xFF) v += rbsp[at++];
+                return at < rbsp.size() ? v + rbsp[at++] : v;
+            };
+            const std::size_t type = value(), n = value();
+            if (n > rbsp.size() - at) return;
+            if (type == 19) stopped_ = true;
+            if (type == 5 && codec_ == AV_CODEC_ID_H264 && n > 16) {
+                const std::string text(reinterpret_cast<const char*>(rbsp.data() + at + 16), n - 16);
+                int build = 0;
+                if (std::sscanf(text.c_str(), "x264 - core %d", &build) == 1 && build < 151) stopped_ = true;
+            }
+            at += n;
+        }
     }
 
     AVCodecID codec_;
-    bool extradata_;
     int length_size_ = 0;  ///< 0: Annex B
-    bool in_band_sets_ = false;
+    std::vector<std::string> sets_;  ///< the distinct parameter sets so far, the last seen last
+    bool stopped_ = false;           ///< no more cuts
 };
 
 /// A regular file decoded by several sessions at once: a demuxing thread cuts the stream's
 /// packets into segments at CutPoints (at least kMinSegment packets each), session i decodes
 /// segments i, i+N, i+2N, ... with a decoder of its own on a thread of its own
 /// (Decoding::pull), and next() hands the frames on in order, segment after segment, each in
-/// its decoder's output order. A segment after the first must give one frame per packet (the
-/// check that it decoded as the whole stream would: a picture it lacked a reference for would
-/// be missing). Each session holds at most `capacity` decoded frames; a frame decoded on the GPU
-/// is copied out of the decoder's surfaces (NVDEC has 32 at most) into a pool of the session's.
+/// its decoder's output order. A segment's first packet carries the parameter sets before it
+/// (CutPoints::Scan::prefix). A segment after the first must give one frame per packet unless one
+/// of its packets may drop output (CutPoints::Scan::may_drop): a check, not the proof, that it
+/// decoded as the whole stream would (a picture that lacked a reference would be missing). An
+/// error of a thread is thrown when next() reaches its segment. Each session holds at most
+/// `capacity` decoded frames; a frame decoded on the GPU is copied out of the decoder's surfaces
+/// (NVDEC has 32 at most) into a pool of the session's.
 class SegmentedDecoding {
 public:
     static constexpr unsigned kMinSegment = 16;
@@ -634,32 +716,29 @@ public:
         : name_(std::move(name)), container_(std::move(container)), stream_(stream), cuts_(std::move(cuts)),
           capacity_(capacity), sessions_(sessions.size()) {
         for (std::size_t i = 0; i < sessions.size(); ++i) sessions_[i].decoding = std::move(sessions[i]);
-        segments_.push_back({0, 0});
-        for (std::size_t i = 0; i < sessions_.size(); ++i)
-            sessions_[i].thread = std::thread([this, i] { guarded([&] { decode(static_cast<unsigned>(i)); }); });
-        demuxer_ = std::thread([this] { guarded([&] { demux(); }); });
+        segments_.push_back({});
+        try {
+            for (std::size_t i = 0; i < sessions_.size(); ++i)
+                sessions_[i].thread = std::thread([this, i] { decode(static_cast<unsigned>(i)); });
+            demuxer_ = std::thread([this] { demux(); });
+        } catch (...) {
+            stop_and_join();  // a thread that could not start
+            throw;
+        }
     }
 
-    ~SegmentedDecoding() {
-        {
-            std::lock_guard lock(mutex_);
-            stop_ = true;
-        }
-        changed_.notify_all();
-        demuxer_.join();
-        for (Session& s : sessions_) s.thread.join();
-    }
+    ~SegmentedDecoding() { stop_and_join(); }
 
     SegmentedDecoding(const SegmentedDecoding&) = delete;
     SegmentedDecoding& operator=(const SegmentedDecoding&) = delete;
 
-    /// The next frame into `frame`; false at the end. Throws the first error of any thread (a
-    /// read error, a decoder refusing everything, a segment whose frames do not match its
-    /// packets), naming the frame.
+    /// The next frame into `frame`; false at the end. Throws the error of a thread (a read
+    /// error, a decoder refusing everything) on reaching its segment, or that of a segment whose
+    /// frames do not match its packets.
     bool next(AVFrame* frame) {
         std::unique_lock lock(mutex_);
         for (;;) {
-            if (error_) std::rethrow_exception(error_);
+            if (error_ && current_ >= error_segment_) std::rethrow_exception(error_);
             if (current_ >= segments_.size()) {
                 if (demuxed_) return false;
                 changed_.wait(lock);
@@ -675,12 +754,11 @@ public:
             changed_.notify_all();
             if (!item.frame) {
                 const Segment& seg = segments_[current_];
-                if (current_ > 0 && delivered_ != seg.packets)
-                    fail(name_, "frames " + std::to_string(seg.first_frame) + " to " +
-                                    std::to_string(seg.first_frame + seg.packets - 1) +
-                                    ": the decoding session that started at the IDR picture of frame " +
-                                    std::to_string(seg.first_frame) + " gave " + std::to_string(delivered_) +
-                                    " frames for " + std::to_string(seg.packets) +
+                if (current_ > 0 && !seg.may_drop && delivered_ != seg.packets)
+                    fail(name_, "the decoding session of the segment of packets " +
+                                    std::to_string(seg.first_packet) + " to " +
+                                    std::to_string(seg.first_packet + seg.packets - 1) + " (from an IDR picture) gave " +
+                                    std::to_string(delivered_) + " frames for its " + std::to_string(seg.packets) +
                                     " packets, so it may not decode as the whole stream does; decode with one session "
                                     "(--decode-sessions 1)");
                 ++current_;
@@ -695,10 +773,10 @@ public:
     }
 
     unsigned sessions() const { return static_cast<unsigned>(sessions_.size()); }
-    /// Segments cut so far.
+    /// Segments whose frames next() has handed on (at least 1).
     unsigned segments() const {
         std::lock_guard lock(mutex_);
-        return static_cast<unsigned>(segments_.size());
+        return std::max(1u, current_ + (delivered_ > 0 ? 1u : 0u));
     }
 
     /// The warning about what the sessions skipped (Decoding::skipped_warning, the first error
@@ -720,8 +798,9 @@ public:
 
 private:
     struct Segment {
-        unsigned first_frame;  ///< the video's frame index of its first packet (one frame a packet)
-        unsigned packets;      ///< so far, while it is being cut
+        unsigned first_packet = 0;  ///< the stream's index of its first packet
+        unsigned packets = 0;       ///< so far, while it is being cut
+        bool may_drop = false;      ///< a packet of it may give no frame (CutPoints::Scan::may_drop)
     };
     struct Input {
         PacketPtr packet;  ///< null: the end of the segment
@@ -742,17 +821,28 @@ private:
 
     static constexpr std::size_t kMaxPackets = 1024;  ///< queued for one session
 
-    /// Runs a thread's body: its first error stops every thread and goes to next().
-    void guarded(const std::function<void()>& body) {
-        try {
-            body();
-        } catch (const Stopped&) {
-        } catch (...) {
+    /// Stops every thread and waits for them.
+    void stop_and_join() {
+        {
             std::lock_guard lock(mutex_);
-            if (!error_) error_ = std::current_exception();
             stop_ = true;
-            changed_.notify_all();
         }
+        changed_.notify_all();
+        if (demuxer_.joinable()) demuxer_.join();
+        for (Session& s : sessions_)
+            if (s.thread.joinable()) s.thread.join();
+    }
+
+    /// In a thread's catch block: keeps the error of the earliest segment for next(), which
+    /// throws it on reaching `segment` (the thread then ends; the others go on, so that the
+    /// segments before it are still handed on).
+    void failed(unsigned segment) {
+        std::lock_guard lock(mutex_);
+        if (!error_ || segment < error_segment_) {
+            error_ = std::current_exception();
+            error_segment_ = segment;
+        }
+        changed_.notify_all();
     }
 
     /// Waits under `lock` until `ready()`; throws Stopped when the reader stops first.
@@ -763,9 +853,20 @@ private:
     }
 
     void demux() {
+        unsigned segment = 0;
+        try {
+            cut(segment);
+        } catch (const Stopped&) {
+        } catch (...) {
+            failed(segment);
+        }
+    }
+
+    /// demux(): `segment` is the one being cut.
+    void cut(unsigned& segment) {
         PacketPtr packet(lib().av_packet_alloc());
         if (!packet) throw std::bad_alloc();
-        unsigned segment = 0, frames = 0;
+        unsigned frames = 0;  // packets so far
         for (;;) {
             const int r = lib().av_read_frame(container_.get(), packet.get());
             if (r < 0) {
@@ -779,18 +880,34 @@ private:
                 lib().av_packet_unref(packet.get());
                 continue;
             }
-            const bool clean = cuts_.clean_start(packet->data, static_cast<std::size_t>(packet->size));
+            const CutPoints::Scan scan =
+                cuts_.scan(packet->data, static_cast<std::size_t>(packet->size),
+                           lib().av_packet_get_side_data(packet.get(), AV_PKT_DATA_NEW_EXTRADATA, nullptr) != nullptr);
+            const bool begin = scan.clean && segments_.back().packets >= kMinSegment;
+            PacketPtr queued(lib().av_packet_alloc());
+            if (!queued) throw std::bad_alloc();
+            if (begin && !scan.prefix.empty()) {
+                // The parameter sets ahead of the packet's own data, its properties kept.
+                const std::size_t size = scan.prefix.size() + static_cast<std::size_t>(packet->size);
+                if (size > static_cast<std::size_t>(INT_MAX - AV_INPUT_BUFFER_PADDING_SIZE) ||
+                    lib().av_new_packet(queued.get(), static_cast<int>(size)) < 0 ||
+                    lib().av_packet_copy_props(queued.get(), packet.get()) < 0)
+                    throw std::bad_alloc();
+                std::memcpy(queued->data, scan.prefix.data(), scan.prefix.size());
+                std::memcpy(queued->data + scan.prefix.size(), packet->data, static_cast<std::size_t>(packet->size));
+                lib().av_packet_unref(packet.get());
+            } else {
+                lib().av_packet_move_ref(queued.get(), packet.get());
+            }
             std::unique_lock lock(mutex_);
-            if (clean && segments_.back().packets >= kMinSegment) {
+            if (begin) {
                 push(lock, segment, nullptr);
-                segments_.push_back({frames, 0});
+                segments_.push_back({frames, 0, false});
                 ++segment;
             }
-            PacketPtr moved(lib().av_packet_alloc());
-            if (!moved) throw std::bad_alloc();
-            lib().av_packet_move_ref(moved.get(), packet.get());
-            push(lock, segment, std::move(moved));
+            push(lock, segment, std::move(queued));
             ++segments_.back().packets;
+            segments_.back().may_drop = segments_.back().may_drop || scan.may_drop;
             ++frames;
         }
         std::unique_lock lock(mutex_);
@@ -808,6 +925,17 @@ private:
     }
 
     void decode(unsigned which) {
+        unsigned segment = which;
+        try {
+            decode_segments(which, segment);
+        } catch (const Stopped&) {
+        } catch (...) {
+            failed(segment);
+        }
+    }
+
+    /// decode(): `segment` is the one being decoded.
+    void decode_segments(unsigned which, unsigned& segment) {
         Session& s = sessions_[which];
         s.decoding.pull = [&](AVPacket* into) {
             std::unique_lock lock(mutex_);
@@ -819,13 +947,13 @@ private:
             lib().av_packet_move_ref(into, item.packet.get());
             return true;
         };
-        for (unsigned segment = which;; segment += static_cast<unsigned>(sessions_.size())) {
-            unsigned index = 0;
+        for (;; segment += static_cast<unsigned>(sessions_.size())) {
+            unsigned index = 0;  // the frame's, for messages: its packet's index
             {
                 std::unique_lock lock(mutex_);
                 wait(lock, [&] { return segments_.size() > segment || demuxed_; });
                 if (segments_.size() <= segment) return;
-                index = segments_[segment].first_frame;
+                index = segments_[segment].first_packet;
             }
             for (;; ++index) {
                 FramePtr frame = new_frame();
@@ -891,7 +1019,8 @@ private:
     unsigned current_ = 0;    ///< the segment next() reads
     unsigned delivered_ = 0;  ///< its frames handed on so far
     bool demuxed_ = false, stop_ = false;
-    std::exception_ptr error_;
+    std::exception_ptr error_;  ///< of the earliest segment that failed
+    unsigned error_segment_ = 0;
     std::thread demuxer_;
 };
 
@@ -963,9 +1092,14 @@ std::unique_ptr<SegmentedDecoding> open_sessions(const AvInput& input, const Dec
     for (Decoding& session : sessions) {
         session.name = d.name;
         session.stream = d.stream;
-        const std::string why =
-            open_decoder(session, codec, st, std::max(1u, cores / input.sessions), on_gpu ? input.gpu : GpuDecode{});
-        if (!why.empty()) return one(why);
+        std::string why;
+        try {
+            why = open_decoder(session, codec, st, std::max(1u, cores / input.sessions),
+                               on_gpu ? input.gpu : GpuDecode{});
+        } catch (const Error& e) {
+            why = e.what();
+        }
+        if (!why.empty()) return one("a decoding session cannot open: " + why);
     }
     const std::uint64_t budget = on_gpu ? kSessionsGpuBytes : kSessionsHostBytes;
     const auto capacity = static_cast<unsigned>(std::clamp<std::uint64_t>(budget / input.sessions / frame_bytes, 4, 256));
@@ -1422,7 +1556,7 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     }
     const std::optional<unsigned> expected = expected_of(container, st);
     std::unique_ptr<SegmentedDecoding> segments;
-    if (input.sessions > 1 && input.read) {
+    if (input.sessions > 1 && d.source) {
         notices.push_back(name + ": decoded by one session, not " + std::to_string(input.sessions) +
                           ": a stream is read once, in order (--decode-sessions cuts regular files)");
     } else if (input.sessions > 1) {

@@ -100,13 +100,14 @@ std::shared_ptr<void> open_gpu_decoding_device(const std::string& device_type, s
 /// file reopen on the CPU (noted too); a stream then fails naming the surface.
 ///
 /// With `input.sessions` above 1, a regular H.264 or HEVC file is cut into segments before IDR
-/// pictures that bring their parameter sets (or whose sets are all in the container's
-/// extradata), at least 16 frames each, and that many decoders decode the segments at once
-/// (GPU or CPU alike, the CPU's threads shared among them), the frames handed on in order: the
-/// same frames as one decoder's (a segment after the first must give one frame per packet, else
-/// read() throws saying so). Frames held ahead: at most 1 GiB of GPU memory (256 MiB of host
-/// memory on the CPU) a video. A stream or another codec decodes with one decoder, as notices()
-/// says.
+/// pictures, at least 16 frames each, each segment given the parameter sets seen before it, and
+/// that many decoders decode the segments at once (GPU or CPU alike, the CPU's threads shared
+/// among them), the frames handed on in order: the same frames as one decoder's. Cutting stops
+/// where state it cannot carry appears (film grain SEI, old x264 SEI, parameter sets as side
+/// data); a segment that gives fewer frames than packets without cause makes read() throw.
+/// Frames held ahead: at most 1 GiB of GPU memory (256 MiB of host memory on the CPU) a video,
+/// at least 4 a session. A stream or another codec decodes with one decoder, as notices() says.
+/// See docs/input.md, "Several decoding sessions per video".
 ///
 /// Throws vmafx::Error "<name>: <problem>" when the data is no container libavformat knows
 /// (the message then also says that raw YUV needs -w, -h, -p and -b), holds no video stream
