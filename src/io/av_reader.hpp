@@ -105,8 +105,8 @@ std::shared_ptr<void> open_gpu_decoding_device(const std::string& device_type, s
 /// among them), the frames handed on in order: the same frames as one decoder's. Cutting stops
 /// where state it cannot carry appears (film grain SEI, old x264 SEI, parameter sets as side
 /// data); a segment that gives fewer frames than packets without cause makes read() throw.
-/// Frames held ahead: at most 1 GiB of GPU memory (256 MiB of host memory on the CPU) a video,
-/// at least 4 a session. A stream or another codec decodes with one decoder, as notices() says.
+/// Frames held ahead: at most 1 GiB of GPU memory (256 MiB of host memory on the CPU) a
+/// session, at least 4 frames. A stream or another codec decodes with one decoder, as notices() says.
 /// See docs/input.md, "Several decoding sessions per video".
 ///
 /// Throws vmafx::Error "<name>: <problem>" when the data is no container libavformat knows
