@@ -1430,10 +1430,11 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
     Decoding d;  // owns everything from here on, also when a check below throws
     d.name = input.name;
     const std::string& name = d.name;
-    AVFormatContext* raw_container = lib().avformat_alloc_context();
-    if (!raw_container) throw std::bad_alloc();
+    int opened = 0;
     if (input.read) {
         // A stream: read in order through an I/O context of ours (no seeking).
+        AVFormatContext* raw_container = lib().avformat_alloc_context();
+        if (!raw_container) throw std::bad_alloc();
         d.source = std::make_unique<StreamSource>();
         d.source->read = std::move(input.read);
         auto* buffer = static_cast<unsigned char*>(lib().av_malloc(kAvioBuffer));
@@ -1447,21 +1448,17 @@ std::unique_ptr<VideoReader> open_av_video(AvInput input) {
         }
         raw_container->pb = d.avio.get();
         raw_container->flags |= AVFMT_FLAG_CUSTOM_IO;
+        // On failure avformat_open_input frees the context (not a custom AVIOContext).
+        opened = lib().avformat_open_input(&raw_container, "", nullptr, nullptr);
+        if (opened >= 0) d.container.reset(raw_container);
+    } else {
+        d.container = open_file_container(input.path, opened);
     }
-    // On failure avformat_open_input frees the context (not a custom AVIOContext).
-    // A file by the "file:" protocol: a name with a colon ("2024-01-01T12:00.mp4") is not taken
-    // for another protocol, and a playlist inside it (HLS, concat) may open files only.
-    const std::string url = input.read ? std::string() : "file:" + input.path;
-    AVDictionary* options = nullptr;
-    if (!input.read) lib().av_dict_set(&options, "protocol_whitelist", "file", 0);
-    const int opened = lib().avformat_open_input(&raw_container, url.c_str(), nullptr, &options);
-    lib().av_dict_free(&options);
     if (opened < 0) {
         if (d.source && !d.source->error.empty()) fail(name, d.source->error);
         not_a_video(name, av_problem(opened));
     }
-    d.container.reset(raw_container);
-    AVFormatContext* container = raw_container;
+    AVFormatContext* container = d.container.get();
     const std::string demuxer = container->iformat->name;
     d.pipe_hint = d.source && demuxer.starts_with("mov");
     if (std::find(kAnyBytesDemuxers.begin(), kAnyBytesDemuxers.end(), demuxer) != kAnyBytesDemuxers.end())
