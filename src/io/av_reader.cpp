@@ -356,6 +356,22 @@ DeviceSurface surface_of(const DeviceSurface& shape, const AVFrame* f) {
 
 constexpr int kAvioBuffer = 64 * 1024;
 
+/// The I/O context's own error after a failed av_read_frame of `c` ("cannot read: ..."), or "".
+/// A failed read of the stream or file also sets the I/O context's end flag, and most demuxers
+/// then say AVERROR_EOF: the I/O context's error tells them apart from a clean end.
+std::string read_failure_of_io(const AVFormatContext* c) {
+    if (c->pb && c->pb->error < 0 && c->pb->error != AVERROR_EOF) return "cannot read: " + av_problem(c->pb->error);
+    return {};
+}
+
+/// Why av_read_frame of `c` failed with `r` ("cannot read: ..."), or "" at a clean end (also a
+/// file cut short: the packets before the cut are the video's).
+std::string read_failure(const AVFormatContext* c, int r) {
+    if (std::string io = read_failure_of_io(c); !io.empty()) return io;
+    if (r != AVERROR_EOF && !(c->pb && lib().avio_feof(c->pb))) return "cannot read: " + av_problem(r);
+    return {};
+}
+
 /// A video stream being decoded: the stream source and I/O context (streams only), the
 /// container, the decoder and the send/receive loop between them. Members are declared so that
 /// the decoder and the container go before the I/O they read through.
@@ -439,48 +455,49 @@ private:
     /// the decoder refuses is skipped (see `errors`).
     void feed(unsigned index, unsigned& in_a_row) {
         if (pull) {
-            if (!pull(packet.get())) {
-                lib().avcodec_send_packet(decoder.get(), nullptr);
-                settled();
-                flushed = true;
-                return;
+            if (pull(packet.get())) {
+                send(index, in_a_row);
+            } else {
+                send_end();
             }
-            const int sent = lib().avcodec_send_packet(decoder.get(), packet.get());
-            settled();
-            lib().av_packet_unref(packet.get());
-            if (sent < 0 && sent != AVERROR(EAGAIN) && sent != AVERROR_EOF) skipped(index, sent, in_a_row);
             return;
         }
         for (;;) {
             const int r = lib().av_read_frame(container.get(), packet.get());
             if (r < 0) {
-                // A failed read of the stream or file also sets the I/O context's end flag, and
-                // most demuxers then say AVERROR_EOF: the I/O context's own error tells them apart
-                // from a clean end (a file cut short ends cleanly).
                 if (source && !source->error.empty()) fail(name, frame_name(index) + ": " + source->error);
-                if (container->pb && container->pb->error < 0 && container->pb->error != AVERROR_EOF)
-                    fail(name, frame_name(index) + ": cannot read: " + av_problem(container->pb->error));
-                if (r != AVERROR_EOF && !(container->pb && lib().avio_feof(container->pb)))
-                    fail(name, frame_name(index) + ": cannot read: " + av_problem(r) +
+                if (const std::string io = read_failure_of_io(container.get()); !io.empty())
+                    fail(name, frame_name(index) + ": " + io);
+                if (const std::string problem = read_failure(container.get(), r); !problem.empty())
+                    fail(name, frame_name(index) + ": " + problem +
                                    (pipe_hint ? " (an MP4 or MOV file whose index follows its samples cannot be read "
                                                 "from a pipe: give its path, or write it with ffmpeg -movflags "
                                                 "+faststart)"
                                               : ""));
-                lib().avcodec_send_packet(decoder.get(), nullptr);
-                settled();
-                flushed = true;
+                send_end();
                 return;
             }
-            const bool ours = packet->stream_index == stream;
-            int sent = 0;
-            if (ours) {
-                sent = lib().avcodec_send_packet(decoder.get(), packet.get());
-                settled();
+            if (packet->stream_index == stream) {
+                send(index, in_a_row);
+                return;
             }
             lib().av_packet_unref(packet.get());
-            if (sent < 0 && sent != AVERROR(EAGAIN) && sent != AVERROR_EOF) skipped(index, sent, in_a_row);
-            if (ours) return;
         }
+    }
+
+    /// Sends `packet` to the decoder and releases it; a packet refused is skipped (`errors`).
+    void send(unsigned index, unsigned& in_a_row) {
+        const int sent = lib().avcodec_send_packet(decoder.get(), packet.get());
+        settled();
+        lib().av_packet_unref(packet.get());
+        if (sent < 0 && sent != AVERROR(EAGAIN) && sent != AVERROR_EOF) skipped(index, sent, in_a_row);
+    }
+
+    /// Tells the decoder that no packet follows (it then gives the frames it holds).
+    void send_end() {
+        lib().avcodec_send_packet(decoder.get(), nullptr);
+        settled();
+        flushed = true;
     }
 };
 
@@ -870,10 +887,8 @@ private:
         for (;;) {
             const int r = lib().av_read_frame(container_.get(), packet.get());
             if (r < 0) {
-                if (container_->pb && container_->pb->error < 0 && container_->pb->error != AVERROR_EOF)
-                    fail(name_, frame_name(frames) + ": cannot read: " + av_problem(container_->pb->error));
-                if (r != AVERROR_EOF && !(container_->pb && lib().avio_feof(container_->pb)))
-                    fail(name_, frame_name(frames) + ": cannot read: " + av_problem(r));
+                if (const std::string problem = read_failure(container_.get(), r); !problem.empty())
+                    fail(name_, frame_name(frames) + ": " + problem);
                 break;
             }
             if (packet->stream_index != stream_) {
