@@ -36,6 +36,7 @@ extern "C" {
 }
 
 #include "base/error.hpp"
+#include "base/trace.hpp"
 #include "io/av_libav.hpp"
 #include "picture/surface.hpp"
 
@@ -723,7 +724,9 @@ private:
 /// decoded as the whole stream would (a picture that lacked a reference would be missing). An
 /// error of a thread is thrown when next() reaches its segment. Each session holds at most
 /// `capacity` decoded frames; a frame decoded on the GPU is copied out of the decoder's surfaces
-/// (NVDEC has 32 at most) into a pool of the session's.
+/// (NVDEC has 32 at most) into a pool of the session's. Each waiting thread has a condition
+/// variable of its own (the run's, the demuxer's, each session's), woken only by what it waits
+/// for. With VMAFX_TIMINGS set, each thread's busy and waiting times are printed at the end.
 class SegmentedDecoding {
 public:
     static constexpr unsigned kMinSegment = 16;
@@ -744,7 +747,10 @@ public:
         }
     }
 
-    ~SegmentedDecoding() { stop_and_join(); }
+    ~SegmentedDecoding() {
+        stop_and_join();
+        if (trace::enabled()) print_timings();
+    }
 
     SegmentedDecoding(const SegmentedDecoding&) = delete;
     SegmentedDecoding& operator=(const SegmentedDecoding&) = delete;
@@ -758,17 +764,17 @@ public:
             if (error_ && current_ >= error_segment_) std::rethrow_exception(error_);
             if (current_ >= segments_.size()) {
                 if (demuxed_) return false;
-                changed_.wait(lock);
+                wait_for_frames(lock);
                 continue;
             }
             Session& s = sessions_[current_ % sessions_.size()];
             if (s.out.empty()) {
-                changed_.wait(lock);
+                wait_for_frames(lock);
                 continue;
             }
             Output item = std::move(s.out.front());
             s.out.pop_front();
-            changed_.notify_all();
+            s.wake.notify_one();  // room for its next frame
             if (!item.frame) {
                 const Segment& seg = segments_[current_];
                 if (current_ > 0 && !seg.may_drop && delivered_ != seg.packets)
@@ -832,7 +838,11 @@ private:
         BufferPtr pool;  ///< the CUDA frames the session copies its GPU frames into
         unsigned errors = 0, error_segment = 0;
         std::string first_error;
+        std::condition_variable wake;  ///< packets, a segment or room for frames, or the stop
         std::thread thread;
+        /// Seconds in the decoder (waits for packets included), waiting for packets, copying
+        /// GPU frames out, waiting for room for frames (VMAFX_TIMINGS).
+        double decoding_s = 0, packets_s = 0, copying_s = 0, room_s = 0;
     };
     struct Stopped {};  ///< thrown inside a thread when the reader is being destroyed
 
@@ -844,7 +854,8 @@ private:
             std::lock_guard lock(mutex_);
             stop_ = true;
         }
-        changed_.notify_all();
+        demuxer_wake_.notify_all();
+        for (Session& s : sessions_) s.wake.notify_all();
         if (demuxer_.joinable()) demuxer_.join();
         for (Session& s : sessions_)
             if (s.thread.joinable()) s.thread.join();
@@ -859,15 +870,41 @@ private:
             error_ = std::current_exception();
             error_segment_ = segment;
         }
-        changed_.notify_all();
+        frames_wake_.notify_one();
     }
 
-    /// Waits under `lock` until `ready()`; throws Stopped when the reader stops first.
+    /// Waits on `wake` under `lock` until `ready()`, adding the seconds waited to `waited`;
+    /// throws Stopped when the reader stops first.
     template <class Ready>
-    void wait(std::unique_lock<std::mutex>& lock, Ready&& ready) {
-        changed_.wait(lock, [&] { return stop_ || ready(); });
+    void wait(std::unique_lock<std::mutex>& lock, std::condition_variable& wake, double& waited, Ready&& ready) {
+        if (!stop_ && !ready()) {
+            const auto t0 = std::chrono::steady_clock::now();
+            wake.wait(lock, [&] { return stop_ || ready(); });
+            waited += trace::seconds_since(t0);
+        }
         if (stop_) throw Stopped{};
     }
+
+    /// next(): waits under `lock` for a frame, a segment or an error (the run's thread destroys
+    /// the reader, so no stop can come while it waits).
+    void wait_for_frames(std::unique_lock<std::mutex>& lock) {
+        const auto t0 = std::chrono::steady_clock::now();
+        frames_wake_.wait(lock);
+        frames_waited_s_ += trace::seconds_since(t0);
+    }
+
+    /// VMAFX_TIMINGS: where each thread's time went.
+    void print_timings() const {
+        trace::phase("decoding sessions of \"" + name_ + "\": the run waited " + ms(frames_waited_s_) +
+                     " for frames, the demuxer " + ms(demuxer_waited_s_) + " for room for packets");
+        for (std::size_t i = 0; i < sessions_.size(); ++i) {
+            const Session& s = sessions_[i];
+            trace::phase("decoding session " + std::to_string(i) + " of \"" + name_ + "\": decoder " +
+                         ms(s.decoding_s - s.packets_s) + " (packets waited for " + ms(s.packets_s) +
+                         " more), copying frames out " + ms(s.copying_s) + ", waiting for room " + ms(s.room_s));
+        }
+    }
+    static std::string ms(double seconds) { return std::to_string(static_cast<long>(seconds * 1e3 + 0.5)) + " ms"; }
 
     void demux() {
         unsigned segment = 0;
@@ -919,6 +956,7 @@ private:
                 push(lock, segment, nullptr);
                 segments_.push_back({frames, 0, false});
                 ++segment;
+                if (segment == current_) frames_wake_.notify_one();
             }
             push(lock, segment, std::move(queued));
             ++segments_.back().packets;
@@ -928,15 +966,16 @@ private:
         std::unique_lock lock(mutex_);
         push(lock, segment, nullptr);
         demuxed_ = true;
-        changed_.notify_all();
+        frames_wake_.notify_one();
+        for (Session& s : sessions_) s.wake.notify_one();  // those waiting for a segment that will not come
     }
 
     /// Queues `packet` (null: the segment's end) for the session of `segment`.
     void push(std::unique_lock<std::mutex>& lock, unsigned segment, PacketPtr packet) {
         Session& s = sessions_[segment % sessions_.size()];
-        wait(lock, [&] { return s.in.size() < kMaxPackets || !packet; });
+        wait(lock, demuxer_wake_, demuxer_waited_s_, [&] { return s.in.size() < kMaxPackets || !packet; });
         s.in.push_back({std::move(packet)});
-        changed_.notify_all();
+        s.wake.notify_one();  // a packet, or the segment it waits for (pushed under the same lock)
     }
 
     void decode(unsigned which) {
@@ -954,10 +993,10 @@ private:
         Session& s = sessions_[which];
         s.decoding.pull = [&](AVPacket* into) {
             std::unique_lock lock(mutex_);
-            wait(lock, [&] { return !s.in.empty(); });
+            wait(lock, s.wake, s.packets_s, [&] { return !s.in.empty(); });
             Input item = std::move(s.in.front());
             s.in.pop_front();
-            changed_.notify_all();
+            if (s.in.size() + 1 == kMaxPackets) demuxer_wake_.notify_one();
             if (!item.packet) return false;
             lib().av_packet_move_ref(into, item.packet.get());
             return true;
@@ -966,14 +1005,21 @@ private:
             unsigned index = 0;  // the frame's, for messages: its packet's index
             {
                 std::unique_lock lock(mutex_);
-                wait(lock, [&] { return segments_.size() > segment || demuxed_; });
+                double unused = 0;  // the wait for the next segment is the wait for its first packet
+                wait(lock, s.wake, unused, [&] { return segments_.size() > segment || demuxed_; });
                 if (segments_.size() <= segment) return;
                 index = segments_[segment].first_packet;
             }
             for (;; ++index) {
                 FramePtr frame = new_frame();
+                auto t0 = std::chrono::steady_clock::now();
                 const bool got = s.decoding.next(frame.get(), index);
-                if (got && frame->hw_frames_ctx) frame = copy_out(s, std::move(frame), index);
+                s.decoding_s += trace::seconds_since(t0);
+                if (got && frame->hw_frames_ctx) {
+                    t0 = std::chrono::steady_clock::now();
+                    frame = copy_out(s, std::move(frame), index);
+                    s.copying_s += trace::seconds_since(t0);
+                }
                 std::unique_lock lock(mutex_);
                 if (s.decoding.errors != s.errors) {
                     if (s.errors == 0) {
@@ -984,12 +1030,12 @@ private:
                 }
                 if (!got) {
                     s.out.push_back({nullptr});
-                    changed_.notify_all();
+                    if (segment == current_) frames_wake_.notify_one();
                     break;
                 }
-                wait(lock, [&] { return s.out.size() < capacity_; });
+                wait(lock, s.wake, s.room_s, [&] { return s.out.size() < capacity_; });
                 s.out.push_back({std::move(frame)});
-                changed_.notify_all();
+                if (segment == current_) frames_wake_.notify_one();
             }
             s.decoding.restart();
         }
@@ -1028,7 +1074,9 @@ private:
     CutPoints cuts_;
     unsigned capacity_;
     mutable std::mutex mutex_;
-    std::condition_variable changed_;
+    std::condition_variable frames_wake_;   ///< next(): a frame, a segment, the end or an error
+    std::condition_variable demuxer_wake_;  ///< room for packets, or the stop
+    double frames_waited_s_ = 0, demuxer_waited_s_ = 0;  ///< VMAFX_TIMINGS
     std::vector<Segment> segments_;
     std::vector<Session> sessions_;
     unsigned current_ = 0;    ///< the segment next() reads
