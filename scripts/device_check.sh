@@ -212,6 +212,13 @@ PY
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       VMAFX_TIMINGS=1 "$bin/vmafx" -r "$r" -d "$d" --backend cuda --decode gpu -q --json -o "$out/rate.json" 2>&1 \
         | grep -E "stage busy|frames scored" | tee -a "$out/rates.txt"
+      # Where the sessions' time goes: each session's decoder, copies out of NVDEC's surfaces and
+      # waits, and the run's waits for frames (VMAFX_TIMINGS).
+      for sessions in 2 4; do
+        echo "timings $name: --decode-sessions $sessions" | tee -a "$out/rates.txt"
+        VMAFX_TIMINGS=1 "$bin/vmafx" -r "$r" -d "$d" --backend cuda --decode gpu --decode-sessions "$sessions" -q \
+          --json -o "$out/rate.json" 2>&1 | grep -E "stage busy|frames scored|decoding session" | tee -a "$out/rates.txt"
+      done
     done <"$clips/rates.txt"
   fi
 fi
