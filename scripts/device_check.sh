@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|vulkan|parity|golden|capi|presets|bench|cli|startup|ncu|upstream|metrics|decode|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|vulkan|parity|golden|capi|presets|bench|cli|startup|ncu|upstream|metrics|decode|multigpu|all]
 # decode: NVDEC (needs DECODE=1 at bundling): each clip of scripts/make_decode_clips.sh scored with
 # --backend cuda --decode gpu must give the CPU's values made at bundling, bit for bit, and name
 # the GPU as its decoder (H.264 10-bit: the CPU, with the note); with DECODE=rates, each 600-frame
@@ -221,6 +221,56 @@ PY
       done
     done <"$clips/rates.txt"
   fi
+fi
+# multigpu: --gpu with several GPUs (issue 29) on a generated 240-frame 3840x2160 8-bit pair in
+# /dev/shm: the one-GPU run, then --gpu 0,0 (two processes sharing the one GPU: the parts and
+# their joining, not a speed-up) and, where there are two GPUs or more, --gpu all; each run's
+# frames must be the one-GPU run's.
+if [ "$what" = multigpu ] || [ "$what" = all ]; then
+  TIMEFORMAT='%R s wall'
+  dir=${CLI_DIR:-/dev/shm/vmafx-cli}
+  mkdir -p "$dir"
+  python3 - "$dir" <<'PY'
+import sys
+import numpy as np
+w, h, n = 3840, 2160, 240
+x = np.arange(w, dtype=np.int32)[None, :]
+y = np.arange(h, dtype=np.int32)[:, None]
+rng = np.random.default_rng(7)
+chroma = np.full(w * h // 2, 128, np.uint8).tobytes()
+with open(f"{sys.argv[1]}/mg_ref.yuv", "wb") as r, open(f"{sys.argv[1]}/mg_dist.yuv", "wb") as d:
+    for i in range(n):
+        luma = ((x * 3 + y * 2 + 5 * i) % 251 + ((x // 64 + y // 64 + i // 8) % 2) * 4).astype(np.uint8)
+        r.write(luma.tobytes()); r.write(chroma)
+        noisy = np.clip(luma.astype(np.int16) + rng.integers(-6, 7, luma.shape, dtype=np.int16), 0, 255).astype(np.uint8)
+        d.write(noisy.tobytes()); d.write(chroma)
+PY
+  pair=(-r "$dir/mg_ref.yuv" -d "$dir/mg_dist.yuv" -w 3840 -h 2160 -p 420 -b 8 --backend cuda --precision max --json)
+  gpus=$(nvidia-smi -L | wc -l)
+  for run in 1 2; do
+    echo "multigpu run $run: one GPU" | tee -a "$out/multigpu.txt"
+    { time "$bin/vmafx" "${pair[@]}" -q -o "$out/mg_one.json" ; } 2>&1 | tee -a "$out/multigpu.txt"
+    echo "multigpu run $run: --gpu 0,0" | tee -a "$out/multigpu.txt"
+    { time "$bin/vmafx" "${pair[@]}" --gpu 0,0 -o "$out/mg_00.json" >/dev/null ; } 2>&1 | tee -a "$out/multigpu.txt"
+    if [ "$gpus" -ge 2 ]; then
+      echo "multigpu run $run: --gpu all ($gpus GPUs)" | tee -a "$out/multigpu.txt"
+      { time "$bin/vmafx" "${pair[@]}" --gpu all -o "$out/mg_all.json" >/dev/null ; } 2>&1 | tee -a "$out/multigpu.txt"
+    fi
+  done
+  python3 - "$out/mg_one.json" "$out"/mg_00.json $([ "$gpus" -ge 2 ] && echo "$out/mg_all.json") <<'PY' | tee -a "$out/multigpu.txt"
+import json, sys
+one = json.load(open(sys.argv[1]))
+bad = 0
+for f in sys.argv[2:]:
+    j = json.load(open(f))
+    same = j["frames"] == one["frames"] and j["pooled_metrics"] == one["pooled_metrics"]
+    bad |= not same
+    print(f"{'PASS' if same else 'FAIL'} {f.rsplit('/', 1)[-1]}: {len(j['frames'])} frames "
+          f"{'equal to' if same else 'DIFFERENT from'} the one-GPU run's")
+sys.exit(bad)
+PY
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  rm -f "$dir/mg_ref.yuv" "$dir/mg_dist.yuv"
 fi
 if [ "$what" = startup ] || [ "$what" = ncu ]; then
   f=$VMAFX_FIXTURES/canopee_3840x2160_420p8

@@ -454,6 +454,62 @@ TEST_F(CliTest, VulkanDeviceChoice) {
 #endif
 }
 
+// --gpu with several GPUs (issue 29), run on lavapipe's one device as two (--gpu 0,0: two
+// processes share it): the default model's frames and pooled scores equal the one-GPU run's bit
+// for bit (motion2 needs the frame after each part and the one before: the parts read them); a
+// run that cannot be split (--subsample) runs on the first GPU with a note; a failed part fails
+// the run naming the part, with no output file; malformed lists are usage errors.
+TEST_F(CliTest, SeveralGpusGiveTheOneGpuRun) {
+    const std::string out = path("g.json").string();
+    const CliResult bad = run(pair_args() + " --backend vulkan --gpu 0,x --json -o " + out);
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+    EXPECT_NE(bad.err.find("--gpu \"0,x\": expected all, a device index"), std::string::npos) << bad.err;
+    const CliResult on_cpu = run(pair_args() + " --gpu 0,1 --json -o " + out);
+    EXPECT_EQ(on_cpu.exit_code, 2) << on_cpu.err;
+    EXPECT_FALSE(fs::exists(out));
+#ifndef VMAFX_HAVE_VULKAN
+    GTEST_SKIP() << "skipped: the Vulkan backend is not built";
+#else
+    VMAFX_REQUIRE_BACKEND("vulkan");
+    const auto ref = write_yuv("ref7.yuv", 64, 48, 7, 3), dist = write_yuv("dist7.yuv", 64, 48, 7, 4);
+    const std::string pair = "-r " + ref.string() + " -d " + dist.string() + kRaw + " --backend vulkan --precision max";
+    const auto body = [](const std::string& file) {
+        nlohmann::json j = nlohmann::json::parse(std::ifstream(file));
+        j.erase("fps");
+        return j.dump();
+    };
+    const CliResult one = run(pair + " --json -o " + path("one.json").string());
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const CliResult two = run(pair + " --gpu 0,0 --json -o " + out);
+    ASSERT_EQ(two.exit_code, 0) << two.err;
+    EXPECT_NE(two.err.find("--gpu 0,0: frames 0 to 2 on GPU 0 and frames 3 to 6 on GPU 0 (each part reads 1 frame "
+                           "before and 1 after it"),
+              std::string::npos)
+        << two.err;
+    EXPECT_EQ(body(out), body(path("one.json").string()));
+    const CliResult three = run(pair + " --gpu 0,0,0 --frame_skip_ref 1 --frame_skip_dist 1 --frame_cnt 5 --json -o " +
+                                path("three.json").string());
+    ASSERT_EQ(three.exit_code, 0) << three.err;
+    const CliResult one_cut = run(pair + " --frame_skip_ref 1 --frame_skip_dist 1 --frame_cnt 5 --json -o " +
+                                  path("one_cut.json").string());
+    ASSERT_EQ(one_cut.exit_code, 0) << one_cut.err;
+    EXPECT_EQ(body(path("three.json").string()), body(path("one_cut.json").string()));
+    EXPECT_EQ(nlohmann::json::parse(std::ifstream(path("three.json")))["frames"].size(), 5u);
+    fs::remove(out);
+    const CliResult sub = run(pair + " --gpu 0,0 --subsample 2 --json -o " + out);
+    ASSERT_EQ(sub.exit_code, 0) << sub.err;
+    EXPECT_NE(sub.err.find("--gpu 0,0: the run cannot be split into parts (--subsample"), std::string::npos) << sub.err;
+    fs::remove(out);
+    const CliResult failed = run(pair + " --gpu 0,4000 --json -o " + out);
+    EXPECT_EQ(failed.exit_code, 1) << failed.err;
+    EXPECT_NE(failed.err.find("GPU index 4000 (--gpu) names no Vulkan device"), std::string::npos) << failed.err;
+    EXPECT_NE(failed.err.find("--gpu 0,4000: the part of frames 3 to 6 on GPU 4000 failed (exit status 1)"),
+              std::string::npos)
+        << failed.err;
+    EXPECT_FALSE(fs::exists(out));
+#endif
+}
+
 // --gpu N with --backend cuda: the device of that index (CUDA_VISIBLE_DEVICES narrowed to it
 // before the runtime starts) scores psnr as the CPU; an index without a device fails naming it.
 TEST_F(CliTest, CudaDeviceChoice) {

@@ -36,6 +36,7 @@
 #include "output/progress.hpp"
 #include "output/writers.hpp"
 #include "html_report.hpp"
+#include "multi_gpu.hpp"
 
 namespace {
 
@@ -70,7 +71,7 @@ CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi) {
 
 /// The command line as given: CLI11 fills these, then to_job() checks and converts them.
 struct CliArgs {
-    std::string ref, dist, pix_fmt, output, html, precision, backend = "cpu", align = "frames";
+    std::string ref, dist, pix_fmt, output, html, precision, backend = "cpu", align = "frames", gpu;
     unsigned width = 0, height = 0, bit_depth = 0, cpumask = 0;
     std::vector<std::string> model_args, feature_args, aom_ctc, nflx_ctc;
     vmafx::RunConfig cfg;  ///< the plain numbers and flags go straight here
@@ -123,10 +124,12 @@ void add_flags(CLI::App& app, CliArgs& a) {
                                            "twins, bit-identical to the CPU; metrics without one run on the CPU); "
                                            "--gpu N picks the device")
         ->check(CLI::IsMember(backends));
-    app.add_option("--gpu", a.cfg.gpu, "with --backend cuda or vulkan: the GPU to run on, by its index in the "
-                                       "backend's device list (vmafx --version lists them); default: the backend's "
-                                       "choice (vulkan: VMAFX_VULKAN_DEVICE=N where set)")
-        ->check(whole_number(0, 4095));
+    app.add_option("--gpu", a.gpu,
+                   "with --backend cuda or vulkan: the GPU to run on, by its index in the backend's device list "
+                   "(vmafx --version lists them; default: the backend's choice, vulkan: VMAFX_VULKAN_DEVICE=N where "
+                   "set); or several, \"0,1\" or all: the frames are split into one contiguous part per GPU, each "
+                   "scored by a process of its own with the frames its metrics need around it, and the parts are "
+                   "joined, every value the one-GPU run's (files whose frame count is known: raw, y4m)");
     app.add_option("--decode", a.cfg.decode,
                    "where compressed videos decode with a GPU backend: cpu (the default), gpu (the GPU's "
                    "decoder, NVDEC with cuda, where it takes the stream; else the CPU, with a warning), auto "
@@ -183,6 +186,8 @@ struct CliJob {
     vmafx::OutputFormat format = vmafx::OutputFormat::kXml;
     vmafx::NumberFormat numbers;
     bool quiet = false;
+    std::vector<int> gpus;  ///< --gpu with several GPUs (one: cfg.gpu)
+    char** argv = nullptr;  ///< the command line, for the parts of a run on several GPUs
 };
 
 /// The raw-input format of -w -h -p -b, when any is given (all are then needed).
@@ -262,8 +267,14 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
     if (a.xml + a.json + a.csv + a.sub > 1) throw UsageError("choose one of --xml, --json, --csv, --sub");
     job.format = a.json ? OutputFormat::kJson : a.csv ? OutputFormat::kCsv : a.sub ? OutputFormat::kSub : OutputFormat::kXml;
     job.cfg.backend = a.backend;
-    if (app.count("--gpu") && a.backend == kCpuBackend)
-        throw UsageError("--gpu N needs a GPU backend (--backend cuda or vulkan)");
+    if (app.count("--gpu")) {
+        if (a.backend == kCpuBackend) throw UsageError("--gpu N needs a GPU backend (--backend cuda or vulkan)");
+        std::vector<int> gpus = cli::parse_gpu_list(a.gpu, a.backend);
+        if (gpus.size() == 1)
+            job.cfg.gpu = gpus[0];
+        else
+            job.gpus = std::move(gpus);
+    }
     job.cfg.align_pts = a.align == "pts";
     job.cfg.reference_path = a.ref;
     job.cfg.distorted_path = a.dist;
@@ -327,7 +338,14 @@ int run_job(CliJob& job) {
     const bool output_on_stdout = (job.target && job.target->writes_to_standard_output()) ||
                                   (job.html && job.html->writes_to_standard_output());
     std::FILE* const summary = output_on_stdout ? stderr : stdout;
-    if (!job.quiet && isatty(STDERR_FILENO)) {
+    if (const std::optional<cli::GpuPart> part = cli::gpu_part_from_environment()) {
+        // A part of a run on several GPUs (cli::run_on_gpus): no progress bar, and its result
+        // goes to the run that started this process, which writes the outputs.
+        job.cfg.notice = [](const std::string& n) { std::fprintf(stderr, "vmafx: note: %s\n", n.c_str()); };
+        cli::run_gpu_part(job.cfg, *part);
+        return 0;
+    }
+    if (!job.quiet && isatty(STDERR_FILENO) && job.gpus.empty()) {
         progress_bar.emplace(stderr);
         job.cfg.progress = [](unsigned done, unsigned total) { progress_bar->update(done, total); };
     }
@@ -335,7 +353,12 @@ int run_job(CliJob& job) {
         // A bar on screen is redrawn on the next line (its lines start with a carriage return).
         std::fprintf(stderr, "%svmafx: note: %s\n", after_progress(), n.c_str());
     };
-    RunResult result = run(job.cfg);
+    std::optional<RunResult> on_gpus;
+    if (!job.gpus.empty()) {
+        on_gpus = cli::run_on_gpus(job.cfg, job.gpus, job.argv, job.cfg.notice);
+        if (!on_gpus) job.cfg.gpu = job.gpus[0];
+    }
+    RunResult result = on_gpus ? std::move(*on_gpus) : run(job.cfg);
     if (progress_bar) progress_bar->finish(true);
     progress_bar.reset();
     for (const auto& w : result.warnings) std::fprintf(stderr, "vmafx: warning: %s\n", w.c_str());
@@ -398,6 +421,7 @@ int run_cli(int argc, char** argv) {
         return 0;
     }
     CliJob job = to_job(args, app);
+    job.argv = argv;
     return run_job(job);
 }
 

@@ -242,10 +242,11 @@ def _plan(ref: str, dist: str, kwargs: dict):
 def _segment_run(a: int, b: int, n: int, context) -> tuple:
     """The run that scores segment [a, b) of a pair of n frames with its temporal context
     (before, after): (start, end, first, keep): frames [start, end) are read and scored, and
-    frames [first, first + keep) of that run are the segment's."""
-    before, after = context
-    start, end = max(0, a - before), min(n, b + after)
-    return start, end, a - start, b - a
+    frames [first, first + keep) of that run are the segment's (the engine's segment_run, which the
+    CLI's runs on several GPUs use too)."""
+    from . import _vmafx
+
+    return _vmafx.segment_run(a, b, n, *context)
 
 
 def _segments(n: int, size: int):

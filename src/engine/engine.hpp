@@ -210,6 +210,16 @@ TemporalContext temporal_context(const RunConfig& config);
 /// unknown or not built, or its driver is missing. Never throws.
 std::vector<std::string> gpu_devices(const std::string& backend);
 
+/// The run that scores segment [first, end) of a video of `frames` frames (after the skips)
+/// with its temporal context: frames [start, stop) are read and scored, and frames [keep_first,
+/// keep_first + keep) of that run are the segment's (the RunPart of stitch_runs). The context is
+/// cut at the video's ends. Used by vmafx.batch's segments and the CLI's runs on several GPUs.
+struct SegmentRun {
+    unsigned start = 0, stop = 0;
+    unsigned keep_first = 0, keep = 0;
+};
+SegmentRun segment_run(unsigned first, unsigned end, unsigned frames, const TemporalContext& context);
+
 /// One part of a stitched run: frames [first, first + count) of `result`, a run over a segment
 /// of the video with its temporal context around it.
 struct RunPart {

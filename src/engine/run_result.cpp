@@ -41,6 +41,15 @@ ModelSummary summarize_model(const std::string& label, const std::string& name, 
     return s;
 }
 
+SegmentRun segment_run(unsigned first, unsigned end, unsigned frames, const TemporalContext& context) {
+    SegmentRun r;
+    r.start = first > context.before ? first - context.before : 0;
+    r.stop = frames - end > context.after ? end + context.after : frames;
+    r.keep_first = first - r.start;
+    r.keep = end - first;
+    return r;
+}
+
 RunResult stitch_runs(const std::vector<RunPart>& parts) {
     if (parts.empty()) throw Error("stitching: no part");
     const RunResult& first = *parts.front().result;

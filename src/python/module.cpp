@@ -577,6 +577,17 @@ PYBIND11_MODULE(_vmafx, m) {
           py::arg("nflx_ctc"), py::arg("no_prediction"),
           "(before, after): the frames a segment's run must read around it for the whole video's values, or "
           "None when no segment can be scored apart (a run-wide aggregate).");
+    m.def(
+        "segment_run",
+        [](unsigned first, unsigned end, unsigned frames, unsigned before, unsigned after) {
+            if (first >= end || end > frames) throw vx::UsageError("segment_run: expected first < end <= frames");
+            const vx::SegmentRun r = vx::segment_run(first, end, frames, vx::TemporalContext{before, after, false});
+            return py::make_tuple(r.start, r.stop, r.keep_first, r.keep);
+        },
+        py::arg("first"), py::arg("end"), py::arg("frames"), py::arg("before"), py::arg("after"),
+        "(start, end, first, keep): the run of segment [first, end) of a video of `frames` frames with its "
+        "temporal context (engine.hpp segment_run): frames [start, end) are scored, and frames [first, first + "
+        "keep) of that run are the segment's.");
     m.def("frame_count", &frame_count_of, py::arg("path"), py::arg("raw"),
           "(whole frames, damaged tail) of a video file, or None where only decoding it all would tell.");
     m.def(

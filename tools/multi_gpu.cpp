@@ -1,0 +1,278 @@
+// A CLI run on several GPUs: multi_gpu.hpp.
+#include "multi_gpu.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "base/error.hpp"
+#include "gpu/device_api.hpp"
+#include "io/video_reader.hpp"
+
+extern char** environ;
+
+namespace vmafx::cli {
+
+namespace {
+
+constexpr const char* kPartVariable = "VMAFX_GPU_PART";
+constexpr int kResultFd = 3;  ///< the part's end of the pipe its result goes through
+
+/// A whole number 0..4095 of `text` (the CLI's --gpu N range), or -1.
+int gpu_index(const std::string& text) {
+    if (text.empty() || text.size() > 4) return -1;
+    int v = 0;
+    for (const char c : text) {
+        if (c < '0' || c > '9') return -1;
+        v = v * 10 + (c - '0');
+    }
+    return v <= 4095 ? v : -1;
+}
+
+/// Why `config` cannot be split into parts (empty: it can), and the frames to score after the
+/// skips and the temporal context when it can.
+std::string plan(const RunConfig& config, unsigned& frames, TemporalContext& context) {
+    if (config.subsample != 1) return "--subsample scores every N-th frame of the whole run";
+    if (config.align_pts) return "--align pts pairs frames by time over the whole videos";
+    if (!config.scale_dist.empty()) return "--scale-dist";
+    if (config.open_reference || config.open_distorted) return "a video read from memory";
+    unsigned left[2] = {0, 0};
+    const std::string* paths[2] = {&config.reference_path, &config.distorted_path};
+    const unsigned skips[2] = {config.frame_skip_ref, config.frame_skip_dist};
+    for (int i = 0; i < 2; ++i) {
+        struct stat st {};
+        if (*paths[i] == "-" || ::stat(paths[i]->c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+            return fmt::format("\"{}\" is a stream (its frames can be read once only)", *paths[i]);
+        const std::optional<FrameCount> count = open_video(*paths[i], config.raw_format)->frame_count();
+        if (!count) return fmt::format("\"{}\"'s frame count is unknown without decoding it all", *paths[i]);
+        if (!count->damage.empty()) return fmt::format("\"{}\" has a damaged tail", *paths[i]);
+        if (count->whole <= skips[i]) return "no frame is left after the skips";
+        left[i] = count->whole - skips[i];
+    }
+    if (left[0] != left[1] && config.frame_count == 0) return "the videos have different frame counts";
+    frames = std::min(left[0], left[1]);
+    if (config.frame_count) frames = std::min(frames, config.frame_count);
+    context = temporal_context(config);
+    if (context.whole_run) return "a metric's value covers the whole run (psnr's aggregates)";
+    return {};
+}
+
+/// A started part: its process, the read end of its pipe, what it wrote so far.
+struct Child {
+    pid_t pid = -1;
+    int fd = -1;
+    std::string bytes;
+    int status = 0;
+    bool done = false;
+};
+
+/// Stops every part still running (SIGTERM, by its process id) and waits for each.
+void stop_all(std::vector<Child>& children) {
+    for (Child& c : children)
+        if (c.pid > 0 && !c.done) ::kill(c.pid, SIGTERM);
+    for (Child& c : children) {
+        if (c.fd >= 0) ::close(c.fd);
+        c.fd = -1;
+        if (c.pid > 0 && !c.done) {
+            while (::waitpid(c.pid, &c.status, 0) < 0 && errno == EINTR) {
+            }
+            c.done = true;
+        }
+    }
+}
+
+std::string status_text(int status) {
+    if (WIFEXITED(status)) return fmt::format("exit status {}", WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) return fmt::format("signal {}", WTERMSIG(status));
+    return "an unknown status";
+}
+
+}  // namespace
+
+std::vector<int> parse_gpu_list(const std::string& spec, const std::string& backend) {
+    std::vector<int> gpus;
+    if (spec == "all") {
+        const DeviceApi* api = device_api(backend);
+        const std::vector<std::string> devices = api ? api->list_devices() : std::vector<std::string>{};
+        for (std::size_t i = 0; i < devices.size(); ++i)
+            if (devices[i].find("(unusable") == std::string::npos) gpus.push_back(static_cast<int>(i));
+        if (gpus.empty())
+            throw Error(fmt::format("--gpu all: the {} backend has no usable device{}", backend,
+                                    api ? " (" + api->unavailable_reason() + ")" : ""));
+        return gpus;
+    }
+    std::size_t at = 0;
+    for (;;) {
+        const std::size_t comma = spec.find(',', at);
+        const int gpu = gpu_index(spec.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+        if (gpu < 0)
+            throw UsageError(fmt::format("--gpu \"{}\": expected all, a device index 0..4095, or indices separated "
+                                         "by commas (0,1)",
+                                         spec));
+        gpus.push_back(gpu);
+        if (comma == std::string::npos) return gpus;
+        at = comma + 1;
+    }
+}
+
+std::optional<GpuPart> gpu_part_from_environment() {
+    const char* value = std::getenv(kPartVariable);
+    if (!value) return std::nullopt;
+    GpuPart part;
+    unsigned notices = 0;
+    long parent = 0;
+    if (std::sscanf(value, "%d %u %u %u %ld", &part.gpu, &part.start, &part.count, &notices, &parent) != 5 ||
+        part.count == 0)
+        throw Error(fmt::format("{}=\"{}\": not a part of a multi-GPU run", kPartVariable, value));
+    part.notices = notices != 0;
+    // Stopped with the run that started it, should that one go away first.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != static_cast<pid_t>(parent)) std::exit(1);
+    return part;
+}
+
+void run_gpu_part(RunConfig config, const GpuPart& part) {
+    config.gpu = part.gpu;
+    config.frame_skip_ref += part.start;
+    config.frame_skip_dist += part.start;
+    config.frame_count = part.count;
+    config.progress = nullptr;
+    if (!part.notices) config.notice = [](const std::string&) {};
+    const std::string bytes = serialize_run(run(config));
+    for (std::size_t done = 0; done < bytes.size();) {
+        const ssize_t n = ::write(kResultFd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw Error(fmt::format("--gpu: cannot hand the part's result on ({})", std::strerror(errno)));
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(kResultFd);
+}
+
+std::optional<RunResult> run_on_gpus(const RunConfig& config, const std::vector<int>& gpus, char** argv,
+                                     const std::function<void(const std::string&)>& notice) {
+    std::string list;
+    for (const int g : gpus) list += fmt::format("{}{}", list.empty() ? "" : ",", g);
+    unsigned frames = 0;
+    TemporalContext context;
+    if (const std::string why = plan(config, frames, context); !why.empty()) {
+        notice(fmt::format("--gpu {}: the run cannot be split into parts ({}); it runs on GPU {} alone", list, why,
+                           gpus[0]));
+        return std::nullopt;
+    }
+    const unsigned parts = static_cast<unsigned>(std::min<std::size_t>(gpus.size(), frames));
+    if (parts < 2) {
+        notice(fmt::format("--gpu {}: one frame to score; it runs on GPU {} alone", list, gpus[0]));
+        return std::nullopt;
+    }
+    std::vector<SegmentRun> runs;
+    std::string where;
+    for (unsigned k = 0; k < parts; ++k) {
+        const auto first = static_cast<unsigned>(std::uint64_t(frames) * k / parts);
+        const auto end = static_cast<unsigned>(std::uint64_t(frames) * (k + 1) / parts);
+        runs.push_back(segment_run(first, end, frames, context));
+        where += fmt::format("{}frames {} to {} on GPU {}", k == 0 ? "" : k + 1 == parts ? " and " : ", ", first,
+                             end - 1, gpus[k]);
+    }
+    notice(fmt::format("--gpu {}: {} (each part reads {} frame{} before and {} after it, as its metrics need)", list,
+                       where, context.before, context.before == 1 ? "" : "s", context.after));
+
+    char self[4096];
+    const ssize_t self_len = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    if (self_len <= 0) throw Error(fmt::format("--gpu {}: cannot find this program to start its parts", list));
+    self[self_len] = '\0';
+    std::vector<std::string> env_text;
+    for (char** e = environ; *e; ++e)
+        if (std::strncmp(*e, kPartVariable, std::strlen(kPartVariable)) != 0 ||
+            (*e)[std::strlen(kPartVariable)] != '=')
+            env_text.emplace_back(*e);
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<Child> children(parts);
+    try {
+        for (unsigned k = 0; k < parts; ++k) {
+            int pipe_fds[2];
+            if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+                throw Error(fmt::format("--gpu {}: cannot make a pipe ({})", list, std::strerror(errno)));
+            children[k].fd = pipe_fds[0];
+            std::vector<std::string> env = env_text;
+            env.push_back(fmt::format("{}={} {} {} {} {}", kPartVariable, gpus[k], runs[k].start,
+                                      runs[k].stop - runs[k].start, k == 0 ? 1 : 0, static_cast<long>(::getpid())));
+            std::vector<char*> envp;
+            for (std::string& e : env) envp.push_back(e.data());
+            envp.push_back(nullptr);
+            posix_spawn_file_actions_t actions;
+            posix_spawn_file_actions_init(&actions);
+            posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], kResultFd);  // dup2 clears O_CLOEXEC
+            pid_t pid = -1;
+            const int r = ::posix_spawn(&pid, self, &actions, nullptr, argv, envp.data());
+            posix_spawn_file_actions_destroy(&actions);
+            ::close(pipe_fds[1]);
+            if (r != 0) throw Error(fmt::format("--gpu {}: cannot start the part on GPU {} ({})", list, gpus[k],
+                                                std::strerror(r)));
+            children[k].pid = pid;
+        }
+        // Each part's result, read as it comes (a part blocked on a full pipe would never end).
+        for (unsigned open = parts; open > 0;) {
+            std::vector<pollfd> fds;
+            for (const Child& c : children)
+                if (c.fd >= 0) fds.push_back({c.fd, POLLIN, 0});
+            if (::poll(fds.data(), fds.size(), -1) < 0) {
+                if (errno == EINTR) continue;
+                throw Error(fmt::format("--gpu {}: cannot wait for the parts ({})", list, std::strerror(errno)));
+            }
+            for (const pollfd& p : fds) {
+                if (!p.revents) continue;
+                Child& c = *std::find_if(children.begin(), children.end(), [&](const Child& x) { return x.fd == p.fd; });
+                char buffer[65536];
+                const ssize_t n = ::read(c.fd, buffer, sizeof buffer);
+                if (n < 0 && errno == EINTR) continue;
+                if (n > 0) {
+                    c.bytes.append(buffer, static_cast<std::size_t>(n));
+                    continue;
+                }
+                ::close(c.fd);  // the end of the part's result, or of the part
+                c.fd = -1;
+                --open;
+                while (::waitpid(c.pid, &c.status, 0) < 0 && errno == EINTR) {
+                }
+                c.done = true;
+                const auto k = static_cast<unsigned>(&c - children.data());
+                if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0 || c.bytes.empty())
+                    throw Error(fmt::format("--gpu {}: the part of frames {} to {} on GPU {} failed ({})", list,
+                                            runs[k].start + runs[k].keep_first,
+                                            runs[k].start + runs[k].keep_first + runs[k].keep - 1, gpus[k],
+                                            status_text(c.status)));
+            }
+        }
+    } catch (...) {
+        stop_all(children);
+        throw;
+    }
+    std::vector<RunResult> results;
+    results.reserve(parts);
+    for (const Child& c : children) results.push_back(deserialize_run(c.bytes));
+    std::vector<RunPart> stitched;
+    for (unsigned k = 0; k < parts; ++k) stitched.push_back({&results[k], runs[k].keep_first, runs[k].keep});
+    RunResult result = stitch_runs(stitched);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    result.fps = seconds > 0 ? result.frames / seconds : 0.0;  // the parts ran at once
+    return result;
+}
+
+}  // namespace vmafx::cli
