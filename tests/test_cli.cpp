@@ -528,6 +528,37 @@ TEST_F(CliTest, CudaDeviceChoice) {
               nlohmann::json::parse(std::ifstream(path("c.json").string()))["frames"].dump());
 }
 
+// --gpu with several CUDA GPUs (issue 29): --gpu 0,0 (one GPU as two: two processes share it)
+// and, where there are two usable GPUs or more, --gpu all give the one-GPU run's frames and
+// pooled scores bit for bit; with fewer the second half says it was skipped.
+TEST_F(CliTest, SeveralCudaGpusGiveTheOneGpuRun) {
+    VMAFX_REQUIRE_BACKEND("cuda");
+    const auto ref = write_yuv("ref7.yuv", 64, 48, 7, 3), dist = write_yuv("dist7.yuv", 64, 48, 7, 4);
+    const std::string pair = "-r " + ref.string() + " -d " + dist.string() + kRaw + " --backend cuda --precision max --json";
+    const auto body = [](const fs::path& file) {
+        nlohmann::json j = nlohmann::json::parse(std::ifstream(file));
+        return j["frames"].dump() + j["pooled_metrics"].dump();
+    };
+    const CliResult one = run(pair + " -o " + path("one.json").string());
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    const CliResult shared = run(pair + " --gpu 0,0 -o " + path("shared.json").string());
+    ASSERT_EQ(shared.exit_code, 0) << shared.err;
+    EXPECT_NE(shared.err.find("on GPU 0 and frames 3 to 6 on GPU 0"), std::string::npos) << shared.err;
+    EXPECT_EQ(body(path("shared.json")), body(path("one.json")));
+    const CliResult version = run("--version");
+    std::istringstream lines(version.out.substr(std::min(version.out.size(), version.out.find("CUDA devices:"))));
+    unsigned usable = 0;
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("  ", 0) == 0 && line.find("(unusable") == std::string::npos) ++usable;
+    if (usable < 2)
+        GTEST_SKIP() << "skipped: --gpu all needs two usable CUDA GPUs, this machine has " << usable
+                     << " (--gpu 0,0 was checked)";
+    const CliResult all = run(pair + " --gpu all -o " + path("all.json").string());
+    ASSERT_EQ(all.exit_code, 0) << all.err;
+    EXPECT_NE(all.err.find("on GPU 1"), std::string::npos) << all.err;
+    EXPECT_EQ(body(path("all.json")), body(path("one.json")));
+}
+
 // --decode with a GPU backend: where the backend decodes (CUDA with NVDEC on a GPU) the JSON's
 // provenance names it and the scores are the CPU-decoded run's; where it cannot (Vulkan decodes
 // no video; CUDA without a device or NVDEC) the video decodes on the CPU, --decode gpu warning
