@@ -53,17 +53,32 @@ std::string plan(const RunConfig& config, unsigned& frames, TemporalContext& con
     if (config.align_pts) return "--align pts pairs frames by time over the whole videos";
     if (!config.scale_dist.empty()) return "--scale-dist";
     if (config.open_reference || config.open_distorted) return "a video read from memory";
+    // Files the parts would each read (a model from a pipe can be read once) or each write
+    // (cambi's heatmaps: one file per scale, every frame's rows at the frame's index).
+    for (const ModelSpec& m : config.models) {
+        struct stat st {};
+        if (!m.path.empty() && (::stat(m.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)))
+            return fmt::format("model file \"{}\" is not a regular file", m.path);
+        for (const FeatureOverload& o : m.overloads)
+            if (o.option == "heatmaps_path") return "cambi's heatmaps_path writes every frame's maps into one file";
+    }
+    for (const FeatureSpec& f : config.features)
+        for (const auto& [name, value] : f.options)
+            if (name == "heatmaps_path") return "cambi's heatmaps_path writes every frame's maps into one file";
     unsigned left[2] = {0, 0};
     const std::string* paths[2] = {&config.reference_path, &config.distorted_path};
     const unsigned skips[2] = {config.frame_skip_ref, config.frame_skip_dist};
     for (int i = 0; i < 2; ++i) {
         struct stat st {};
-        if (*paths[i] == "-" || ::stat(paths[i]->c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        if (*paths[i] != "-" && ::stat(paths[i]->c_str(), &st) != 0)
+            return fmt::format("\"{}\" cannot be read: {}", *paths[i], std::strerror(errno));
+        if (*paths[i] == "-" || !S_ISREG(st.st_mode))
             return fmt::format("\"{}\" is a stream (its frames can be read once only)", *paths[i]);
         const std::optional<FrameCount> count = open_video(*paths[i], config.raw_format)->frame_count();
         if (!count) return fmt::format("\"{}\"'s frame count is unknown without decoding it all", *paths[i]);
         if (!count->damage.empty()) return fmt::format("\"{}\" has a damaged tail", *paths[i]);
-        if (count->whole <= skips[i]) return "no frame is left after the skips";
+        if (count->whole <= skips[i])
+            return fmt::format("\"{}\" has no frame{}", *paths[i], skips[i] ? " after the skip" : "");
         left[i] = count->whole - skips[i];
     }
     if (left[0] != left[1] && config.frame_count == 0) return "the videos have different frame counts";
@@ -142,9 +157,13 @@ std::optional<GpuPart> gpu_part_from_environment() {
         part.count == 0)
         throw Error(fmt::format("{}=\"{}\": not a part of a multi-GPU run", kPartVariable, value));
     part.notices = notices != 0;
-    // Stopped with the run that started it, should that one go away first.
+    // Stopped with the run that started it, should that one go away first (and not passed on to
+    // what this process starts).
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != static_cast<pid_t>(parent)) std::exit(1);
+    if (::getppid() != static_cast<pid_t>(parent))
+        throw Error(fmt::format("{} is set, but this process was not started by the run it names (process {})",
+                                kPartVariable, parent));
+    ::unsetenv(kPartVariable);
     return part;
 }
 
@@ -181,22 +200,32 @@ std::optional<RunResult> run_on_gpus(const RunConfig& config, const std::vector<
         notice(fmt::format("--gpu {}: one frame to score; it runs on GPU {} alone", list, gpus[0]));
         return std::nullopt;
     }
+    // A device index beyond the backend's devices fails here, once, not in every part.
+    if (const DeviceApi* api = device_api(config.backend)) {
+        const std::size_t devices = api->list_devices().size();
+        for (const int g : gpus)
+            if (static_cast<std::size_t>(g) >= devices)
+                throw Error(fmt::format("--gpu {}: GPU index {} names no {} device ({} here; vmafx --version lists "
+                                        "them)",
+                                        list, g, config.backend, devices));
+    }
     std::vector<SegmentRun> runs;
     std::string where;
     for (unsigned k = 0; k < parts; ++k) {
         const auto first = static_cast<unsigned>(std::uint64_t(frames) * k / parts);
         const auto end = static_cast<unsigned>(std::uint64_t(frames) * (k + 1) / parts);
         runs.push_back(segment_run(first, end, frames, context));
-        where += fmt::format("{}frames {} to {} on GPU {}", k == 0 ? "" : k + 1 == parts ? " and " : ", ", first,
-                             end - 1, gpus[k]);
+        where += fmt::format("{}{} on GPU {}", k == 0 ? "" : k + 1 == parts ? " and " : ", ",
+                             end - first == 1 ? fmt::format("frame {}", first)
+                                              : fmt::format("frames {} to {}", first, end - 1),
+                             gpus[k]);
     }
-    notice(fmt::format("--gpu {}: {} (each part reads {} frame{} before and {} after it, as its metrics need)", list,
-                       where, context.before, context.before == 1 ? "" : "s", context.after));
+    notice(fmt::format("--gpu {}: {} ({})", list, where,
+                       context.before + context.after == 0
+                           ? "no part needs frames around it"
+                           : fmt::format("each part reads {} frame{} before and {} after it, as its metrics need",
+                                         context.before, context.before == 1 ? "" : "s", context.after)));
 
-    char self[4096];
-    const ssize_t self_len = ::readlink("/proc/self/exe", self, sizeof self - 1);
-    if (self_len <= 0) throw Error(fmt::format("--gpu {}: cannot find this program to start its parts", list));
-    self[self_len] = '\0';
     std::vector<std::string> env_text;
     for (char** e = environ; *e; ++e)
         if (std::strncmp(*e, kPartVariable, std::strlen(kPartVariable)) != 0 ||
@@ -220,7 +249,8 @@ std::optional<RunResult> run_on_gpus(const RunConfig& config, const std::vector<
             posix_spawn_file_actions_init(&actions);
             posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], kResultFd);  // dup2 clears O_CLOEXEC
             pid_t pid = -1;
-            const int r = ::posix_spawn(&pid, self, &actions, nullptr, argv, envp.data());
+            // This very program, even if its file was replaced or removed since it started.
+            const int r = ::posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv, envp.data());
             posix_spawn_file_actions_destroy(&actions);
             ::close(pipe_fds[1]);
             if (r != 0) throw Error(fmt::format("--gpu {}: cannot start the part on GPU {} ({})", list, gpus[k],

@@ -187,6 +187,7 @@ struct CliJob {
     vmafx::NumberFormat numbers;
     bool quiet = false;
     std::vector<int> gpus;  ///< --gpu with several GPUs (one: cfg.gpu)
+    std::optional<vmafx::cli::GpuPart> part;  ///< this process scores a part of a run on several GPUs
     char** argv = nullptr;  ///< the command line, for the parts of a run on several GPUs
 };
 
@@ -255,7 +256,7 @@ vmafx::ModelAndFeatureArgs models_and_features_in_order(const CliArgs& a, const 
 /// Checks everything on the command line before the run (a usage error exits with 2) and
 /// turns it into the job: models, features, raw format, output target (a bad -o fails now,
 /// not after hours of scoring; nothing is created or opened yet).
-CliJob to_job(CliArgs& a, const CLI::App& app) {
+CliJob to_job(CliArgs& a, const CLI::App& app, bool gpu_part) {
     using namespace vmafx;
     if (a.ref.empty()) throw UsageError("the reference video (-r/--reference) is required");
     if (a.dist.empty()) throw UsageError("the distorted video (-d/--distorted) is required");
@@ -267,7 +268,9 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
     if (a.xml + a.json + a.csv + a.sub > 1) throw UsageError("choose one of --xml, --json, --csv, --sub");
     job.format = a.json ? OutputFormat::kJson : a.csv ? OutputFormat::kCsv : a.sub ? OutputFormat::kSub : OutputFormat::kXml;
     job.cfg.backend = a.backend;
-    if (app.count("--gpu")) {
+    // A part of a run on several GPUs takes its GPU from the run that started it (cli::GpuPart),
+    // and lists no devices itself: CUDA's runtime, once started, keeps every device visible.
+    if (app.count("--gpu") && !gpu_part) {
         if (a.backend == kCpuBackend) throw UsageError("--gpu N needs a GPU backend (--backend cuda or vulkan)");
         std::vector<int> gpus = cli::parse_gpu_list(a.gpu, a.backend);
         if (gpus.size() == 1)
@@ -289,7 +292,7 @@ CliJob to_job(CliArgs& a, const CLI::App& app) {
         job.target = OutputTarget::resolve(a.output);
         job.target->check();
     }
-    if (app.count("--html")) {
+    if (app.count("--html") && !gpu_part) {
         if (a.html.empty()) throw UsageError("--html needs a path (- for standard output)");
         job.html = OutputTarget::resolve(a.html);
         job.html->check();
@@ -338,25 +341,27 @@ int run_job(CliJob& job) {
     const bool output_on_stdout = (job.target && job.target->writes_to_standard_output()) ||
                                   (job.html && job.html->writes_to_standard_output());
     std::FILE* const summary = output_on_stdout ? stderr : stdout;
-    if (const std::optional<cli::GpuPart> part = cli::gpu_part_from_environment()) {
+    if (job.part) {
         // A part of a run on several GPUs (cli::run_on_gpus): no progress bar, and its result
         // goes to the run that started this process, which writes the outputs.
         job.cfg.notice = [](const std::string& n) { std::fprintf(stderr, "vmafx: note: %s\n", n.c_str()); };
-        cli::run_gpu_part(job.cfg, *part);
+        cli::run_gpu_part(job.cfg, *job.part);
         return 0;
-    }
-    if (!job.quiet && isatty(STDERR_FILENO) && job.gpus.empty()) {
-        progress_bar.emplace(stderr);
-        job.cfg.progress = [](unsigned done, unsigned total) { progress_bar->update(done, total); };
     }
     job.cfg.notice = [](const std::string& n) {
         // A bar on screen is redrawn on the next line (its lines start with a carriage return).
         std::fprintf(stderr, "%svmafx: note: %s\n", after_progress(), n.c_str());
     };
+    // Several GPUs: the parts' processes score without a progress bar; a run that cannot be
+    // split runs here on the first GPU, with its bar.
     std::optional<RunResult> on_gpus;
     if (!job.gpus.empty()) {
         on_gpus = cli::run_on_gpus(job.cfg, job.gpus, job.argv, job.cfg.notice);
         if (!on_gpus) job.cfg.gpu = job.gpus[0];
+    }
+    if (!job.quiet && isatty(STDERR_FILENO) && !on_gpus) {
+        progress_bar.emplace(stderr);
+        job.cfg.progress = [](unsigned done, unsigned total) { progress_bar->update(done, total); };
     }
     RunResult result = on_gpus ? std::move(*on_gpus) : run(job.cfg);
     if (progress_bar) progress_bar->finish(true);
@@ -420,7 +425,9 @@ int run_cli(int argc, char** argv) {
         }
         return 0;
     }
-    CliJob job = to_job(args, app);
+    std::optional<vmafx::cli::GpuPart> part = vmafx::cli::gpu_part_from_environment();
+    CliJob job = to_job(args, app, part.has_value());
+    job.part = part;
     job.argv = argv;
     return run_job(job);
 }
