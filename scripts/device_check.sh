@@ -212,6 +212,14 @@ PY
       [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
       VMAFX_TIMINGS=1 "$bin/vmafx" -r "$r" -d "$d" --backend cuda --decode gpu -q --json -o "$out/rate.json" 2>&1 \
         | grep -E "stage busy|frames scored" | tee -a "$out/rates.txt"
+      # How NVDEC scales with streams at once: ffmpeg's decode-only time of 1, 2 and 4 copies of
+      # the reference decoded at once (what several sessions can gain at most).
+      for copies in 1 2 4; do
+        echo "rate $name: ffmpeg -hwaccel cuda decode only, $copies copies of the reference at once" | tee -a "$out/rates.txt"
+        { time { for _ in $(seq "$copies"); do
+                   "$ff" -nostdin -v error -hwaccel cuda -hwaccel_output_format cuda -i "$r" -f null - &
+                 done; wait; } ; } 2>&1 | tee -a "$out/rates.txt"
+      done
       # Where the sessions' time goes: each session's decoder, copies out of NVDEC's surfaces and
       # waits, and the run's waits for frames (VMAFX_TIMINGS).
       for sessions in 2 4; do
