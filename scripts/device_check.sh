@@ -220,6 +220,20 @@ PY
                    "$ff" -nostdin -v error -hwaccel cuda -hwaccel_output_format cuda -i "$r" -f null - &
                  done; wait; } ; } 2>&1 | tee -a "$out/rates.txt"
       done
+      # The same inputs in one ffmpeg process (one CUDA device context and stream for all, as in
+      # vmafx), and vmafx's two sessions with 2 to 32 decoding threads.
+      hw=(-hwaccel cuda -hwaccel_output_format cuda)
+      for inputs in 1 2 4; do
+        args=() maps=()
+        for k in $(seq 0 $((inputs - 1))); do args+=("${hw[@]}" -i "$r"); maps+=(-map "$k:v" -f null -); done
+        echo "rate $name: ffmpeg -hwaccel cuda decode only, $inputs inputs in one process" | tee -a "$out/rates.txt"
+        { time "$ff" -nostdin -v error "${args[@]}" "${maps[@]}" ; } 2>&1 | tee -a "$out/rates.txt"
+      done
+      for threads in 2 4 16 32; do
+        echo "rate $name: --decode-sessions 2 --threads $threads" | tee -a "$out/rates.txt"
+        { time "$bin/vmafx" -r "$r" -d "$d" --backend cuda --decode gpu --decode-sessions 2 --threads "$threads" -q \
+            --json -o "$out/rate_t.json" ; } 2>&1 | tee -a "$out/rates.txt"
+      done
       # Where the sessions' time goes: each session's decoder, copies out of NVDEC's surfaces and
       # waits, and the run's waits for frames (VMAFX_TIMINGS).
       for sessions in 2 4; do
