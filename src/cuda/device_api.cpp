@@ -32,6 +32,9 @@ gpu::StartUp start_up(start_cuda);
 /// choice is too late), and select_device()'s index (-1: none).
 std::atomic<bool> g_started{false};
 std::atomic<int> g_selected{-1};
+/// Whether list_devices() ran: the runtime then sees every device CUDA_VISIBLE_DEVICES allowed,
+/// and only index 0 (its default device) can still be chosen.
+std::atomic<bool> g_listed{false};
 
 void prepare() {
     g_started = true;
@@ -55,6 +58,10 @@ std::string select_device(int index) {
     if (g_selected == index) return "";
     if (g_started)
         return fmt::format("GPU index {} (--gpu): the CUDA backend has already started in this process", index);
+    if (g_listed && index != 0)
+        return fmt::format("GPU index {} (--gpu): the CUDA runtime has already started in this process (its devices "
+                           "were listed) and can no longer be narrowed to one device",
+                           index);
     std::string chosen = std::to_string(index);
     if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible && *visible) {
         std::vector<std::string> entries(1);
@@ -146,6 +153,7 @@ DeviceInfo device_info() {
 }
 
 std::vector<std::string> list_devices() {
+    g_listed = true;
     std::vector<std::string> out;
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
