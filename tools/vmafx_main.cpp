@@ -341,17 +341,16 @@ int run_job(CliJob& job) {
     const bool output_on_stdout = (job.target && job.target->writes_to_standard_output()) ||
                                   (job.html && job.html->writes_to_standard_output());
     std::FILE* const summary = output_on_stdout ? stderr : stdout;
-    if (job.part) {
-        // A part of a run on several GPUs (cli::run_on_gpus): no progress bar, and its result
-        // goes to the run that started this process, which writes the outputs.
-        job.cfg.notice = [](const std::string& n) { std::fprintf(stderr, "vmafx: note: %s\n", n.c_str()); };
-        cli::run_gpu_part(job.cfg, *job.part);
-        return 0;
-    }
     job.cfg.notice = [](const std::string& n) {
         // A bar on screen is redrawn on the next line (its lines start with a carriage return).
         std::fprintf(stderr, "%svmafx: note: %s\n", after_progress(), n.c_str());
     };
+    if (job.part) {
+        // A part of a run on several GPUs (cli::run_on_gpus): no progress bar, and its result
+        // goes to the run that started this process, which writes the outputs.
+        cli::run_gpu_part(job.cfg, *job.part);
+        return 0;
+    }
     // Several GPUs: the parts' processes score without a progress bar; a run that cannot be
     // split runs here on the first GPU, with its bar.
     std::optional<RunResult> on_gpus;
