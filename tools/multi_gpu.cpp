@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -89,13 +90,64 @@ std::string plan(const RunConfig& config, unsigned& frames, TemporalContext& con
     return {};
 }
 
-/// A started part: its process, the read end of its pipe, what it wrote so far.
+// What a part writes to its pipe: messages of a tag byte, the payload's length (8 bytes, this
+// machine's order: the same program reads them) and the payload.
+constexpr char kProgressTag = 'P';  ///< frames done and expected (two 4-byte counts)
+constexpr char kResultTag = 'R';    ///< the part's run (serialize_run)
+constexpr char kErrorTag = 'E';     ///< why the part failed (the message vmafx would print)
+constexpr std::size_t kHeader = 1 + sizeof(std::uint64_t);
+
+/// Writes one message to the part's pipe. Throws Error when the pipe cannot be written.
+void send(char tag, const std::string& payload) {
+    std::string bytes(kHeader, tag);
+    const std::uint64_t size = payload.size();
+    std::memcpy(bytes.data() + 1, &size, sizeof size);
+    bytes += payload;
+    for (std::size_t done = 0; done < bytes.size();) {
+        const ssize_t n = ::write(kResultFd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw Error(fmt::format("--gpu: cannot hand the part's result on ({})", std::strerror(errno)));
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+/// A started part: its process, the read end of its pipe, its bytes not yet taken as messages,
+/// its last progress, its result or its error message.
 struct Child {
     pid_t pid = -1;
     int fd = -1;
-    std::string bytes;
+    std::string bytes, result, error;
+    bool has_result = false;
+    unsigned done_frames = 0;
     int status = 0;
     bool done = false;
+
+    /// Takes the whole messages off `bytes`; false where one is not a part's message.
+    bool take_messages() {
+        std::size_t at = 0;
+        while (bytes.size() - at >= kHeader) {
+            std::uint64_t size = 0;
+            std::memcpy(&size, bytes.data() + at + 1, sizeof size);
+            if (size > bytes.size() - at - kHeader) break;
+            const char tag = bytes[at];
+            const std::string_view payload(bytes.data() + at + kHeader, static_cast<std::size_t>(size));
+            if (tag == kProgressTag && size == 2 * sizeof(std::uint32_t)) {
+                std::uint32_t frames = 0;
+                std::memcpy(&frames, payload.data(), sizeof frames);
+                done_frames = frames;
+            } else if (tag == kResultTag && !has_result) {
+                result.assign(payload);
+                has_result = true;
+            } else if (tag == kErrorTag) {
+                error.assign(payload);
+            } else {
+                return false;
+            }
+            at += kHeader + static_cast<std::size_t>(size);
+        }
+        bytes.erase(0, at);
+        return true;
+    }
 };
 
 /// Stops every part still running (SIGTERM, by its process id) and waits for each.
@@ -167,21 +219,34 @@ std::optional<GpuPart> gpu_part_from_environment() {
     return part;
 }
 
-void run_gpu_part(RunConfig config, const GpuPart& part) {
+int run_gpu_part(RunConfig config, const GpuPart& part) {
     config.gpu = part.gpu;
     config.frame_skip_ref += part.start;
     config.frame_skip_dist += part.start;
     config.frame_count = part.count;
-    config.progress = nullptr;
+    // The frames done, for the run's progress bar: at most every 50 ms, and the last frame.
+    auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    config.progress = [&last](unsigned done, unsigned total) {
+        const auto now = std::chrono::steady_clock::now();
+        if (done != total && now - last < std::chrono::milliseconds(50)) return;
+        last = now;
+        const std::uint32_t counts[2] = {done, total};
+        send(kProgressTag, std::string(reinterpret_cast<const char*>(counts), sizeof counts));
+    };
     if (!part.notices) config.notice = [](const std::string&) {};
-    const std::string bytes = serialize_run(run(config));
-    for (std::size_t done = 0; done < bytes.size();) {
-        const ssize_t n = ::write(kResultFd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) throw Error(fmt::format("--gpu: cannot hand the part's result on ({})", std::strerror(errno)));
-        done += static_cast<std::size_t>(n);
+    std::string message;
+    try {
+        send(kResultTag, serialize_run(run(config)));
+        ::close(kResultFd);
+        return 0;
+    } catch (const Error& e) {
+        message = e.what();
+    } catch (const std::exception& e) {
+        message = std::string("internal error: ") + e.what();
     }
+    send(kErrorTag, message);
     ::close(kResultFd);
+    return 1;
 }
 
 std::optional<RunResult> run_on_gpus(const RunConfig& config, const std::vector<int>& gpus, char** argv,
@@ -232,6 +297,7 @@ std::optional<RunResult> run_on_gpus(const RunConfig& config, const std::vector<
             (*e)[std::strlen(kPartVariable)] != '=')
             env_text.emplace_back(*e);
     const auto started = std::chrono::steady_clock::now();
+    const std::function<void(unsigned, unsigned)>& progress = config.progress;
     std::vector<Child> children(parts);
     try {
         for (unsigned k = 0; k < parts; ++k) {
@@ -272,22 +338,35 @@ std::optional<RunResult> run_on_gpus(const RunConfig& config, const std::vector<
                 char buffer[65536];
                 const ssize_t n = ::read(c.fd, buffer, sizeof buffer);
                 if (n < 0 && errno == EINTR) continue;
+                const auto k = static_cast<unsigned>(&c - children.data());
+                const auto failed = [&](const std::string& why) {
+                    return Error(fmt::format("--gpu {}: the part of frames {} to {} on GPU {} failed: {}", list,
+                                             runs[k].start + runs[k].keep_first,
+                                             runs[k].start + runs[k].keep_first + runs[k].keep - 1, gpus[k], why));
+                };
                 if (n > 0) {
                     c.bytes.append(buffer, static_cast<std::size_t>(n));
+                    if (!c.take_messages()) throw failed("it wrote what no part writes");
+                    if (progress) {  // the frames each part has scored of those it keeps
+                        unsigned done = 0;
+                        for (unsigned x = 0; x < parts; ++x)
+                            done += std::min(runs[x].keep, children[x].done_frames -
+                                                               std::min(children[x].done_frames, runs[x].keep_first));
+                        progress(done, frames);
+                    }
                     continue;
                 }
-                ::close(c.fd);  // the end of the part's result, or of the part
+                ::close(c.fd);  // the end of the part's messages, or of the part
                 c.fd = -1;
                 --open;
                 while (::waitpid(c.pid, &c.status, 0) < 0 && errno == EINTR) {
                 }
                 c.done = true;
-                const auto k = static_cast<unsigned>(&c - children.data());
-                if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0 || c.bytes.empty())
-                    throw Error(fmt::format("--gpu {}: the part of frames {} to {} on GPU {} failed ({})", list,
-                                            runs[k].start + runs[k].keep_first,
-                                            runs[k].start + runs[k].keep_first + runs[k].keep - 1, gpus[k],
-                                            status_text(c.status)));
+                // The part's own message, once (every other part is stopped), else how it ended.
+                if (!c.error.empty()) throw failed(c.error);
+                if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0 || !c.has_result || !c.bytes.empty())
+                    throw failed(fmt::format("{}{}", status_text(c.status),
+                                             c.has_result ? "" : ", before it handed on its result"));
             }
         }
     } catch (...) {
@@ -296,7 +375,7 @@ std::optional<RunResult> run_on_gpus(const RunConfig& config, const std::vector<
     }
     std::vector<RunResult> results;
     results.reserve(parts);
-    for (const Child& c : children) results.push_back(deserialize_run(c.bytes));
+    for (const Child& c : children) results.push_back(deserialize_run(c.result));
     std::vector<RunPart> stitched;
     for (unsigned k = 0; k < parts; ++k) stitched.push_back({&results[k], runs[k].keep_first, runs[k].keep});
     RunResult result = stitch_runs(stitched);

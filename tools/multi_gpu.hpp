@@ -32,10 +32,12 @@ struct GpuPart {
 };
 std::optional<GpuPart> gpu_part_from_environment();
 
-/// In a part's process: scores `config`'s frames of `part` on its GPU and writes the run's
-/// result (serialize_run) to file descriptor 3, the pipe run_on_gpus reads. Throws what run()
-/// throws, and Error when the pipe cannot be written.
-void run_gpu_part(RunConfig config, const GpuPart& part);
+/// In a part's process: scores `config`'s frames of `part` on its GPU and writes to file
+/// descriptor 3, the pipe run_on_gpus reads, its progress (frames done, at most every 50 ms)
+/// and then the run's result (serialize_run), or, where the run throws, the error's message
+/// instead, which run_on_gpus prints once for the whole run. Returns the process's exit status
+/// (0, or 1 after an error's message); throws Error when the pipe cannot be written.
+int run_gpu_part(RunConfig config, const GpuPart& part);
 
 /// Scores `config` on `gpus` (two or more), one process each, started from this program with
 /// `argv` (the command line it was given): the frames after the skips are split into one
@@ -44,9 +46,11 @@ void run_gpu_part(RunConfig config, const GpuPart& part);
 /// run's. Returns nullopt, after telling `notice` why, where the run cannot be split: a stream
 /// or a compressed video (the frame count is unknown without decoding it), subsampling, --align
 /// pts, --scale-dist, a run-wide value (psnr's aggregates), a damaged tail, or videos whose
-/// lengths the single run would refuse; the caller then runs on gpus[0] alone. Throws Error
-/// where a part fails (its process has printed why), naming the part, its frames and GPU; the
-/// other parts' processes are then stopped.
+/// lengths the single run would refuse; the caller then runs on gpus[0] alone. Reports the
+/// frames the parts have scored to config.progress (where set), of the run's frames (a part's
+/// context frames not counted). Throws Error where a part fails, naming the part, its
+/// frames and GPU, with the part's own message (one line for the run, whatever the parts that
+/// would fail the same way); the other parts' processes are then stopped.
 std::optional<RunResult> run_on_gpus(const RunConfig& config, const std::vector<int>& gpus, char** argv,
                                      const std::function<void(const std::string&)>& notice);
 

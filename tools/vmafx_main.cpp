@@ -346,21 +346,21 @@ int run_job(CliJob& job) {
         std::fprintf(stderr, "%svmafx: note: %s\n", after_progress(), n.c_str());
     };
     if (job.part) {
-        // A part of a run on several GPUs (cli::run_on_gpus): no progress bar, and its result
-        // goes to the run that started this process, which writes the outputs.
-        cli::run_gpu_part(job.cfg, *job.part);
-        return 0;
+        // A part of a run on several GPUs (cli::run_on_gpus): its progress, its result or its
+        // error go to the run that started this process, which draws the bar, writes the
+        // outputs and prints the error.
+        return cli::run_gpu_part(job.cfg, *job.part);
     }
-    // Several GPUs: the parts' processes score without a progress bar; a run that cannot be
-    // split runs here on the first GPU, with its bar.
+    if (!job.quiet && isatty(STDERR_FILENO)) {
+        progress_bar.emplace(stderr);
+        job.cfg.progress = [](unsigned done, unsigned total) { progress_bar->update(done, total); };
+    }
+    // Several GPUs: the parts' processes score and report their frames to the bar; a run that
+    // cannot be split runs here on the first GPU.
     std::optional<RunResult> on_gpus;
     if (!job.gpus.empty()) {
         on_gpus = cli::run_on_gpus(job.cfg, job.gpus, job.argv, job.cfg.notice);
         if (!on_gpus) job.cfg.gpu = job.gpus[0];
-    }
-    if (!job.quiet && isatty(STDERR_FILENO) && !on_gpus) {
-        progress_bar.emplace(stderr);
-        job.cfg.progress = [](unsigned done, unsigned total) { progress_bar->update(done, total); };
     }
     RunResult result = on_gpus ? std::move(*on_gpus) : run(job.cfg);
     if (progress_bar) progress_bar->finish(true);
