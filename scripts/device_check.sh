@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|vulkan|parity|golden|capi|presets|bench|cli|startup|ncu|upstream|metrics|decode|multigpu|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|vulkan|parity|golden|capi|presets|bench|cli|startup|ncu|kerneltimes|upstream|metrics|decode|multigpu|all]
 # decode: NVDEC (needs DECODE=1 at bundling): each clip of scripts/make_decode_clips.sh scored with
 # --backend cuda --decode gpu must give the CPU's values made at bundling, bit for bit, and name
 # the GPU as its decoder (H.264 10-bit: the CPU, with the note); with DECODE=rates, each 600-frame
@@ -33,6 +33,9 @@
 # threads (UPSTREAM_RUNS runs each, UPSTREAM_REPEAT as compare_upstream.sh's REPEAT for all threads).
 # ncu: Nsight Compute's speed-of-light, occupancy and launch sections of the twins' kernels of
 # vmaf_v0.6.1 at 3840x2160 8-bit (NCU_KERNELS, a regex; clocks left as they are).
+# kerneltimes: every kernel's duration (Nsight Compute, one metric, kernels serialized) over the
+# CLI's three-frame 3840x2160 8-bit run with --backend cuda and CLI_ARGS (default: the
+# vmaf_v1.0.16_3d0h model): per kernel name, launches a frame and the time a frame, and the total.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -294,7 +297,7 @@ PY
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   rm -f "$dir/mg_ref.yuv" "$dir/mg_dist.yuv"
 fi
-if [ "$what" = startup ] || [ "$what" = ncu ]; then
+if [ "$what" = startup ] || [ "$what" = ncu ] || [ "$what" = kerneltimes ]; then
   f=$VMAFX_FIXTURES/canopee_3840x2160_420p8
   TIMEFORMAT='%R s wall'
 fi
@@ -317,5 +320,32 @@ if [ "$what" = ncu ]; then
       "$bin/vmafx" -r "$f/ref.yuv" -d "$f/dist.yuv" -w 3840 -h 2160 -p 420 -b 8 --backend cuda -q \
       --json -o "$out/ncu.json" >"$out/ncu.txt" 2>&1
   grep -E '^  [a-z_]+.*\(|Duration|Compute \(SM\) Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Shared Memory Config|Block Limit|Grid Size|Waves' "$out/ncu.txt" | head -150
+fi
+if [ "$what" = kerneltimes ]; then
+  # shellcheck disable=SC2086
+  ncu --clock-control none --metrics gpu__time_duration.sum --csv --page raw \
+      "$bin/vmafx" -r "$f/ref.yuv" -d "$f/dist.yuv" -w 3840 -h 2160 -p 420 -b 8 --backend cuda \
+      ${CLI_ARGS:--m version=vmaf_v1.0.16_3d0h} -q --json -o "$out/kerneltimes.json" >"$out/kerneltimes.csv" 2>&1
+  [ "$?" -eq 0 ] || status=1
+  python3 - "$out/kerneltimes.csv" "$out/kerneltimes.json" <<'PY' | tee "$out/kerneltimes.txt"
+import csv, json, sys
+frames = len(json.load(open(sys.argv[2]))["frames"])
+rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
+head = rows[0]
+name, dur = head.index("Kernel Name"), head.index("gpu__time_duration.sum")
+unit = rows[1][dur]  # the units row
+scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}[unit]
+per = {}
+for r in rows[2:]:
+    k = r[name].split("(")[0].split("<")[0].replace("void ", "")
+    n, t = per.get(k, (0, 0.0))
+    per[k] = (n + 1, t + float(r[dur].replace(",", "")) * scale)
+total = sum(t for _, t in per.values())
+print(f"{frames} frames; kernels serialized by the profiler; microseconds a frame")
+print(f"{'kernel':60s} {'launches/frame':>14s} {'us/frame':>10s} {'share':>6s}")
+for k, (n, t) in sorted(per.items(), key=lambda kv: -kv[1][1]):
+    print(f"{k[:60]:60s} {n / frames:14.1f} {t / frames:10.1f} {100 * t / total:5.1f}%")
+print(f"{'total':60s} {sum(n for n, _ in per.values()) / frames:14.1f} {total / frames:10.1f}")
+PY
 fi
 exit $status

@@ -18,7 +18,6 @@
 #include "feature/cambi/cambi_internal.hpp"
 #include "feature/cambi/cambi_kernels.hpp"
 #include "feature/cambi/cambi_math.hpp"
-#include "feature/cambi/cambi_select.hpp"
 
 namespace vmafx::cambi {
 
@@ -118,12 +117,27 @@ struct Contrast {
 
 // --- Pooling ------------------------------------------------------------------------------------
 
-// Upstream's quick_select: partially orders arr so that its first k elements are its k largest
-// (cambi_select.hpp select_finish: the loop, from the whole array's bounds; the CUDA twin's
-// parallel rounds are proven against it).
+// Upstream's quick_select (Hoare partitions around arr[k]): partially orders arr so that its
+// first k elements are its k largest, in the order whose double sum spatial_pooling takes. (The
+// CUDA twin finds that sum without the order where it is proven the same: cambi_topk.hpp.)
 void quick_select(float* arr, int n, int k) {
-    SelectState s = select_start(n, k);
-    select_finish(arr, s);
+    int left = 0, right = n - 1;
+    if (k == n) return;
+    while (left < right) {
+        const float pivot = arr[k];
+        int i = left, j = right;
+        do {
+            while (arr[i] > pivot) ++i;
+            while (arr[j] < pivot) --j;
+            if (i <= j) {
+                std::swap(arr[i], arr[j]);
+                ++i;
+                --j;
+            }
+        } while (i <= j);
+        if (j < k) left = i;
+        if (k < i) right = j;
+    }
 }
 
 }  // namespace

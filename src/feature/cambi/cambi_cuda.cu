@@ -3,8 +3,8 @@
 // max_log_contrast, the high-resolution speed-up, heatmaps_path).
 //
 // The device does a picture's per-pixel work and each scale's pooling (the CPU's quick_select
-// and double sum, reproduced exactly: cambi_pool_cuda.cuh, cambi_select.hpp); the host (finish())
-// the rest, with the CPU's own functions. Per picture (the distorted one; with full_ref then the reference, on the same
+// and double sum as an exact integer sum, proven equal where it is used: cambi_topk.hpp,
+// cambi_pool_cuda.cuh); the host (finish()) the rest, with the CPU's own functions. Per picture (the distorted one; with full_ref then the reference, on the same
 // stream and buffers), on planes laid out as the CPU's (cambi_internal.hpp Buffers: rows of
 // aligned_row(alloc_w) samples, alloc_h rows, zero outside the picture), so that where the CPU's
 // windows read past a scale's columns (a window wider than the scale) they read the same earlier
@@ -30,15 +30,16 @@
 //     levels, else per pixel: the same integers either way), then the largest contrast_term over
 //     its visible steps, the CPU's function on the CPU's counts (levels below the band count 0,
 //     as the CPU's missing histogram rows);
-//  5. each scale's pooling on the device (cambi::DevicePool: quick_select's permutation in
-//     parallel rounds, the sequential double sum of the first k; 5 doubles a picture to the
-//     host), or, with heatmaps_path (the files need every c value), the five scales' c values
-//     copied to the slot's pinned memory; where the band of levels is not kLevels, also each
-//     scale's image and mask planes, for the CPU's band_reach_error.
+//  5. every scale's pooling of the frame at once on the device (cambi::TopkPool: the sum of the k
+//     largest c values, exact where cambi_topk.hpp proves it the CPU's sequential double sum; one
+//     TopkSum a scale to the host), or, with heatmaps_path (the files need every c value), the
+//     five scales' c values copied to the slot's pinned memory; where the band of levels is not
+//     kLevels, also each scale's image and mask planes, for the CPU's band_reach_error.
 // finish(): per picture, the CPU's refusals (sample_error, check_band_reach) in the CPU's order,
-// then per scale the device's pooled sum over k (DevicePool::result), or with
-// heatmaps the files written with the CPU's Heatmaps::write and the CPU's spatial_pooling; then
-// combine_scales and append_scores.
+// then per scale the device's sum over k, or, where the sum is not proven (none of the fixtures
+// with vmafx's models), the scale's c values copied from the slot and pooled by the CPU's
+// spatial_pooling; with heatmaps the files written with the CPU's Heatmaps::write and the CPU's
+// spatial_pooling; then combine_scales and append_scores.
 //
 // Planted regressions (tests of the parity gate only; plant_, fixed at creation):
 //  kMirrorShift:      the contrast window's columns shifted by one ([c - pad + 1, c + pad + 1]),
@@ -50,11 +51,12 @@
 //                     above 8 bits, reach it. So on 8- and 10-bit inputs this plant is invisible.)
 // No kContraction: the only float arithmetic on the device is contrast_term, one int-to-float
 // conversion and one product (no a*b+c a compiler could fuse). No kReductionOrder: the sums on
-// the device are integer counts (window counts below 4226, mask sums below 50, the selection's
-// stop counts: order-free) and the pooled double sum, which gpu::SequentialSum reproduces in the
-// CPU's order (the order quick_select leaves, which the rounds reproduce exactly).
+// the device are integers (window counts below 4226, mask sums below 50, the radix passes'
+// counts, the pooled values in units of the smallest one's ulp: order-free; the proof that the
+// CPU's double sum equals the integer sum is cambi_topk.hpp's).
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -66,6 +68,7 @@
 #include "feature/cambi/cambi_internal.hpp"
 #include "feature/cambi/cambi_math.hpp"
 #include "feature/cambi/cambi_pool_cuda.cuh"
+#include "feature/cambi/cambi_topk.hpp"
 #include "feature/cambi/cambi_window.hpp"
 #include "gpu/twin.hpp"
 
@@ -75,6 +78,9 @@ namespace {
 
 using cambi::Band;
 using cambi::kScales;
+
+/// cambi::host_pooling_for_tests: twins made while set pool every scale on the host.
+std::atomic<bool> force_host_pooling{false};
 
 /// Output tile of contrast_kernel (kTile x kTile pixels, a thread each).
 constexpr int kTile = 16;
@@ -358,13 +364,19 @@ public:
         if ((settings_.full_ref ? std::max(p.window, p.src_window) : p.window) >> 1 > kMaxPad)
             throw Error("cambi (CUDA): internal: a window wider than the reciprocal table allows");
         steps_ = upload(steps.data(), steps.size());
-        std::size_t values = 0, largest = 0;
+        // The pooling's selections: each picture's scales, in the slot's c values.
+        std::size_t values = 0;
+        std::vector<cambi::TopkJob> jobs;
         for (int k = 0; k < pictures_; ++k) {
+            for (int scale = 0; scale < kScales; ++scale) {
+                const int n = geo_[k].w[static_cast<std::size_t>(scale)] * geo_[k].h[static_cast<std::size_t>(scale)];
+                jobs.push_back({values + geo_[k].offset[static_cast<std::size_t>(scale)], n, pooled(n)});
+            }
             values += geo_[k].values;
-            largest = std::max(largest, static_cast<std::size_t>(geo_[k].w[0]) * static_cast<std::size_t>(geo_[k].h[0]));
         }
         values_ = values;
         host_pool_ = !settings_.heatmaps_path.empty();
+        proven_only_ = !force_host_pooling.load();
         for (unsigned s = 0; s < slots; ++s) {
             Slot slot;
             slot.image = cuda::DeviceBuffer<std::uint16_t>(plane_);
@@ -374,7 +386,7 @@ public:
                                                                static_cast<std::size_t>(p.alloc_h));
             slot.c = cuda::DeviceBuffer<float>(values);
             if (host_pool_) slot.host_c = cuda::PinnedBuffer<float>(values);
-            else slot.pool = std::make_unique<cambi::DevicePool>(largest, static_cast<unsigned>(pictures_ * kScales));
+            else slot.pool = std::make_unique<cambi::TopkPool>(jobs);
             slot.keys = cuda::DeviceBuffer<unsigned long long>(2);
             slot.host_keys = cuda::PinnedBuffer<unsigned long long>(2);
             if (p.band != Band::kLevels)
@@ -398,12 +410,6 @@ public:
             if (!planes[k]->data) throw Error("cambi (CUDA): a luma plane is missing");
             const Geometry& g = geo_[k];
             picture(*planes[k], g, s, k, s.c.get() + offset, stream);
-            if (!host_pool_)
-                for (int scale = 0; scale < kScales; ++scale) {
-                    const int n = g.w[static_cast<std::size_t>(scale)] * g.h[static_cast<std::size_t>(scale)];
-                    s.pool->enqueue(s.c.get() + offset + g.offset[static_cast<std::size_t>(scale)], n, pooled(n),
-                                    static_cast<unsigned>(k * kScales + scale), stream);
-                }
             offset += g.values;
         }
         if (host_pool_)
@@ -411,7 +417,7 @@ public:
                                         stream),
                         "copying cambi's c values to the host");
         else
-            s.pool->fetch(stream);
+            s.pool->enqueue(s.c.get(), stream);
         cuda::check(cudaMemcpyAsync(s.host_keys.get(), s.keys.get(), 2 * sizeof(unsigned long long),
                                     cudaMemcpyDeviceToHost, stream),
                     "copying cambi's sample checks to the host");
@@ -432,7 +438,7 @@ private:
         cuda::DeviceBuffer<std::uint8_t> derivative;
         cuda::DeviceBuffer<float> c;
         cuda::PinnedBuffer<float> host_c;        ///< heatmaps only: the c values
-        std::unique_ptr<cambi::DevicePool> pool;  ///< else: the pooling on the device
+        std::unique_ptr<cambi::TopkPool> pool;    ///< else: the pooling on the device
         cuda::DeviceBuffer<unsigned long long> keys;
         cuda::PinnedBuffer<unsigned long long> host_keys;
         /// Band not kLevels: per picture and scale, the image then the mask plane.
@@ -567,7 +573,17 @@ private:
                 cambi::check_band_reach(plan_, b, scale, sw, sh, pad, frame, what);
             }
             if (!host_pool_) {
-                per_scale[scale] = s.pool->result(static_cast<unsigned>(k * kScales + scale));
+                const cambi::TopkSum& sum = s.pool->sum(static_cast<unsigned>(k * kScales + scale));
+                if (sum.exact && proven_only_) {
+                    per_scale[scale] = cambi::topk_value(sum) / pooled(sw * sh);  // the CPU's sum over k
+                    continue;
+                }
+                // Not proven (cambi_topk.hpp): this scale's c values, still the slot's, pooled by
+                // the CPU's own function.
+                std::vector<float> c(static_cast<std::size_t>(sw) * static_cast<std::size_t>(sh));
+                cuda::check(cudaMemcpy(c.data(), s.c.get() + at, c.size() * sizeof(float), cudaMemcpyDeviceToHost),
+                            "copying cambi's c values to the host");
+                per_scale[scale] = cambi::spatial_pooling(c.data(), plan_.topk, sw, sh);
                 continue;
             }
             float* values = s.host_c.get() + at;
@@ -586,6 +602,7 @@ private:
     std::ptrdiff_t stride_ = 0;
     std::size_t plane_ = 0, values_ = 0;
     bool host_pool_ = false;  ///< heatmaps_path set: the c values copied, pooled on the host
+    bool proven_only_ = true;  ///< false: every scale pooled on the host (host_pooling_for_tests)
     Geometry geo_[2];
     cuda::DeviceBuffer<float> reciprocals_;
     cuda::DeviceBuffer<int> weights_;
@@ -600,6 +617,32 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect
 
 namespace cambi {
 
+void host_pooling_for_tests(bool on) { force_host_pooling.store(on); }
+
+std::vector<TopkSum> device_topk_sums(const std::vector<std::vector<float>>& arrays, const std::vector<int>& ks) {
+    std::vector<TopkJob> jobs;
+    std::vector<float> all;
+    for (std::size_t i = 0; i < arrays.size(); ++i) {
+        jobs.push_back({all.size(), static_cast<int>(arrays[i].size()), ks.at(i)});
+        all.insert(all.end(), arrays[i].begin(), arrays[i].end());
+    }
+    cuda::DeviceBuffer<float> c = upload(all.data(), all.size());
+    TopkPool pool(jobs);
+    cudaStream_t stream = nullptr;
+    cuda::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    std::vector<TopkSum> sums;
+    try {
+        pool.enqueue(c.get(), stream);
+        cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    } catch (...) {
+        cudaStreamDestroy(stream);
+        throw;
+    }
+    cudaStreamDestroy(stream);
+    for (unsigned i = 0; i < jobs.size(); ++i) sums.push_back(pool.sum(i));
+    return sums;
+}
+
 extern const TwinDescriptor cuda_twin;  // external linkage, for gpu/twin_registry.cpp
 const TwinDescriptor cuda_twin{
     "cambi",
@@ -610,15 +653,16 @@ const TwinDescriptor cuda_twin{
      "counts of its neighbouring levels, which equal the CPU's sliding histograms' counts: integers below "
      "4226), then each pixel's contrast with the CPU's own contrast_term (cambi_math.hpp: an int-to-float "
      "conversion and one IEEE float product by the CPU's reciprocal table) and the same maximum over the same "
-     "steps. The pooling reproduces quick_select's permutation on the device (parallel Hoare-partition rounds: the "
-     "m-th left stop swapped with the m-th right stop while they have not crossed, the loop's end by one thread; "
-     "cambi_select.hpp, tested against the CPU's quick_select element for element) and its double sum of the "
-     "top k in that order (gpu::SequentialSum<double>, bit for bit); the division by k, the weighted sum over "
-     "scales, the window area division, the heatmap files (with the c values copied back) and the refusals are "
-     "the CPU's own functions on the host"},
+     "steps. The pooling's double sum of the k largest c values in quick_select's order is computed on the device "
+     "as an integer sum in units of the smallest pooled value's ulp, which equals the CPU's sum whatever its order "
+     "wherever it stays below 2^53 units (cambi_topk.hpp: every partial sum is then a double exactly; the k "
+     "largest found by a radix selection on the values' bits); where it does not, the host pools that scale's c "
+     "values with the CPU's spatial_pooling. The division by k, the weighted sum over scales, the window area "
+     "division, the heatmap files (with the c values copied back) and the refusals are the CPU's own functions "
+     "on the host"},
     kDefects,
     "no a*b+c in floating point on the device: the only float operation is contrast_term, one int-to-float "
-    "conversion and one product; the pooled double sum is gpu::SequentialSum's, the CPU's running sum",
+    "conversion and one product; the pooled sum is an integer sum, proven the CPU's running double sum",
 };
 
 }  // namespace cambi

@@ -5,16 +5,22 @@
 // heatmap files, which a GPU run must write byte for byte as the CPU run does (and as upstream's,
 // on the pattern whose hashes cambi_test.cpp holds). Skips, saying why, where no CUDA device is
 // usable.
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "feature/cambi/cambi.hpp"
+#include "feature/cambi/cambi_topk.hpp"
 #include "test_support.hpp"
 #include "twin_support.hpp"
 
@@ -115,6 +121,78 @@ TEST(CambiCuda, EachPlantChangesValuesOnBandedGradients) {
                       0)
                 << planted_defect_name(d) << " at " << bits << " bits";
     }
+}
+
+// The device's pooling sums (cambi_pool_cuda.cuh: three radix passes, the integer sum) are the
+// host model's (cambi_topk.hpp exact_topk_sum, which cambi_topk_test.cpp checks against the
+// CPU's spatial_pooling): the same proven sums, bit for bit, and the same refusals, on arrays of
+// every kind and size, with ties across the radix digits and many blocks.
+TEST(CambiCuda, DevicePoolingSumsAreTheHostModels) {
+    VMAFX_REQUIRE_GPU();
+#ifdef VMAFX_HAVE_CUDA
+    std::mt19937 rng(31);
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    std::vector<std::vector<float>> arrays;
+    std::vector<int> ks;
+    const auto add = [&](std::vector<float> v) {
+        const int n = static_cast<int>(v.size());
+        for (const int k : {1, 2, n / 3, static_cast<int>(0.6 * n), n - 1, n})
+            if (k >= 1 && k <= n) {
+                arrays.push_back(v);
+                ks.push_back(k);
+            }
+    };
+    for (const int n : {1, 7, 1000, 70001, 2073600}) {
+        std::vector<float> v(static_cast<std::size_t>(n));
+        for (float& x : v) x = static_cast<float>(rng() % 4226) * (1.0f / 3.0f);
+        add(v);
+        for (float& x : v) x = rng() % 10 == 0 ? 1.0f + uniform(rng) : 0.0f;
+        add(v);
+        for (float& x : v) x = uniform(rng);  // mostly refused: values too small for the largest
+        add(v);
+        // Values that share their top 22 bits and differ in the last digit, and in the middle one.
+        for (float& x : v) {
+            std::uint32_t b = 0x43800000u | (rng() % 3u) << 10 | (rng() % 5u);
+            std::memcpy(&x, &b, sizeof x);
+        }
+        add(v);
+    }
+    add(std::vector<float>(5000, 0.0f));
+    add({1.0f, -1.0f, 2.0f});
+    add({1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f});
+    add({std::ldexp(1.0f, 29), std::ldexp(1.0f, 29), 1.0f});
+    const std::vector<cambi::TopkSum> sums = cambi::device_topk_sums(arrays, ks);
+    ASSERT_EQ(sums.size(), arrays.size());
+    int proven = 0, refused = 0;
+    for (std::size_t i = 0; i < arrays.size(); ++i) {
+        const std::optional<double> want =
+            cambi::exact_topk_sum(arrays[i].data(), static_cast<int>(arrays[i].size()), ks[i]);
+        const std::optional<double> got =
+            sums[i].exact ? std::optional<double>(cambi::topk_value(sums[i])) : std::nullopt;
+        EXPECT_EQ(got.has_value(), want.has_value()) << "array " << i << ", n " << arrays[i].size() << ", k " << ks[i];
+        if (got && want) {
+            EXPECT_EQ(*got, *want) << "array " << i << ", n " << arrays[i].size() << ", k " << ks[i];
+        }
+        (want ? proven : refused) += 1;
+    }
+    EXPECT_GT(proven, 50);
+    EXPECT_GT(refused, 5);
+#endif
+}
+
+// Where a sum is not proven the twin pools that scale on the host with the CPU's function:
+// forced here for every scale, on the banded pictures and options above.
+TEST(CambiCuda, HostPoolingGivesTheCpusValues) {
+    VMAFX_REQUIRE_GPU();
+#ifdef VMAFX_HAVE_CUDA
+    cambi::host_pooling_for_tests(true);
+    const OptionValues sets[] = {{}, {{"full_ref", "true"}}, {{"topk", "1"}}};
+    for (const OptionValues& values : sets)
+        EXPECT_TRUE(test::expect_twin_matches_cpu(descriptor, values, banded_clip({481, 271, 10, Subsampling::k420}, 6, 2),
+                                                  2))
+            << test::option_label(values);
+    cambi::host_pooling_for_tests(false);
+#endif
 }
 
 class CambiCudaHeatmaps : public test::TempDirTest {};
