@@ -328,7 +328,7 @@ if [ "$what" = kerneltimes ]; then
       ${CLI_ARGS:--m version=vmaf_v1.0.16_3d0h} -q --json -o "$out/kerneltimes.json" >"$out/kerneltimes.csv" 2>&1
   [ "$?" -eq 0 ] || status=1
   python3 - "$out/kerneltimes.csv" "$out/kerneltimes.json" <<'PY' | tee "$out/kerneltimes.txt"
-import csv, json, sys
+import csv, json, re, sys
 frames = len(json.load(open(sys.argv[2]))["frames"])
 rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if l.startswith('"'))]
 head = rows[0]
@@ -337,7 +337,10 @@ unit = rows[1][dur]  # the units row
 scale = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3}[unit]
 per = {}
 for r in rows[2:]:
-    k = r[name].split("(")[0].split("<")[0].replace("void ", "")
+    k = re.sub(r"^void ", "", r[name].replace("(anonymous namespace)::", "").replace("<unnamed>::", "").replace("unnamed>::", ""))
+    while "<" in k.split("(")[0]:
+        k = re.sub(r"<[^<>]*>", "", k)
+    k = k.split("(")[0].replace("vmafx::", "")
     n, t = per.get(k, (0, 0.0))
     per[k] = (n + 1, t + float(r[dur].replace(",", "")) * scale)
 total = sum(t for _, t in per.values())
