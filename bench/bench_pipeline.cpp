@@ -4,7 +4,13 @@
 // pairs from files in the page cache. Counters: fps, and for the GPU the bytes uploaded per
 // frame and the host-to-device bandwidth they use.
 // Run: build/vmafx_bench --benchmark_filter=Pipeline ; figures in docs/performance.md.
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 #include <oneapi/tbb/global_control.h>
@@ -85,23 +91,45 @@ const bool cpu_models_registered = [] {
 
 /// Reading frame pairs from raw files in the page cache, as the engine does (both files at
 /// once, planes in parallel pieces): luma only (arg planes=1, what the VMAF features read) and
-/// all three planes (planes=3). The ceiling of the CLI's throughput. Counters: fps, GB/s read.
+/// all three planes (planes=3). Each file holds at least 1 GiB (kDistinctFrames frames of
+/// random content, repeated), more than the CPU's caches, and the frames land in a ring of
+/// ScoringCore::kGpuSlots + 4 picture pairs, as the GPU pipeline's read stage reads them: the
+/// ceiling of the CLI's throughput from the page cache. Counters: fps, GB/s read.
 void BM_ReadPair(benchmark::State& state) {
     VideoFormat format;
     format.width = static_cast<int>(state.range(0));
     format.height = static_cast<int>(state.range(1));
     const PlaneSet which = state.range(2) == 1 ? PlaneSet::kLuma : PlaneSet::kAll;
     const std::string base = "/tmp/vmafx_bench_read_" + std::to_string(format.width) + "x" + std::to_string(format.height);
-    write_random_video(base + "_ref.yuv", format, kDistinctFrames, 1, 0);
-    write_random_video(base + "_dist.yuv", format, kDistinctFrames, 2, 3);
-    Picture ref(format), dist(format);
+    constexpr std::size_t kFileBytes = std::size_t{1} << 30;
+    const std::size_t copies = (kFileBytes + kDistinctFrames * format.frame_bytes() - 1) / (kDistinctFrames * format.frame_bytes());
+    for (const auto& [name, seed, offset] : {std::tuple{base + "_ref.yuv", 1, 0}, std::tuple{base + "_dist.yuv", 2, 3}}) {
+        write_random_video(name, format, kDistinctFrames, static_cast<unsigned>(seed), offset);
+        std::ifstream in(name, std::ios::binary);
+        const std::string frames_bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        in.close();
+        std::ofstream out(name, std::ios::binary | std::ios::app);
+        for (std::size_t c = 1; c < copies; ++c) out.write(frames_bytes.data(), static_cast<std::streamsize>(frames_bytes.size()));
+        if (!out) {
+            state.SkipWithError(("cannot write " + name).c_str());
+            return;
+        }
+    }
+    const int total = static_cast<int>(copies) * kDistinctFrames;
+    std::vector<Picture> refs, dists;
+    for (unsigned k = 0; k < ScoringCore::kGpuSlots + 4; ++k) {
+        refs.emplace_back(format);
+        dists.emplace_back(format);
+    }
     std::unique_ptr<VideoReader> r, d;
     std::size_t frames = 0;
     for (auto _ : state) {
-        if (frames % kDistinctFrames == 0) {
+        if (frames % static_cast<std::size_t>(total) == 0) {
             r = open_video(base + "_ref.yuv", format);
             d = open_video(base + "_dist.yuv", format);
         }
+        Picture& ref = refs[frames % refs.size()];
+        Picture& dist = dists[frames % dists.size()];
         tbb::parallel_invoke([&] { r->read(ref, which); }, [&] { d->read(dist, which); });
         ++frames;
     }
@@ -110,6 +138,8 @@ void BM_ReadPair(benchmark::State& state) {
                                                         : format.frame_bytes());
     state.counters["fps"] = benchmark::Counter(static_cast<double>(frames), benchmark::Counter::kIsRate);
     state.counters["read_GBps"] = benchmark::Counter(static_cast<double>(frames) * bytes / 1e9, benchmark::Counter::kIsRate);
+    std::remove((base + "_ref.yuv").c_str());
+    std::remove((base + "_dist.yuv").c_str());
 }
 BENCHMARK(BM_ReadPair)
     ->Args({1920, 1080, 1})

@@ -578,10 +578,11 @@ TEST_F(EngineTest, VulkanRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
     }
 }
 
-// The GPU pipeline alone (every metric has a twin): its picture ring is allocated as the read
-// stage first fills it, so a video shorter than the ring makes one pair per frame and none
-// more; a longer one makes the whole ring (12 pairs: 8 frames in flight on the device, 4 read
-// ahead; engine.cpp run_gpu) and no more; the scores are the CPU's bits.
+// The GPU pipeline alone (every metric has a twin): its picture ring holds as many pairs as the
+// run is expected to read, at most the ring (allocated while the device's context is created,
+// pinned as the read stage first fills them), so a video shorter than the ring makes one pair
+// per frame and none more; a longer one makes the whole ring (12 pairs: 8 frames in flight on
+// the device, 4 read ahead; engine.cpp run_gpu) and no more; the scores are the CPU's bits.
 TEST_F(EngineTest, CudaPipelineAllocatesItsRingAsFramesArrive) {
     VMAFX_REQUIRE_GPU();
     const VideoFormat f = format_of(67, 45, 8);

@@ -21,6 +21,7 @@
 
 #include <fmt/format.h>
 #include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/parallel_pipeline.h>
 
@@ -212,18 +213,28 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     constexpr unsigned kRing = kSlots + kReadAhead;
     tbb::global_control limit(tbb::global_control::max_allowed_parallelism, std::max(2u, thread_count(config)));
     // Declared before the core so that they outlive it: its destructor waits for the uploads
-    // still reading them and unregisters them. Each ring picture is allocated (zeroed) and
-    // pinned (about 0.7 ms per MB) when first used, by the read stage: a short run makes few,
-    // and a long one makes the rest while its first frames are scored.
+    // still reading them and unregisters them. The ring pictures the run is expected to use (as
+    // many as its frames, at most the ring) are allocated and zeroed here, while the device's
+    // context is still being created on its own thread (gpu_prepare), so that their first
+    // touches overlap it; the read stage pins each (about 0.7 ms per MB with the first touches)
+    // when it first fills it, and allocates those the estimate left out (a stream's).
     std::vector<std::shared_ptr<Picture>> refs(kRing), dists(kRing);
     // Videos decoded on the GPU: the device pictures instead, declared before the core for the same reason.
     std::optional<DeviceRing> device_ring;
+    const DeviceApi* api = device_api(config.backend);
+    const bool on_device = api && api->unpack_surface && pairs.on_device(config.backend);
+    const auto allocate = [&](unsigned k) {
+        refs[k] = std::make_shared<Picture>(result.format);
+        dists[k] = std::make_shared<Picture>(result.format);
+    };
+    const unsigned early = on_device ? 0 : std::min(kRing, pairs.expected());
+    tbb::parallel_for(0u, early, allocate);
+    result.pictures_allocated += 2 * early;
+    trace::phase("ring pictures allocated");
     ScoringCore core(instances, result.format, core_config);
     trace::phase("GPU scorer created");
     const PlaneSet planes = core.planes();
-    const DeviceApi* api = device_api(config.backend);
-    if (api && api->unpack_surface && pairs.on_device(config.backend))
-        device_ring.emplace(*api, result.format, planes, kRing);
+    if (on_device) device_ring.emplace(*api, result.format, planes, kRing);
     unsigned next = 0;
     const unsigned expected = config.progress ? pairs.expected() : 0;
     // Seconds each serial stage spent (VMAFX_TIMINGS only: which one bounds the throughput).
@@ -252,9 +263,12 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                                  return i;
                                              }
                                              if (i < kRing) {
-                                                 core.pin(*(refs[i] = std::make_shared<Picture>(result.format)));
-                                                 core.pin(*(dists[i] = std::make_shared<Picture>(result.format)));
-                                                 result.pictures_allocated += 2;
+                                                 if (!refs[i]) {
+                                                     allocate(i);
+                                                     result.pictures_allocated += 2;
+                                                 }
+                                                 core.pin(*refs[i]);
+                                                 core.pin(*dists[i]);
                                              }
                                              if (!pairs.next(*refs[i % kRing], *dists[i % kRing], planes)) {
                                                  fc.stop();
