@@ -112,6 +112,8 @@ void BM_ReadPair(benchmark::State& state) {
         for (std::size_t c = 1; c < copies; ++c) out.write(frames_bytes.data(), static_cast<std::streamsize>(frames_bytes.size()));
         if (!out) {
             state.SkipWithError(("cannot write " + name).c_str());
+            std::remove((base + "_ref.yuv").c_str());
+            std::remove((base + "_dist.yuv").c_str());
             return;
         }
     }

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -95,10 +96,14 @@ std::string plan(const RunConfig& config, unsigned& frames, TemporalContext& con
 constexpr char kProgressTag = 'P';  ///< frames done and expected (two 4-byte counts)
 constexpr char kResultTag = 'R';    ///< the part's run (serialize_run)
 constexpr char kErrorTag = 'E';     ///< why the part failed (the message vmafx would print)
+constexpr char kNoticeTag = 'N';    ///< a note of the first part's readers, for the run to print
 constexpr std::size_t kHeader = 1 + sizeof(std::uint64_t);
 
-/// Writes one message to the part's pipe. Throws Error when the pipe cannot be written.
+/// Writes one message to the part's pipe, whole (progress and notes may come from different
+/// threads of the run). Throws Error when the pipe cannot be written.
 void send(char tag, const std::string& payload) {
+    static std::mutex one_at_a_time;
+    const std::lock_guard<std::mutex> lock(one_at_a_time);
     std::string bytes(kHeader, tag);
     const std::uint64_t size = payload.size();
     std::memcpy(bytes.data() + 1, &size, sizeof size);
@@ -117,7 +122,8 @@ struct Child {
     pid_t pid = -1;
     int fd = -1;
     std::string bytes, result, error;
-    bool has_result = false;
+    std::vector<std::string> notices;  ///< notes taken off `bytes`, not yet printed
+    bool has_result = false, has_error = false;
     unsigned done_frames = 0;
     int status = 0;
     bool done = false;
@@ -140,6 +146,9 @@ struct Child {
                 has_result = true;
             } else if (tag == kErrorTag) {
                 error.assign(payload);
+                has_error = true;
+            } else if (tag == kNoticeTag) {
+                notices.emplace_back(payload);
             } else {
                 return false;
             }
@@ -233,7 +242,10 @@ int run_gpu_part(RunConfig config, const GpuPart& part) {
         const std::uint32_t counts[2] = {done, total};
         send(kProgressTag, std::string(reinterpret_cast<const char*>(counts), sizeof counts));
     };
-    if (!part.notices) config.notice = [](const std::string&) {};
+    // The first part's notes go to the run, which prints them over its progress bar.
+    config.notice = [notices = part.notices](const std::string& n) {
+        if (notices) send(kNoticeTag, n);
+    };
     std::string message;
     try {
         send(kResultTag, serialize_run(run(config)));
@@ -347,6 +359,8 @@ std::optional<RunResult> run_on_gpus(const RunConfig& config, const std::vector<
                 if (n > 0) {
                     c.bytes.append(buffer, static_cast<std::size_t>(n));
                     if (!c.take_messages()) throw failed("it wrote what no part writes");
+                    for (const std::string& n : c.notices) notice(n);
+                    c.notices.clear();
                     if (progress) {  // the frames each part has scored of those it keeps
                         unsigned done = 0;
                         for (unsigned x = 0; x < parts; ++x)
@@ -363,7 +377,7 @@ std::optional<RunResult> run_on_gpus(const RunConfig& config, const std::vector<
                 }
                 c.done = true;
                 // The part's own message, once (every other part is stopped), else how it ended.
-                if (!c.error.empty()) throw failed(c.error);
+                if (c.has_error) throw failed(c.error.empty() ? "(an error without a message)" : c.error);
                 if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0 || !c.has_result || !c.bytes.empty())
                     throw failed(fmt::format("{}{}", status_text(c.status),
                                              c.has_result ? "" : ", before it handed on its result"));

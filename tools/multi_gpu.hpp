@@ -28,14 +28,14 @@ std::vector<int> parse_gpu_list(const std::string& spec, const std::string& back
 struct GpuPart {
     int gpu = 0;
     unsigned start = 0, count = 0;  ///< frames [start, start + count) after the run's skips
-    bool notices = false;           ///< the first part prints the readers' notices; the others do not
+    bool notices = false;           ///< the first part sends the readers' notices to the run; the others do not
 };
 std::optional<GpuPart> gpu_part_from_environment();
 
 /// In a part's process: scores `config`'s frames of `part` on its GPU and writes to file
-/// descriptor 3, the pipe run_on_gpus reads, its progress (frames done, at most every 50 ms)
-/// and then the run's result (serialize_run), or, where the run throws, the error's message
-/// instead, which run_on_gpus prints once for the whole run. Returns the process's exit status
+/// descriptor 3, the pipe run_on_gpus reads, its progress (frames done, at most every 50 ms),
+/// the first part's notes, and then the run's result (serialize_run), or, where the run
+/// throws, the error's message instead, which run_on_gpus prints once for the whole run. Returns the process's exit status
 /// (0, or 1 after an error's message); throws Error when the pipe cannot be written.
 int run_gpu_part(RunConfig config, const GpuPart& part);
 

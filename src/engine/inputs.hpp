@@ -85,7 +85,8 @@ public:
         return counted(ref_ok, dist_ok);
     }
 
-    /// Pairs the run is expected to read, for progress display: `limit` capped by what each
+    /// Pairs the run is expected to read, for progress display and the GPU ring's first
+    /// allocations (an estimate): `limit` capped by what each
     /// reader expects after its skip; 0 when unknown.
     unsigned expected() const {
         std::uint64_t n = limit_;

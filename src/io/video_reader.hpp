@@ -133,9 +133,10 @@ public:
     /// error.
     virtual std::optional<FrameCount> frame_count() const = 0;
 
-    /// How many frames the video is expected to have from its first, for progress display only
-    /// (never for checks): frame_count()'s whole frames where it is known, else what the
-    /// container says (a reader that knows an estimate overrides this), else std::nullopt.
+    /// How many frames the video is expected to have from its first, for progress display and
+    /// the GPU pipeline's first allocations (never for checks: it may be off): frame_count()'s
+    /// whole frames where it is known, else what the container says (a reader that knows an
+    /// estimate overrides this), else std::nullopt.
     virtual std::optional<unsigned> expected_frames() const {
         if (const auto c = frame_count()) return c->whole;
         return std::nullopt;

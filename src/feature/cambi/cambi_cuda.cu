@@ -81,6 +81,8 @@ using cambi::kScales;
 
 /// cambi::host_pooling_for_tests: twins made while set pool every scale on the host.
 std::atomic<bool> force_host_pooling{false};
+/// cambi::host_pooled_scales_for_tests: the scales pooled on the host so far.
+std::atomic<unsigned> host_pooled_scales{0};
 
 /// Output tile of contrast_kernel (kTile x kTile pixels, a thread each).
 constexpr int kTile = 16;
@@ -584,6 +586,7 @@ private:
                 cuda::check(cudaMemcpy(c.data(), s.c.get() + at, c.size() * sizeof(float), cudaMemcpyDeviceToHost),
                             "copying cambi's c values to the host");
                 per_scale[scale] = cambi::spatial_pooling(c.data(), plan_.topk, sw, sh);
+                host_pooled_scales.fetch_add(1);
                 continue;
             }
             float* values = s.host_c.get() + at;
@@ -618,6 +621,8 @@ constexpr PlantedDefect kDefects[] = {PlantedDefect::kMirrorShift, PlantedDefect
 namespace cambi {
 
 void host_pooling_for_tests(bool on) { force_host_pooling.store(on); }
+
+unsigned host_pooled_scales_for_tests() { return host_pooled_scales.load(); }
 
 std::vector<TopkSum> device_topk_sums(const std::vector<std::vector<float>>& arrays, const std::vector<int>& ks) {
     std::vector<TopkJob> jobs;

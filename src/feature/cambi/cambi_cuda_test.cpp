@@ -157,6 +157,17 @@ TEST(CambiCuda, DevicePoolingSumsAreTheHostModels) {
         }
         add(v);
     }
+    {
+        std::vector<float> v(30001);
+        for (float& x : v) x = std::numeric_limits<float>::denorm_min() * static_cast<float>(rng() % 1000);
+        add(v);  // a denormal threshold and smallest value
+        for (float& x : v) x = std::ldexp(1.0f + uniform(rng), static_cast<int>(rng() % 40) - 20);
+        add(v);
+        for (float& x : v) x = static_cast<float>(rng() % 7);
+        add(v);
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i / 3) * 0.25f;
+        add(v);
+    }
     add(std::vector<float>(5000, 0.0f));
     add({1.0f, -1.0f, 2.0f});
     add({1.0f, std::numeric_limits<float>::quiet_NaN(), 2.0f});
@@ -185,13 +196,21 @@ TEST(CambiCuda, DevicePoolingSumsAreTheHostModels) {
 TEST(CambiCuda, HostPoolingGivesTheCpusValues) {
     VMAFX_REQUIRE_GPU();
 #ifdef VMAFX_HAVE_CUDA
-    cambi::host_pooling_for_tests(true);
-    const OptionValues sets[] = {{}, {{"full_ref", "true"}}, {{"topk", "1"}}};
-    for (const OptionValues& values : sets)
-        EXPECT_TRUE(test::expect_twin_matches_cpu(descriptor, values, banded_clip({481, 271, 10, Subsampling::k420}, 6, 2),
-                                                  2))
-            << test::option_label(values);
-    cambi::host_pooling_for_tests(false);
+    struct Forced {  // on for this test's twins only, whatever happens in it
+        Forced() { cambi::host_pooling_for_tests(true); }
+        ~Forced() { cambi::host_pooling_for_tests(false); }
+    };
+    const unsigned before = cambi::host_pooled_scales_for_tests();
+    {
+        const Forced forced;
+        const OptionValues sets[] = {{}, {{"full_ref", "true"}}, {{"topk", "1"}}};
+        for (const OptionValues& values : sets)
+            EXPECT_TRUE(test::expect_twin_matches_cpu(descriptor, values,
+                                                      banded_clip({481, 271, 10, Subsampling::k420}, 6, 2), 2))
+                << test::option_label(values);
+    }
+    // 2 frames x 5 scales, the full_ref run's reference too: 10 + 20 + 10 scales at least.
+    EXPECT_GE(cambi::host_pooled_scales_for_tests() - before, 40u);
 #endif
 }
 

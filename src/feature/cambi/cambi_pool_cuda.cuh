@@ -12,8 +12,9 @@
 //     block-wide scan) and the rank left to seek within it, and clears the histogram. Pass 0
 //     also notes the smallest positive value and any value the sum does not take;
 //  3. sum_kernel: the units of the values above the threshold (cambi_topk.hpp topk_units), per
-//     thread, per block, then into the selection's sum (integers: order-free); the last block
-//     adds the threshold's copies and writes the TopkSum;
+//     thread, per block, then into the selection's sum (integers: order-free), and the counts of
+//     the values above and at the threshold; the last block checks that the threshold is the
+//     k-th largest, adds its copies and writes the TopkSum;
 //  4. the TopkSums copied to pinned host memory.
 #pragma once
 
@@ -51,6 +52,8 @@ struct State {
     unsigned not_plain;     ///< a value the exact sum does not take
     unsigned overflow;      ///< a block's units reached kTopkLimit
     unsigned arrived;       ///< blocks done with this kernel (0 between kernels)
+    unsigned greater;       ///< sum_kernel: values above the threshold
+    unsigned equal;         ///< sum_kernel: values equal to it
     unsigned long long units;
 };
 
@@ -159,6 +162,7 @@ __global__ void __launch_bounds__(kThreads)
     sum_kernel(const float* __restrict__ c, const TopkJob* __restrict__ jobs, State* __restrict__ states,
                TopkSum* __restrict__ sums) {
     __shared__ unsigned long long warp_units[kThreads / 32];
+    __shared__ unsigned warp_greater[kThreads / 32], warp_equal[kThreads / 32];
     const TopkJob job = jobs[blockIdx.y];
     State* st = states + blockIdx.y;
     const auto* bits = reinterpret_cast<const std::uint32_t*>(c + job.offset);
@@ -166,24 +170,47 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t min_positive = st->min_inverted ? ~st->min_inverted : 0u;
     const int unit = topk_unit(t, min_positive);
     unsigned long long units = 0;
+    unsigned greater = 0, equal = 0;  // the selection's check: k - greater copies of t exist
     for (int x = static_cast<int>(blockIdx.x * kThreads + threadIdx.x); x < job.n;
          x += static_cast<int>(gridDim.x * kThreads)) {
         const std::uint32_t v = bits[x];
-        if (v > t) units = min(units + topk_units(v, unit), kTopkLimit);
+        if (v > t) {
+            units = min(units + topk_units(v, unit), kTopkLimit);
+            ++greater;
+        } else if (v == t) {
+            ++equal;
+        }
     }
     for (int d = 16; d > 0; d >>= 1) units = min(units + __shfl_xor_sync(0xffffffffu, units, d), kTopkLimit);
-    if ((threadIdx.x & 31) == 0) warp_units[threadIdx.x >> 5] = units;
+    greater = __reduce_add_sync(0xffffffffu, greater);
+    equal = __reduce_add_sync(0xffffffffu, equal);
+    if ((threadIdx.x & 31) == 0) {
+        warp_units[threadIdx.x >> 5] = units;
+        warp_greater[threadIdx.x >> 5] = greater;
+        warp_equal[threadIdx.x >> 5] = equal;
+    }
     __syncthreads();
     if (threadIdx.x == 0) {
         unsigned long long block = 0;
-        for (const unsigned long long w : warp_units) block = min(block + w, kTopkLimit);
+        unsigned block_greater = 0, block_equal = 0;
+        for (int w = 0; w < kThreads / 32; ++w) {
+            block = min(block + warp_units[w], kTopkLimit);
+            block_greater += warp_greater[w];
+            block_equal += warp_equal[w];
+        }
         if (block >= kTopkLimit) atomicOr(&st->overflow, 1u);
         else if (block) atomicAdd(&st->units, block);  // < 2^53 each, at most kMaxBlocks: no wrap
+        if (block_greater) atomicAdd(&st->greater, block_greater);
+        if (block_equal) atomicAdd(&st->equal, block_equal);
     }
     if (!last_to_arrive(st) || threadIdx.x != 0) return;
     // (__ldcg: the other blocks' atomics, past this block's L1, which holds the state's line.)
     const unsigned long long above = __ldcg(&st->overflow) ? kTopkLimit : min(__ldcg(&st->units), kTopkLimit);
-    sums[blockIdx.y] = topk_total(t, st->rank, min_positive, above, st->not_plain == 0);
+    // The radix passes found the k-th largest: fewer than k values above it, at least k with
+    // its copies, and the copies counted are those missing. Else (never seen) not proven.
+    const unsigned k = static_cast<unsigned>(job.k), above_t = __ldcg(&st->greater), at_t = __ldcg(&st->equal);
+    const bool found = above_t < k && k <= above_t + at_t && st->rank == k - above_t;
+    sums[blockIdx.y] = topk_total(t, st->rank, min_positive, above, st->not_plain == 0 && found);
 }
 
 }  // namespace pool

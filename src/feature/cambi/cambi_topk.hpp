@@ -132,4 +132,8 @@ std::vector<TopkSum> device_topk_sums(const std::vector<std::vector<float>>& arr
 /// pictures. Defined in cambi_cuda.cu.
 void host_pooling_for_tests(bool on);
 
+/// For the tests: the scales CUDA twins have pooled on the host so far (not proven, or
+/// host_pooling_for_tests). Defined in cambi_cuda.cu.
+unsigned host_pooled_scales_for_tests();
+
 }  // namespace vmafx::cambi
