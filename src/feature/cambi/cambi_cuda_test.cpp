@@ -21,6 +21,7 @@
 
 #include "feature/cambi/cambi.hpp"
 #include "feature/cambi/cambi_topk.hpp"
+#include "cambi_scales.hpp"
 #include "test_support.hpp"
 #include "twin_support.hpp"
 
@@ -29,20 +30,9 @@ namespace {
 
 using cambi::descriptor;
 
-/// A banded gradient: the luma rises by one 10-bit level every `band` columns plus one every
-/// `band` rows (so bands run diagonally), from 64 << (bits - 10) (or >> below 10 bits), with a
-/// sample one level up where (5x + 11y + seed) % 97 == 0 (dither). Chroma mid-grey.
-Picture banded_picture(const VideoFormat& format, int band, int seed) {
-    Picture pic(format);
-    test::fill(pic, [&](int plane, int x, int y) -> std::uint32_t {
-        const int bits = format.bit_depth;
-        if (plane != 0) return 128u << (bits - 8);
-        const int level = 64 + x / band + y / band + ((x * 5 + y * 11 + seed) % 97 == 0);
-        return bits >= 10 ? static_cast<std::uint32_t>(level) << (bits - 10)
-                          : static_cast<std::uint32_t>(level) >> (10 - bits);
-    });
-    return pic;
-}
+/// Banded gradients (cambi_scales.hpp banded) with a sample a level up where (5x + 11y + seed) %
+/// 97 == 0 (dither).
+Picture banded_picture(const VideoFormat& format, int band, int seed) { return cambi::scales::banded(format, band, seed, 97); }
 
 test::Clip banded_clip(const VideoFormat& format, int band, unsigned frames) {
     test::Clip clip{format, {}, {}};

@@ -21,6 +21,7 @@
 #include "feature/cambi/cambi_internal.hpp"
 #include "feature/cambi/cambi_kernels.hpp"
 #include "feature/cambi/cambi_topk.hpp"
+#include "cambi_scales.hpp"
 #include "pictures.hpp"
 
 namespace vmafx {
@@ -49,49 +50,27 @@ std::optional<bool> check(const std::vector<float>& values, int k, const std::st
 }
 
 TEST(CambiTopk, TheCpusContrastValuesAtEveryScaleAreProvenAndEqual) {
-    struct Case {
-        VideoFormat format;
-        OptionValues values;
-        int band;
-    } cases[] = {
+    const scales::BandedCase cases[] = {
         {{481, 271, 10, Subsampling::k420}, {}, 3},
         {{640, 360, 8, Subsampling::k420}, {{"topk", "0.1"}}, 2},
         {{433, 241, 12, Subsampling::k420}, {{"max_log_contrast", "0"}, {"topk", "1"}}, 4},
         {{1280, 720, 10, Subsampling::k420}, {{"topk", "0.0001"}}, 5},
         {{1920, 1080, 10, Subsampling::k420}, {{"cambi_high_res_speedup", "1080"}}, 7},
     };
-    for (const Case& c : cases) {
+    for (const scales::BandedCase& c : cases) {
         const Settings s(descriptor.parse_options(c.values));
         const Plan p = make_plan(s, c.format);
         ASSERT_EQ(p.band, Band::kLevels);
-        Picture pic(c.format);
-        test::fill(pic, [&](int plane, int x, int y) -> std::uint32_t {
-            const int bits = c.format.bit_depth;
-            if (plane != 0) return 128u << (bits - 8);
-            const int level = 64 + x / c.band + y / c.band + ((x * 5 + y * 11) % 23 == 0);
-            return bits >= 10 ? static_cast<std::uint32_t>(level) << (bits - 10)
-                              : static_cast<std::uint32_t>(level) >> (10 - bits);
-        });
+        const Picture pic = scales::banded(c.format, c.band, 0);
         Buffers b;
-        b.prepare(p, p.enc_w, p.enc_h);
-        preprocess(pic.luma(), c.format.bit_depth, p, b, p.enc_w, p.enc_h);
-        spatial_mask(b, p.enc_w, p.enc_h);
-        int sw = p.enc_w, sh = p.enc_h, nonzero = 0;
-        for (int scale = 0; scale < kScales; ++scale) {
-            if (scale > 0 || p.speedup) {
-                sw = (sw + 1) >> 1;
-                sh = (sh + 1) >> 1;
-                simd_decimate()(b.image.data(), b.stride, sw, sh);
-                simd_decimate()(b.mask.data(), b.stride, sw, sh);
-            }
-            simd_mode_filter()(b.image.data(), b.stride, sw, sh, b.mode_rows.data());
-            contrast_values(p, b, sw, sh, p.window >> 1);
+        int nonzero = 0;
+        scales::each_scale(p, pic, c.format.bit_depth, b, [&](int scale, int sw, int sh) {
             const std::vector<float> values(b.c_values.begin(), b.c_values.begin() + sw * sh);
             for (float x : values) nonzero += x > 0;
             const int n = sw * sh, want = static_cast<int>(p.topk * n);
             const int k = want < 1 ? 1 : (want > n ? n : want);
             EXPECT_EQ(check(values, k, test::format_label(c.format) + " scale " + std::to_string(scale)), true);
-        }
+        });
         EXPECT_GT(nonzero, 100) << test::format_label(c.format) << ": too few contrast values above 0";
     }
 }

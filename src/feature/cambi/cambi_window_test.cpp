@@ -20,6 +20,7 @@
 #include "feature/cambi/cambi_internal.hpp"
 #include "feature/cambi/cambi_kernels.hpp"
 #include "feature/cambi/cambi_window.hpp"
+#include "cambi_scales.hpp"
 #include "pictures.hpp"
 
 namespace vmafx {
@@ -27,19 +28,7 @@ namespace {
 
 using namespace cambi;
 
-// A banded gradient: one 10-bit level more every `band` columns and every `band` rows, with a
-// sample a level up where (5x + 11y + seed) % 23 == 0.
-Picture banded(const VideoFormat& format, int band, int seed) {
-    Picture pic(format);
-    test::fill(pic, [&](int plane, int x, int y) -> std::uint32_t {
-        const int bits = format.bit_depth;
-        if (plane != 0) return 128u << (bits - 8);
-        const int level = 64 + x / band + y / band + ((x * 5 + y * 11 + seed) % 23 == 0);
-        return bits >= 10 ? static_cast<std::uint32_t>(level) << (bits - 10)
-                          : static_cast<std::uint32_t>(level) >> (10 - bits);
-    });
-    return pic;
-}
+using scales::banded;
 
 // Compares, at each scale, the CPU's c values with window_contrast's on contrast_kernel's
 // layout; returns the count of pixels that differ and of c values above 0 (so that a test can
@@ -129,22 +118,10 @@ void compare_scales(const VideoFormat& format, const OptionValues& values, int b
     ASSERT_EQ(p.band, Band::kLevels);
     const Picture pic = banded(format, band, 3);
     Buffers b;
-    b.prepare(p, p.enc_w, p.enc_h);
-    preprocess(pic.luma(), format.bit_depth, p, b, p.enc_w, p.enc_h);
-    spatial_mask(b, p.enc_w, p.enc_h);
     const std::vector<std::uint32_t> steps = visible_steps(p);
     const int pad = p.window >> 1, side = 2 * pad + 1;
-    int sw = p.enc_w, sh = p.enc_h;
     std::vector<std::uint16_t> counts(65);
-    for (int scale = 0; scale < kScales; ++scale) {
-        if (scale > 0 || p.speedup) {
-            sw = (sw + 1) >> 1;
-            sh = (sh + 1) >> 1;
-            simd_decimate()(b.image.data(), b.stride, sw, sh);
-            simd_decimate()(b.mask.data(), b.stride, sw, sh);
-        }
-        simd_mode_filter()(b.image.data(), b.stride, sw, sh, b.mode_rows.data());
-        contrast_values(p, b, sw, sh, pad);
+    scales::each_scale(p, pic, format.bit_depth, b, [&](int scale, int sw, int sh) {
         // contrast_kernel's tile over the whole scale: rows [-pad, sh + pad), columns [-pad, sw + pad].
         const int pitch = sw + 2 * pad + 1, column_end = pad > sw ? pad : sw;
         std::vector<std::uint16_t> tile(static_cast<std::size_t>(sh + 2 * pad) * static_cast<std::size_t>(pitch));
@@ -183,15 +160,11 @@ void compare_scales(const VideoFormat& format, const OptionValues& values, int b
                 }
                 nonzero += want > 0;
             }
-    }
+    });
 }
 
 TEST(CambiWindow, TheTwinsCountsGiveTheCpusContrastAtEveryScale) {
-    struct Case {
-        VideoFormat format;
-        OptionValues values;
-        int band;
-    } cases[] = {
+    const scales::BandedCase cases[] = {
         {{481, 271, 10, Subsampling::k420}, {}, 3},
         {{481, 271, 8, Subsampling::k420}, {{"max_log_contrast", "5"}}, 2},
         {{433, 241, 12, Subsampling::k420}, {{"max_log_contrast", "0"}}, 4},
@@ -201,7 +174,7 @@ TEST(CambiWindow, TheTwinsCountsGiveTheCpusContrastAtEveryScale) {
         {{24, 400, 10, Subsampling::k420}, {{"window_size", "127"}}, 6},
         {{1920, 1080, 10, Subsampling::k420}, {{"cambi_high_res_speedup", "1080"}}, 7},
     };
-    for (const Case& k : cases) {
+    for (const scales::BandedCase& k : cases) {
         int differ = 0, nonzero = 0, fast = 0;
         compare_scales(k.format, k.values, k.band, differ, nonzero, fast);
         EXPECT_EQ(differ, 0) << test::format_label(k.format);
