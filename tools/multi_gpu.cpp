@@ -93,7 +93,7 @@ std::string plan(const RunConfig& config, unsigned& frames, TemporalContext& con
 
 // What a part writes to its pipe: messages of a tag byte, the payload's length (8 bytes, this
 // machine's order: the same program reads them) and the payload.
-constexpr char kProgressTag = 'P';  ///< frames done and expected (two 4-byte counts)
+constexpr char kProgressTag = 'P';  ///< the part's frames done (a 4-byte count)
 constexpr char kResultTag = 'R';    ///< the part's run (serialize_run)
 constexpr char kErrorTag = 'E';     ///< why the part failed (the message vmafx would print)
 constexpr char kNoticeTag = 'N';    ///< a note of the first part's readers, for the run to print
@@ -137,7 +137,7 @@ struct Child {
             if (size > bytes.size() - at - kHeader) break;
             const char tag = bytes[at];
             const std::string_view payload(bytes.data() + at + kHeader, static_cast<std::size_t>(size));
-            if (tag == kProgressTag && size == 2 * sizeof(std::uint32_t)) {
+            if (tag == kProgressTag && size == sizeof(std::uint32_t)) {
                 std::uint32_t frames = 0;
                 std::memcpy(&frames, payload.data(), sizeof frames);
                 done_frames = frames;
@@ -239,8 +239,8 @@ int run_gpu_part(RunConfig config, const GpuPart& part) {
         const auto now = std::chrono::steady_clock::now();
         if (done != total && now - last < std::chrono::milliseconds(50)) return;
         last = now;
-        const std::uint32_t counts[2] = {done, total};
-        send(kProgressTag, std::string(reinterpret_cast<const char*>(counts), sizeof counts));
+        const std::uint32_t count = done;
+        send(kProgressTag, std::string(reinterpret_cast<const char*>(&count), sizeof count));
     };
     // The first part's notes go to the run, which prints them over its progress bar.
     config.notice = [notices = part.notices](const std::string& n) {

@@ -72,13 +72,15 @@ struct TopkSum {
     unsigned long long units = 0;
 };
 
-/// The sum S from the selection's threshold t (the k-th largest value's bits), the copies of t
-/// among the k largest (`copies`), the smallest positive value's bits among all (`min_positive`,
-/// 0 where none; the unit where t is 0) and the units of the values above t (`above`, already
-/// checked below kTopkLimit) in units of 2^topk_unit(t, min_positive).
+/// The exponent of the sum's unit: the ulp of the threshold t (the k-th largest value's bits),
+/// or, where t is 0, of the smallest positive value (`min_positive`; 0 where none).
 VMAFX_HOST_DEVICE inline int topk_unit(std::uint32_t t, std::uint32_t min_positive) {
     return topk_ulp_exponent(t ? t : (min_positive ? min_positive : 1u));
 }
+
+/// The sum S from the threshold t, the copies of t among the k largest (`copies`), the smallest
+/// positive value's bits and the units of the values above t (`above`, saturated at
+/// kTopkLimit) in units of 2^topk_unit(t, min_positive); exact where `plain` and below 2^53.
 VMAFX_HOST_DEVICE inline TopkSum topk_total(std::uint32_t t, unsigned copies, std::uint32_t min_positive,
                                             unsigned long long above, bool plain) {
     TopkSum s;
