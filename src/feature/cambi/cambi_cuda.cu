@@ -26,8 +26,10 @@
 //     of the levels L - num_diffs .. L + num_diffs among the masked pixels of its window (rows
 //     [r - pad, r + pad] inside the scale, columns [c - pad, c + pad] inside [0, max(pad,
 //     width)): exactly what the CPU's sliding histograms hold for that pixel, integers below
-//     4226; counted per level for a whole tile, separably, where the tile's outputs read few
-//     levels, else per pixel: the same integers either way), then the largest contrast_term over
+//     4226; counted per level for a 32x32 tile of outputs, a warp a level (a ballot per row
+//     and 32 columns, popcounts of each output's window columns, running sums down the rows),
+//     for the levels both present in the tile's windows and read by some output, where they
+//     are few, else per pixel: the same integers either way), then the largest contrast_term over
 //     its visible steps, the CPU's function on the CPU's counts (levels below the band count 0,
 //     as the CPU's missing histogram rows);
 //  5. every scale's pooling of the frame at once on the device (cambi::TopkPool: the sum of the k
@@ -84,15 +86,25 @@ std::atomic<bool> force_host_pooling{false};
 /// cambi::host_pooled_scales_for_tests: the scales pooled on the host so far.
 std::atomic<unsigned> host_pooled_scales{0};
 
-/// Output tile of contrast_kernel (kTile x kTile pixels, a thread each).
-constexpr int kTile = 16;
-constexpr int kTileThreads = kTile * kTile;
 /// The largest window half: window^2 < 4226 (the reciprocal table), so window <= 65.
 constexpr int kMaxPad = 32;
-/// The input tile's side: the outputs, the window's reach both sides, one more column (the plant).
-constexpr int kSpan = kTile + 2 * kMaxPad + 1;
-/// The largest count of levels a pixel's contrast reads: 2 num_diffs + 1, num_diffs <= 32.
-constexpr int kMaxLevels = 2 * 32 + 1;
+/// contrast_kernel's tile: kLevelTile x kLevelTile outputs; a warp's lanes are its columns, and
+/// each of a block's warps (kFewWarps, or kManyWarps on scales of few tiles, so that their many
+/// level passes spread over more warps) has every warps-th row of outputs.
+constexpr int kTileSide = cambi::kLevelTile;
+constexpr int kTileOutputs = kTileSide * kTileSide;
+constexpr int kFewWarps = 8;
+constexpr int kManyWarps = 32;
+/// Scales of fewer tiles than this take kManyWarps a block.
+constexpr unsigned kFewTiles = 256;
+/// A tile counts level by level when its outputs' levels and reach span at most kMaxChunks x 64
+/// levels and at most kMaxPasses of them occur in its windows (a pass costs about what 8 of
+/// its outputs' own window counts cost, at 33 x 33); else each output counts its own window.
+constexpr int kMaxChunks = 8;
+constexpr int kMaxPasses = 160;
+/// A tile output that is no target (unmasked, outside the band or the scale): a level below
+/// every level minus num_diffs, so no level's count is stored for it.
+constexpr std::int16_t kNotTarget = -1024;
 constexpr unsigned kThreads = 256;
 
 /// The first sample above `max` (key index << 16 | value, atomicMin). Grid: rows x column blocks.
@@ -216,101 +228,195 @@ struct ContrastArgs {
     int shift;                          ///< 0; 1 with the planted kMirrorShift
 };
 
+/// contrast_kernel's dynamic shared memory (bytes from its start): each output's counts of
+/// the levels level - num_diffs .. level + num_diffs, the tile's window samples (rows of
+/// `words` 32-column words), each warp's running sums, the outputs' levels.
+struct ContrastLayout {
+    int words = 0, rows = 0;
+    std::size_t tile = 0, prefix = 0, levels = 0, bytes = 0;
+
+    ContrastLayout(int pad, int num_diffs, int shift, int warps) {
+        words = (kTileSide + 2 * pad + shift + 31) / 32;
+        rows = kTileSide + 2 * pad;
+        tile = static_cast<std::size_t>(2 * num_diffs + 1) * kTileOutputs * sizeof(std::uint16_t);
+        prefix = tile + static_cast<std::size_t>(rows) * 32u * static_cast<std::size_t>(words) * sizeof(std::uint16_t);
+        levels = prefix + static_cast<std::size_t>(warps) * kTileOutputs * sizeof(std::uint16_t);
+        bytes = levels + kTileOutputs * sizeof(std::int16_t);
+    }
+};
+
 /// The c values of a scale (width x height packed) from its image and mask. Grid: column tiles x
-/// row tiles of kTile; block: kTile x kTile. The tile's window samples (levels of masked pixels
-/// in the CPU's reach, else kNoLevel) in shared memory; then, where the tile's outputs read at
-/// most kMaxLevels levels (from its lowest output level - num_diffs to its highest +
-/// num_diffs), each level's window counts for every output at once (column_counts down the
-/// tile's columns, then row_count along each output's window: the counts window_contrast would
-/// make, integers; levels no sample of the tile has count 0 without a pass), and each output's
-/// contrast_of_counts; else each output's window_contrast.
-__global__ void __launch_bounds__(kTileThreads)
+/// row tiles of kTileSide; block: 32 kWarps threads; dynamic shared memory: ContrastLayout's
+/// bytes (at `layout`, computed by the host for this pad, num_diffs, shift and kWarps; kWords
+/// its words). The tile's window samples (levels of masked pixels in the CPU's reach, else
+/// kNoLevel) and its outputs' levels (kNotTarget where no target) go to shared memory; then,
+/// where the levels the outputs read span at most kMaxChunks x 64 levels, the levels both some
+/// window sample has and some output reads (its level -num_diffs .. +num_diffs): at most
+/// kMaxPasses, each a warp's pass (level_counts: a ballot a row and 32-bit word, each lane an
+/// output column) storing each output's count where it reads that level (the others' counts
+/// stay 0, as the CPU's for a level no window sample has), then each output's
+/// contrast_of_counts; else each output's window_contrast. The same integers either way: the
+/// CPU's histogram counts.
+template <int kWords, int kWarps>
+__global__ void __launch_bounds__(32 * kWarps, kWarps == kManyWarps ? 1 : 4)
     contrast_kernel(const std::uint16_t* __restrict__ image, const std::uint16_t* __restrict__ mask,
-                    std::ptrdiff_t stride, ContrastArgs a, float* __restrict__ out) {
-    __shared__ std::uint16_t tile[kSpan * kSpan];
-    __shared__ std::uint16_t counts[kMaxLevels * kTileThreads];
-    __shared__ std::uint16_t columns[kTile * kSpan];
-    __shared__ int lowest, highest;
-    __shared__ unsigned present[(kMaxLevels + 31) / 32];  // the fast path's levels found in the tile
-    const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-    const int tid = ty * kTile + tx;
-    const int r0 = static_cast<int>(blockIdx.y) * kTile, c0 = static_cast<int>(blockIdx.x) * kTile;
-    const int pad = a.pad, side = 2 * pad + 1;
-    const int rows = kTile + 2 * pad, cols = kTile + 2 * pad + 1;
+                    std::ptrdiff_t stride, ContrastArgs a, ContrastLayout layout, float* __restrict__ out) {
+    constexpr int kThreadsHere = 32 * kWarps, kRowsPerWarp = kTileSide / kWarps, kPitch = 32 * kWords;
+    extern __shared__ __align__(16) unsigned char shared[];
+    auto* counts = reinterpret_cast<std::uint16_t*>(shared);
+    auto* tile = reinterpret_cast<std::uint16_t*>(shared + layout.tile);
+    auto* prefix = reinterpret_cast<std::uint16_t*>(shared + layout.prefix);
+    auto* levels = reinterpret_cast<std::int16_t*>(shared + layout.levels);
+    __shared__ int warp_low[kWarps], warp_high[kWarps], passes;
+    __shared__ unsigned present[2 * kMaxChunks], wanted[2 * kMaxChunks];
+    __shared__ std::uint16_t list[kMaxPasses];
+    constexpr unsigned kAll = 0xffffffffu;
+    const int lane = static_cast<int>(threadIdx.x & 31u), warp = static_cast<int>(threadIdx.x >> 5);
+    const int r0 = static_cast<int>(blockIdx.y) * kTileSide, c0 = static_cast<int>(blockIdx.x) * kTileSide;
+    const int pad = a.pad, side = 2 * pad + 1, nd = a.num_diffs, rows = layout.rows;
     // The CPU's histograms count columns [0, max(pad, width)) and rows [0, height).
     const int column_end = max(pad, a.width);
-    if (tid == 0) {
-        lowest = 0x7fffffff;
-        highest = -1;
-        for (unsigned& w : present) w = 0;
+    if (threadIdx.x < 2 * kMaxChunks) present[threadIdx.x] = wanted[threadIdx.x] = 0u;
+    {
+        auto* pairs = reinterpret_cast<std::uint32_t*>(counts);
+        for (int k = static_cast<int>(threadIdx.x); k < (2 * nd + 1) * kTileOutputs / 2; k += kThreadsHere)
+            pairs[k] = 0u;
     }
-    for (int k = tid; k < rows * cols; k += kTileThreads) {
-        const int i = r0 - pad + k / cols, j = c0 - pad + k % cols;
-        unsigned v = cambi::kNoLevel;
-        if (i >= 0 && i < a.height && j >= 0 && j < column_end && mask[i * stride + j]) v = image[i * stride + j];
-        tile[(k / cols) * kSpan + k % cols] = static_cast<std::uint16_t>(v);
-    }
-    const int r = r0 + ty, c = c0 + tx;
-    const bool inside = r < a.height && c < a.width;
-    int level = 0, compact = -1;
-    bool target = false;
-    if (inside) {
-        level = image[r * stride + c];
-        compact = level - a.band_base;
-        target = mask[r * stride + c] && compact >= 0 && compact < a.band_size;
-    }
-    __syncthreads();  // the tile, lowest and highest
-    if (target) {
-        atomicMin(&lowest, level);
-        atomicMax(&highest, level);
-    }
-    __syncthreads();
-    const int nd = a.num_diffs;
-    float best = 0.0f;
-    if (lowest <= highest) {  // (the same for every thread: the conditions below are uniform)
-        const int base = lowest - nd, levels = highest + nd - base + 1;
-        if (levels <= kMaxLevels) {
-            // The levels of [base, base + levels) that some sample of the tile has (a superset of
-            // every window): the others count 0 in every window.
-            unsigned long long low_bits = 0;
-            bool top_bit = false;
-            for (int k = tid; k < rows * cols; k += kTileThreads) {
-                const unsigned l = static_cast<unsigned>(tile[(k / cols) * kSpan + k % cols] - base);
-                if (l < 64u) low_bits |= 1ull << l;
-                else if (l < static_cast<unsigned>(levels)) top_bit = true;  // l == 64
-            }
-            const unsigned w0 = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(low_bits));
-            const unsigned w1 = __reduce_or_sync(0xffffffffu, static_cast<unsigned>(low_bits >> 32));
-            const unsigned w2 = __reduce_or_sync(0xffffffffu, top_bit ? 1u : 0u);
-            if ((tid & 31) == 0) {
-                atomicOr(&present[0], w0);
-                atomicOr(&present[1], w1);
-                atomicOr(&present[2], w2);
-            }
-            __syncthreads();
-            for (int l = 0; l < levels; ++l) {
-                const int v = base + l;
-                if (v < 0 || ((present[l >> 5] >> (l & 31)) & 1u) == 0) {  // no sample of level v
-                    counts[l * kTileThreads + tid] = 0;
-                    continue;
-                }
-                if (tid < cols)
-                    cambi::column_counts(tile, kSpan, side, kTile, tid, static_cast<std::uint16_t>(v), columns + tid,
-                                         kSpan);
-                __syncthreads();
-                counts[l * kTileThreads + tid] =
-                    static_cast<std::uint16_t>(cambi::row_count(columns + ty * kSpan, tx + a.shift, side));
-                __syncthreads();  // columns free for the next level
-            }
-            if (target)
-                best = cambi::contrast_of_counts(counts + (level - nd - base) * kTileThreads + tid, kTileThreads,
-                                                 compact, nd, a.steps[compact], a.reciprocals, a.weights);
-        } else if (target) {
-            best = cambi::window_contrast(tile + ty * kSpan + tx + a.shift, kSpan, side, level, compact, nd,
-                                          a.steps[compact], a.reciprocals, a.weights, counts + tid, kTileThreads);
+    for (int i = warp; i < rows; i += kWarps) {
+        const int gi = r0 - pad + i;
+        const bool in_rows = gi >= 0 && gi < a.height;
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) {
+            const int j = c0 - pad + 32 * w + lane;
+            unsigned v = cambi::kNoLevel;
+            if (in_rows && j >= 0 && j < column_end && mask[gi * stride + j]) v = image[gi * stride + j];
+            tile[i * kPitch + 32 * w + lane] = static_cast<std::uint16_t>(v);
         }
     }
-    if (inside) out[static_cast<std::size_t>(r) * static_cast<std::size_t>(a.width) + c] = best;
+    int low = 0x7fffffff, high = -1;
+    for (int k = 0; k < kRowsPerWarp; ++k) {
+        const int rr = warp + kWarps * k, r = r0 + rr, c = c0 + lane;
+        int level = kNotTarget;
+        if (r < a.height && c < a.width && mask[r * stride + c]) {
+            const int v = image[r * stride + c], compact = v - a.band_base;
+            if (compact >= 0 && compact < a.band_size) level = v;
+        }
+        if (level != kNotTarget) low = min(low, level), high = max(high, level);
+        levels[rr * kTileSide + lane] = static_cast<std::int16_t>(level);
+    }
+    low = __reduce_min_sync(kAll, low);
+    high = __reduce_max_sync(kAll, high);
+    if (lane == 0) warp_low[warp] = low, warp_high[warp] = high;
+    __syncthreads();  // the tile, the levels, the zeroed counts and bits
+    int lowest = warp_low[0], highest = warp_high[0];
+    for (int k = 1; k < kWarps; ++k) lowest = min(lowest, warp_low[k]), highest = max(highest, warp_high[k]);
+    const auto write = [&](int k, float value) {
+        const int r = r0 + warp + kWarps * k, c = c0 + lane;
+        if (r < a.height && c < a.width) out[static_cast<std::size_t>(r) * static_cast<std::size_t>(a.width) + c] = value;
+    };
+    if (lowest > highest) {  // no target (uniform, as every condition below)
+        for (int k = 0; k < kRowsPerWarp; ++k) write(k, 0.0f);
+        return;
+    }
+    const int base = lowest - nd, chunks = (highest + nd - base + 64) / 64;
+    int count = kMaxPasses + 1;  // the level passes; above kMaxPasses: each output's own window
+    if (chunks <= kMaxChunks) {
+        for (int k = 0; k < chunks; ++k) {
+            const int first = base + 64 * k;
+            unsigned long long have = 0, want = 0;  // levels first .. first + 63
+            for (int i = warp; i < rows; i += kWarps)
+#pragma unroll
+                for (int w = 0; w < kWords; ++w) {
+                    const unsigned l = static_cast<unsigned>(tile[i * kPitch + 32 * w + lane] - first);
+                    if (l < 64u) have |= 1ull << l;
+                }
+            for (int kk = 0; kk < kRowsPerWarp; ++kk) {
+                const int level = levels[(warp + kWarps * kk) * kTileSide + lane];
+                const int from = max(level - nd - first, 0), to = min(level + nd - first, 63);
+                if (level != kNotTarget && from <= to)
+                    want |= (to == 63 ? ~0ull : (1ull << (to + 1)) - 1) & ~((1ull << from) - 1);
+            }
+            const unsigned h0 = __reduce_or_sync(kAll, static_cast<unsigned>(have));
+            const unsigned h1 = __reduce_or_sync(kAll, static_cast<unsigned>(have >> 32));
+            const unsigned w0 = __reduce_or_sync(kAll, static_cast<unsigned>(want));
+            const unsigned w1 = __reduce_or_sync(kAll, static_cast<unsigned>(want >> 32));
+            if (lane == 0) {
+                if (h0) atomicOr(&present[2 * k], h0);
+                if (h1) atomicOr(&present[2 * k + 1], h1);
+                if (w0) atomicOr(&wanted[2 * k], w0);
+                if (w1) atomicOr(&wanted[2 * k + 1], w1);
+            }
+        }
+        __syncthreads();
+        if (warp == 0) {  // the list of levels to pass, in order
+            const unsigned bits = lane < 2 * chunks ? present[lane] & wanted[lane] : 0u;
+            const int n = __popc(bits);
+            int end = n;  // inclusive scan over the lanes' words
+            for (int d = 1; d < 32; d <<= 1) {
+                const int t = __shfl_up_sync(kAll, end, static_cast<unsigned>(d));
+                if (lane >= d) end += t;
+            }
+            const int total = __shfl_sync(kAll, end, 31);
+            if (total <= kMaxPasses) {
+                int at = end - n;
+                for (unsigned b = bits; b != 0; b &= b - 1)
+                    list[at++] = static_cast<std::uint16_t>(base + 32 * lane + __ffs(static_cast<int>(b)) - 1);
+            }
+            if (lane == 0) passes = total;
+        }
+        __syncthreads();
+        count = passes;
+    }
+    if (count <= kMaxPasses) {
+        std::uint32_t masks[kWords];
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) masks[w] = cambi::window_bits(lane + a.shift, side, w);
+        std::uint16_t* sums = prefix + warp * kTileOutputs + lane;
+        const std::uint16_t* column = tile + lane;
+        for (int p = warp; p < count; p += kWarps) {
+            const unsigned v = list[p];
+            cambi::level_counts<kWords>(
+                kTileSide, side, masks, sums, kTileSide,
+                [&](int i, std::uint32_t* bits) {
+#pragma unroll
+                    for (int w = 0; w < kWords; ++w) bits[w] = __ballot_sync(kAll, column[i * kPitch + 32 * w] == v);
+                },
+                [&](int r, int n) {
+                    const unsigned o = v - static_cast<unsigned>(levels[r * kTileSide + lane] - nd);
+                    if (o <= static_cast<unsigned>(2 * nd))
+                        counts[o * kTileOutputs + r * kTileSide + lane] = static_cast<std::uint16_t>(n);
+                });
+        }
+        __syncthreads();
+    }
+    for (int k = 0; k < kRowsPerWarp; ++k) {
+        const int rr = warp + kWarps * k, at = rr * kTileSide + lane;
+        const int level = levels[at], compact = level - a.band_base;
+        float best = 0.0f;
+        if (level != kNotTarget) {
+            best = count <= kMaxPasses
+                       ? cambi::contrast_of_counts(counts + at, kTileOutputs, compact, nd, a.steps[compact],
+                                                   a.reciprocals, a.weights)
+                       : cambi::window_contrast(tile + rr * kPitch + lane + a.shift, kPitch, side, level, compact, nd,
+                                                a.steps[compact], a.reciprocals, a.weights, counts + at, kTileOutputs);
+        }
+        write(k, best);
+    }
+}
+
+/// contrast_kernel's instance for `words` (1 .. kMaxRowWords) and kWarps.
+template <int kWarps>
+const void* contrast_entry(int words) {
+    switch (words) {
+    case 1: return reinterpret_cast<const void*>(&contrast_kernel<1, kWarps>);
+    case 2: return reinterpret_cast<const void*>(&contrast_kernel<2, kWarps>);
+    case 3: return reinterpret_cast<const void*>(&contrast_kernel<3, kWarps>);
+    default: return reinterpret_cast<const void*>(&contrast_kernel<4, kWarps>);
+    }
+}
+
+const void* contrast_entry(int words, int warps) {
+    return warps == kManyWarps ? contrast_entry<kManyWarps>(words) : contrast_entry<kFewWarps>(words);
 }
 
 /// cambi.cpp resample's source positions of `out` samples from `in` (the CPU's float walk).
@@ -363,8 +469,18 @@ public:
         std::vector<std::uint32_t> steps;
         if (p.band == Band::kLevels) steps = cambi::visible_steps(p);
         if (steps.empty()) steps.push_back(0u);
-        if ((settings_.full_ref ? std::max(p.window, p.src_window) : p.window) >> 1 > kMaxPad)
-            throw Error("cambi (CUDA): internal: a window wider than the reciprocal table allows");
+        const int widest = (settings_.full_ref ? std::max(p.window, p.src_window) : p.window) >> 1;
+        if (widest > kMaxPad) throw Error("cambi (CUDA): internal: a window wider than the reciprocal table allows");
+        // contrast_kernel's shared memory, above the default 48 KB for wide windows, many
+        // num_diffs or many warps (220 KB at window 65, num_diffs 32 and kManyWarps).
+        for (const int warps : {kFewWarps, kManyWarps}) {
+            const ContrastLayout most(widest, p.num_diffs, plant_ == PlantedDefect::kMirrorShift ? 1 : 0, warps);
+            for (int words = 1; words <= cambi::kMaxRowWords; ++words)
+                cuda::check(cudaFuncSetAttribute(contrast_entry(words, warps),
+                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                 static_cast<int>(most.bytes)),
+                            "cudaFuncSetAttribute (cambi contrast_kernel)");
+        }
         steps_ = upload(steps.data(), steps.size());
         // The pooling's selections: each picture's scales, in the slot's c values.
         std::size_t values = 0;
@@ -539,10 +655,17 @@ private:
                                  reciprocals_.get(),
                                  weights_.get(),
                                  plant_ == PlantedDefect::kMirrorShift ? 1 : 0};
-            const dim3 tiles(cuda::blocks_for(static_cast<std::size_t>(sw), kTile),
-                             cuda::blocks_for(static_cast<std::size_t>(sh), kTile));
-            contrast_kernel<<<tiles, dim3(kTile, kTile), 0, stream>>>(s.image.get(), s.mask.get(), stride_, a,
-                                                                     c + g.offset[static_cast<std::size_t>(scale)]);
+            const dim3 tiles(cuda::blocks_for(static_cast<std::size_t>(sw), kTileSide),
+                             cuda::blocks_for(static_cast<std::size_t>(sh), kTileSide));
+            const int warps = tiles.x * tiles.y < kFewTiles ? kManyWarps : kFewWarps;
+            ContrastLayout layout(pad, p.num_diffs, a.shift, warps);
+            const std::uint16_t *image = s.image.get(), *mask = s.mask.get();
+            std::ptrdiff_t stride = stride_;
+            float* at = c + g.offset[static_cast<std::size_t>(scale)];
+            void* params[] = {&image, &mask, &stride, const_cast<ContrastArgs*>(&a), &layout, &at};
+            cuda::check(cudaLaunchKernel(contrast_entry(layout.words, warps), tiles, dim3(32u * warps), params,
+                                         layout.bytes, stream),
+                        "cambi contrast_kernel");
             cuda::check_launch("cambi contrast_kernel");
         }
     }

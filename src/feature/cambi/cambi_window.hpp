@@ -2,7 +2,7 @@
 // functions so that a CPU test (cambi_window_test.cpp) runs the very code the kernel runs against
 // the CPU's sliding histograms (cambi_contrast.cpp). Internal: used by cambi_cuda.cu and that
 // test. The arithmetic is cambi_math.hpp's contrast_term; what is here is the counting, per
-// pixel (window_contrast) or per level over a tile (column_counts, row_count).
+// pixel (window_contrast) or per level over a tile (level_counts).
 #pragma once
 
 #include <cstdint>
@@ -63,31 +63,60 @@ VMAFX_HOST_DEVICE inline float window_contrast(const std::uint16_t* window, int 
     return contrast_of_counts(counts, count_stride, compact, nd, steps, reciprocals, weights);
 }
 
-// The same counts, level by level and separably, for a tile of outputs (contrast_kernel's fast
-// path): for one level v, column_counts gives, down column j of a tile, the count of v in each
-// output row's `side` rows (a running count: + the entering row, - the leaving one), then
-// row_count adds `side` of those columns: the count of v in the output's side x side window,
-// the same samples window_contrast visits, so the same integer.
+// The same counts, level by level, for a tile of kLevelTile x kLevelTile outputs (contrast_kernel's
+// usual path): for one level v and one output column c, level_counts walks down the tile's rows;
+// row_bits gives each row's samples equal to v as bits (bit j of word w: tile column 32 w + j),
+// the window's columns of that row are popcount(bits & window_bits), and a running sum of those
+// over the rows gives each output row's count as the difference of two running sums (`side`
+// rows apart): the number of samples of level v in the output's side x side window, the samples
+// window_contrast visits, so the same integer. On the device a warp runs it, a lane an output
+// column, row_bits one ballot a word; cambi_window_test.cpp runs it with a host row_bits.
 
-/// Column j of `tile` (rows `pitch` samples apart): column[r * column_pitch] = the count of v
-/// among tile rows r .. r + side - 1 of column j, r = 0 .. rows - 1.
-VMAFX_HOST_DEVICE inline void column_counts(const std::uint16_t* tile, int pitch, int side, int rows, int j,
-                                            std::uint16_t v, std::uint16_t* column, int column_pitch) {
-    int count = 0;
-    for (int di = 0; di < side; ++di) count += tile[di * pitch + j] == v;
-    column[0] = static_cast<std::uint16_t>(count);
-    for (int r = 1; r < rows; ++r) {
-        count += (tile[(r + side - 1) * pitch + j] == v) - (tile[(r - 1) * pitch + j] == v);
-        column[r * column_pitch] = static_cast<std::uint16_t>(count);
-    }
+/// Outputs a side of contrast_kernel's tile (a lane of a warp each, along a row).
+inline constexpr int kLevelTile = 32;
+/// The most 32-column words of a tile row: kLevelTile + 2 * 32 (the largest pad) + 1 (the
+/// planted shift) columns.
+inline constexpr int kMaxRowWords = 4;
+
+/// The bits of word w (tile columns 32 w .. 32 w + 31) inside [first, first + side).
+VMAFX_HOST_DEVICE inline std::uint32_t window_bits(int first, int side, int w) {
+    const int lo = first - 32 * w, hi = first + side - 32 * w;  // the range, in the word's columns
+    if (hi <= 0 || lo >= 32) return 0u;
+    const std::uint32_t below_hi = hi >= 32 ? 0xffffffffu : (1u << hi) - 1u;
+    const std::uint32_t below_lo = lo <= 0 ? 0u : (1u << lo) - 1u;
+    return below_hi & ~below_lo;
 }
 
-/// The window count of v from column_counts' row (`row`: the counts of one output row, by tile
-/// column): the sum of row[first .. first + side - 1].
-VMAFX_HOST_DEVICE inline int row_count(const std::uint16_t* row, int first, int side) {
-    int count = 0;
-    for (int dj = 0; dj < side; ++dj) count += row[first + dj];
-    return count;
+/// The set bits of x.
+VMAFX_HOST_DEVICE inline int bit_count(std::uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return __popc(x);
+#else
+    return __builtin_popcount(x);
+#endif
+}
+
+/// One output column's window counts of one level for the `outputs` output rows of a tile of
+/// outputs + side - 1 rows: row_bits(i, bits) fills bits[0 .. kWords) with row i's samples of
+/// the level (as above); masks[w] = window_bits(the window's first column, side, w); then
+/// store(r, count) for r = 0 .. outputs - 1, in that order, count the level's samples in rows
+/// r .. r + side - 1 inside the masks (below 2^16: side <= 65). prefix: `outputs` scratch
+/// entries, `prefix_stride` apart (the running sums at rows 0 .. outputs - 1).
+template <int kWords, typename RowBits, typename Store>
+VMAFX_HOST_DEVICE inline void level_counts(int outputs, int side, const std::uint32_t* masks, std::uint16_t* prefix,
+                                           int prefix_stride, RowBits&& row_bits, Store&& store) {
+    int sum = 0;  // the counts of rows 0 .. i - 1
+#if defined(__CUDA_ARCH__)
+#pragma unroll 2
+#endif
+    for (int i = 0; i < outputs + side - 1; ++i) {
+        if (i < outputs) prefix[i * prefix_stride] = static_cast<std::uint16_t>(sum);
+        std::uint32_t bits[kWords];
+        row_bits(i, bits);
+        for (int w = 0; w < kWords; ++w) sum += bit_count(bits[w] & masks[w]);
+        const int r = i + 1 - side;
+        if (r >= 0) store(r, sum - prefix[r * prefix_stride]);
+    }
 }
 
 }  // namespace vmafx::cambi

@@ -1,5 +1,5 @@
 // The CUDA twin's per-pixel contrast (cambi_window.hpp window_contrast, and its per-level tile
-// counts column_counts, row_count and contrast_of_counts, which contrast_kernel runs) against
+// counts level_counts, window_bits and contrast_of_counts, which contrast_kernel runs) against
 // the CPU's sliding histograms (cambi_contrast.cpp contrast_values), on the host:
 // at every scale of banded gradients the CPU has just prepared (its own preprocessing, mask,
 // decimation and mode filter), each pixel's window is laid out as contrast_kernel's tile lays it
@@ -33,30 +33,35 @@ using scales::banded;
 // Compares, at each scale, the CPU's c values with window_contrast's on contrast_kernel's
 // layout; returns the count of pixels that differ and of c values above 0 (so that a test can
 // check it compared something).
-// contrast_kernel's fast path over the whole scale's tile (`tile`, rows `pitch` apart, the window
-// of output (r, c) at row r, column c): per kTile x kTile block of outputs whose levels span at
-// most 65 levels with their reach (the kernel's kMaxLevels), each level's counts by
-// column_counts and row_count (0 for the levels none of the block's windows has), then
-// contrast_of_counts; the other blocks' outputs are NaN.
+// contrast_kernel's level passes over the whole scale's tile (`tile`, rows `pitch` apart, the
+// window of output (r, c) at row r, column c): per kLevelTile x kLevelTile block of outputs whose
+// levels span at most 8 x 64 levels with their reach (the kernel's kMaxChunks), each level of
+// that span runs level_counts for each output column (a lane of the kernel's warp) with the
+// row bits the kernel's ballots give, storing each output's count where it reads that level (0
+// elsewhere), then contrast_of_counts; the other blocks' outputs are NaN. (The kernel passes
+// only the levels some window sample has, a subset giving the same counts.)
 // `fast`: the blocks taken.
 std::vector<float> tiled_contrast(const Plan& p, const Buffers& b, const std::vector<std::uint16_t>& tile, int pitch,
                                   int sw, int sh, const std::vector<std::uint32_t>& steps, int& fast) {
-    constexpr int kTile = 16, kMaxLevels = 65;
+    constexpr int kSide = kLevelTile, kOutputs = kSide * kSide, kMaxSpan = 8 * 64;
     const int pad = p.window >> 1, side = 2 * pad + 1, nd = p.num_diffs;
+    const int words = (kSide + 2 * pad + 31) / 32, tile_rows = sh + 2 * pad;
     std::vector<float> out(static_cast<std::size_t>(sw) * static_cast<std::size_t>(sh), std::nanf(""));
-    std::vector<std::uint16_t> columns(static_cast<std::size_t>(kTile) * static_cast<std::size_t>(pitch));
-    std::vector<std::uint16_t> counts(static_cast<std::size_t>(kMaxLevels) * kTile * kTile);
+    std::vector<std::uint16_t> counts(static_cast<std::size_t>(2 * nd + 1) * kOutputs);
+    std::vector<std::uint16_t> prefix(kSide);
+    std::vector<std::uint32_t> row_bits(static_cast<std::size_t>(kSide + side - 1) * kMaxRowWords);
     const auto level_at = [&](int r, int c) {
         return static_cast<int>(b.image[static_cast<std::size_t>(r) * static_cast<std::size_t>(b.stride) + c]);
     };
     const auto target = [&](int r, int c) {
+        if (r >= sh || c >= sw) return false;
         const int compact = level_at(r, c) - p.band_base;
         return b.mask[static_cast<std::size_t>(r) * static_cast<std::size_t>(b.stride) + c] && compact >= 0 &&
                compact < p.band_size;
     };
-    for (int r0 = 0; r0 < sh; r0 += kTile)
-        for (int c0 = 0; c0 < sw; c0 += kTile) {
-            const int rows = std::min(kTile, sh - r0), outs = std::min(kTile, sw - c0);
+    for (int r0 = 0; r0 < sh; r0 += kSide)
+        for (int c0 = 0; c0 < sw; c0 += kSide) {
+            const int rows = std::min(kSide, sh - r0), outs = std::min(kSide, sw - c0);
             int lowest = 1 << 30, highest = -1;
             for (int r = r0; r < r0 + rows; ++r)
                 for (int c = c0; c < c0 + outs; ++c)
@@ -66,49 +71,66 @@ std::vector<float> tiled_contrast(const Plan& p, const Buffers& b, const std::ve
                     for (int c = c0; c < c0 + outs; ++c) out[static_cast<std::size_t>(r * sw + c)] = 0.0f;
                 continue;
             }
-            const int base = lowest - nd, levels = highest + nd - base + 1;
-            if (levels > kMaxLevels) continue;
+            const int base = lowest - nd;
+            if (highest + nd - base + 1 > kMaxSpan) continue;
             ++fast;
-            // the levels some sample of the block's windows has (the kernel's: of its whole tile)
-            std::vector<bool> present(static_cast<std::size_t>(levels));
-            for (int i = r0; i < r0 + rows + side - 1; ++i)
-                for (int j = c0; j < c0 + outs + side - 1; ++j) {
-                    const int l = tile[static_cast<std::size_t>(i) * static_cast<std::size_t>(pitch) + j] - base;
-                    if (l >= 0 && l < levels) present[static_cast<std::size_t>(l)] = true;
+            std::fill(counts.begin(), counts.end(), std::uint16_t{0});
+            for (int v = std::max(base, 0); v <= highest + nd; ++v) {
+                // The kernel's ballots: bit j of word w of row i, tile sample (r0 + i, c0 + 32 w + j) == v.
+                for (int i = 0; i < kSide + side - 1; ++i)
+                    for (int w = 0; w < kMaxRowWords; ++w) {
+                        std::uint32_t bits = 0;
+                        for (int j = 0; j < 32 && w < words; ++j) {
+                            const int ti = r0 + i, tj = c0 + 32 * w + j;
+                            if (ti < tile_rows && tj < pitch &&
+                                tile[static_cast<std::size_t>(ti) * static_cast<std::size_t>(pitch) + tj] == v)
+                                bits |= 1u << j;
+                        }
+                        row_bits[static_cast<std::size_t>(i * kMaxRowWords + w)] = bits;
+                    }
+                for (int lane = 0; lane < kSide; ++lane) {
+                    std::uint32_t masks[kMaxRowWords];
+                    for (int w = 0; w < kMaxRowWords; ++w) masks[w] = window_bits(lane, side, w);
+                    // (The kernel's instance has `words` words; the bits and masks of the others are 0 here.)
+                    level_counts<kMaxRowWords>(
+                        kSide, side, masks, prefix.data(), 1,
+                        [&](int i, std::uint32_t* bits) {
+                            std::memcpy(bits, &row_bits[static_cast<std::size_t>(i * kMaxRowWords)],
+                                        sizeof(std::uint32_t) * kMaxRowWords);
+                        },
+                        [&](int r, int n) {
+                            if (!target(r0 + r, c0 + lane)) return;
+                            const unsigned o = static_cast<unsigned>(v - level_at(r0 + r, c0 + lane) + nd);
+                            if (o <= static_cast<unsigned>(2 * nd))
+                                counts[o * kOutputs + static_cast<unsigned>(r * kSide + lane)] =
+                                    static_cast<std::uint16_t>(n);
+                        });
                 }
-            for (int l = 0; l < levels; ++l) {
-                const int v = base + l;
-                if (!present[static_cast<std::size_t>(l)]) {
-                    for (std::size_t o = 0; o < kTile * kTile; ++o)
-                        counts[static_cast<std::size_t>(l * kTile * kTile) + o] = 0;
-                    continue;
-                }
-                for (int j = c0; j < c0 + outs + side - 1; ++j)
-                    if (v >= 0)
-                        column_counts(&tile[static_cast<std::size_t>(r0) * static_cast<std::size_t>(pitch)], pitch, side,
-                                      rows, j, static_cast<std::uint16_t>(v), &columns[static_cast<std::size_t>(j)],
-                                      pitch);
-                for (int r = r0; r < r0 + rows; ++r)
-                    for (int c = c0; c < c0 + outs; ++c)
-                        counts[static_cast<std::size_t>(l * kTile * kTile + (r - r0) * kTile + (c - c0))] =
-                            v < 0 ? 0
-                                  : static_cast<std::uint16_t>(row_count(
-                                        &columns[static_cast<std::size_t>((r - r0) * pitch)], c, side));
             }
             for (int r = r0; r < r0 + rows; ++r)
                 for (int c = c0; c < c0 + outs; ++c) {
                     float got = 0.0f;
                     if (target(r, c)) {
-                        const int level = level_at(r, c), compact = level - p.band_base;
-                        got = contrast_of_counts(&counts[static_cast<std::size_t>((level - nd - base) * kTile * kTile +
-                                                                                  (r - r0) * kTile + (c - c0))],
-                                                 kTile * kTile, compact, nd, steps[static_cast<std::size_t>(compact)],
+                        const int compact = level_at(r, c) - p.band_base;
+                        got = contrast_of_counts(&counts[static_cast<std::size_t>((r - r0) * kSide + (c - c0))],
+                                                 kOutputs, compact, nd, steps[static_cast<std::size_t>(compact)],
                                                  reciprocals().data(), kContrastWeights);
                     }
                     out[static_cast<std::size_t>(r * sw + c)] = got;
                 }
         }
     return out;
+}
+
+TEST(CambiWindow, WindowBitsAreTheColumnsOfEachWord) {
+    for (int first = 0; first < 40; ++first)
+        for (int side : {1, 3, 31, 32, 33, 65})
+            for (int w = 0; w < kMaxRowWords; ++w) {
+                std::uint32_t want = 0;
+                for (int j = 0; j < 32; ++j)
+                    if (32 * w + j >= first && 32 * w + j < first + side) want |= 1u << j;
+                EXPECT_EQ(window_bits(first, side, w), want) << first << " " << side << " " << w;
+            }
 }
 
 void compare_scales(const VideoFormat& format, const OptionValues& values, int band, int& differ, int& nonzero,
