@@ -16,8 +16,8 @@
 //     when the encode had fewer than 10 bits, the anti-dithering means (dither_mean4/2) of the
 //     converted samples: the CPU's in-place pass reads only samples it has not yet written,
 //     so it is this out-of-place one;
-//  3. derivative_kernel and mask_kernel: the spatial mask (7x7 clipped window sums of the
-//     derivative, integer);
+//  3. mask_kernel: the spatial mask (7x7 clipped window sums of the derivative, integer; a
+//     tile's derivative and 7-column sums in shared memory);
 //  4. per scale: decimate_kernel (image and mask; the CPU's in-place decimation reads only
 //     samples it has not yet written, so the plane is copied and decimated out of place, the
 //     samples outside the scale left as they were), mode_kernel (the 3x3 mode, likewise out of
@@ -156,13 +156,12 @@ __global__ void preprocess_kernel(const unsigned char* __restrict__ src, std::pt
     image[i * stride + j] = static_cast<std::uint16_t>(v);
 }
 
-/// The spatial mask's derivative (cambi.cpp spatial_mask): 1 where a sample equals its right and
-/// lower neighbours (the last column and row count as equal). Grid: rows x column blocks.
-__global__ void derivative_kernel(const std::uint16_t* __restrict__ image, std::ptrdiff_t stride, int width,
-                                  int height, std::uint8_t* __restrict__ derivative) {
-    const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    const int r = static_cast<int>(blockIdx.y);
-    if (c >= width || r >= height) return;
+/// The spatial mask's derivative (cambi.cpp spatial_mask) at (r, c): 1 where the sample equals
+/// its right and lower neighbours (the last column and row count as equal); 0 outside the
+/// picture (the mask's window is clipped to it).
+__device__ inline unsigned derivative_at(const std::uint16_t* image, std::ptrdiff_t stride, int width, int height,
+                                         int r, int c) {
+    if (r < 0 || r >= height || c < 0 || c >= width) return 0u;
     const std::uint16_t* here = image + r * stride;
     bool d;
     if (c < width - 1) {
@@ -171,21 +170,40 @@ __global__ void derivative_kernel(const std::uint16_t* __restrict__ image, std::
     } else {
         d = r == height - 1 || here[c] == here[stride + c];
     }
-    derivative[static_cast<std::size_t>(r) * static_cast<std::size_t>(width) + c] = d ? 1 : 0;
+    return d ? 1u : 0u;
 }
 
+/// Outputs of a mask_kernel block: kMaskColumns x kMaskRows, a thread each.
+constexpr int kMaskColumns = 32, kMaskRows = 8;
+
 /// The spatial mask: 1 where the derivative's 7x7 window (clipped to the picture) sums above
-/// `threshold`. Grid: rows x column blocks.
-__global__ void mask_kernel(const std::uint8_t* __restrict__ derivative, int width, int height, unsigned threshold,
-                            std::uint16_t* __restrict__ mask, std::ptrdiff_t stride) {
-    const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    const int r = static_cast<int>(blockIdx.y);
-    if (c >= width || r >= height) return;
-    constexpr int pad = cambi::kMaskFilter >> 1;
+/// `threshold`. Grid: column tiles x row tiles of kMaskColumns x kMaskRows. The tile's
+/// derivative with the window's reach, then its 7-column sums, in shared memory; each output
+/// adds 7 of those (integers: the CPU's sums in any order).
+__global__ void __launch_bounds__(kMaskColumns * kMaskRows)
+    mask_kernel(const std::uint16_t* __restrict__ image, std::ptrdiff_t stride, int width, int height,
+                unsigned threshold, std::uint16_t* __restrict__ mask) {
+    constexpr int pad = cambi::kMaskFilter >> 1, rows = kMaskRows + 2 * pad, cols = kMaskColumns + 2 * pad;
+    constexpr int threads = kMaskColumns * kMaskRows;
+    __shared__ std::uint8_t derivative[rows][cols];
+    __shared__ std::uint8_t across[rows][kMaskColumns];  // 7-column sums
+    const int tid = static_cast<int>(threadIdx.y) * kMaskColumns + static_cast<int>(threadIdx.x);
+    const int r0 = static_cast<int>(blockIdx.y) * kMaskRows, c0 = static_cast<int>(blockIdx.x) * kMaskColumns;
+    for (int k = tid; k < rows * cols; k += threads)
+        derivative[k / cols][k % cols] = static_cast<std::uint8_t>(
+            derivative_at(image, stride, width, height, r0 - pad + k / cols, c0 - pad + k % cols));
+    __syncthreads();
+    for (int k = tid; k < rows * kMaskColumns; k += threads) {
+        const int i = k / kMaskColumns, j = k % kMaskColumns;
+        unsigned sum = 0;
+        for (int t = 0; t < cambi::kMaskFilter; ++t) sum += derivative[i][j + t];
+        across[i][j] = static_cast<std::uint8_t>(sum);
+    }
+    __syncthreads();
+    const int r = r0 + static_cast<int>(threadIdx.y), c = c0 + static_cast<int>(threadIdx.x);
+    if (r >= height || c >= width) return;
     unsigned sum = 0;
-    for (int i = max(r - pad, 0); i <= min(r + pad, height - 1); ++i)
-        for (int j = max(c - pad, 0); j <= min(c + pad, width - 1); ++j)
-            sum += derivative[static_cast<std::size_t>(i) * static_cast<std::size_t>(width) + j];
+    for (int t = 0; t < cambi::kMaskFilter; ++t) sum += across[threadIdx.y + t][threadIdx.x];
     mask[r * stride + c] = sum > threshold ? 1 : 0;
 }
 
@@ -500,8 +518,6 @@ public:
             slot.image = cuda::DeviceBuffer<std::uint16_t>(plane_);
             slot.mask = cuda::DeviceBuffer<std::uint16_t>(plane_);
             slot.scratch = cuda::DeviceBuffer<std::uint16_t>(plane_);
-            slot.derivative = cuda::DeviceBuffer<std::uint8_t>(static_cast<std::size_t>(p.alloc_w) *
-                                                               static_cast<std::size_t>(p.alloc_h));
             slot.c = cuda::DeviceBuffer<float>(values);
             if (host_pool_) slot.host_c = cuda::PinnedBuffer<float>(values);
             else slot.pool = std::make_unique<cambi::TopkPool>(jobs);
@@ -553,7 +569,6 @@ public:
 private:
     struct Slot {
         cuda::DeviceBuffer<std::uint16_t> image, mask, scratch;
-        cuda::DeviceBuffer<std::uint8_t> derivative;
         cuda::DeviceBuffer<float> c;
         cuda::PinnedBuffer<float> host_c;        ///< heatmaps only: the c values
         std::unique_ptr<cambi::TopkPool> pool;    ///< else: the pooling on the device
@@ -599,11 +614,16 @@ private:
         cuda::check_launch("cambi preprocess_kernel");
     }
 
-    // Copies the plane to the scratch plane (the CPU's in-place passes read the old samples).
-    void to_scratch(const cuda::DeviceBuffer<std::uint16_t>& plane, Slot& s, cudaStream_t stream) {
-        cuda::check(cudaMemcpyAsync(s.scratch.get(), plane.get(), plane_ * sizeof(std::uint16_t),
-                                    cudaMemcpyDeviceToDevice, stream),
-                    "cudaMemcpyAsync (cambi scratch)");
+    // Copies rows [0, rows) x columns [0, columns) of the plane to the scratch plane: the
+    // samples the out-of-place pass that follows reads (the CPU's in-place passes read the old
+    // samples); the rest of the scratch plane is never read.
+    void to_scratch(const cuda::DeviceBuffer<std::uint16_t>& plane, int rows, int columns, Slot& s,
+                    cudaStream_t stream) {
+        const std::size_t pitch = static_cast<std::size_t>(stride_) * sizeof(std::uint16_t);
+        cuda::check(cudaMemcpy2DAsync(s.scratch.get(), pitch, plane.get(), pitch,
+                                      static_cast<std::size_t>(columns) * sizeof(std::uint16_t),
+                                      static_cast<std::size_t>(rows), cudaMemcpyDeviceToDevice, stream),
+                    "cudaMemcpy2DAsync (cambi scratch)");
     }
 
     void picture(const DevicePlane& in, const Geometry& g, Slot& s, int k, float* c, cudaStream_t stream) {
@@ -612,11 +632,10 @@ private:
         cuda::check(cudaMemsetAsync(s.mask.get(), 0, plane_ * sizeof(std::uint16_t), stream), "cudaMemsetAsync");
         if (format_.bit_depth == 8) input_kernels<std::uint8_t>(in, g, s, k, stream);
         else input_kernels<std::uint16_t>(in, g, s, k, stream);
-        const dim3 rows(cuda::blocks_for(static_cast<std::size_t>(g.width), kThreads), static_cast<unsigned>(g.height));
-        derivative_kernel<<<rows, kThreads, 0, stream>>>(s.image.get(), stride_, g.width, g.height, s.derivative.get());
-        cuda::check_launch("cambi derivative_kernel");
-        mask_kernel<<<rows, kThreads, 0, stream>>>(s.derivative.get(), g.width, g.height,
-                                                   cambi::mask_threshold(g.width, g.height), s.mask.get(), stride_);
+        const dim3 mask_tiles(cuda::blocks_for(static_cast<std::size_t>(g.width), kMaskColumns),
+                              cuda::blocks_for(static_cast<std::size_t>(g.height), kMaskRows));
+        mask_kernel<<<mask_tiles, dim3(kMaskColumns, kMaskRows), 0, stream>>>(
+            s.image.get(), stride_, g.width, g.height, cambi::mask_threshold(g.width, g.height), s.mask.get());
         cuda::check_launch("cambi mask_kernel");
         const int pad = g.window >> 1;
         for (int scale = 0; scale < kScales; ++scale) {
@@ -624,14 +643,14 @@ private:
             const unsigned columns = cuda::blocks_for(static_cast<std::size_t>(sw), kThreads);
             if (scale > 0 || p.speedup) {
                 for (auto* plane : {&s.image, &s.mask}) {
-                    to_scratch(*plane, s, stream);
+                    to_scratch(*plane, 2 * sh - 1, 2 * sw - 1, s, stream);  // decimate reads (2i, 2j)
                     decimate_kernel<<<dim3(columns, static_cast<unsigned>(sh)), kThreads, 0, stream>>>(
                         s.scratch.get(), plane->get(), stride_, sw, sh);
                     cuda::check_launch("cambi decimate_kernel");
                 }
             }
             if (sh > 2) {
-                to_scratch(s.image, s, stream);
+                to_scratch(s.image, sh, sw, s, stream);
                 mode_kernel<<<dim3(columns, static_cast<unsigned>(sh - 2)), kThreads, 0, stream>>>(
                     s.scratch.get(), s.image.get(), stride_, sw, sh);
                 cuda::check_launch("cambi mode_kernel");
