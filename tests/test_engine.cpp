@@ -546,6 +546,25 @@ TEST_F(EngineTest, CudaRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
     }
 }
 
+// Two cambi features with other options in one GPU run (every twin is made before any frame
+// runs): the second's contrast kernel needs less shared memory than the first's and must not
+// lower the limit the first set (cambi_cuda.cu raise_shared_limit: the limit is the kernel's for
+// the whole process); both run on the GPU and give the CPU's values.
+TEST_F(EngineTest, CudaRunsTwoCambiFeaturesOfOtherOptions) {
+    VMAFX_REQUIRE_GPU();
+    RunConfig c = config(format_of(320, 180, 8), 3);
+    c.features.push_back(parse_feature_spec("cambi=max_log_contrast=5"));
+    c.features.push_back(parse_feature_spec("cambi=max_log_contrast=0"));
+    const RunResult cpu = run(c);
+    c.backend = Backend("cuda");
+    const RunResult gpu = run(c);
+    EXPECT_TRUE(same_values(cpu, gpu));
+    unsigned cambi_on_gpu = 0;
+    for (const MetricBackend& b : gpu.backends)
+        cambi_on_gpu += b.metric == "cambi" && b.backend == Backend("cuda") ? 1u : 0u;
+    EXPECT_EQ(cambi_on_gpu, 2u);
+}
+
 // The same split with the Vulkan backend (lavapipe in CI): vmaf_v0.6.1's adm, motion and vif,
 // psnr, float_psnr and float_moment run on the Vulkan twins (motion temporal: previous pictures,
 // every frame under --subsample; psnr with chroma planes), float_motion on the CPU in the same

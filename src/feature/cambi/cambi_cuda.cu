@@ -28,7 +28,8 @@
 //     width)): exactly what the CPU's sliding histograms hold for that pixel, integers below
 //     4226; counted per level for a 32x32 tile of outputs, a warp a level (a ballot per row
 //     and 32 columns, popcounts of each output's window columns, running sums down the rows),
-//     for the levels both present in the tile's windows and read by some output, where they
+//     for the levels both present in the tile (a superset of its windows' samples) and read by
+//     some output, where they
 //     are few, else per pixel: the same integers either way), then the largest contrast_term over
 //     its visible steps, the CPU's function on the CPU's counts (levels below the band count 0,
 //     as the CPU's missing histogram rows);
@@ -61,8 +62,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/device.hpp"
@@ -156,7 +160,7 @@ __global__ void preprocess_kernel(const unsigned char* __restrict__ src, std::pt
     image[i * stride + j] = static_cast<std::uint16_t>(v);
 }
 
-/// The spatial mask's derivative (cambi.cpp spatial_mask) at (r, c): 1 where the sample equals
+/// The spatial mask's derivative (cambi_preprocess.cpp spatial_mask) at (r, c): 1 where the sample equals
 /// its right and lower neighbours (the last column and row count as equal); 0 outside the
 /// picture (the mask's window is clipped to it).
 __device__ inline unsigned derivative_at(const std::uint16_t* image, std::ptrdiff_t stride, int width, int height,
@@ -269,7 +273,7 @@ struct ContrastLayout {
 /// its words). The tile's window samples (levels of masked pixels in the CPU's reach, else
 /// kNoLevel) and its outputs' levels (kNotTarget where no target) go to shared memory; then,
 /// where the levels the outputs read span at most kMaxChunks x 64 levels, the levels both some
-/// window sample has and some output reads (its level -num_diffs .. +num_diffs): at most
+/// tile sample has (a superset of the windows' samples) and some output reads (its level -num_diffs .. +num_diffs): at most
 /// kMaxPasses, each a warp's pass (level_counts: a ballot a row and 32-bit word, each lane an
 /// output column) storing each output's count where it reads that level (the others' counts
 /// stay 0, as the CPU's for a level no window sample has), then each output's
@@ -429,12 +433,30 @@ const void* contrast_entry(int words) {
     case 1: return reinterpret_cast<const void*>(&contrast_kernel<1, kWarps>);
     case 2: return reinterpret_cast<const void*>(&contrast_kernel<2, kWarps>);
     case 3: return reinterpret_cast<const void*>(&contrast_kernel<3, kWarps>);
-    default: return reinterpret_cast<const void*>(&contrast_kernel<4, kWarps>);
+    case 4: return reinterpret_cast<const void*>(&contrast_kernel<4, kWarps>);
+    default: throw Error("cambi (CUDA): internal: a tile row of " + std::to_string(words) + " words");
     }
 }
 
 const void* contrast_entry(int words, int warps) {
     return warps == kManyWarps ? contrast_entry<kManyWarps>(words) : contrast_entry<kFewWarps>(words);
+}
+
+/// Raises contrast_kernel instance `entry`'s dynamic shared memory limit on the current device
+/// to `bytes`, never lowering it: the limit is the kernel's for the whole process, and every
+/// cambi twin of a run is made before any frame runs, so a twin needing less must not lower
+/// what an earlier one set (two cambi features with other options in one run).
+void raise_shared_limit(const void* entry, int bytes) {
+    static std::mutex lock;
+    static std::map<std::pair<int, const void*>, int> limits;  // by device and instance
+    int device = 0;
+    cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+    const std::lock_guard<std::mutex> hold(lock);
+    int& now = limits[{device, entry}];
+    if (bytes <= now) return;
+    cuda::check(cudaFuncSetAttribute(entry, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
+                "cudaFuncSetAttribute (cambi contrast_kernel)");
+    now = bytes;
 }
 
 /// cambi.cpp resample's source positions of `out` samples from `in` (the CPU's float walk).
@@ -490,15 +512,31 @@ public:
         const int widest = (settings_.full_ref ? std::max(p.window, p.src_window) : p.window) >> 1;
         if (widest > kMaxPad) throw Error("cambi (CUDA): internal: a window wider than the reciprocal table allows");
         // contrast_kernel's shared memory, above the default 48 KB for wide windows, many
-        // num_diffs or many warps (220 KB at window 65, num_diffs 32 and kManyWarps).
-        for (const int warps : {kFewWarps, kManyWarps}) {
-            const ContrastLayout most(widest, p.num_diffs, plant_ == PlantedDefect::kMirrorShift ? 1 : 0, warps);
+        // num_diffs or many warps (220 KB at window 65, num_diffs 32 and kManyWarps), within
+        // what the device allows a block: kManyWarps only where it fits, and a clear refusal
+        // where not even kFewWarps does (GPUs before sm_90 allow 99 or 163 KB).
+        int device = 0, allowed = 0;
+        cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+        cuda::check(cudaDeviceGetAttribute(&allowed, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                    "cudaDeviceGetAttribute");
+        const int shift = plant_ == PlantedDefect::kMirrorShift ? 1 : 0;
+        const auto fits = [&](int warps) {
+            const ContrastLayout most(widest, p.num_diffs, shift, warps);
+            for (int words = 1; words <= cambi::kMaxRowWords; ++words) {
+                cudaFuncAttributes attributes{};
+                cuda::check(cudaFuncGetAttributes(&attributes, contrast_entry(words, warps)), "cudaFuncGetAttributes");
+                if (most.bytes + attributes.sharedSizeBytes > static_cast<std::size_t>(allowed)) return false;
+            }
             for (int words = 1; words <= cambi::kMaxRowWords; ++words)
-                cuda::check(cudaFuncSetAttribute(contrast_entry(words, warps),
-                                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(most.bytes)),
-                            "cudaFuncSetAttribute (cambi contrast_kernel)");
-        }
+                raise_shared_limit(contrast_entry(words, warps), static_cast<int>(most.bytes));
+            return true;
+        };
+        if (!fits(kFewWarps))
+            throw Error("cambi (CUDA): window_size " + std::to_string(2 * widest + 1) + " with max_log_contrast " +
+                        std::to_string(settings_.max_log_contrast) + " needs " +
+                        std::to_string(ContrastLayout(widest, p.num_diffs, shift, kFewWarps).bytes) +
+                        " bytes of shared memory a block; this GPU allows " + std::to_string(allowed));
+        many_warps_ = fits(kManyWarps);
         steps_ = upload(steps.data(), steps.size());
         // The pooling's selections: each picture's scales, in the slot's c values.
         std::size_t values = 0;
@@ -676,7 +714,7 @@ private:
                                  plant_ == PlantedDefect::kMirrorShift ? 1 : 0};
             const dim3 tiles(cuda::blocks_for(static_cast<std::size_t>(sw), kTileSide),
                              cuda::blocks_for(static_cast<std::size_t>(sh), kTileSide));
-            const int warps = tiles.x * tiles.y < kFewTiles ? kManyWarps : kFewWarps;
+            const int warps = many_warps_ && tiles.x * tiles.y < kFewTiles ? kManyWarps : kFewWarps;
             ContrastLayout layout(pad, p.num_diffs, a.shift, warps);
             const std::uint16_t *image = s.image.get(), *mask = s.mask.get();
             std::ptrdiff_t stride = stride_;
@@ -748,6 +786,7 @@ private:
     std::size_t plane_ = 0, values_ = 0;
     bool host_pool_ = false;  ///< heatmaps_path set: the c values copied, pooled on the host
     bool proven_only_ = true;  ///< false: every scale pooled on the host (host_pooling_for_tests)
+    bool many_warps_ = false;  ///< kManyWarps' contrast_kernel fits the device's shared memory
     Geometry geo_[2];
     cuda::DeviceBuffer<float> reciprocals_;
     cuda::DeviceBuffer<int> weights_;
