@@ -273,12 +273,12 @@ struct ContrastLayout {
 /// its words). The tile's window samples (levels of masked pixels in the CPU's reach, else
 /// kNoLevel) and its outputs' levels (kNotTarget where no target) go to shared memory; then,
 /// where the levels the outputs read span at most kMaxChunks x 64 levels, the levels both some
-/// tile sample has (a superset of the windows' samples) and some output reads (its level -num_diffs .. +num_diffs): at most
-/// kMaxPasses, each a warp's pass (level_counts: a ballot a row and 32-bit word, each lane an
-/// output column) storing each output's count where it reads that level (the others' counts
-/// stay 0, as the CPU's for a level no window sample has), then each output's
-/// contrast_of_counts; else each output's window_contrast. The same integers either way: the
-/// CPU's histogram counts.
+/// tile sample has (a superset of the windows' samples) and some output reads (its level
+/// -num_diffs .. +num_diffs): at most kMaxPasses, each a warp's pass (level_counts: a ballot a
+/// row and 32-bit word, each lane an output column) storing each output's count where it reads
+/// that level (the others' counts stay 0, as the CPU's for a level no window sample has), then
+/// each output's contrast_of_counts; else each output's window_contrast. The same integers
+/// either way: the CPU's histogram counts.
 template <int kWords, int kWarps>
 __global__ void __launch_bounds__(32 * kWarps, kWarps == kManyWarps ? 1 : 4)
     contrast_kernel(const std::uint16_t* __restrict__ image, const std::uint16_t* __restrict__ mask,
