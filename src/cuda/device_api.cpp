@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
+#include "base/trace.hpp"
 #include "cuda/device.hpp"
 #include "cuda/surface_unpack.hpp"
 #include "gpu/start_up.hpp"
@@ -24,6 +25,7 @@ namespace {
 std::string start_cuda() {
     std::string why = unavailable_reason();
     if (why.empty() && cudaFree(nullptr) != cudaSuccess) why = cudaGetErrorString(cudaGetLastError());
+    trace::phase("CUDA start-up done (on its own thread)");
     return why;
 }
 

@@ -238,7 +238,7 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     unsigned next = 0;
     const unsigned expected = config.progress ? pairs.expected() : 0;
     // Seconds each serial stage spent (VMAFX_TIMINGS only: which one bounds the throughput).
-    double read_seconds = 0, submit_seconds = 0;
+    double read_seconds = 0, pin_seconds = 0, submit_seconds = 0;
     tbb::parallel_pipeline(
         kReadAhead,
         tbb::make_filter<void, unsigned>(tbb::filter_mode::serial_in_order,
@@ -267,8 +267,10 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                                      allocate(i);
                                                      result.pictures_allocated += 2;
                                                  }
+                                                 const auto p0 = std::chrono::steady_clock::now();
                                                  core.pin(*refs[i]);
                                                  core.pin(*dists[i]);
+                                                 pin_seconds += trace::seconds_since(p0);
                                              }
                                              if (!pairs.next(*refs[i % kRing], *dists[i % kRing], planes)) {
                                                  fc.stop();
@@ -297,11 +299,12 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                 if (i == 0) trace::phase("first frame submitted");
                 if (config.progress) config.progress(i + 1, expected);
             }));
-    trace::phase(fmt::format("read stage busy {:.1f} ms, submit stage busy {:.1f} ms", 1e3 * read_seconds,
-                             1e3 * submit_seconds));
+    trace::phase(fmt::format("read stage busy {:.1f} ms (pinning {:.1f} ms), submit stage busy {:.1f} ms",
+                             1e3 * read_seconds, 1e3 * pin_seconds, 1e3 * submit_seconds));
     result.frames = pairs.count();
     pairs.finish();
     core.finish(result.scores);
+    trace::phase("GPU scores gathered");
 }
 
 }  // namespace
