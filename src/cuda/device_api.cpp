@@ -178,7 +178,7 @@ const DeviceApi device_api{
     "cuda",      prepare,       usable,      alloc_device, free_device, pin_host, unpin_host,
     create_queue, destroy_queue, create_event, destroy_event, record,     queue_wait, host_wait,
     copy_2d_async, copy_2d,      device_info,   list_devices, select_device,
-    "cuda",       unpack_surface, true,  // streams run at once
+    "cuda",       unpack_surface,
 };
 
 }  // namespace vmafx::cuda

@@ -91,13 +91,6 @@ struct DeviceApi {
     /// decode_device_type is. Throws Error on the backend's errors.
     void (*unpack_surface)(const DeviceSurface& from, const VideoFormat& format, const DevicePicture& to,
                            PlaneSet planes, GpuQueue* q) = nullptr;
-    /// Whether work on different queues runs at once on the device and a host_wait on an
-    /// event covers every queue that event's queue waited for, its copies to the host included
-    /// (CUDA's streams; not Vulkan's queues here, whose copies to the host end in a host_wait
-    /// on their own queue). The scheduler then runs each twin of a frame on a queue of its own
-    /// (gpu/scheduler.cpp), so that a frame takes as long as its slowest twin, not as all of
-    /// them one after another.
-    bool concurrent_queues = false;
 };
 
 /// The device API of GPU backend `backend`, or nullptr when it is unknown or not built

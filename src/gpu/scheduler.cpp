@@ -177,11 +177,6 @@ struct GpuScorer::Impl {
     std::unique_ptr<PictureRing> refs, dists;
     std::vector<std::unique_ptr<Queue>> queues;  // per slot
     std::vector<std::unique_ptr<Event>> done;    // per slot
-    /// With DeviceApi::concurrent_queues and several twins: per slot, the event of the frame's
-    /// uploads and, per twin, its queue and the event of its work (slot * twins + twin).
-    std::vector<std::unique_ptr<Event>> uploaded;
-    std::vector<std::unique_ptr<Queue>> twin_queues;
-    std::vector<std::unique_ptr<Event>> twin_done;
     std::vector<long long> slot_frame;           // frame in each slot, -1 when free
     std::vector<void*> pinned;                   // host memory registered by pin()
     long long next = 0;      // next frame index expected
@@ -228,23 +223,8 @@ struct GpuScorer::Impl {
             f.prev_ref[back - 1] = refs->wait_for(refs->entry(index - back), queue);
         for (unsigned back = 1; back <= history.dists && back <= index; ++back)
             f.prev_dist[back - 1] = dists->wait_for(dists->entry(index - back), queue);
-        if (twin_queues.empty()) {
-            for (auto& t : twins)
-                if (runs(t, index)) t.twin->enqueue(f, s, queue);
-        } else {
-            // Fork: each twin's queue waits for the frame's uploads (and the waits above), then
-            // join: the slot's queue waits for every twin's work before the frame's event.
-            api.record(uploaded[s]->get(), queue);
-            for (std::size_t k = 0; k < twins.size(); ++k) {
-                if (!runs(twins[k], index)) continue;
-                const std::size_t b = s * twins.size() + k;
-                GpuQueue* branch = twin_queues[b]->get();
-                api.queue_wait(branch, uploaded[s]->get());
-                twins[k].twin->enqueue(f, s, branch);
-                api.record(twin_done[b]->get(), branch);
-                api.queue_wait(queue, twin_done[b]->get());
-            }
-        }
+        for (auto& t : twins)
+            if (runs(t, index)) t.twin->enqueue(f, s, queue);
         api.record(done[s]->get(), queue);
         slot_frame[s] = index;
         ++next;
@@ -276,13 +256,6 @@ GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFo
     for (unsigned s = 0; s < m.slots; ++s) {
         m.queues.push_back(std::make_unique<Queue>(m.api));
         m.done.push_back(std::make_unique<Event>(m.api));
-        if (m.api.concurrent_queues && m.twins.size() > 1) {
-            m.uploaded.push_back(std::make_unique<Event>(m.api));
-            for (std::size_t k = 0; k < m.twins.size(); ++k) {
-                m.twin_queues.push_back(std::make_unique<Queue>(m.api));
-                m.twin_done.push_back(std::make_unique<Event>(m.api));
-            }
-        }
     }
     m.slot_frame.assign(m.slots, -1);
 }
@@ -290,7 +263,6 @@ GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFo
 GpuScorer::~GpuScorer() {
     if (!impl_) return;
     impl_->queues.clear();  // each waits for its work, then goes
-    impl_->twin_queues.clear();
     for (void* p : impl_->pinned) impl_->api.unpin_host(p);
 }
 
