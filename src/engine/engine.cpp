@@ -216,7 +216,7 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     // still reading them and unregisters them. The ring pictures the run is expected to use (as
     // many as its frames, at most the ring) are allocated and zeroed here, while the device's
     // context is still being created on its own thread (gpu_prepare), so that their first
-    // touches overlap it; the read stage pins each (0.07 to 0.08 ms per MB once touched:
+    // touches overlap it; the read stage pins each (0.07 to 0.1 ms per MB once touched:
     // docs/performance.md) when it first fills it, and allocates those the estimate left out
     // (a stream's).
     std::vector<std::shared_ptr<Picture>> refs(kRing), dists(kRing);
