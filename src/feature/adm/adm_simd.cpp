@@ -5,9 +5,9 @@
 // every compiled target against the reference bit for bit.
 //
 // Level 0 DWT: the vertical pass in 32-bit lanes modulo 2^32, as the reference; the horizontal
-// pass multiplies adjacent pairs of 16-bit inputs by pairs of taps (ReorderWidenMulAccumulate,
-// pmaddwd on x86): output j reads inputs 2j-1, 2j and 2j+1, 2j+2, two adjacent pairs, so one
-// load per pair gives a vector of outputs in order.
+// pass multiplies adjacent pairs of 16-bit inputs by pairs of taps (PairProductsAccumulate:
+// pmaddwd on x86, vpdpwssd on AVX3_DL): output j reads inputs 2j-1, 2j and 2j+1, 2j+2, two
+// adjacent pairs, so one load per pair gives a vector of outputs in order.
 //
 // Levels 1..3 DWT: the reference sums tap * x in 64 bits (x a 32-bit value), rounds, shifts by
 // at most 16 and keeps the low 32 bits. Here x = 65536 * xh + xl with xh = round(x / 65536) and
@@ -47,6 +47,7 @@ HWY_BEFORE_NAMESPACE();
 namespace vmafx::adm::HWY_NAMESPACE {
 namespace {
 
+using vmafx::HWY_NAMESPACE::PairProductsAccumulate;
 using vmafx::HWY_NAMESPACE::SumLanesWrapping;
 
 using std::int16_t;
@@ -150,9 +151,22 @@ using DW = hn::Rebind<int16_t, DI32>;         // as many 16-bit lanes as DI32 ha
 using VI32 = hn::Vec<DI32>;
 using VI16 = hn::Vec<DI16>;
 
+/// |x| as x86 computes it (INT32_MIN stays INT32_MIN), modulo 2^32.
+template <class V>
+HWY_INLINE V abs32(V x) {
+    const V sign = hn::ShiftRight<31>(x);
+    return hn::Sub(hn::Xor(x, sign), sign);
+}
+
+/// The low 16 bits of each lane sign-extended (static_cast<int16_t> then back to 32 bits).
+template <class V>
+HWY_INLINE V narrow16(V v) {
+    return hn::ShiftRight<16>(hn::ShiftLeft<16>(v));
+}
+
 /// The low 16 bits of each lane as int16_t (the reference's static_cast<int16_t>).
 HWY_INLINE hn::Vec<DW> low_words(VI32 v) {
-    return hn::DemoteTo(DW(), hn::ShiftRight<16>(hn::ShiftLeft<16>(v)));
+    return hn::DemoteTo(DW(), narrow16(v));
 }
 
 template <typename Sample>
@@ -172,6 +186,48 @@ HWY_INLINE VI32 taps4(VI32 x0, VI32 x1, VI32 x2, VI32 x3, const int32_t (&c)[4])
                    hn::Add(hn::Mul(x2, hn::Set(d, c[2])), hn::Mul(x3, hn::Set(d, c[3]))));
 }
 
+/// The tap pair (c0, c1) for a widening multiply of word pairs: c0 in the even words, c1 in
+/// the odd ones.
+HWY_INLINE VI16 tap_pair(int32_t c0, int32_t c1) {
+    const uint32_t pair = (static_cast<uint32_t>(c0) & 0xFFFFu) | (static_cast<uint32_t>(c1) << 16);
+    return hn::BitCast(DI16(), hn::Set(hn::Repartition<uint32_t, DI32>(), pair));
+}
+
+/// Level 0 vertical pass of 8-bit samples, a vector of 16-bit columns at a time: rows (r0, r1)
+/// and (r2, r3) enter as interleaved word pairs, multiplied by the tap pairs (every tap fits a
+/// signed word); the pairs come out per 128-bit block (InterleaveLower/Upper), and
+/// ReorderDemote2To packs per block too, so the words are stored in column order (as
+/// vif_simd.cpp's vertical passes; the kernel test checks each target). Returns the first
+/// column it left.
+HWY_INLINE int dwt0_vertical_bytes(const uint8_t* r0, const uint8_t* r1, const uint8_t* r2, const uint8_t* r3, int w,
+                                   int bit_depth, VI32 lo_add, VI32 hi_add, int16_t* lo, int16_t* hi) {
+    const DI32 d;
+    const DI16 dw;
+    const hn::Rebind<uint8_t, DI16> db;
+    const int n = static_cast<int>(hn::Lanes(dw));
+    const VI16 lo01 = tap_pair(kLo[0], kLo[1]), lo23 = tap_pair(kLo[2], kLo[3]);
+    const VI16 hi01 = tap_pair(kHi[0], kHi[1]), hi23 = tap_pair(kHi[2], kHi[3]);
+    const auto pass = [&](VI16 a, VI16 b, VI32 add, VI16 taps01, VI16 taps23) HWY_ATTR {
+        const VI32 sum = PairProductsAccumulate(d, PairProductsAccumulate(d, add, a, taps01), b, taps23);
+        return narrow16(hn::ShiftRightSame(sum, bit_depth));
+    };
+    int j = 0;
+    for (; j + n <= w; j += n) {
+        const VI16 x0 = hn::PromoteTo(dw, hn::LoadU(db, r0 + j)), x1 = hn::PromoteTo(dw, hn::LoadU(db, r1 + j));
+        const VI16 x2 = hn::PromoteTo(dw, hn::LoadU(db, r2 + j)), x3 = hn::PromoteTo(dw, hn::LoadU(db, r3 + j));
+        const VI16 a_lower = hn::InterleaveLower(dw, x0, x1), a_upper = hn::InterleaveUpper(dw, x0, x1);
+        const VI16 b_lower = hn::InterleaveLower(dw, x2, x3), b_upper = hn::InterleaveUpper(dw, x2, x3);
+        hn::StoreU(hn::ReorderDemote2To(dw, pass(a_lower, b_lower, lo_add, lo01, lo23),
+                                        pass(a_upper, b_upper, lo_add, lo01, lo23)),
+                   dw, lo + j);
+        if (hi)
+            hn::StoreU(hn::ReorderDemote2To(dw, pass(a_lower, b_lower, hi_add, hi01, hi23),
+                                            pass(a_upper, b_upper, hi_add, hi01, hi23)),
+                       dw, hi + j);
+    }
+    return j;
+}
+
 template <typename Sample>
 void dwt0_vertical(const Sample* r0, const Sample* r1, const Sample* r2, const Sample* r3, int w, int bit_depth,
                    int16_t* lo, int16_t* hi) {
@@ -181,6 +237,7 @@ void dwt0_vertical(const Sample* r0, const Sample* r1, const Sample* r2, const S
     const VI32 lo_add = hn::Set(d, static_cast<int32_t>(round - static_cast<uint32_t>(kLoSum) * round));
     const VI32 hi_add = hn::Set(d, static_cast<int32_t>(round));
     int j = 0;
+    if constexpr (sizeof(Sample) == 1) j = dwt0_vertical_bytes(r0, r1, r2, r3, w, bit_depth, lo_add, hi_add, lo, hi);
     for (; j + n <= w; j += n) {
         const VI32 x0 = load_wide(r0 + j), x1 = load_wide(r1 + j), x2 = load_wide(r2 + j), x3 = load_wide(r3 + j);
         hn::StoreU(low_words(hn::ShiftRightSame(hn::Add(taps4(x0, x1, x2, x3, kLo), lo_add), bit_depth)), DW(), lo + j);
@@ -191,22 +248,14 @@ void dwt0_vertical(const Sample* r0, const Sample* r1, const Sample* r2, const S
     dwt0_vertical_tail(r0, r1, r2, r3, j, w, bit_depth, lo, hi);
 }
 
-/// The tap pair (c0, c1) for a widening multiply of word pairs: c0 in the even words, c1 in
-/// the odd ones.
-HWY_INLINE VI16 tap_pair(int32_t c0, int32_t c1) {
-    const uint32_t pair = (static_cast<uint32_t>(c0) & 0xFFFFu) | (static_cast<uint32_t>(c1) << 16);
-    return hn::BitCast(DI16(), hn::Set(hn::Repartition<uint32_t, DI32>(), pair));
-}
-
 /// Level 0 horizontal pass with taps c of outputs j0 .. j0+lanes-1 of row p (inputs
 /// p[2j-1 .. 2j+2]), Q16 rounding: (sum + 32768) >> 16, which fits 16 bits.
 HWY_INLINE hn::Vec<DW> dwt0_pass(const int16_t* p, int j0, const int32_t (&c)[4]) {
     const DI32 d;
     const DI16 dw;
-    VI32 sum0 = hn::Zero(d), sum1 = hn::Zero(d);
-    sum0 = hn::ReorderWidenMulAccumulate(d, hn::LoadU(dw, p + 2 * j0 - 1), tap_pair(c[0], c[1]), sum0, sum1);
-    sum0 = hn::ReorderWidenMulAccumulate(d, hn::LoadU(dw, p + 2 * j0 + 1), tap_pair(c[2], c[3]), sum0, sum1);
-    const VI32 sum = hn::Add(hn::RearrangeToOddPlusEven(sum0, sum1), hn::Set(d, kDwt0RoundH));
+    VI32 sum = hn::Set(d, kDwt0RoundH);
+    sum = PairProductsAccumulate(d, sum, hn::LoadU(dw, p + 2 * j0 - 1), tap_pair(c[0], c[1]));
+    sum = PairProductsAccumulate(d, sum, hn::LoadU(dw, p + 2 * j0 + 1), tap_pair(c[2], c[3]));
     return hn::DemoteTo(DW(), hn::ShiftRight<16>(sum));
 }
 
@@ -289,19 +338,6 @@ void dwt_horizontal(const int32_t* lo, const int32_t* hi, int end, int64_t round
 
 // ---------------------------------------------------------------------------------------
 // Level 0 decouple, CSF, denominator and contrast masking.
-
-/// |x| as x86 computes it (INT32_MIN stays INT32_MIN), modulo 2^32.
-template <class V>
-HWY_INLINE V abs32(V x) {
-    const V sign = hn::ShiftRight<31>(x);
-    return hn::Sub(hn::Xor(x, sign), sign);
-}
-
-/// The low 16 bits of each lane sign-extended (static_cast<int16_t> then back to 32 bits).
-template <class V>
-HWY_INLINE V narrow16(V v) {
-    return hn::ShiftRight<16>(hn::ShiftLeft<16>(v));
-}
 
 // Columns in groups of as many as a vector of doubles holds (the decouple needs a division in
 // double precision): 32-bit lanes of half width.

@@ -9,6 +9,13 @@
 // behaviour (UndefinedBehaviorSanitizer reports it). Adding the stored lanes as unsigned gives
 // the same bits with no undefined step; it runs once a row, so it costs nothing measurable.
 // For signed lanes the result is the true sum wherever that fits the type (as the reference's).
+//
+// PairProductsAccumulate: acc + a[2i]*b[2i] + a[2i+1]*b[2i+1] in each 32-bit lane, modulo 2^32,
+// for signed 16-bit lanes (pmaddwd and an add on x86). On HWY_AVX3_DL (Ice Lake, Sapphire
+// Rapids, Zen 4 and later) it is one AVX-512 VNNI vpdpwssd, which computes the same sum modulo
+// 2^32; Highway 1.0 does not use VNNI itself, and its AVX3_DL target attributes name avxvnni
+// (the 256-bit VEX form, which Zen 4 lacks) instead of avx512vnni, so the instruction is
+// written as asm (tests/vnni_encoding.py checks that no VEX-encoded VNNI was generated).
 #if defined(VMAFX_FEATURE_SIMD_SUM_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef VMAFX_FEATURE_SIMD_SUM_INL_H_
 #undef VMAFX_FEATURE_SIMD_SUM_INL_H_
@@ -17,6 +24,7 @@
 #endif
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include <hwy/highway.h>
@@ -36,6 +44,26 @@ HWY_INLINE hwy::HWY_NAMESPACE::TFromD<D> SumLanesWrapping(D d, hwy::HWY_NAMESPAC
     U sum = 0;
     for (std::size_t i = 0; i < hn::Lanes(d); ++i) sum = static_cast<U>(sum + static_cast<U>(lanes[i]));
     return static_cast<T>(sum);
+}
+
+/// acc + a[2i] * b[2i] + a[2i+1] * b[2i+1] per 32-bit lane i of d (int32_t lanes), modulo
+/// 2^32; a and b hold twice as many signed 16-bit lanes.
+template <class D32>
+HWY_INLINE hwy::HWY_NAMESPACE::Vec<D32> PairProductsAccumulate(
+    D32 d, hwy::HWY_NAMESPACE::Vec<D32> acc, hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::Repartition<int16_t, D32>> a,
+    hwy::HWY_NAMESPACE::Vec<hwy::HWY_NAMESPACE::Repartition<int16_t, D32>> b) {
+    namespace hn = hwy::HWY_NAMESPACE;
+    static_assert(std::is_same_v<hn::TFromD<D32>, int32_t>, "PairProductsAccumulate adds into int32_t lanes");
+#if HWY_TARGET == HWY_AVX3_DL
+    if constexpr (hn::MaxLanes(D32()) == 16) {
+        __m512i sum = acc.raw;
+        asm("vpdpwssd %2, %1, %0" : "+v"(sum) : "v"(a.raw), "v"(b.raw));
+        return hn::Vec<D32>{sum};
+    }
+#endif
+    hn::Vec<D32> odd = hn::Zero(d);
+    const hn::Vec<D32> even = hn::ReorderWidenMulAccumulate(d, a, b, acc, odd);
+    return hn::RearrangeToOddPlusEven(even, odd);
 }
 
 }  // namespace vmafx::HWY_NAMESPACE

@@ -6,7 +6,8 @@
 // Vertical passes: every filter sum is a sum of tap * value with taps summing to 65536 and a
 // true result below 2^32, so it is exact modulo 2^32. A product x*y of 16-bit samples (below
 // 2^32) is filtered as its two 16-bit halves: sum c*xy = 65536 * sum c*hi + sum c*lo, each
-// partial sum below 2^32, recombined with the reference's rounding shift (which keeps 64 bits).
+// partial sum below 2^32, recombined with the reference's rounding shift (which keeps 64 bits);
+// a product of 8-bit samples fits one 16-bit half.
 // The filters are symmetric, so rows k and width-1-k share a tap c. At scales 0..2 (taps below
 // 32768) a column's samples of the two rows, or the halves of their products (Mul, MulHigh),
 // enter as a word pair (InterleaveLower/Upper) multiplied by (c, c); the pairs of a vector come
@@ -16,13 +17,13 @@
 //
 // Horizontal passes (pairs of taps): the vertical results are kept as 16-bit words biased by
 // -32768 (an unsigned word w becomes the signed w - 32768) so that a widening multiply of
-// signed words by a pair of taps (ReorderWidenMulAccumulate, pmaddwd on x86) adds two taps of
-// one output at a time; since the taps sum to 65536 the biased sum is 2^31 below the true one,
-// which is added back modulo 2^32. For output column c the tap pair (k, k+1) reads the adjacent
-// words at c - half + k and c - half + k + 1, so one vector gives the even or the odd output
-// columns of a block in lane order. A 32-bit value v = hi * 65536 + lo is filtered as its two
-// halves. A tap of 32768 or more (43728, the centre of scale 3) enters as tap - 65536, and the
-// 65536 * word it lacks is added back from the same load.
+// signed words by a pair of taps (PairProductsAccumulate: pmaddwd on x86, vpdpwssd on AVX3_DL)
+// adds two taps of one output at a time; since the taps sum to 65536 the biased sum is 2^31
+// below the true one, which is added back modulo 2^32. For output column c the tap pair (k, k+1)
+// reads the adjacent words at c - half + k and c - half + k + 1, so one vector gives the even
+// or the odd output columns of a block in lane order. A 32-bit value v = hi * 65536 + lo is
+// filtered as its two halves. A tap of 32768 or more (43728, the centre of scale 3) enters as
+// tap - 65536, and the 65536 * word it lacks is added back from the same load.
 //
 // The per-sample VIF terms run 64-bit lanes in double precision with the reference's
 // operations in its order (a multiply then a subtract, never fused) and its logarithm table.
@@ -103,6 +104,7 @@ inline void mirror_pad(std::int16_t* row, int width, int half) {
 
 HWY_BEFORE_NAMESPACE();
 namespace vmafx::vif::HWY_NAMESPACE {
+using vmafx::HWY_NAMESPACE::PairProductsAccumulate;
 using vmafx::HWY_NAMESPACE::SumLanesWrapping;
 #if HWY_TARGET == HWY_SCALAR
 // One lane per vector (the baseline target where GCC before 12.3 cannot build HWY_EMU128):
@@ -186,12 +188,9 @@ HWY_INLINE VI16 tap_pair(uint32_t c0, uint32_t c1) {
     return hn::BitCast(DI16(), hn::Set(DU32(), (c0 & 0xFFFFu) | ((c1 & 0xFFFFu) << 16)));
 }
 
-/// Per 32-bit lane: a[2i] * b[2i] + a[2i+1] * b[2i+1] of signed words (pmaddwd on x86).
-HWY_INLINE hn::Vec<DI32> pair_products(VI16 a, VI16 b) {
-    const DI32 di;
-    hn::Vec<DI32> odd = hn::Zero(di);
-    const hn::Vec<DI32> even = hn::ReorderWidenMulAccumulate(di, a, b, hn::Zero(di), odd);
-    return hn::RearrangeToOddPlusEven(even, odd);
+/// acc + a[2i] * b[2i] + a[2i+1] * b[2i+1] per 32-bit lane of signed words, modulo 2^32.
+HWY_INLINE VU32 pair_accumulate(VU32 acc, VI16 a, VI16 b) {
+    return hn::BitCast(DU32(), PairProductsAccumulate(DI32(), hn::BitCast(DI32(), acc), a, b));
 }
 
 /// Stores 32-bit lanes holding values below 65536 as biased words, from two vectors whose
@@ -207,9 +206,11 @@ HWY_INLINE void store_biased_pair(int16_t* p, VU32 lower, VU32 upper) {
 
 /// Vertical pass of the statistics of scale 0 for 8-bit samples (upstream vif_statistic_8,
 /// vertical loop): the filter is symmetric, so rows k and 16 - k share a tap c and enter as
-/// interleaved word pairs (x_k, x_16-k) of one column; a multiply of the pairs by (c, c) gives
-/// c * (x_k + x_16-k), of the pairs by themselves x_k^2 + x_16-k^2 (exact, below 2^17), which a
-/// 32-bit multiply scales by c. Every sum is below 2^32; the products need no rounding shift.
+/// interleaved word pairs (x_k, x_16-k) of one column, multiplied by (c, c). The products x*y
+/// of 8-bit samples fit 16 bits unsigned; they enter biased (x*y - 32768, the low 16 bits of a
+/// word multiply with the top bit flipped), the centre's partner as 0, so each sum comes out
+/// 32768 * 65536 = 2^31 low (the taps sum to 65536), which is added back modulo 2^32. Every
+/// sum is below 2^32.
 void vertical_statistics_bytes(const StatisticsRow<uint8_t>& in, Rows& rows) {
     constexpr const Filter& f = kFilters[0];
     constexpr int half = f.width / 2;
@@ -219,6 +220,8 @@ void vertical_statistics_bytes(const StatisticsRow<uint8_t>& in, Rows& rows) {
     const hn::Rebind<uint8_t, DI16> db;
     const int step = static_cast<int>(hn::Lanes(dw));
     const VU32 low_mask = hn::Set(du, 0xFFFFu);
+    const VU32 unbias = hn::Set(du, 0x80000000u);
+    const VI16 top_bit = hn::Set(dw, static_cast<int16_t>(-32768));
     for (int j = 0; j < in.width; j += step) {
         VU32 mu1[2], mu2[2], xx[2], yy[2], xy[2];  // [0]: InterleaveLower's columns, [1]: InterleaveUpper's
         for (int h = 0; h < 2; ++h) mu1[h] = mu2[h] = xx[h] = yy[h] = xy[h] = hn::Zero(du);
@@ -230,17 +233,22 @@ void vertical_statistics_bytes(const StatisticsRow<uint8_t>& in, Rows& rows) {
             const VI16 r1 = k1 != k ? hn::PromoteTo(dw, hn::LoadU(db, in.ref_rows[k1] + j)) : hn::Zero(dw);
             const VI16 d1 = k1 != k ? hn::PromoteTo(dw, hn::LoadU(db, in.dis_rows[k1] + j)) : hn::Zero(dw);
             const VI16 taps = tap_pair(f.taps[k], f.taps[k]);
-            const VU32 c = hn::Set(du, f.taps[k]);
-            const VI16 r[2] = {hn::InterleaveLower(dw, r0, r1), hn::InterleaveUpper(dw, r0, r1)};
-            const VI16 d[2] = {hn::InterleaveLower(dw, d0, d1), hn::InterleaveUpper(dw, d0, d1)};
-            for (int h = 0; h < 2; ++h) {
-                mu1[h] = hn::Add(mu1[h], hn::BitCast(du, pair_products(r[h], taps)));
-                mu2[h] = hn::Add(mu2[h], hn::BitCast(du, pair_products(d[h], taps)));
-                xx[h] = hn::Add(xx[h], hn::Mul(hn::BitCast(du, pair_products(r[h], r[h])), c));
-                yy[h] = hn::Add(yy[h], hn::Mul(hn::BitCast(du, pair_products(d[h], d[h])), c));
-                xy[h] = hn::Add(xy[h], hn::Mul(hn::BitCast(du, pair_products(r[h], d[h])), c));
-            }
+            const auto add = [&](VU32 (&acc)[2], VI16 a, VI16 b) VMAFX_ALWAYS_INLINE {
+                acc[0] = pair_accumulate(acc[0], hn::InterleaveLower(dw, a, b), taps);
+                acc[1] = pair_accumulate(acc[1], hn::InterleaveUpper(dw, a, b), taps);
+            };
+            const auto product = [&](VI16 a, VI16 b) VMAFX_ALWAYS_INLINE { return hn::Xor(hn::Mul(a, b), top_bit); };
+            add(mu1, r0, r1);
+            add(mu2, d0, d1);
+            add(xx, product(r0, r0), k1 != k ? product(r1, r1) : hn::Zero(dw));
+            add(yy, product(d0, d0), k1 != k ? product(d1, d1) : hn::Zero(dw));
+            add(xy, product(r0, d0), k1 != k ? product(r1, d1) : hn::Zero(dw));
         });
+        for (int h = 0; h < 2; ++h) {
+            xx[h] = hn::Add(xx[h], unbias);
+            yy[h] = hn::Add(yy[h], unbias);
+            xy[h] = hn::Add(xy[h], unbias);
+        }
         const int ms = in.mean_shift, ss = in.square_shift;
         store_biased_pair(rows.stream(Rows::kMu1) + j, hn::And(round_shift(mu1[0], ms), low_mask),
                           hn::And(round_shift(mu1[1], ms), low_mask));
@@ -290,8 +298,8 @@ void vertical_statistics_words(const StatisticsRow<uint16_t>& in, Rows& rows) {
             const VI16 taps = tap_pair(f.taps[k], f.taps[k]);
             const auto add = [&](VU32 (&acc)[2], VI16 a, VI16 b) VMAFX_ALWAYS_INLINE {
                 const VI16 second = k1 != k ? b : hn::Zero(dw);
-                acc[0] = hn::Add(acc[0], hn::BitCast(du, pair_products(hn::InterleaveLower(dw, a, second), taps)));
-                acc[1] = hn::Add(acc[1], hn::BitCast(du, pair_products(hn::InterleaveUpper(dw, a, second), taps)));
+                acc[0] = pair_accumulate(acc[0], hn::InterleaveLower(dw, a, second), taps);
+                acc[1] = pair_accumulate(acc[1], hn::InterleaveUpper(dw, a, second), taps);
             };
             add(mu1, biased(r0), biased(r1));
             add(mu2, biased(d0), biased(d1));
@@ -402,20 +410,20 @@ HWY_INLINE VU32 filter_words(const int16_t* row, std::ptrdiff_t first) {
     const DI16 dw;
     const DI32 di;
     const DU32 du;
-    hn::Vec<DI32> sum0 = hn::Zero(di), sum1 = hn::Zero(di);
+    hn::Vec<DI32> sum0 = hn::Zero(di);
     VU32 correction = hn::Zero(du);
     unroll<(f.width + 1) / 2>([&](auto pair) VMAFX_ALWAYS_INLINE {
         constexpr int k = 2 * pair;
         constexpr uint32_t c0 = f.taps[k];
         constexpr uint32_t c1 = k + 1 < f.width ? f.taps[k + 1] : 0u;
         const VI16 w = hn::LoadU(dw, row + first + k);
-        sum0 = hn::ReorderWidenMulAccumulate(di, w, tap_pair(c0, c1), sum0, sum1);
+        sum0 = PairProductsAccumulate(di, sum0, w, tap_pair(c0, c1));
         // A tap of 32768 or more entered as tap - 65536: add 65536 * word back (mod 2^32).
         if constexpr (c0 >= 32768) correction = hn::Add(correction, hn::ShiftLeft<16>(hn::BitCast(du, w)));
         if constexpr (c1 >= 32768)
             correction = hn::Add(correction, hn::And(hn::BitCast(du, w), hn::Set(du, 0xFFFF0000u)));
     });
-    const VU32 biased = hn::Add(hn::BitCast(du, hn::RearrangeToOddPlusEven(sum0, sum1)), correction);
+    const VU32 biased = hn::Add(hn::BitCast(du, sum0), correction);
     return hn::Add(biased, hn::Set(du, 0x80000000u));  // the 32768 * 65536 the bias took away
 }
 
