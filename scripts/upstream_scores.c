@@ -22,18 +22,31 @@
 #include <libvmaf/libvmaf.h>
 #include <libvmaf/picture.h>
 
-/* Reads one frame of `fmt` into a fresh picture: 0, or 1 at the end of the file, -1 on error. */
+/* Reads one frame of `fmt` into a fresh picture: 0, or 1 at the end of the file, -1 on error.
+ * The file holds chroma planes of ceil(w / 2) (and for 4:2:0 ceil(h / 2)) samples, as upstream's
+ * vmaf tool reads raw files (tools/yuv_input.c); the picture holds vmaf_picture_alloc's floor
+ * sizes, the tool's too: at odd sizes the last chroma column or row is read and not kept. */
 static int read_frame(FILE *f, VmafPicture *pic, enum VmafPixelFormat fmt, unsigned bpc, unsigned w, unsigned h) {
     if (vmaf_picture_alloc(pic, fmt, bpc, w, h)) return -1;
     const size_t bytes = bpc > 8 ? 2 : 1;
-    for (int p = 0; p < 3; ++p)
-        for (unsigned y = 0; y < pic->h[p]; ++y) {
-            unsigned char *row = (unsigned char *)pic->data[p] + y * pic->stride[p];
-            if (fread(row, bytes, pic->w[p], f) != pic->w[p]) {
+    const unsigned ssh = fmt != VMAF_PIX_FMT_YUV444P, ssv = fmt == VMAF_PIX_FMT_YUV420P;
+    unsigned char *line = malloc(bytes * (w + 1));
+    if (!line) {
+        vmaf_picture_unref(pic);
+        return -1;
+    }
+    for (int p = 0; p < 3; ++p) {
+        const unsigned file_w = p ? (w + ssh) >> ssh : w, file_h = p ? (h + ssv) >> ssv : h;
+        for (unsigned y = 0; y < file_h; ++y) {
+            if (fread(line, bytes, file_w, f) != file_w) {
+                free(line);
                 vmaf_picture_unref(pic);
                 return 1;
             }
+            if (y < pic->h[p]) memcpy((unsigned char *)pic->data[p] + y * pic->stride[p], line, bytes * pic->w[p]);
         }
+    }
+    free(line);
     return 0;
 }
 
