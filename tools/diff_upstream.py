@@ -3,17 +3,23 @@
 
 For each case (a picture size, bit depth, chroma subsampling and content, drawn from a seed),
 writes a raw reference/distorted pair of a few frames, scores it with vmafx
-(`-n --json --precision max --threads 1`, one run with every feature) and with upstream through
+(`-n --csv --precision max --threads 1`, one run with every feature) and with upstream through
 scripts/upstream_scores.c (upstream's public API, default SIMD dispatch, one run a feature, every
 output vmafx wrote asked for by name), and compares every output of every frame as the same
-double. The golden files cover the fixtures' sizes and formats; this covers the sizes between
-(SIMD tails at every width, odd heights), the bit depths 9..16 and synthetic content (flat,
-extremes, stripes, identical pictures).
+double (NaN equal to NaN only, inf to inf). The golden files cover the fixtures' sizes and
+formats; this covers the sizes between (SIMD tails at every width, odd heights), the bit depths
+9..16 and synthetic content (flat, extremes, stripes, identical pictures). Any metric the upstream
+build has can be asked for (--feature); the default is the integer vif, adm and motion. Metrics
+that read the chroma get whole chroma samples (even sizes where subsampled): at odd sizes
+upstream's pictures hold one chroma column or row fewer than the file, by design of vmafx.
 
 Usage:
   tools/diff_upstream.py [--upstream-scores BIN] --vmafx BIN [--cases N] [--seed S]
                          [--feature SPEC ...] [--fixtures DIR] [--keep DIR]
   SPEC: upstream's feature syntax, NAME[:OPT=VAL...] (default: vif, adm and motion, debug=true).
+  --allow-refusals: a case vmafx refuses and upstream scores is counted, with vmafx's message,
+  instead of failing (for metrics whose refusals are by design, e.g. float_ssim at 9 bits, where
+  upstream reads 16-bit words as bytes: docs/metrics.md).
   BIN of --upstream-scores: scripts/upstream_scores.c built against a local upstream libvmaf
   3.2.0 (its header says how; never part of vmafx). --fixtures: unpacked fixtures, whose
   path_576x324_420p8 luma gives a real-content crop as one of the contents.
@@ -23,7 +29,7 @@ VMAFX_UPSTREAM_SCORES). A case upstream refuses (its init or extraction fails) i
 and skipped; vmafx then must refuse too.
 """
 import argparse
-import json
+import csv
 import math
 import os
 import random
@@ -37,6 +43,10 @@ import numpy as np
 # Sizes around the SIMD kernels' widths (16, 32, 64 samples and their tails) and the metrics'
 # smallest accepted pictures (adm 33x33), plus a few odd large ones.
 SPECIAL_SIDES = [33, 34, 35, 47, 48, 49, 63, 64, 65, 95, 96, 97, 127, 128, 129, 255, 256, 257, 511, 513, 1023, 1025]
+# Metrics that read the chroma planes: their cases get whole chroma samples (even widths, and
+# even heights at 4:2:0). At odd sizes upstream's picture holds floor(w / 2) chroma columns while
+# vmafx scores ceil(w / 2), the file's (docs/metrics.md, odd-size chroma): a difference by design.
+CHROMA_FEATURES = {"psnr", "ciede", "psnr_hvs", "speed_chroma"}
 CONTENTS = ["noise", "gradient", "stripes", "extremes", "flat_ref", "identical", "real"]
 
 
@@ -70,13 +80,16 @@ def make_plane(content, w, h, peak, rng, nprng, fixtures):
     return nprng.integers(0, peak + 1, size=(h, w), dtype=np.int64)
 
 
-def make_case(case_seed, fixtures):
+def make_case(case_seed, fixtures, even_chroma):
     rng = random.Random(case_seed)
     nprng = np.random.default_rng(case_seed)
     side = lambda: rng.choice(SPECIAL_SIDES) if rng.random() < 0.4 else rng.randrange(33, 301)
     w, h = side(), side()
     bpc = rng.choice([8, 8, 8, 10, 10, 9, 12, 16])
     fmt = rng.choice(["420", "422", "444"])
+    if even_chroma and fmt != "444":
+        w += w % 2
+        h += h % 2 if fmt == "420" else 0
     content = rng.choice(CONTENTS if fixtures else CONTENTS[:-1])
     frames = rng.randrange(2, 5)
     peak = (1 << bpc) - 1
@@ -109,40 +122,45 @@ def write_yuv(path, frames, bpc):
 
 
 def vmafx_scores(vmafx, ref, dist, case, features, work):
-    out = os.path.join(work, "vmafx.json")
+    """Every output of every frame, from vmafx's CSV (which, unlike JSON, keeps inf apart from NaN);
+    (None, message) when vmafx refuses."""
+    out = os.path.join(work, "vmafx.csv")
     cmd = [vmafx, "-r", ref, "-d", dist, "-w", str(case["w"]), "-h", str(case["h"]), "-p", case["fmt"],
-           "-b", str(case["bpc"]), "-n", "--threads", "1", "--json", "--precision", "max", "-q", "-o", out]
+           "-b", str(case["bpc"]), "-n", "--threads", "1", "--csv", "--precision", "max", "-q", "-o", out]
     for spec in features:
         name, _, opts = spec.partition(":")
         cmd += ["--feature", f"{name}={opts}" if opts else name]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         return None, run.stderr.strip()
-    frames = json.load(open(out))["frames"]
-    # JSON null is NaN (vmafx writes NaN as null).
-    return [{k: (math.nan if v is None else v) for k, v in fr["metrics"].items()} for fr in frames], ""
+    with open(out, newline="") as f:
+        rows = list(csv.reader(f))
+    names = [n for n in rows[0][1:] if n]
+    return [{n: float(v) for n, v in zip(names, row[1:])} for row in rows[1:]], ""
 
 
-# Outputs vmafx writes under upstream's alias (upstream's alias.c) and the names upstream stores.
-ALIASED = {f"integer_{n}": f"VMAF_integer_feature_{n}_score"
-           for n in ["adm2", "aim", "adm3", "motion", "motion2", "motion3"] + [f"vif_scale{k}" for k in range(4)]}
-
-
-def upstream_name(output):
-    return ALIASED.get(output, output)
+def upstream_names(output):
+    """The names upstream may store output `output` under: its own, and the stored names its
+    alias table (alias.c) writes under a shorter one: PREFIX_feature_X_score as X, and
+    VMAF_integer_feature_X_score as integer_X. Names with option suffixes are stored as written."""
+    if output.startswith("integer_"):
+        return [output, "VMAF_integer_feature_" + output[len("integer_"):] + "_score"]
+    return [output] + [f"{prefix}_feature_{output}_score" for prefix in ("VMAF", "Cambi", "Speed_chroma", "Speed_temporal")]
 
 
 def upstream_scores(binary, ref, dist, case, spec, outputs):
-    cmd = [binary, ref, dist, str(case["w"]), str(case["h"]), str(case["bpc"]), case["fmt"], "0", spec]
-    cmd += [upstream_name(o) for o in outputs]
+    """{(frame, output): value} of upstream's run of feature `spec`, an output present under any of
+    its upstream_names; (None, message) when upstream refuses."""
+    asked = {name: o for o in outputs for name in upstream_names(o)}
+    cmd = [binary, ref, dist, str(case["w"]), str(case["h"]), str(case["bpc"]), case["fmt"], "0", spec, *asked]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         return None, run.stderr.strip() or f"exit {run.returncode}"
-    back = {upstream_name(o): o for o in outputs}
     values = {}
     for line in run.stdout.splitlines():
         frame, name, value = line.split(" ", 2)
-        values[(int(frame), back[name])] = None if value == "missing" else float(value)
+        if value != "missing":
+            values[(int(frame), asked[name])] = float(value)
     return values, ""
 
 
@@ -164,6 +182,9 @@ def main():
     ap.add_argument("--feature", action="append", dest="features")
     ap.add_argument("--fixtures")
     ap.add_argument("--keep", help="folder to copy the pairs of differing cases to")
+    ap.add_argument("--allow-refusals", action="store_true",
+                    help="count a case vmafx refuses and upstream scores (a refusal by design, e.g. "
+                         "9-bit float_ssim) instead of failing; the messages are listed")
     args = ap.parse_args()
     if not args.upstream_scores:
         print("diff_upstream: skipped: no upstream_scores (--upstream-scores or VMAFX_UPSTREAM_SCORES; "
@@ -176,11 +197,13 @@ def main():
         if not os.access(path, os.X_OK):
             print(f"diff_upstream: {path}: not an executable program", file=sys.stderr)
             return 2
-    counts = dict(cases=0, values=0, differing_cases=0, upstream_refused=0)
+    even_chroma = any(spec.split(":")[0] in CHROMA_FEATURES for spec in features)
+    counts = dict(cases=0, values=0, differing_cases=0, upstream_refused=0, vmafx_refused=0)
+    refusals = set()
     with tempfile.TemporaryDirectory(prefix="vmafx-diff-") as work:
         ref, dist = os.path.join(work, "ref.yuv"), os.path.join(work, "dist.yuv")
         for i in range(args.cases):
-            case = make_case(args.seed * 1_000_003 + i, args.fixtures)
+            case = make_case(args.seed * 1_000_003 + i, args.fixtures, even_chroma)
             write_yuv(ref, case["ref"], case["bpc"])
             write_yuv(dist, case["dist"], case["bpc"])
             label = (f"case {i} (seed {case['seed']}): {case['w']}x{case['h']} {case['bpc']}-bit {case['fmt']} "
@@ -199,8 +222,11 @@ def main():
                 if theirs is None:
                     refused = True
                     break
-                upstream.update({key: v for key, v in theirs.items() if v is not None})
-            if not refused and ours is None:
+                upstream.update(theirs)
+            if not refused and ours is None and args.allow_refusals:
+                counts["vmafx_refused"] += 1
+                refusals.add(error.split(" (reference ")[0])
+            elif not refused and ours is None:
                 problems.append(f"vmafx failed where upstream scores: {error}")
             elif not refused:
                 for frame, values in enumerate(ours):
@@ -226,8 +252,12 @@ def main():
                     for src in (ref, dist):
                         with open(src, "rb") as s, open(os.path.join(keep, os.path.basename(src)), "wb") as d:
                             d.write(s.read())
+    for message in sorted(refusals):
+        print(f"refused by vmafx, scored by upstream: {message}")
     print(f"{counts['cases']} cases, {counts['values']} values compared, {counts['differing_cases']} cases differ, "
-          f"{counts['upstream_refused']} refused by upstream (features: {' '.join(features)})")
+          f"{counts['upstream_refused']} refused by upstream"
+          + (f", {counts['vmafx_refused']} by vmafx alone" if args.allow_refusals else "")
+          + f" (features: {' '.join(features)})")
     return 1 if counts["differing_cases"] else 0
 
 
