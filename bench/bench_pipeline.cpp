@@ -16,6 +16,7 @@
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_invoke.h>
+#include <oneapi/tbb/task_arena.h>
 
 #include "bench_support.hpp"
 #include "engine/core.hpp"
@@ -94,7 +95,9 @@ const bool cpu_models_registered = [] {
 /// all three planes (planes=3). Each file holds at least 1 GiB (kDistinctFrames frames of
 /// random content, repeated), more than the CPU's caches, and the frames land in a ring of
 /// ScoringCore::kGpuSlots + 4 picture pairs, as the GPU pipeline's read stage reads them: the
-/// ceiling of the CLI's throughput from the page cache. Counters: fps, GB/s read.
+/// ceiling of the CLI's throughput from the page cache. Arg threads: the readers' threads (0:
+/// every core; -1: every core but one, as in the GPU pipeline, whose submit stage holds one).
+/// Counters: fps, GB/s read.
 void BM_ReadPair(benchmark::State& state) {
     VideoFormat format;
     format.width = static_cast<int>(state.range(0));
@@ -125,6 +128,9 @@ void BM_ReadPair(benchmark::State& state) {
     }
     std::unique_ptr<VideoReader> r, d;
     std::size_t frames = 0;
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = state.range(3) > 0 ? static_cast<int>(state.range(3)) : std::max(1, cores + static_cast<int>(state.range(3)));
+    tbb::task_arena arena(threads);
     for (auto _ : state) {
         if (frames % static_cast<std::size_t>(total) == 0) {
             r = open_video(base + "_ref.yuv", format);
@@ -132,7 +138,7 @@ void BM_ReadPair(benchmark::State& state) {
         }
         Picture& ref = refs[frames % refs.size()];
         Picture& dist = dists[frames % dists.size()];
-        tbb::parallel_invoke([&] { r->read(ref, which); }, [&] { d->read(dist, which); });
+        arena.execute([&] { tbb::parallel_invoke([&] { r->read(ref, which); }, [&] { d->read(dist, which); }); });
         ++frames;
     }
     const double bytes = 2.0 * static_cast<double>(which == PlaneSet::kLuma
@@ -144,11 +150,14 @@ void BM_ReadPair(benchmark::State& state) {
     std::remove((base + "_dist.yuv").c_str());
 }
 BENCHMARK(BM_ReadPair)
-    ->Args({1920, 1080, 1})
-    ->Args({1920, 1080, 3})
-    ->Args({3840, 2160, 1})
-    ->Args({3840, 2160, 3})
-    ->ArgNames({"w", "h", "planes"})
+    ->Args({1920, 1080, 1, 0})
+    ->Args({1920, 1080, 1, -1})
+    ->Args({1920, 1080, 3, 0})
+    ->Args({3840, 2160, 1, 0})
+    ->Args({3840, 2160, 1, -1})
+    ->Args({3840, 2160, 3, 0})
+    ->Args({3840, 2160, 3, -1})
+    ->ArgNames({"w", "h", "planes", "threads"})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -8,6 +8,8 @@
 #include <initializer_list>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -464,6 +466,83 @@ TEST_F(IoRaw, Skip) {
     expect_error([&] { reader->skip(3); }, {path, "cannot skip 3 frames from frame 2", "the file has 4 whole frames"});
     reader->skip(2);
     EXPECT_FALSE(reader->read(pic));
+}
+
+// Reading ahead (the GPU pipeline's reading of several frames at once): a regular raw file's
+// frames after the position, in any order and from several threads, equal read()'s; luma only
+// leaves the chroma as it was; the position does not move; the end and a damaged last frame
+// are reported as read() reports them.
+TEST_F(IoRaw, ReadsAheadOutOfOrderAsReadDoes) {
+    // Small planes, and planes above the 512 KiB piece size with contiguous and padded rows.
+    for (const auto& [w, h, bits] : {std::tuple{7, 3, 12}, std::tuple{1024, 700, 16}, std::tuple{1001, 700, 16}}) {
+        const VideoFormat format = make_format(w, h, Subsampling::k420, bits);
+        const auto pics = random_pictures(format, 5, 91);
+        std::string bytes;
+        for (const Picture& pic : pics) bytes += raw_bytes(pic);
+        const std::string path = write("ahead.yuv", bytes + std::string(10, '\x20'));
+        const std::string what = std::to_string(w) + "x" + std::to_string(h);
+        auto reader = open_video(path, format);
+        ASSERT_TRUE(reader->reads_ahead()) << what;
+        reader->skip(1);
+        std::vector<Picture> got(4);
+        std::vector<std::thread> threads;
+        for (const unsigned k : {3u, 0u, 2u, 1u}) {
+            ASSERT_TRUE(reader->has_frame_ahead(k)) << what;
+            threads.emplace_back([&, k] { reader->read_ahead(k, got[k], PlaneSet::kAll); });
+        }
+        for (auto& t : threads) t.join();
+        for (unsigned k = 0; k < 4; ++k) expect_same_samples(got[k], pics[k + 1], what + ": frame " + std::to_string(k + 1));
+        // The damaged tail after the last whole frame, as read() throws it.
+        const std::string thrown = error_of([&] { reader->has_frame_ahead(4); });
+        expect_contains(thrown, {path, "frame 5 is truncated", "10 of its"});
+        // Luma only: the chroma keeps its samples.
+        Picture luma = pics[0];
+        reader->read_ahead(2, luma, PlaneSet::kLuma);
+        EXPECT_TRUE(std::memcmp(luma.planes[0].data(), pics[3].planes[0].data(),
+                                static_cast<std::size_t>(luma.planes[0].stride()) * h) == 0) << what;
+        EXPECT_TRUE(std::memcmp(luma.planes[1].data(), pics[0].planes[1].data(),
+                                static_cast<std::size_t>(luma.planes[1].stride()) * luma.planes[1].height()) == 0)
+            << what;
+        // The position did not move: read() gives frame 1 next, then 2.
+        Picture pic;
+        ASSERT_TRUE(reader->read(pic));
+        expect_same_samples(pic, pics[1], what + ": read() after reading ahead");
+        EXPECT_TRUE(reader->has_frame_ahead(0));
+        EXPECT_THROW(reader->has_frame_ahead(3), Error) << what;
+    }
+    // A whole number of frames: false past the last one.
+    const VideoFormat format = make_format(6, 4, Subsampling::k444, 8);
+    const auto pics = random_pictures(format, 2, 92);
+    auto reader = open_video(write("whole.yuv", raw_bytes(pics[0]) + raw_bytes(pics[1])), format);
+    EXPECT_TRUE(reader->has_frame_ahead(1));
+    EXPECT_FALSE(reader->has_frame_ahead(2));
+}
+
+// A file cut short after it was opened: a frame read ahead is reported truncated as read()
+// reports it.
+TEST_F(IoRaw, ReadAheadOfAFileThatShrank) {
+    const VideoFormat format = make_format(1024, 1024, Subsampling::k420, 8);
+    const auto pics = random_pictures(format, 3, 93);
+    const std::string path = write("shrink_ahead.yuv", raw_bytes(pics[0]) + raw_bytes(pics[1]) + raw_bytes(pics[2]));
+    auto reader = open_video(path, format);
+    const std::size_t frame = format.frame_bytes();
+    fs::resize_file(path, frame + 100);
+    Picture pic;
+    reader->read_ahead(0, pic, PlaneSet::kAll);
+    expect_same_samples(pic, pics[0], "frame 0, whole");
+    expect_error([&] { reader->read_ahead(1, pic, PlaneSet::kAll); },
+                 {path, "frame 1 is truncated", "100 of its " + std::to_string(frame) + " bytes"});
+}
+
+// Only regular raw files read ahead; the others say so and refuse.
+TEST_F(IoY4m, DoesNotReadAhead) {
+    const VideoFormat format = make_format(6, 4, Subsampling::k420, 8);
+    const auto pics = random_pictures(format, 1, 94);
+    auto reader = open_video(write("one.y4m", "YUV4MPEG2 W6 H4 C420jpeg\nFRAME\n" + raw_bytes(pics[0])), std::nullopt);
+    EXPECT_FALSE(reader->reads_ahead());
+    Picture pic;
+    EXPECT_THROW(reader->read_ahead(0, pic, PlaneSet::kAll), std::logic_error);
+    EXPECT_THROW(reader->has_frame_ahead(0), std::logic_error);
 }
 
 TEST_F(IoOpen, MissingEmptyOrDirectory) {

@@ -197,9 +197,10 @@ private:
     std::unique_ptr<GpuEvent, EventFree> done_;
 };
 
-/// The GPU pipeline, when every metric has a twin: two oneTBB stages. The first reads frame
+/// The GPU pipeline, when every metric has a twin: oneTBB stages. The first reads frame
 /// pairs (the two files at once, large planes in parallel pieces, only the planes the twins
-/// read) into a ring of pinned pictures, up to kReadAhead frames ahead; the second submits them
+/// read) into a ring of pinned pictures, up to kReadAhead frames ahead (regular raw files: it
+/// takes each pair and a parallel stage reads them, several at once); the last submits them
 /// in order to the scoring core, whose GPU half keeps kGpuSlots frames in flight on the device.
 /// Reading thus overlaps both the uploads and the kernels. Videos that both decode on the GPU
 /// (PairSource::on_device) skip the host: the read stage unpacks the decoders' surfaces into a
@@ -238,8 +239,14 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
     if (on_device) device_ring.emplace(*api, result.format, planes, kRing);
     unsigned next = 0;
     const unsigned expected = config.progress ? pairs.expected() : 0;
-    // Seconds each serial stage spent (VMAFX_TIMINGS only: which one bounds the throughput).
+    // Regular raw files: the first stage only takes each pair and the second reads it, several
+    // pairs at once (each of the two files' planes in parallel pieces too), so that no thread
+    // waits for the last piece of one frame before the next frame's reading starts.
+    const bool ahead = !on_device && pairs.reads_ahead();
+    // Seconds each serial stage spent, and the reading's seconds summed over its threads
+    // (VMAFX_TIMINGS only: which stage bounds the throughput).
     double read_seconds = 0, pin_seconds = 0, submit_seconds = 0;
+    std::atomic<std::int64_t> ahead_nanoseconds{0};
     tbb::parallel_pipeline(
         kReadAhead,
         tbb::make_filter<void, unsigned>(tbb::filter_mode::serial_in_order,
@@ -273,7 +280,8 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                                  core.pin(*dists[i]);
                                                  pin_seconds += trace::seconds_since(p0);
                                              }
-                                             if (!pairs.next(*refs[i % kRing], *dists[i % kRing], planes)) {
+                                             if (ahead ? !pairs.take()
+                                                       : !pairs.next(*refs[i % kRing], *dists[i % kRing], planes)) {
                                                  fc.stop();
                                                  return 0;
                                              }
@@ -281,6 +289,18 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                                              read_seconds += trace::seconds_since(t0);
                                              return i;
                                          }) &
+            tbb::make_filter<unsigned, unsigned>(tbb::filter_mode::parallel,
+                                                 [&](unsigned i) {
+                                                     if (ahead) {
+                                                         const auto t0 = std::chrono::steady_clock::now();
+                                                         pairs.read_taken(i, *refs[i % kRing], *dists[i % kRing],
+                                                                          planes);
+                                                         ahead_nanoseconds += std::chrono::duration_cast<
+                                                             std::chrono::nanoseconds>(
+                                                             std::chrono::steady_clock::now() - t0).count();
+                                                     }
+                                                     return i;
+                                                 }) &
             tbb::make_filter<unsigned, void>(tbb::filter_mode::serial_in_order, [&](unsigned i) {
                 const auto t0 = std::chrono::steady_clock::now();
                 if (device_ring) {
@@ -300,8 +320,12 @@ void run_gpu(const RunConfig& config, const std::vector<FeatureInstance>& instan
                 if (i == 0) trace::phase("first frame submitted");
                 if (config.progress) config.progress(i + 1, expected);
             }));
-    trace::phase(fmt::format("read stage busy {:.1f} ms (pinning {:.1f} ms), submit stage busy {:.1f} ms",
-                             1e3 * read_seconds, 1e3 * pin_seconds, 1e3 * submit_seconds));
+    trace::phase(fmt::format("read stage busy {:.1f} ms (pinning {:.1f} ms){}, submit stage busy {:.1f} ms",
+                             1e3 * read_seconds, 1e3 * pin_seconds,
+                             ahead ? fmt::format(", frames read ahead in {:.1f} ms over all threads",
+                                                 1e-6 * static_cast<double>(ahead_nanoseconds.load()))
+                                   : std::string(),
+                             1e3 * submit_seconds));
     result.frames = pairs.count();
     pairs.finish();
     core.finish(result.scores);

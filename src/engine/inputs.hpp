@@ -64,7 +64,32 @@ public:
         return counted(ref_ok, dist_ok);
     }
 
-    /// Pairs read so far.
+    /// Whether pairs can be taken in order (take) and read out of order, from several threads
+    /// at once (read_taken): both videos regular raw files (VideoReader::reads_ahead), no
+    /// --align pts.
+    bool reads_ahead() const { return !config_.align_pts && ref_.reads_ahead() && dist_.reads_ahead(); }
+
+    /// With reads_ahead(): counts the next pair as next() would, without reading it. Returns
+    /// its index (pairs from 0), or std::nullopt where next() would have returned false (the
+    /// limit, or a video's end); throws the damage next() would have thrown, the reference's
+    /// first.
+    std::optional<unsigned> take() {
+        if (exhausted()) return std::nullopt;
+        const unsigned k = count_;
+        const bool ref_ok = ref_.has_frame_ahead(k);
+        const bool dist_ok = dist_.has_frame_ahead(k);
+        if (!counted(ref_ok, dist_ok)) return std::nullopt;
+        return k;
+    }
+
+    /// Reads pair `k`, one take() returned, into `ref` and `dist` (the planes `which`), the two
+    /// videos at once; from any thread, several pairs at once. Throws as next() would.
+    void read_taken(unsigned k, Picture& ref, Picture& dist, PlaneSet which) const {
+        concurrently(
+            false, [&] { ref_.read_ahead(k, ref, which); }, [&] { dist_.read_ahead(k, dist, which); });
+    }
+
+    /// Pairs read (or taken) so far.
     unsigned count() const { return count_; }
 
     /// Whether both videos decode on GPU backend `backend`'s device and leave their frames there

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>  // snprintf
 #include <cstring>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -39,7 +40,10 @@ constexpr std::size_t kMaxHeaderLine = 64 * 1024;
 /// few GB/s per thread, so a GPU run at thousands of frames per second needs many threads).
 constexpr std::size_t kReadPiece = 512 * 1024;
 constexpr std::size_t kMinPiece = 128 * 1024;
-constexpr std::size_t kMaxPieces = 16;
+#ifndef VMAFX_READ_MAX_PIECES
+#define VMAFX_READ_MAX_PIECES 64
+#endif
+constexpr std::size_t kMaxPieces = VMAFX_READ_MAX_PIECES;
 /// Bytes a header scan asks for at a time.
 constexpr std::size_t kScanStep = 4096;
 
@@ -251,6 +255,35 @@ public:
     /// Bytes left in a regular file from the position (as its size was at open).
     std::uint64_t remaining() const { return buffered() + (cursor_ < size_ ? size_ - cursor_ : 0); }
 
+    /// Reads `n` bytes of a regular file at byte `at` into `dst`, bypassing the buffer and
+    /// leaving the cursor: large reads in parallel pieces. Returns how many: fewer only at the
+    /// end. Several threads may call it at once (positioned reads of one descriptor).
+    std::size_t read_at(std::uint8_t* dst, std::size_t n, std::uint64_t at, unsigned frame) const {
+        if (n <= kReadPiece) return read_fully(fd_->get(), dst, n, at, path_, frame);
+        // Parallel pieces move a 4K plane out of the page cache several times faster than one
+        // thread's copy; small ones (kMinPiece), each its own task, so that the threads share
+        // the work evenly whatever their number. Its own context: a cancelled caller (a failing
+        // pipeline, a library user's task group) cannot skip pieces; isolated, so that a thread
+        // waiting here runs only these pieces, never unrelated pipeline work.
+        const std::size_t pieces = std::clamp<std::size_t>(n / kMinPiece, 1, kMaxPieces);
+        const std::size_t piece = ((n + pieces - 1) / pieces + 4095) / 4096 * 4096;
+        std::atomic<bool> whole{true};
+        tbb::task_group_context context(tbb::task_group_context::isolated);
+        tbb::this_task_arena::isolate([&] {
+            tbb::parallel_for(
+                std::size_t{0}, pieces,
+                [&](std::size_t i) {
+                    const std::size_t begin = std::min(n, i * piece), end = std::min(n, (i + 1) * piece);
+                    if (read_fully(fd_->get(), dst + begin, end - begin, at + begin, path_, frame) != end - begin)
+                        whole = false;
+                },
+                tbb::simple_partitioner(), context);
+        });
+        // A file that shrank while it was read: the pieces after a short one may have read
+        // nothing, so the prefix that is there is read again, in one piece.
+        return whole ? n : read_fully(fd_->get(), dst, n, at, path_, frame);
+    }
+
 private:
     std::size_t buffered() const { return buffer_.size() - begin_; }
 
@@ -258,32 +291,7 @@ private:
     std::size_t fill(std::uint8_t* dst, std::size_t n, unsigned frame) {
         if (n == 0) return 0;
         if (stream_) return read_fully(fd_->get(), dst, n, std::nullopt, path_, frame);
-        std::size_t got = 0;
-        if (n <= kReadPiece) {
-            got = read_fully(fd_->get(), dst, n, cursor_, path_, frame);
-        } else {
-            // Parallel pieces move a 4K plane out of the page cache several times faster than
-            // one thread's copy. Its own context: a cancelled caller (a failing pipeline, a
-            // library user's task group) cannot skip pieces; isolated, so that a thread waiting
-            // here runs only these pieces, never unrelated pipeline work.
-            const std::size_t pieces = std::clamp<std::size_t>(n / kMinPiece, 1, kMaxPieces);
-            const std::size_t piece = ((n + pieces - 1) / pieces + 4095) / 4096 * 4096;
-            std::atomic<bool> whole{true};
-            tbb::task_group_context context(tbb::task_group_context::isolated);
-            tbb::this_task_arena::isolate([&] {
-                tbb::parallel_for(
-                    std::size_t{0}, pieces,
-                    [&](std::size_t i) {
-                        const std::size_t begin = std::min(n, i * piece), end = std::min(n, (i + 1) * piece);
-                        if (read_fully(fd_->get(), dst + begin, end - begin, cursor_ + begin, path_, frame) != end - begin)
-                            whole = false;
-                    },
-                    context);
-            });
-            // A file that shrank while it was read: the pieces after a short one may have read
-            // nothing, so the prefix that is there is read again, in one piece.
-            got = whole ? n : read_fully(fd_->get(), dst, n, cursor_, path_, frame);
-        }
+        const std::size_t got = read_at(dst, n, cursor_, frame);
         cursor_ += got;
         return got;
     }
@@ -336,8 +344,11 @@ protected:
         std::uint64_t got = 0;
         for (int p = 0; p < 3; ++p) {
             const std::size_t want = plane_file_bytes(format(), p);
-            const std::size_t n = p == 0 || which == PlaneSet::kAll ? read_plane(pic.planes[p], want)
-                                                                     : static_cast<std::size_t>(bytes_.skip(want, next_));
+            const std::size_t n =
+                p == 0 || which == PlaneSet::kAll
+                    ? read_plane(pic.planes[p], want, bounce_,
+                                 [this](std::uint8_t* dst, std::size_t k) { return bytes_.read(dst, k, next_); })
+                    : static_cast<std::size_t>(bytes_.skip(want, next_));
             got += n;
             if (n < want) fail(path(), truncated(next_, got));
         }
@@ -359,22 +370,45 @@ protected:
     std::size_t frame_bytes_;
     unsigned next_ = 0;  ///< index of the next frame read() returns
 
+    /// Reads frame `index` of a regular file, whose samples start at byte `at`, into the planes
+    /// `which` of `pic` (re-allocated when its format is not the video's) with positioned reads
+    /// that leave the position as it is; throws when the file holds fewer bytes than the frame.
+    /// Several threads may call it at once, for different pictures.
+    void read_samples_at(std::uint64_t at, unsigned index, Picture& pic, PlaneSet which) const {
+        if (pic.format != format() || pic.planes[0].width() != format().width ||
+            pic.planes[0].height() != format().height)
+            pic = Picture(format());
+        std::vector<std::uint8_t> bounce;
+        std::uint64_t got = 0;
+        for (int p = 0; p < 3; ++p) {
+            const std::size_t want = plane_file_bytes(format(), p);
+            if (p == 0 || which == PlaneSet::kAll) {
+                const std::size_t n = read_plane(pic.planes[p], want, bounce, [&](std::uint8_t* dst, std::size_t k) {
+                    return bytes_.read_at(dst, k, at + got, index);
+                });
+                if (n < want) fail(path(), truncated(index, got + n));
+            }
+            got += want;
+        }
+    }
+
 private:
-    /// Reads one plane's `want` bytes: straight into the plane when its rows are contiguous
-    /// (stride equals the row size), else through a bounce buffer, row by row. 16-bit samples
-    /// are little-endian in the video and byte-swapped only on a big-endian host. Returns the
-    /// bytes read (fewer only at the end).
-    std::size_t read_plane(Plane& plane, std::size_t want) {
+    /// Reads one plane's `want` bytes with `read(dst, n)` (returns the bytes it read, fewer
+    /// only at the end): straight into the plane when its rows are contiguous (stride equals
+    /// the row size), else through `bounce`, row by row. 16-bit samples are little-endian in
+    /// the video and byte-swapped only on a big-endian host. Returns the bytes read.
+    template <typename Read>
+    static std::size_t read_plane(Plane& plane, std::size_t want, std::vector<std::uint8_t>& bounce, Read&& read) {
         const std::size_t row_bytes = static_cast<std::size_t>(plane.width()) * plane.bytes_per_sample();
         const auto rows = static_cast<std::size_t>(plane.height());
         std::size_t got = 0;
         if (static_cast<std::size_t>(plane.stride()) == row_bytes) {
-            got = bytes_.read(plane.data(), want, next_);
+            got = read(plane.data(), want);
         } else {
-            bounce_.resize(want);
-            got = bytes_.read(bounce_.data(), want, next_);
+            bounce.resize(want);
+            got = read(bounce.data(), want);
             for (std::size_t y = 0; y < rows && (y + 1) * row_bytes <= got; ++y)
-                std::memcpy(plane.row<std::uint8_t>(static_cast<int>(y)), bounce_.data() + y * row_bytes, row_bytes);
+                std::memcpy(plane.row<std::uint8_t>(static_cast<int>(y)), bounce.data() + y * row_bytes, row_bytes);
         }
         if constexpr (std::endian::native == std::endian::big) {
             if (plane.bytes_per_sample() == 2) {
@@ -394,9 +428,28 @@ private:
 /// Raw planar YUV (upstream: tools/yuv_input.c): frame i at byte i * frame_bytes.
 class RawReader final : public FrameReader {
 public:
+    /// `data_start`: the byte of a regular file where frame 0 begins (where it was opened).
     RawReader(std::string path, const VideoFormat& format, std::string identity, ByteReader bytes,
-              std::optional<FrameCount> count)
-        : FrameReader(std::move(path), format, std::move(identity), std::move(bytes)), count_(std::move(count)) {}
+              std::optional<FrameCount> count, std::uint64_t data_start)
+        : FrameReader(std::move(path), format, std::move(identity), std::move(bytes)),
+          count_(std::move(count)),
+          data_start_(data_start) {}
+
+    bool reads_ahead() const override { return count_.has_value(); }
+
+    bool has_frame_ahead(unsigned k) const override {
+        check_ahead();
+        const std::uint64_t frame = std::uint64_t{next_} + k;
+        if (frame < count_->whole) return true;
+        if (frame == count_->whole && !count_->damage.empty()) throw Error(count_->damage);
+        return false;
+    }
+
+    void read_ahead(unsigned k, Picture& pic, PlaneSet which) const override {
+        check_ahead();
+        const unsigned index = next_ + k;
+        read_samples_at(data_start_ + std::uint64_t{index} * frame_bytes_, index, pic, which);
+    }
 
     bool read(Picture& pic, PlaneSet which) override {
         if (count_ && next_ >= count_->whole) {
@@ -424,7 +477,12 @@ public:
     std::optional<FrameCount> frame_count() const override { return count_; }
 
 private:
+    void check_ahead() const {
+        if (!count_) throw std::logic_error("RawReader: reading ahead in a stream");
+    }
+
     std::optional<FrameCount> count_;  ///< regular files: from the size
+    std::uint64_t data_start_;         ///< regular files: the byte where frame 0 begins
 };
 
 /// Reads the y4m frame header of frame `index` ("FRAME", optional parameters after a space,
@@ -643,6 +701,14 @@ std::string stream_identity_of(const std::string& path) {
     return status == 0 ? identity_of(st) : std::string();
 }
 
+bool VideoReader::has_frame_ahead(unsigned) const {
+    throw std::logic_error("VideoReader: " + path_ + " cannot be read ahead");
+}
+
+void VideoReader::read_ahead(unsigned, Picture&, PlaneSet) const {
+    throw std::logic_error("VideoReader: " + path_ + " cannot be read ahead");
+}
+
 std::unique_ptr<VideoReader> open_video(const std::string& path, const std::optional<VideoFormat>& raw,
                                         unsigned decode_threads, const GpuDecode& gpu,
                                         unsigned decode_sessions) {
@@ -740,7 +806,7 @@ std::unique_ptr<VideoReader> open_video(const std::string& path, const std::opti
                                 " bytes of samples (" + describe(*raw) + "; its size, " + std::to_string(size) +
                                 " bytes, is not a whole number of frames: are -w, -h, -p and -b right?)";
         }
-        return std::make_unique<RawReader>(name, *raw, identity, std::move(bytes), std::move(count));
+        return std::make_unique<RawReader>(name, *raw, identity, std::move(bytes), std::move(count), start);
     }
 
     // The stream header: a line within kMaxHeaderLine bytes, read no further than its newline

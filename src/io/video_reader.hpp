@@ -126,6 +126,21 @@ public:
     /// skipped (which names it).
     virtual void skip(unsigned n) = 0;
 
+    /// Whether frames after the position can be read out of order and from several threads at
+    /// once (has_frame_ahead, read_ahead): a regular raw file, whose frames lie at known
+    /// offsets. False for every other reader.
+    virtual bool reads_ahead() const { return false; }
+    /// Where reads_ahead(): whether frame `k` after the position (0: the one read() returns
+    /// next) is a whole frame; false past the last one. Throws as read() would on reaching it:
+    /// vmafx::Error with the damage of a truncated last frame. Throws std::logic_error
+    /// elsewhere.
+    virtual bool has_frame_ahead(unsigned k) const;
+    /// Where reads_ahead(): reads frame `k` after the position, one has_frame_ahead() accepted,
+    /// as read() would once there (same planes, same errors), without moving the position.
+    /// Several threads may call it at once, for different pictures. Throws std::logic_error
+    /// elsewhere.
+    virtual void read_ahead(unsigned k, Picture& pic, PlaneSet which) const;
+
     /// Regular files: the whole frames and the damaged tail, if any (FrameCount). Raw: from the
     /// file size. Y4M: counted on first call by reading only the frame headers (a few
     /// microseconds per frame), then cached; does not move the position of read()/skip().
