@@ -36,14 +36,13 @@ namespace {
 constexpr std::size_t kMaxHeaderLine = 64 * 1024;
 /// Largest plane of a regular file read in one call; larger planes are read in parallel pieces
 /// of at least kMinPiece bytes (whole pages), at most kMaxPieces of them (one 1920x1080 8-bit
-/// luma plane: 15 pieces of 139,264 bytes, the last shorter; the copy out of the page cache runs at a
-/// few GB/s per thread, so a GPU run at thousands of frames per second needs many threads).
+/// luma plane: 15 pieces of 139,264 bytes, the last shorter; a 3840x2160 one 63 of 135,168;
+/// the copy out of the page cache runs at a few GB/s per thread, so a GPU run at thousands of
+/// frames per second needs many threads, and pieces this small let any number of them share
+/// the work evenly).
 constexpr std::size_t kReadPiece = 512 * 1024;
 constexpr std::size_t kMinPiece = 128 * 1024;
-#ifndef VMAFX_READ_MAX_PIECES
-#define VMAFX_READ_MAX_PIECES 64
-#endif
-constexpr std::size_t kMaxPieces = VMAFX_READ_MAX_PIECES;
+constexpr std::size_t kMaxPieces = 64;
 /// Bytes a header scan asks for at a time.
 constexpr std::size_t kScanStep = 4096;
 
