@@ -597,6 +597,41 @@ TEST_F(EngineTest, VulkanRunsMetricsWithoutATwinOnTheCpuInTheSameRun) {
     }
 }
 
+// The GPU pipeline alone (every metric has a twin) on raw files, whose frame pairs it reads
+// several at once (PairSource::take, read_taken): with skips, --frame_cnt and more frames than
+// its ring, the CPU's frames and bits; videos of different lengths fail as the CPU's run fails.
+// On the Vulkan backend (lavapipe in CI); the same pipeline serves CUDA.
+TEST_F(EngineTest, GpuPipelineReadsRawPairsAheadAsTheCpuReadsThem) {
+    VMAFX_REQUIRE_BACKEND("vulkan");
+    const VideoFormat f = format_of(67, 45, 8);
+    struct Case {
+        unsigned skip_ref, skip_dist, frame_count, frames;
+    };
+    for (const Case k : {Case{0, 0, 0, 30}, Case{3, 1, 20, 20}, Case{2, 0, 0, 0}}) {
+        const std::string what = "skips " + std::to_string(k.skip_ref) + ", " + std::to_string(k.skip_dist) +
+                                 ", frame_cnt " + std::to_string(k.frame_count);
+        RunConfig c = config(f, 30);
+        c.models.pop_back();  // vmaf_v0.6.1 alone: every feature has a Vulkan twin
+        c.frame_skip_ref = k.skip_ref;
+        c.frame_skip_dist = k.skip_dist;
+        c.frame_count = k.frame_count;
+        if (k.frames == 0) {
+            const std::string cpu_error = test::error_of([&] { run(c); });
+            c.backend = Backend("vulkan");
+            EXPECT_EQ(test::error_of([&] { run(c); }), cpu_error) << what;
+            EXPECT_NE(cpu_error.find("has 28 frames"), std::string::npos) << cpu_error;
+            continue;
+        }
+        const RunResult cpu = run(c);
+        c.backend = Backend("vulkan");
+        const RunResult gpu = run(c);
+        EXPECT_EQ(gpu.frames, k.frames) << what;
+        EXPECT_GT(gpu.pictures_allocated, 0u) << what << ": the GPU pipeline's ring";
+        EXPECT_TRUE(same_bits(cpu, gpu)) << what;
+        EXPECT_EQ(gpu.models.at(0).mean, cpu.models.at(0).mean) << what;
+    }
+}
+
 // The GPU pipeline alone (every metric has a twin): its picture ring holds as many pairs as the
 // run is expected to read, at most the ring (allocated while the device's context is created,
 // pinned as the read stage first fills them), so a video shorter than the ring makes one pair
