@@ -112,8 +112,8 @@ public:
     /// and `pic`'s chroma planes keep what they held. `pic` is re-allocated to format() when
     /// its format differs, else its planes (and strides) are reused, so a caller reading into
     /// the same Picture allocates once. In regular files, planes of more than 512 KiB are read
-    /// in parallel pieces (oneTBB), positioned reads (pread) that leave no shared file
-    /// position. Returns false at a clean end (no byte after the last whole frame).
+    /// in parallel pieces of at least 128 KiB (oneTBB tasks), positioned reads (pread) that
+    /// leave no shared file position. Returns false at a clean end (no byte after the last whole frame).
     /// Throws vmafx::Error naming the video and the frame on a truncated frame (saying how many
     /// bytes of how many it got), a malformed y4m frame header or an I/O error.
     virtual bool read(Picture& pic, PlaneSet which) = 0;
