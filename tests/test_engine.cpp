@@ -429,6 +429,64 @@ TEST_F(EngineTest, ExtractorErrorFreesFramesInFlight) {
     }
 }
 
+// A twin's refusal of a frame (VIF on a sample above the bit depth, found when the GPU half
+// finishes the frame) names the videos as the CPU's does, on every GPU backend this machine has.
+TEST_F(EngineTest, TwinErrorsNameTheVideos) {
+    const VideoFormat f = format_of(40, 36, 10);
+    RunConfig c = config(f, 16);
+    {
+        std::fstream io(c.distorted_path, std::ios::binary | std::ios::in | std::ios::out);
+        io.seekp(static_cast<std::streamoff>(f.frame_bytes() * 9 + 2 * (5 * 40 + 7)));
+        const char above[2] = {static_cast<char>(0xff), static_cast<char>(0x7f)};  // 32767 > 1023
+        io.write(above, 2);
+    }
+    unsigned backends = 0;
+    for (const char* backend : {"cuda", "vulkan"}) {
+        if (!gpu_unavailable_reason(backend).empty()) continue;
+        ++backends;
+        c.backend = Backend(backend);
+        const std::string e = run_error(c);
+        EXPECT_NE(e.find("frame 9"), std::string::npos) << backend << ": " << e;
+        EXPECT_NE(e.find("above the 10-bit maximum"), std::string::npos) << backend << ": " << e;
+        EXPECT_NE(e.find("(reference \"" + c.reference_path + "\", distorted \"" + c.distorted_path + "\")"),
+                  std::string::npos)
+            << backend << " names the files: " << e;
+    }
+    if (backends == 0) GTEST_SKIP() << "no GPU backend usable here (CUDA, Vulkan)";
+}
+
+// A raw file of 2^32 - 1 whole frames and a damaged tail (sparse, 2x2 frames of 6 bytes): the
+// damaged frame among those scored is the error, with its number; the frame counts are not
+// wrapped to 0 ("no frames to score") or to a wrong length.
+TEST_F(EngineTest, DamageAfterTheLastCountableFrame) {
+    const VideoFormat f = format_of(2, 2);
+    const std::filesystem::path big = path("big.yuv"), two = path("two.yuv");
+    {
+        std::ofstream(big, std::ios::binary).put('\0');
+        std::error_code ec;
+        std::filesystem::resize_file(big, std::uint64_t{4294967295u} * f.frame_bytes() + 5, ec);
+        if (ec) GTEST_SKIP() << "this file system holds no sparse file of 25.8 GB here: " << ec.message();
+        std::ofstream(two, std::ios::binary) << std::string(2 * f.frame_bytes(), '\x10');
+    }
+    RunConfig c;
+    c.raw_format = f;
+    c.features.push_back(parse_feature_spec("psnr"));
+    c.reference_path = c.distorted_path = big.string();
+    c.frame_skip_ref = c.frame_skip_dist = 4294967293u;
+    std::string e = run_error(c);
+    EXPECT_NE(e.find("frame 4294967295 is truncated"), std::string::npos) << e;
+    // Against a 2-frame file with --frame_cnt 2: the two whole frames after the skip are scored.
+    c.distorted_path = two.string();
+    c.frame_skip_dist = 0;
+    c.frame_count = 2;
+    const RunResult r = run(c);
+    EXPECT_EQ(r.frames, 2u);
+    // Without --frame_cnt the lengths differ: 3 frames (the damaged one counted) against 2.
+    c.frame_count = 0;
+    e = run_error(c);
+    EXPECT_NE(e.find("frame 4294967295 is truncated"), std::string::npos) << e;
+}
+
 TEST_F(EngineTest, FeatureErrorsAreUsageErrors) {
     // What the caller asked for is wrong, not a file: the CLI exits with 2 on these.
     for (const char* text : {"nosuch", "=x=1", "vif=egl", "vif=nosuch=1", "vif=vif_enhn_gain_limit=0.5",

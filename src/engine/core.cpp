@@ -43,6 +43,23 @@ namespace {
     throw Error(fmt::format("{}{}", e.what(), context));
 }
 
+/// Runs `fn`; an Error it throws (but a UsageError) is thrown again with `context` appended
+/// (throw_in_context), so that a metric's refusal of a frame names the videos on every backend.
+template <typename Fn>
+void in_context(const std::string& context, Fn&& fn) {
+    if (context.empty()) {
+        fn();
+        return;
+    }
+    try {
+        fn();
+    } catch (const UsageError&) {
+        throw;
+    } catch (const Error& e) {
+        throw_in_context(e, context);
+    }
+}
+
 /// The instances of `instances` that run on the CPU under `config`, and the twins' GPU half.
 std::vector<FeatureInstance> split(const std::vector<FeatureInstance>& instances, const VideoFormat& format,
                                    const CoreConfig& config, std::unique_ptr<GpuHalf>& gpu) {
@@ -101,13 +118,15 @@ void ScoringCore::pin(const Picture& pic) {
     if (gpu_) gpu_->pin(pic);
 }
 
+// The GPU half finishes a frame (and a twin may refuse it) when its slot is taken again, in
+// submit, or at the end, in finish: its errors name the videos as the CPU extractors' do.
 void ScoringCore::submit(const CoreFrame& f) {
-    if (gpu_) gpu_->submit(f.index, *f.ref, *f.dist, f.ref, f.dist);
+    if (gpu_) in_context(config_.error_context, [&] { gpu_->submit(f.index, *f.ref, *f.dist, f.ref, f.dist); });
 }
 
 void ScoringCore::submit_device(unsigned index, const DevicePicture& ref, const DevicePicture& dist,
                                 std::shared_ptr<const void> keep) {
-    if (gpu_) gpu_->submit_device(index, ref, dist, std::move(keep));
+    if (gpu_) in_context(config_.error_context, [&] { gpu_->submit_device(index, ref, dist, std::move(keep)); });
 }
 
 void ScoringCore::pass_history(CoreFrame& f) {
@@ -125,15 +144,7 @@ void ScoringCore::extract(CoreFrame& f) const {
         in.prev_ref[k] = f.prev_ref[k].get();
         in.prev_dist[k] = f.prev_dist[k].get();
     }
-    if (config_.error_context.empty()) {
-        extractors_->extract(in, f.scores);
-        return;
-    }
-    try {
-        extractors_->extract(in, f.scores);
-    } catch (const Error& e) {
-        throw_in_context(e, config_.error_context);
-    }
+    in_context(config_.error_context, [&] { extractors_->extract(in, f.scores); });
 }
 
 void ScoringCore::store(CoreFrame& f, ScoreTable& table) const {
@@ -158,7 +169,7 @@ void ScoringCore::finish(ScoreTable& table) {
     ref_history_.clear();
     dist_history_.clear();
     if (extractors_) extractors_->flush(table);
-    if (gpu_) gpu_->drain_into(table);
+    if (gpu_) in_context(config_.error_context, [&] { gpu_->drain_into(table); });
 }
 
 }  // namespace vmafx

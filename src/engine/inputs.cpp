@@ -62,10 +62,11 @@ Error no_frames(const std::string& ref, const std::string& dist) {
     return Error(fmt::format("no frames to score in \"{}\" and \"{}\"", ref, dist));
 }
 
-/// Frames of a regular file after `skip`, its damaged frame counted as one.
-unsigned frames_after(const FrameCount& c, unsigned skip) {
-    const unsigned all = c.whole + (c.damage.empty() ? 0u : 1u);
-    return all - std::min(all, skip);
+/// Frames of a regular file after `skip`, its damaged frame counted as one (in 64 bits: a file
+/// of 2^32 - 1 whole frames and a damaged tail has 2^32).
+std::uint64_t frames_after(const FrameCount& c, unsigned skip) {
+    const std::uint64_t all = std::uint64_t{c.whole} + (c.damage.empty() ? 0u : 1u);
+    return all - std::min<std::uint64_t>(all, skip);
 }
 
 /// Throws the damage of a regular file when its damaged frame is among frames
@@ -150,8 +151,8 @@ void count_and_skip(const RunConfig& config, Inputs& in) {
         const FrameCount& dc = *in.dist_count;
         if (config.frame_skip_ref > rc.whole) in.ref->skip(config.frame_skip_ref);     // throws
         if (config.frame_skip_dist > dc.whole) in.dist->skip(config.frame_skip_dist);  // throws
-        const unsigned ref_frames = frames_after(rc, config.frame_skip_ref);
-        const unsigned dist_frames = frames_after(dc, config.frame_skip_dist);
+        const std::uint64_t ref_frames = frames_after(rc, config.frame_skip_ref);
+        const std::uint64_t dist_frames = frames_after(dc, config.frame_skip_dist);
         if (config.frame_count == 0 && !config.align_pts) {
             // Every frame is to be scored: a damaged one is an error, whatever the other video.
             check_damage(rc, config.frame_skip_ref, ref_frames);
@@ -159,7 +160,7 @@ void count_and_skip(const RunConfig& config, Inputs& in) {
             if (ref_frames != dist_frames)
                 throw length_mismatch(config, in.ref->path(), ref_frames, in.dist->path(), dist_frames);
         }
-        in.limit = std::min({in.limit, ref_frames, dist_frames});
+        in.limit = static_cast<unsigned>(std::min({std::uint64_t{in.limit}, ref_frames, dist_frames}));
         if (in.limit == 0) throw no_frames(in.ref->path(), in.dist->path());
         check_damage(rc, config.frame_skip_ref, in.limit);
         check_damage(dc, config.frame_skip_dist, in.limit);

@@ -34,7 +34,7 @@ Error length_mismatch(const RunConfig& config, const std::string& ref, std::uint
 Error no_frames(const std::string& ref, const std::string& dist);
 
 /// Frames of a regular file after `skip`, its damaged frame counted as one.
-unsigned frames_after(const FrameCount& c, unsigned skip);
+std::uint64_t frames_after(const FrameCount& c, unsigned skip);
 /// Throws the damage of a regular file when its damaged frame is among frames
 /// skip..skip+frames-1, the ones a run scores.
 void check_damage(const FrameCount& c, unsigned skip, std::uint64_t frames);
