@@ -408,18 +408,21 @@ TEST_F(EngineTest, DamagedTailBesideAStream) {
     EXPECT_NE(e.find(c.distorted_path + ": frame 4 is truncated"), std::string::npos) << e;
 }
 
+/// Writes 32767, above the 10-bit maximum, at luma (7, 5) of frame 9 of raw 40-wide 10-bit `path`.
+void put_sample_above_10_bits(const std::string& path, const VideoFormat& f) {
+    std::fstream io(path, std::ios::binary | std::ios::in | std::ios::out);
+    io.seekp(static_cast<std::streamoff>(f.frame_bytes() * 9 + 2 * (5 * 40 + 7)));
+    const char above[2] = {static_cast<char>(0xff), static_cast<char>(0x7f)};
+    io.write(above, 2);
+}
+
 // An extractor that throws mid-run (here VIF, on a sample above the 10-bit maximum in frame 9)
 // cancels the pipeline with frames in flight between its stages: the error reaches the caller
 // and nothing is leaked (the sanitizer build runs this test under LeakSanitizer).
 TEST_F(EngineTest, ExtractorErrorFreesFramesInFlight) {
     const VideoFormat f = format_of(40, 36, 10);
     RunConfig c = config(f, 16);
-    {
-        std::fstream io(c.distorted_path, std::ios::binary | std::ios::in | std::ios::out);
-        io.seekp(static_cast<std::streamoff>(f.frame_bytes() * 9 + 2 * (5 * 40 + 7)));
-        const char above[2] = {static_cast<char>(0xff), static_cast<char>(0x7f)};  // 32767 > 1023
-        io.write(above, 2);
-    }
+    put_sample_above_10_bits(c.distorted_path, f);
     for (unsigned threads : {1u, 2u, 4u}) {
         c.threads = threads;
         const std::string e = run_error(c);
@@ -434,12 +437,7 @@ TEST_F(EngineTest, ExtractorErrorFreesFramesInFlight) {
 TEST_F(EngineTest, TwinErrorsNameTheVideos) {
     const VideoFormat f = format_of(40, 36, 10);
     RunConfig c = config(f, 16);
-    {
-        std::fstream io(c.distorted_path, std::ios::binary | std::ios::in | std::ios::out);
-        io.seekp(static_cast<std::streamoff>(f.frame_bytes() * 9 + 2 * (5 * 40 + 7)));
-        const char above[2] = {static_cast<char>(0xff), static_cast<char>(0x7f)};  // 32767 > 1023
-        io.write(above, 2);
-    }
+    put_sample_above_10_bits(c.distorted_path, f);
     unsigned backends = 0;
     for (const char* backend : {"cuda", "vulkan"}) {
         if (!gpu_unavailable_reason(backend).empty()) continue;
