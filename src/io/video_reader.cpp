@@ -327,6 +327,13 @@ protected:
                describe(format()) + ")";
     }
 
+    /// Re-allocates `pic` to the video's format unless it has it (planes and strides reused).
+    void fit(Picture& pic) const {
+        if (pic.format != format() || pic.planes[0].width() != format().width ||
+            pic.planes[0].height() != format().height)
+            pic = Picture(format());
+    }
+
     /// Reads the samples of frame `next_`, which start at the position, into the planes
     /// `which` of `pic` (re-allocated when its format is not the video's); the other planes are
     /// skipped and left as they are. Returns false when `clean_end_allowed` and the video ended
@@ -337,9 +344,7 @@ protected:
         const std::uint64_t there = is_stream() ? bytes_.peek(1, next_).size() : bytes_.remaining();
         if (there == 0 && clean_end_allowed) return false;
         if (there < (is_stream() ? 1 : frame_bytes_)) fail(path(), truncated(next_, there));
-        if (pic.format != format() || pic.planes[0].width() != format().width ||
-            pic.planes[0].height() != format().height)
-            pic = Picture(format());
+        fit(pic);
         std::uint64_t got = 0;
         for (int p = 0; p < 3; ++p) {
             const std::size_t want = plane_file_bytes(format(), p);
@@ -374,9 +379,7 @@ protected:
     /// that leave the position as it is; throws when the file holds fewer bytes than the frame.
     /// Several threads may call it at once, for different pictures.
     void read_samples_at(std::uint64_t at, unsigned index, Picture& pic, PlaneSet which) const {
-        if (pic.format != format() || pic.planes[0].width() != format().width ||
-            pic.planes[0].height() != format().height)
-            pic = Picture(format());
+        fit(pic);
         std::vector<std::uint8_t> bounce;
         std::uint64_t got = 0;
         for (int p = 0; p < 3; ++p) {
