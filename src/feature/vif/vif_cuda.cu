@@ -20,6 +20,12 @@
 //  4. the terms are integers: added per thread, per warp (__reduce_add_sync and shuffles), per
 //     block, and into the slot's four 64-bit sums of the scale with one atomicAdd each. Integer
 //     sums are exact in any order, so they equal the CPU's.
+// Scale 0 of 8-bit video (half of the twin's time at 4K) runs passes 1 and 3 on the tensor cores
+// instead (vertical_mma, horizontal_mma): each 17-tap pass over 16 x 8 outputs is a product of an
+// 8-bit matrix and a Toeplitz matrix of the taps' bytes (mma.sync m16n8k32, exact int32 sums),
+// the values split into their bytes and the byte products summed with their weights in uint32;
+// the vertical pass writes its results as byte planes (TileMma) that are the horizontal pass's
+// operands. Every value formed is the scalar pass's integer; see the section of those passes.
 // finish() turns the sums into scores with the CPU's host code (score_of, write_scores).
 // Every rounding, shift and term is the CPU's (vif_math.hpp, shared); the taps are kFilters.
 // Upstream: libvmaf 3.2.0 src/feature/integer_vif.c.
@@ -230,6 +236,30 @@ struct Tile {
 };
 static_assert(offsetof(Tile, log2) % 16 == 0 && sizeof(Tile::log2) % 16 == 0);
 
+/// Bytes per row of a byte plane of TileMma: holds the tile and its halo (128 columns) and the
+/// 8 columns the last horizontal product reads past them (times zero taps); 160 = 40 words, so
+/// that the 8-byte loads of the A operands (rows g, columns 8t) of a half warp hit distinct banks.
+constexpr int kPlanePitch = 160;
+/// The byte planes of TileMma: the vertically filtered means (2 bytes each) and products (4).
+constexpr int kMu1Plane = 0, kMu2Plane = 2, kXxPlane = 4, kYyPlane = 8, kXyPlane = 12, kPlanes = 16;
+
+/// Shared memory of one block of scale 0 at 8 bits with the tensor-core passes: the vertically
+/// filtered means and products of the tile as byte planes (byte k of every value in plane
+/// first + k), then as Tile.
+struct TileMma {
+    std::uint8_t planes[kPlanes][kTileRows * kPlanePitch];
+    std::uint32_t conv_ref[kConvRows * kConvPitch];
+    std::uint32_t conv_dis[kConvRows * kConvPitch];
+    std::uint16_t log2[kPackedLog2Entries];
+    unsigned long long warp_sums[kWarps][4];
+};
+static_assert(offsetof(TileMma, log2) % 16 == 0 && sizeof(TileMma::planes[0]) % 16 == 0);
+static_assert(kTileColumns + 2 * vif::kMaxHalf + 8 <= kPlanePitch && kPlanePitch % 32 == 0);
+
+/// Dynamic shared memory of every scale_kernel: the larger tile (the host cannot tell which one
+/// the device code of an architecture uses).
+constexpr std::size_t kSharedBytes = sizeof(Tile) > sizeof(TileMma) ? sizeof(Tile) : sizeof(TileMma);
+
 /// The smaller of two ints.
 __device__ __forceinline__ int min_of(int a, int b) { return a < b ? a : b; }
 
@@ -377,6 +407,302 @@ __device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, i
     }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Scale 0 at 8 bits: the vertical and horizontal passes as integer tensor-core products.
+//
+// A vertical pass is a product of matrices: the 16 output rows of a block of a tile column group
+// (8 columns) are T * X, with X the 32 input rows around them (32 x 8 samples) and T the 16 x 32
+// Toeplitz matrix of the taps (T[i][j] = c[j - i]). mma.sync m16n8k32 multiplies 8-bit matrices
+// into int32 sums, exactly; the taps (below 2^13) and the products x*x, y*y, x*y (below 2^16)
+// are split into their bytes, and the byte products are summed with their weights 2^8 and 2^16
+// in uint32. Every sum equals the CPU's uint32 sum (sum c*x below 2^24, sum c*x*x below 2^32).
+// The decimation's vertical pass (the next scale's 9 taps at the even rows) is a second
+// Toeplitz matrix on the same X. The results go to shared memory as byte planes.
+//
+// A horizontal pass is X * B for 16 rows and 8 output columns: X the 16 x 32 bytes of one plane
+// (24 columns used) and B the 32 x 8 Toeplitz matrix of the taps' bytes. The means (2 bytes)
+// give 3 weighted sums, the products (4 bytes) 5, whose sum (below 2^48) is rounded and shifted
+// by 16 in uint32 without forming it (horizontal_products_mma). The terms of each output are
+// then the scalar path's (vif::variances, vif::add_sample_terms).
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define VMAFX_VIF_MMA 1
+#else
+#define VMAFX_VIF_MMA 0
+#endif
+
+/// The A operand of one m16n8k32 product: rows g and g + 8, columns 4t..4t+3 and 16+4t..16+4t+3
+/// of a 16 x 32 matrix of bytes (g = lane / 4, t = lane % 4), low byte first.
+struct MmaA {
+    std::uint32_t w[4];
+};
+
+/// The B operand: rows 4t..4t+3 and 16+4t..16+4t+3 of column g of a 32 x 8 matrix of bytes.
+struct MmaB {
+    std::uint32_t w[2];
+};
+
+/// d += A * B (16 x 8 sums in int32: d[0], d[1] at row g, columns 2t, 2t+1; d[2], d[3] at row
+/// g + 8).
+__device__ __forceinline__ void mma_u8(int (&d)[4], const MmaA& a, const MmaB& b) {
+#if VMAFX_VIF_MMA
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a.w[0]), "r"(a.w[1]), "r"(a.w[2]), "r"(a.w[3]), "r"(b.w[0]), "r"(b.w[1]));
+#else
+    __trap();
+#endif
+}
+
+/// Byte `piece` (0 low, 1 high) of the taps of filter S in row `row` of a Toeplitz matrix whose
+/// row i holds tap k at column first(i) + k, first(i) = shift + step * i (0 past `rows` rows and
+/// outside the filter), for columns col .. col + 3, low byte first.
+template <int S>
+__device__ std::uint32_t toeplitz_word(int row, int col, int piece, int step, int shift, int rows) {
+    std::uint32_t w = 0;
+    if (row >= rows) return 0;
+#pragma unroll 1
+    for (int b = 0; b < 4; ++b) {
+        const int k = col + b - (shift + step * row);
+        std::uint32_t c = 0;  // tap k, chosen among immediates (no local array)
+#pragma unroll
+        for (int K = 0; K < kWidth<S>; ++K) c = k == K ? tap<S>(K) : c;
+        w |= ((c >> (8 * piece)) & 0xffu) << (8 * b);
+    }
+    return w;
+}
+
+/// The A operand of byte `piece` of a Toeplitz matrix of filter S (see toeplitz_word) for `lane`.
+template <int S>
+__device__ MmaA toeplitz(int lane, int piece, int step, int shift, int rows) {
+    const int g = lane / 4, t = lane % 4;
+    MmaA a;
+    a.w[0] = toeplitz_word<S>(g, 4 * t, piece, step, shift, rows);
+    a.w[1] = toeplitz_word<S>(g + 8, 4 * t, piece, step, shift, rows);
+    a.w[2] = toeplitz_word<S>(g, 16 + 4 * t, piece, step, shift, rows);
+    a.w[3] = toeplitz_word<S>(g + 8, 16 + 4 * t, piece, step, shift, rows);
+    return a;
+}
+
+/// Four samples of one column as bytes of a word, and their products split into low and high
+/// bytes: the B operands' words of one group of 4 input rows.
+struct RowQuad {
+    std::uint32_t ref, dis;                            ///< x, y (low byte: the first row)
+    std::uint32_t rr_lo, rr_hi, dd_lo, dd_hi, rd_lo, rd_hi;  ///< bytes of x*x, y*y, x*y
+};
+
+/// Low and high bytes of four 16-bit values p0..p3 (low byte first).
+__device__ __forceinline__ void split_bytes(std::uint32_t p0, std::uint32_t p1, std::uint32_t p2, std::uint32_t p3,
+                                            std::uint32_t& lo, std::uint32_t& hi) {
+    const std::uint32_t p01 = p0 | (p1 << 16), p23 = p2 | (p3 << 16);
+    lo = __byte_perm(p01, p23, 0x6420);
+    hi = __byte_perm(p01, p23, 0x7531);
+}
+
+/// Loads rows row_of(first + 0..3) of picture column x of both 8-bit pictures and forms their
+/// products.
+__device__ __forceinline__ RowQuad load_quad(const ScaleArgs& a, int first, int x) {
+    std::uint32_t r[4], d[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const int y = min_of(first + i, a.height - 1 + vif::kMaxHalf);
+        const int row = a.mirror_shift && y >= a.height ? 2 * a.height - 3 - y : vif::mirror(y, a.height);
+        r[i] = load_sample<std::uint8_t>(a.ref, a.ref_pitch, row, x);
+        d[i] = load_sample<std::uint8_t>(a.dis, a.dis_pitch, row, x);
+    }
+    RowQuad q;
+    q.ref = __byte_perm(r[0] | (r[1] << 8), r[2] | (r[3] << 8), 0x5410);
+    q.dis = __byte_perm(d[0] | (d[1] << 8), d[2] | (d[3] << 8), 0x5410);
+    split_bytes(r[0] * r[0], r[1] * r[1], r[2] * r[2], r[3] * r[3], q.rr_lo, q.rr_hi);
+    split_bytes(d[0] * d[0], d[1] * d[1], d[2] * d[2], d[3] * d[3], q.dd_lo, q.dd_hi);
+    split_bytes(r[0] * d[0], r[1] * d[1], r[2] * d[2], r[3] * d[3], q.rd_lo, q.rd_hi);
+    return q;
+}
+
+/// sum c*v over the block for a sample word (taps split in two bytes): 256 * hi + lo, the 16 x 8
+/// sums in the D layout.
+__device__ __forceinline__ void filter_samples(const MmaA& hi, const MmaA& lo, const MmaB& b, std::uint32_t (&out)[4]) {
+    int h[4] = {}, l[4] = {};
+    mma_u8(h, hi, b);
+    mma_u8(l, lo, b);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) out[e] = (static_cast<std::uint32_t>(h[e]) << 8) + static_cast<std::uint32_t>(l[e]);
+}
+
+/// sum c*p over the block for 16-bit products given as low and high byte words: the weights of
+/// the byte products (2^16, 2^8, 1) summed modulo 2^32 (the true sum is below 2^32).
+__device__ __forceinline__ void filter_products_mma(const MmaA& hi, const MmaA& lo, const MmaB& p_lo, const MmaB& p_hi,
+                                                    std::uint32_t (&out)[4]) {
+    int hh[4] = {}, mid[4] = {}, ll[4] = {};
+    mma_u8(hh, hi, p_hi);
+    mma_u8(mid, hi, p_lo);
+    mma_u8(mid, lo, p_hi);
+    mma_u8(ll, lo, p_lo);
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+        out[e] = (static_cast<std::uint32_t>(hh[e]) << 16) + (static_cast<std::uint32_t>(mid[e]) << 8) +
+                 static_cast<std::uint32_t>(ll[e]);
+}
+
+/// Writes the 16 x 8 values v (D layout) of one block at tile row row0 (d[2], d[3]: row0 + 8) and
+/// tile column `column` (d[1], d[3]: column + 1) as `bytes` byte planes from plane `first`.
+__device__ __forceinline__ void store_planes(TileMma& tile, int first, int bytes, int row0, int column,
+                                             const std::uint32_t (&v)[4]) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+        const int at = (row0 + 8 * half) * kPlanePitch + column;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            if (k >= bytes) break;
+            const std::uint32_t pair = __byte_perm(v[2 * half], v[2 * half + 1], k | ((4 + k) << 4));
+            *reinterpret_cast<std::uint16_t*>(tile.planes[first + k] + at) = static_cast<std::uint16_t>(pair);
+        }
+    }
+}
+
+/// The vertical passes of scale 0 at 8 bits for the whole tile (replaces vertical_chunk there):
+/// warp w computes tile column groups 2w and 2w + 1 (8 columns each: the tile and its halo,
+/// 128 columns), both 16-row blocks, and writes the tile's means and products (the values
+/// vertical_chunk writes, as byte planes) and the decimation's vertical pass (conv rows, as
+/// vertical_chunk).
+__device__ __forceinline__ void vertical_mma(const ScaleArgs& a, TileMma& tile, int x0, int y0) {
+    using G = ScaleGeometry<0, std::uint8_t>;
+    static_assert(G::kColumns == 16 * kWarps && kTileRows == 32 && G::kHalf == 8 && G::kDecimationHalf == 4);
+    static_assert(G::kWindow == 32, "16 output rows read 32 input rows: the k of m16n8k32");
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int g = lane / 4, t = lane % 4;
+    // Statistics: T[i][j] = c0[j - i]. Decimation: rows i < 8 are the even output rows 2i, whose
+    // taps c1[k] sit at input row 2i + (kHalf - kDecimationHalf) + k.
+    const MmaA stat_hi = toeplitz<0>(lane, 1, 1, 0, 16), stat_lo = toeplitz<0>(lane, 0, 1, 0, 16);
+    const MmaA dec_hi = toeplitz<1>(lane, 1, 2, G::kHalf - G::kDecimationHalf, 8);
+    const MmaA dec_lo = toeplitz<1>(lane, 0, 2, G::kHalf - G::kDecimationHalf, 8);
+    const int mean_shift = vif::vertical_shift(0, a.bit_depth);
+    const int square_shift = vif::vertical_square_shift(0, a.bit_depth);
+    const std::uint32_t mean_round = vif::rounding(mean_shift);
+    const std::uint32_t square_round = vif::rounding(square_shift);
+#pragma unroll 1
+    for (int group = 2 * warp; group < 2 * warp + 2; ++group) {
+        // This lane's B column: tile column 8 * group + g (picture column mirrored as in phase 1).
+        const int x = vif::mirror(min_of(x0 - G::kHalf + 8 * group + g, a.width - 1 + G::kHalf), a.width);
+        // Input rows y0 - 8 + 16m + [0, 16) for m = 0..2; this lane holds 4t..4t+3 of each.
+        RowQuad quads[3];
+#pragma unroll
+        for (int m = 0; m < 3; ++m) quads[m] = load_quad(a, y0 - G::kHalf + 16 * m + 4 * t, x);
+#pragma unroll
+        for (int block = 0; block < 2; ++block) {
+            const RowQuad& q0 = quads[block];
+            const RowQuad& q1 = quads[block + 1];
+            const int row0 = 16 * block + g;       // tile row of d[0], d[1]; d[2], d[3]: + 8
+            const int column = 8 * group + 2 * t;  // tile column of d[0], d[2]; d[1], d[3]: + 1
+            if (a.statistics) {
+                std::uint32_t v[4];
+                const auto shifted = [&](std::uint32_t round, int shift, std::uint32_t mask) {
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) v[e] = ((v[e] + round) >> shift) & mask;
+                };
+                filter_samples(stat_hi, stat_lo, MmaB{{q0.ref, q1.ref}}, v);
+                shifted(mean_round, mean_shift, 0xffffu);
+                store_planes(tile, kMu1Plane, 2, row0, column, v);
+                filter_samples(stat_hi, stat_lo, MmaB{{q0.dis, q1.dis}}, v);
+                shifted(mean_round, mean_shift, 0xffffu);
+                store_planes(tile, kMu2Plane, 2, row0, column, v);
+                filter_products_mma(stat_hi, stat_lo, MmaB{{q0.rr_lo, q1.rr_lo}}, MmaB{{q0.rr_hi, q1.rr_hi}}, v);
+                shifted(square_round, square_shift, 0xffffffffu);
+                store_planes(tile, kXxPlane, 4, row0, column, v);
+                filter_products_mma(stat_hi, stat_lo, MmaB{{q0.dd_lo, q1.dd_lo}}, MmaB{{q0.dd_hi, q1.dd_hi}}, v);
+                shifted(square_round, square_shift, 0xffffffffu);
+                store_planes(tile, kYyPlane, 4, row0, column, v);
+                filter_products_mma(stat_hi, stat_lo, MmaB{{q0.rd_lo, q1.rd_lo}}, MmaB{{q0.rd_hi, q1.rd_hi}}, v);
+                shifted(square_round, square_shift, 0xffffffffu);
+                store_planes(tile, kXyPlane, 4, row0, column, v);
+            }
+            // The decimation: d[0], d[1] of rows g < 8 are conv row 8 * block + g.
+            std::uint32_t dr[4], dd[4];
+            filter_samples(dec_hi, dec_lo, MmaB{{q0.ref, q1.ref}}, dr);
+            filter_samples(dec_hi, dec_lo, MmaB{{q0.dis, q1.dis}}, dd);
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                const int conv_column = column + e - (G::kHalf - G::kDecimationHalf);
+                if (conv_column < 0 || conv_column >= kTileColumns + 2 * G::kDecimationHalf) continue;
+                const int at = (8 * block + g) * kConvPitch + conv_column;
+                tile.conv_ref[at] = ((dr[e] + mean_round) >> mean_shift) & 0xffffu;
+                tile.conv_dis[at] = ((dd[e] + mean_round) >> mean_shift) & 0xffffu;
+            }
+        }
+    }
+}
+
+/// The window column of row k of the horizontal products' K dimension: lane t's two A words
+/// (k = 4t..4t+3 and 16+4t..16+4t+3) are the 8 consecutive columns 8t..8t+7, one 8-byte load.
+__device__ __forceinline__ int window_column(int k) { return k < 16 ? 8 * (k / 4) + k % 4 : 8 * ((k - 16) / 4) + 4 + k % 4; }
+
+/// The B operand of byte `piece` of the horizontal Toeplitz matrix of scale 0's taps:
+/// B[k][n] = c[window_column(k) - n] (0 outside the filter), for `lane`.
+__device__ MmaB horizontal_taps(int lane, int piece) {
+    const int g = lane / 4, t = lane % 4;
+    MmaB b{{0u, 0u}};
+#pragma unroll
+    for (int half = 0; half < 2; ++half)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int k = window_column(16 * half + 4 * t + i) - g;
+            std::uint32_t c = 0;
+#pragma unroll
+            for (int K = 0; K < kWidth<0>; ++K) c = k == K ? tap<0>(K) : c;
+            b.w[half] |= ((c >> (8 * piece)) & 0xffu) << (8 * i);
+        }
+    return b;
+}
+
+/// The A operand of byte plane `plane` for the outputs at tile rows row0, row0 + 8 (row0 = 16 *
+/// block + g) and tile columns c0 .. c0 + 7: rows row0, row0 + 8 of window columns c0 + 8t ..
+/// c0 + 8t + 7 (see window_column).
+__device__ __forceinline__ MmaA plane_operand(const TileMma& tile, int plane, int row0, int c0, int t) {
+    const uint2 top = *reinterpret_cast<const uint2*>(tile.planes[plane] + row0 * kPlanePitch + c0 + 8 * t);
+    const uint2 bottom = *reinterpret_cast<const uint2*>(tile.planes[plane] + (row0 + 8) * kPlanePitch + c0 + 8 * t);
+    return MmaA{{top.x, bottom.x, top.y, bottom.y}};
+}
+
+/// Horizontally filtered means of a 2-byte plane pair: the CPU's uint32 sums c * mu (below 2^32).
+__device__ __forceinline__ void horizontal_means_mma(const TileMma& tile, int plane, int row0, int c0, int t,
+                                                     const MmaB& lo, const MmaB& hi, std::uint32_t (&out)[4]) {
+    const MmaA m_lo = plane_operand(tile, plane, row0, c0, t);
+    const MmaA m_hi = plane_operand(tile, plane + 1, row0, c0, t);
+    int hh[4] = {}, mid[4] = {}, ll[4] = {};
+    mma_u8(hh, m_hi, hi);
+    mma_u8(mid, m_hi, lo);
+    mma_u8(mid, m_lo, hi);
+    mma_u8(ll, m_lo, lo);
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+        out[e] = (static_cast<std::uint32_t>(hh[e]) << 16) + (static_cast<std::uint32_t>(mid[e]) << 8) +
+                 static_cast<std::uint32_t>(ll[e]);
+}
+
+/// Horizontally filtered products of a 4-byte plane group: the CPU's filtered_product, (sum c * p
+/// + round) >> 16 truncated to 32 bits, from the sums acc_w of the byte products of weight 2^(8w):
+/// acc_0 + 2^8 acc_1 + round is below 2^31, and the rest is a multiple of 2^16.
+__device__ __forceinline__ void horizontal_products_mma(const TileMma& tile, int plane, int row0, int c0, int t,
+                                                        const MmaB& lo, const MmaB& hi, std::uint32_t round,
+                                                        std::uint32_t (&out)[4]) {
+    int acc[5][4] = {};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        const MmaA p = plane_operand(tile, plane + k, row0, c0, t);
+        mma_u8(acc[k], p, lo);
+        mma_u8(acc[k + 1], p, hi);
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        const std::uint32_t low = static_cast<std::uint32_t>(acc[0][e]) + (static_cast<std::uint32_t>(acc[1][e]) << 8) + round;
+        out[e] = (low >> 16) + static_cast<std::uint32_t>(acc[2][e]) + (static_cast<std::uint32_t>(acc[3][e]) << 8) +
+                 (static_cast<std::uint32_t>(acc[4][e]) << 16);
+    }
+}
+
 /// out[j] = sum_k c_k * row[j + k] for j < kRun: horizontally filtered means, the CPU's uint32
 /// sums (taps symmetric: c_k * (row[j + k] + row[j + W-1-k]) is the same sum modulo 2^32).
 template <int S>
@@ -448,9 +774,42 @@ __device__ __forceinline__ void horizontal_run(const Tile& tile, int row, int fi
     }
 }
 
+/// The horizontal passes and the VIF terms of scale 0 at 8 bits (replaces horizontal_run there):
+/// the tile's 16 x 8 output blocks (2 row blocks, kTileColumns / 8 column groups) dealt to the
+/// warps in turn; each lane adds the terms of its 4 outputs of a block.
+__device__ __forceinline__ void horizontal_mma(const ScaleArgs& a, const TileMma& tile, int x0, int y0,
+                                               const PackedLog2& table, ThreadSums& sums) {
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const int warp = static_cast<int>(threadIdx.x) / 32;
+    const int g = lane / 4, t = lane % 4;
+    const MmaB lo = horizontal_taps(lane, 0), hi = horizontal_taps(lane, 1);
+    constexpr int kGroups = kTileColumns / 8;
+    const std::uint32_t product_round = vif::rounding(vif::kHorizontalShift);
+#pragma unroll 1
+    for (int unit = warp; unit < 2 * kGroups; unit += kWarps) {
+        const int block = unit / kGroups;
+        const int c0 = 8 * (unit % kGroups);
+        if (y0 + 16 * block >= a.height || x0 + c0 >= a.width) continue;  // the same in every lane
+        const int row0 = 16 * block + g;
+        std::uint32_t mu1[4], mu2[4], xx[4], yy[4], xy[4];
+        horizontal_means_mma(tile, kMu1Plane, row0, c0, t, lo, hi, mu1);
+        horizontal_means_mma(tile, kMu2Plane, row0, c0, t, lo, hi, mu2);
+        horizontal_products_mma(tile, kXxPlane, row0, c0, t, lo, hi, a.xx_round, xx);
+        horizontal_products_mma(tile, kYyPlane, row0, c0, t, lo, hi, product_round, yy);
+        horizontal_products_mma(tile, kXyPlane, row0, c0, t, lo, hi, product_round, xy);
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            if (y0 + row0 + 8 * (e / 2) >= a.height || x0 + c0 + 2 * t + e % 2 >= a.width) continue;
+            const vif::Variances v = vif::variances(mu1[e], mu2[e], xx[e], yy[e], xy[e]);
+            vif::add_sample_terms(v.sigma1_sq, v.sigma2_sq, v.sigma12, a.gain_limit, table, sums);
+        }
+    }
+}
+
 /// Adds the block's thread sums into sums[0..3] (num_log, den_log, num_non_log, den_non_log):
 /// per warp, then one atomicAdd per value. Every thread of the block must call it.
-__device__ __forceinline__ void add_block_sums(const ThreadSums& s, Tile& tile, unsigned long long* sums) {
+template <typename TileT>
+__device__ __forceinline__ void add_block_sums(const ThreadSums& s, TileT& tile, unsigned long long* sums) {
     const unsigned full = 0xffffffffu;
     const int t = static_cast<int>(threadIdx.x);
     const std::uint32_t num_log = __reduce_add_sync(full, s.num_log);
@@ -475,16 +834,25 @@ __device__ __forceinline__ void add_block_sums(const ThreadSums& s, Tile& tile, 
     }
 }
 
+/// The shared memory of scale_kernel<S, Sample>: TileMma where its passes run on the tensor cores
+/// (scale 0 at 8 bits), else Tile.
+template <int S, typename Sample>
+struct TileFor {
+    static constexpr bool kMma = S == 0 && sizeof(Sample) == 1 && VMAFX_VIF_MMA;
+    using type = std::conditional_t<kMma, TileMma, Tile>;
+};
+
 /// Scale S of one frame, one tile per block (grid: column tiles x row tiles, kThreads threads,
-/// sizeof(Tile) bytes of dynamic shared memory). Adds the VIF terms of the tile's samples to
+/// kSharedBytes of dynamic shared memory). Adds the VIF terms of the tile's samples to
 /// a.sums and, for S < 3, writes the tile's part of the next scale's pictures. Sample: uint8_t
 /// or uint16_t at scale 0 (as the luma), uint16_t above. Pictures at least 2x2 and every
 /// filter's half width below their sides (kMinSide at scale 0).
 template <int S, typename Sample>
 __global__ void __launch_bounds__(kThreads, 2) scale_kernel(const ScaleArgs a) {
     using G = ScaleGeometry<S, Sample>;
+    constexpr bool kMma = TileFor<S, Sample>::kMma;
     extern __shared__ __align__(16) unsigned char vif_shared[];
-    Tile& tile = *reinterpret_cast<Tile*>(vif_shared);
+    auto& tile = *reinterpret_cast<typename TileFor<S, Sample>::type*>(vif_shared);
 
     const int t = static_cast<int>(threadIdx.x);
     const int x0 = static_cast<int>(blockIdx.x) * kTileColumns;
@@ -501,7 +869,9 @@ __global__ void __launch_bounds__(kThreads, 2) scale_kernel(const ScaleArgs a) {
     // 1. Vertical passes: thread (column, group) computes rows group * kRowsPerThread + 0..15
     //    of tile column `column` (picture column x0 - kHalf + column, mirrored), kChunkRows at
     //    a time.
-    {
+    if constexpr (kMma) {
+        vertical_mma(a, tile, x0, y0);
+    } else {
         const int column = t % kGroupThreads;
         const int group_row = t / kGroupThreads * kRowsPerThread;
         std::uint32_t ref_max = 0, dis_max = 0;
@@ -560,7 +930,9 @@ __global__ void __launch_bounds__(kThreads, 2) scale_kernel(const ScaleArgs a) {
         const int warp = t / 32;
         const PackedLog2 table{tile.log2};
         ThreadSums sums;
-        if (y0 + row < height) {
+        if constexpr (kMma) {
+            horizontal_mma(a, tile, x0, y0, table, sums);
+        } else if (y0 + row < height) {
             for (int run = 0; run < kRunsPerWarp; ++run) {
                 const int first = (warp * kRunsPerWarp + run) * kRun;
                 const int count = min_of(kRun, width - x0 - first);
@@ -660,13 +1032,13 @@ public:
             switch (s) {
             case 0:
                 if (format_.bit_depth == 8)
-                    scale_kernel<0, std::uint8_t><<<grid, kThreads, sizeof(Tile), stream>>>(a);
+                    scale_kernel<0, std::uint8_t><<<grid, kThreads, kSharedBytes, stream>>>(a);
                 else
-                    scale_kernel<0, std::uint16_t><<<grid, kThreads, sizeof(Tile), stream>>>(a);
+                    scale_kernel<0, std::uint16_t><<<grid, kThreads, kSharedBytes, stream>>>(a);
                 break;
-            case 1: scale_kernel<1, std::uint16_t><<<grid, kThreads, sizeof(Tile), stream>>>(a); break;
-            case 2: scale_kernel<2, std::uint16_t><<<grid, kThreads, sizeof(Tile), stream>>>(a); break;
-            default: scale_kernel<3, std::uint16_t><<<grid, kThreads, sizeof(Tile), stream>>>(a); break;
+            case 1: scale_kernel<1, std::uint16_t><<<grid, kThreads, kSharedBytes, stream>>>(a); break;
+            case 2: scale_kernel<2, std::uint16_t><<<grid, kThreads, kSharedBytes, stream>>>(a); break;
+            default: scale_kernel<3, std::uint16_t><<<grid, kThreads, kSharedBytes, stream>>>(a); break;
             }
             cuda::check_launch("vif scale_kernel");
         }
@@ -702,7 +1074,7 @@ private:
     template <typename Kernel>
     static void set_shared_memory(Kernel* kernel) {
         cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(sizeof(Tile))),
+                                         static_cast<int>(kSharedBytes)),
                     "cudaFuncSetAttribute (vif shared memory)");
         cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                                          cudaSharedmemCarveoutMaxShared),
