@@ -531,15 +531,16 @@ __device__ __forceinline__ void filter_samples(const MmaA& hi, const MmaA& lo, c
     for (int e = 0; e < 4; ++e) out[e] = (static_cast<std::uint32_t>(h[e]) << 8) + static_cast<std::uint32_t>(l[e]);
 }
 
-/// sum c*p over the block for 16-bit products given as low and high byte words: the weights of
-/// the byte products (2^16, 2^8, 1) summed modulo 2^32 (the true sum is below 2^32).
-__device__ __forceinline__ void filter_products_mma(const MmaA& hi, const MmaA& lo, const MmaB& p_lo, const MmaB& p_hi,
-                                                    std::uint32_t (&out)[4]) {
+/// The product of two 16-bit matrices given as their bytes, a = a_lo + 2^8 a_hi and b = b_lo +
+/// 2^8 b_hi: the byte products' sums with their weights (2^16, 2^8, 1), modulo 2^32 (exact where
+/// the true sums are below 2^32: the vertical pass's sums c*p, the horizontal pass's c*mu).
+__device__ __forceinline__ void product_16x16(const MmaA& a_lo, const MmaA& a_hi, const MmaB& b_lo, const MmaB& b_hi,
+                                              std::uint32_t (&out)[4]) {
     int hh[4] = {}, mid[4] = {}, ll[4] = {};
-    mma_u8(hh, hi, p_hi);
-    mma_u8(mid, hi, p_lo);
-    mma_u8(mid, lo, p_hi);
-    mma_u8(ll, lo, p_lo);
+    mma_u8(hh, a_hi, b_hi);
+    mma_u8(mid, a_hi, b_lo);
+    mma_u8(mid, a_lo, b_hi);
+    mma_u8(ll, a_lo, b_lo);
 #pragma unroll
     for (int e = 0; e < 4; ++e)
         out[e] = (static_cast<std::uint32_t>(hh[e]) << 16) + (static_cast<std::uint32_t>(mid[e]) << 8) +
@@ -609,13 +610,13 @@ __device__ __forceinline__ void vertical_mma(const ScaleArgs& a, TileMma& tile, 
                 filter_samples(stat_hi, stat_lo, MmaB{{q0.dis, q1.dis}}, v);
                 shifted(mean_round, mean_shift, 0xffffu);
                 store_planes(tile, kMu2Plane, 2, row0, column, v);
-                filter_products_mma(stat_hi, stat_lo, MmaB{{q0.rr_lo, q1.rr_lo}}, MmaB{{q0.rr_hi, q1.rr_hi}}, v);
+                product_16x16(stat_lo, stat_hi, MmaB{{q0.rr_lo, q1.rr_lo}}, MmaB{{q0.rr_hi, q1.rr_hi}}, v);
                 shifted(square_round, square_shift, 0xffffffffu);
                 store_planes(tile, kXxPlane, 4, row0, column, v);
-                filter_products_mma(stat_hi, stat_lo, MmaB{{q0.dd_lo, q1.dd_lo}}, MmaB{{q0.dd_hi, q1.dd_hi}}, v);
+                product_16x16(stat_lo, stat_hi, MmaB{{q0.dd_lo, q1.dd_lo}}, MmaB{{q0.dd_hi, q1.dd_hi}}, v);
                 shifted(square_round, square_shift, 0xffffffffu);
                 store_planes(tile, kYyPlane, 4, row0, column, v);
-                filter_products_mma(stat_hi, stat_lo, MmaB{{q0.rd_lo, q1.rd_lo}}, MmaB{{q0.rd_hi, q1.rd_hi}}, v);
+                product_16x16(stat_lo, stat_hi, MmaB{{q0.rd_lo, q1.rd_lo}}, MmaB{{q0.rd_hi, q1.rd_hi}}, v);
                 shifted(square_round, square_shift, 0xffffffffu);
                 store_planes(tile, kXyPlane, 4, row0, column, v);
             }
@@ -669,17 +670,7 @@ __device__ __forceinline__ MmaA plane_operand(const TileMma& tile, int plane, in
 /// Horizontally filtered means of a 2-byte plane pair: the CPU's uint32 sums c * mu (below 2^32).
 __device__ __forceinline__ void horizontal_means_mma(const TileMma& tile, int plane, int row0, int c0, int t,
                                                      const MmaB& lo, const MmaB& hi, std::uint32_t (&out)[4]) {
-    const MmaA m_lo = plane_operand(tile, plane, row0, c0, t);
-    const MmaA m_hi = plane_operand(tile, plane + 1, row0, c0, t);
-    int hh[4] = {}, mid[4] = {}, ll[4] = {};
-    mma_u8(hh, m_hi, hi);
-    mma_u8(mid, m_hi, lo);
-    mma_u8(mid, m_lo, hi);
-    mma_u8(ll, m_lo, lo);
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-        out[e] = (static_cast<std::uint32_t>(hh[e]) << 16) + (static_cast<std::uint32_t>(mid[e]) << 8) +
-                 static_cast<std::uint32_t>(ll[e]);
+    product_16x16(plane_operand(tile, plane, row0, c0, t), plane_operand(tile, plane + 1, row0, c0, t), lo, hi, out);
 }
 
 /// Horizontally filtered products of a 4-byte plane group: the CPU's filtered_product, (sum c * p
