@@ -207,6 +207,7 @@ struct ScaleArgs {
     unsigned long long* sums;  ///< num_log, den_log, num_non_log, den_non_log of the scale
     unsigned* max_sample;      ///< scale 0 at 9..15 bits: largest ref, dis sample; else null
     const std::uint16_t* log2_packed;  ///< pack_log2_table() in device memory
+    const std::uint32_t* mma_fragments;  ///< mma_fragments() in device memory
     double gain_limit;                 ///< vif_enhn_gain_limit
     bool statistics;                   ///< false: decimate only (scale 0 with vif_skip_scale0)
     // Planted defects (parity-gate tests only; the exact values otherwise).
@@ -248,6 +249,7 @@ constexpr int kMu1Plane = 0, kMu2Plane = 2, kXxPlane = 4, kYyPlane = 8, kXyPlane
 /// first + k), then as Tile.
 struct TileMma {
     std::uint8_t planes[kPlanes][kTileRows * kPlanePitch];
+    int rows[kTileRows + 2 * vif::kMaxHalf];  ///< picture rows of the input rows y0 - 8 .. y0 + 39
     std::uint32_t conv_ref[kConvRows * kConvPitch];
     std::uint32_t conv_dis[kConvRows * kConvPitch];
     std::uint16_t log2[kPackedLog2Entries];
@@ -456,34 +458,69 @@ __device__ __forceinline__ void mma_u8(int (&d)[4], const MmaA& a, const MmaB& b
 #endif
 }
 
-/// Byte `piece` (0 low, 1 high) of the taps of filter S in row `row` of a Toeplitz matrix whose
-/// row i holds tap k at column first(i) + k, first(i) = shift + step * i (0 past `rows` rows and
-/// outside the filter), for columns col .. col + 3, low byte first.
-template <int S>
-__device__ std::uint32_t toeplitz_word(int row, int col, int piece, int step, int shift, int rows) {
+/// Byte `piece` (0 low, 1 high) of filter f's taps in row `row` of a Toeplitz matrix whose row i
+/// holds tap k at column shift + step * i + k (0 in rows from `rows` on and outside the filter),
+/// for columns col .. col + 3, low byte first; `column_of` maps a K index to its column.
+template <typename ColumnOf>
+std::uint32_t toeplitz_word(const vif::Filter& f, int row, int col, int piece, int step, int shift, int rows,
+                            ColumnOf column_of) {
     std::uint32_t w = 0;
-    if (row >= rows) return 0;
-#pragma unroll 1
     for (int b = 0; b < 4; ++b) {
-        const int k = col + b - (shift + step * row);
-        std::uint32_t c = 0;  // tap k, chosen among immediates (no local array)
-#pragma unroll
-        for (int K = 0; K < kWidth<S>; ++K) c = k == K ? tap<S>(K) : c;
-        w |= ((c >> (8 * piece)) & 0xffu) << (8 * b);
+        const int k = column_of(col + b) - (shift + step * row);
+        if (row < rows && k >= 0 && k < f.width) w |= ((f.taps[k] >> (8 * piece)) & 0xffu) << (8 * b);
     }
     return w;
 }
 
-/// The A operand of byte `piece` of a Toeplitz matrix of filter S (see toeplitz_word) for `lane`.
-template <int S>
-__device__ MmaA toeplitz(int lane, int piece, int step, int shift, int rows) {
-    const int g = lane / 4, t = lane % 4;
-    MmaA a;
-    a.w[0] = toeplitz_word<S>(g, 4 * t, piece, step, shift, rows);
-    a.w[1] = toeplitz_word<S>(g + 8, 4 * t, piece, step, shift, rows);
-    a.w[2] = toeplitz_word<S>(g, 16 + 4 * t, piece, step, shift, rows);
-    a.w[3] = toeplitz_word<S>(g + 8, 16 + 4 * t, piece, step, shift, rows);
-    return a;
+/// The window column of K index k of the horizontal products: lane t's two A words (k = 4t..4t+3
+/// and 16+4t..16+4t+3) are the 8 consecutive columns 8t..8t+7, one 8-byte load.
+constexpr int window_column(int k) { return k < 16 ? 8 * (k / 4) + k % 4 : 8 * ((k - 16) / 4) + 4 + k % 4; }
+
+/// Words of the constant MMA operands per lane (mma_fragments): the vertical statistics' Toeplitz
+/// matrix (high, low bytes: 4 words each), the decimation's (4 + 4), and the horizontal B
+/// operands (low, high: 2 + 2).
+constexpr int kStatHi = 0, kStatLo = 4, kDecHi = 8, kDecLo = 12, kHorLo = 16, kHorHi = 18, kFragmentWords = 20;
+
+/// The constant operands of scale 0's tensor-core passes for every lane, word w of lane l at
+/// [w * 32 + l] (each warp's loads of a word coalesced), from kFilters: the vertical statistics'
+/// T[i][j] = c0[j - i] (16 x 32); the decimation's rows i < 8, the even output rows 2i, with
+/// c1[k] at column 2i + 4 + k (kHalf - kDecimationHalf = 4); the horizontal B[k][n] =
+/// c0[window_column(k) - n] (32 x 8). A operands: lane (g, t) holds rows g, g + 8 of columns
+/// 4t..4t+3 and 16+4t..16+4t+3; B operands: rows 4t..4t+3 and 16+4t..16+4t+3 of column g
+/// (PTX ISA, mma.m16n8k32 fragments for .u8).
+std::vector<std::uint32_t> mma_fragments() {
+    std::vector<std::uint32_t> words(kFragmentWords * 32);
+    const auto same = [](int k) { return k; };
+    for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane / 4, t = lane % 4;
+        const auto put = [&](int word, std::uint32_t value) { words[static_cast<std::size_t>(word) * 32 + lane] = value; };
+        for (int piece = 0; piece < 2; ++piece) {
+            const int stat = piece == 1 ? kStatHi : kStatLo;
+            const int dec = piece == 1 ? kDecHi : kDecLo;
+            const int rows[4] = {g, g + 8, g, g + 8};
+            const int cols[4] = {4 * t, 4 * t, 16 + 4 * t, 16 + 4 * t};
+            for (int w = 0; w < 4; ++w) {
+                put(stat + w, toeplitz_word(kFilters[0], rows[w], cols[w], piece, 1, 0, 16, same));
+                put(dec + w, toeplitz_word(kFilters[1], rows[w], cols[w], piece, 2, 4, 8, same));
+            }
+            // B[k][n] = c0[window_column(k) - n]: the transposed Toeplitz row n = g, shift 0, step 1.
+            const int hor = piece == 1 ? kHorHi : kHorLo;
+            put(hor, toeplitz_word(kFilters[0], g, 4 * t, piece, 1, 0, 8, window_column));
+            put(hor + 1, toeplitz_word(kFilters[0], g, 16 + 4 * t, piece, 1, 0, 8, window_column));
+        }
+    }
+    return words;
+}
+
+/// Word `first` .. first + 3 of this lane's constant operands as an A operand.
+__device__ __forceinline__ MmaA fragment_a(const std::uint32_t* fragments, int first, int lane) {
+    return MmaA{{__ldg(fragments + first * 32 + lane), __ldg(fragments + (first + 1) * 32 + lane),
+                 __ldg(fragments + (first + 2) * 32 + lane), __ldg(fragments + (first + 3) * 32 + lane)}};
+}
+
+/// Word `first`, first + 1 of this lane's constant operands as a B operand.
+__device__ __forceinline__ MmaB fragment_b(const std::uint32_t* fragments, int first, int lane) {
+    return MmaB{{__ldg(fragments + first * 32 + lane), __ldg(fragments + (first + 1) * 32 + lane)}};
 }
 
 /// Four samples of one column as bytes of a word, and their products split into low and high
@@ -501,16 +538,21 @@ __device__ __forceinline__ void split_bytes(std::uint32_t p0, std::uint32_t p1, 
     hi = __byte_perm(p01, p23, 0x7531);
 }
 
-/// Loads rows row_of(first + 0..3) of picture column x of both 8-bit pictures and forms their
+/// Picture row of input row y of scale 0 (mirrored; rows past height - 1 + kHalf are never read
+/// and are clamped to a valid one; the planted kMirrorShift mirrors the bottom one row off).
+__device__ __forceinline__ int scale0_row(const ScaleArgs& a, int y) {
+    y = min_of(y, a.height - 1 + vif::kMaxHalf);
+    return a.mirror_shift && y >= a.height ? 2 * a.height - 3 - y : vif::mirror(y, a.height);
+}
+
+/// Loads picture rows rows[0..3] of picture column x of both 8-bit pictures and forms their
 /// products.
-__device__ __forceinline__ RowQuad load_quad(const ScaleArgs& a, int first, int x) {
+__device__ __forceinline__ RowQuad load_quad(const ScaleArgs& a, const int* rows, int x) {
     std::uint32_t r[4], d[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-        const int y = min_of(first + i, a.height - 1 + vif::kMaxHalf);
-        const int row = a.mirror_shift && y >= a.height ? 2 * a.height - 3 - y : vif::mirror(y, a.height);
-        r[i] = load_sample<std::uint8_t>(a.ref, a.ref_pitch, row, x);
-        d[i] = load_sample<std::uint8_t>(a.dis, a.dis_pitch, row, x);
+        r[i] = load_sample<std::uint8_t>(a.ref, a.ref_pitch, rows[i], x);
+        d[i] = load_sample<std::uint8_t>(a.dis, a.dis_pitch, rows[i], x);
     }
     RowQuad q;
     q.ref = __byte_perm(r[0] | (r[1] << 8), r[2] | (r[3] << 8), 0x5410);
@@ -577,9 +619,9 @@ __device__ __forceinline__ void vertical_mma(const ScaleArgs& a, TileMma& tile, 
     const int g = lane / 4, t = lane % 4;
     // Statistics: T[i][j] = c0[j - i]. Decimation: rows i < 8 are the even output rows 2i, whose
     // taps c1[k] sit at input row 2i + (kHalf - kDecimationHalf) + k.
-    const MmaA stat_hi = toeplitz<0>(lane, 1, 1, 0, 16), stat_lo = toeplitz<0>(lane, 0, 1, 0, 16);
-    const MmaA dec_hi = toeplitz<1>(lane, 1, 2, G::kHalf - G::kDecimationHalf, 8);
-    const MmaA dec_lo = toeplitz<1>(lane, 0, 2, G::kHalf - G::kDecimationHalf, 8);
+    static_assert(G::kHalf - G::kDecimationHalf == 4, "mma_fragments places the decimation's taps 4 columns on");
+    const MmaA stat_hi = fragment_a(a.mma_fragments, kStatHi, lane), stat_lo = fragment_a(a.mma_fragments, kStatLo, lane);
+    const MmaA dec_hi = fragment_a(a.mma_fragments, kDecHi, lane), dec_lo = fragment_a(a.mma_fragments, kDecLo, lane);
     const int mean_shift = vif::vertical_shift(0, a.bit_depth);
     const int square_shift = vif::vertical_square_shift(0, a.bit_depth);
     const std::uint32_t mean_round = vif::rounding(mean_shift);
@@ -588,10 +630,10 @@ __device__ __forceinline__ void vertical_mma(const ScaleArgs& a, TileMma& tile, 
     for (int group = 2 * warp; group < 2 * warp + 2; ++group) {
         // This lane's B column: tile column 8 * group + g (picture column mirrored as in phase 1).
         const int x = vif::mirror(min_of(x0 - G::kHalf + 8 * group + g, a.width - 1 + G::kHalf), a.width);
-        // Input rows y0 - 8 + 16m + [0, 16) for m = 0..2; this lane holds 4t..4t+3 of each.
+        // Input rows y0 - 8 + 16m + [0, 16) for m = 0..2 (tile.rows); this lane holds 4t..4t+3 of each.
         RowQuad quads[3];
 #pragma unroll
-        for (int m = 0; m < 3; ++m) quads[m] = load_quad(a, y0 - G::kHalf + 16 * m + 4 * t, x);
+        for (int m = 0; m < 3; ++m) quads[m] = load_quad(a, tile.rows + 16 * m + 4 * t, x);
 #pragma unroll
         for (int block = 0; block < 2; ++block) {
             const RowQuad& q0 = quads[block];
@@ -634,28 +676,6 @@ __device__ __forceinline__ void vertical_mma(const ScaleArgs& a, TileMma& tile, 
             }
         }
     }
-}
-
-/// The window column of row k of the horizontal products' K dimension: lane t's two A words
-/// (k = 4t..4t+3 and 16+4t..16+4t+3) are the 8 consecutive columns 8t..8t+7, one 8-byte load.
-__device__ __forceinline__ int window_column(int k) { return k < 16 ? 8 * (k / 4) + k % 4 : 8 * ((k - 16) / 4) + 4 + k % 4; }
-
-/// The B operand of byte `piece` of the horizontal Toeplitz matrix of scale 0's taps:
-/// B[k][n] = c[window_column(k) - n] (0 outside the filter), for `lane`.
-__device__ MmaB horizontal_taps(int lane, int piece) {
-    const int g = lane / 4, t = lane % 4;
-    MmaB b{{0u, 0u}};
-#pragma unroll
-    for (int half = 0; half < 2; ++half)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const int k = window_column(16 * half + 4 * t + i) - g;
-            std::uint32_t c = 0;
-#pragma unroll
-            for (int K = 0; K < kWidth<0>; ++K) c = k == K ? tap<0>(K) : c;
-            b.w[half] |= ((c >> (8 * piece)) & 0xffu) << (8 * i);
-        }
-    return b;
 }
 
 /// The A operand of byte plane `plane` for the outputs at tile rows row0, row0 + 8 (row0 = 16 *
@@ -773,7 +793,7 @@ __device__ __forceinline__ void horizontal_mma(const ScaleArgs& a, const TileMma
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp = static_cast<int>(threadIdx.x) / 32;
     const int g = lane / 4, t = lane % 4;
-    const MmaB lo = horizontal_taps(lane, 0), hi = horizontal_taps(lane, 1);
+    const MmaB lo = fragment_b(a.mma_fragments, kHorLo, lane), hi = fragment_b(a.mma_fragments, kHorHi, lane);
     constexpr int kGroups = kTileColumns / 8;
     const std::uint32_t product_round = vif::rounding(vif::kHorizontalShift);
 #pragma unroll 1
@@ -861,6 +881,8 @@ __global__ void __launch_bounds__(kThreads, 2) scale_kernel(const ScaleArgs a) {
     //    of tile column `column` (picture column x0 - kHalf + column, mirrored), kChunkRows at
     //    a time.
     if constexpr (kMma) {
+        if (t < kTileRows + 2 * vif::kMaxHalf) tile.rows[t] = scale0_row(a, y0 - vif::kMaxHalf + t);
+        __syncthreads();
         vertical_mma(a, tile, x0, y0);
     } else {
         const int column = t % kGroupThreads;
@@ -953,6 +975,11 @@ public:
         cuda::check(cudaMemcpy(log2_packed_.get(), packed.data(), packed.size() * sizeof(std::uint16_t),
                                cudaMemcpyHostToDevice),
                     "uploading the vif log2 table");
+        const std::vector<std::uint32_t> fragments = mma_fragments();
+        mma_fragments_ = cuda::DeviceBuffer<std::uint32_t>(fragments.size());
+        cuda::check(cudaMemcpy(mma_fragments_.get(), fragments.data(), fragments.size() * sizeof(std::uint32_t),
+                               cudaMemcpyHostToDevice),
+                    "uploading the vif tensor-core operands");
         // Pictures of scales 1..3 (rows padded to 256 bytes), reference then distorted.
         std::size_t offset = 0;
         for (int s = 1; s < kScales; ++s) {
@@ -988,6 +1015,7 @@ public:
         ScaleArgs a{};
         a.bit_depth = format_.bit_depth;
         a.log2_packed = log2_packed_.get();
+        a.mma_fragments = mma_fragments_.get();
         a.gain_limit = settings_.gain_limit;
         a.xx_round = planted == PlantedDefect::kRoundingConstant ? 1u << 14 : vif::rounding(vif::kHorizontalShift);
         a.mirror_shift = planted == PlantedDefect::kMirrorShift;
@@ -1076,6 +1104,7 @@ private:
     PlantedDefect plant_;
     vif::Settings settings_;
     cuda::DeviceBuffer<std::uint16_t> log2_packed_;
+    cuda::DeviceBuffer<std::uint32_t> mma_fragments_;  // mma_fragments()
     int scale_width_[kScales] = {};
     int scale_height_[kScales] = {};
     std::size_t scale_pitch_[kScales] = {};      // samples
