@@ -993,6 +993,19 @@ public:
         }
         slot_samples_ = offset;
         pictures_ = cuda::DeviceBuffer<std::uint16_t>(slot_samples_ * slots);
+        // Every kernel's tile needs kSharedBytes of shared memory a block, more than GPUs of
+        // compute capability 8.6, 8.7, 8.9 and 12.x allow (99 KB): refuse those clearly.
+        int device = 0, allowed = 0, major = 0, minor = 0;
+        cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+        cuda::check(cudaDeviceGetAttribute(&allowed, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                    "cudaDeviceGetAttribute");
+        cuda::check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+        cuda::check(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
+        if (static_cast<std::size_t>(allowed) < kSharedBytes)
+            throw Error("vif (CUDA): needs " + std::to_string(kSharedBytes) +
+                        " bytes of shared memory a block; this GPU (compute capability " + std::to_string(major) + "." +
+                        std::to_string(minor) + ") allows " + std::to_string(allowed) +
+                        ": score vif on the CPU (--backend cpu)");
         set_shared_memory(scale_kernel<0, std::uint8_t>);
         set_shared_memory(scale_kernel<0, std::uint16_t>);
         set_shared_memory(scale_kernel<1, std::uint16_t>);
