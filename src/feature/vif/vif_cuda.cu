@@ -258,8 +258,7 @@ struct TileMma {
 static_assert(offsetof(TileMma, log2) % 16 == 0 && sizeof(TileMma::planes[0]) % 16 == 0);
 static_assert(kTileColumns + 2 * vif::kMaxHalf + 8 <= kPlanePitch && kPlanePitch % 32 == 0);
 
-/// Dynamic shared memory of every scale_kernel: the larger tile (the host cannot tell which one
-/// the device code of an architecture uses).
+/// Dynamic shared memory of every scale_kernel: the larger tile (one size for all kernels).
 constexpr std::size_t kSharedBytes = sizeof(Tile) > sizeof(TileMma) ? sizeof(Tile) : sizeof(TileMma);
 
 /// The smaller of two ints.
@@ -304,8 +303,8 @@ __device__ __forceinline__ std::uint32_t load_sample(const unsigned char* pictur
 /// kChunkRows - 1 of the tile at tile column `column` (picture column x), from the picture rows
 /// r0 - kHalf .. r0 + kChunkRows - 1 + kHalf (mirrored; r0 = y0 + first_row). Writes, where
 /// `statistics`, the filtered means mu = (sum c*x + round) >> shift and products
-/// (sum c*x*y + round) >> square_shift (as the CPU's vertical_statistics: products in 32 bits
-/// for 8-bit samples at scale 0, else 64) to the tile, and for scales 0..2 the vertical pass of
+/// (sum c*x*y + round) >> square_shift (as the CPU's vertical_statistics: products in 64 bits
+/// here; 8-bit samples at scale 0 take vertical_mma instead) to the tile, and for scales 0..2 the vertical pass of
 /// the decimation at the chunk's even rows (the CPU's generic_decimation_at, first loop, with
 /// the next scale's taps) to the conv rows first_row/2 .. at conv column `conv_column` (when it
 /// lies in [0, conv_columns)). Raises ref_max and dis_max to the largest samples read.
@@ -313,20 +312,18 @@ __device__ __forceinline__ std::uint32_t load_sample(const unsigned char* pictur
 /// The input rows stream through once: each is loaded, its three products x*x, y*y, x*y formed
 /// once (below 2^32 at 16 bits), and added with its tap to every output row it reaches. The
 /// CPU forms (c*x)*x instead of c*(x*x): the same value, exactly at 64 bits (c*x < 2^32 since
-/// every tap is below 2^16) and modulo 2^32 in the 32-bit case (a product modulo 2^32 does not
-/// depend on the grouping).
+/// every tap is below 2^16).
 template <int S, typename Sample>
 __device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, int first_row, int r0, int column,
                                                int x, int conv_column, std::uint32_t& ref_max,
                                                std::uint32_t& dis_max) {
     using G = ScaleGeometry<S, Sample>;
     constexpr int kChunkRows = G::kChunkRows;
-    // The CPU's products sums: uint32 at 8 bits and scale 0, else uint64 (here doubles, exact).
-    using SquareAcc = std::conditional_t<S == 0 && sizeof(Sample) == 1, std::uint32_t, double>;
-    constexpr bool kWide = std::is_same_v<SquareAcc, double>;
+    // The CPU's products sums in uint64 (here doubles, exact).
+    static_assert(!(S == 0 && sizeof(Sample) == 1), "scale 0 at 8 bits: vertical_mma");
     const int height = a.height;
     std::uint32_t mu1[kChunkRows] = {}, mu2[kChunkRows] = {};
-    SquareAcc xx[kChunkRows] = {}, yy[kChunkRows] = {}, xy[kChunkRows] = {};
+    double xx[kChunkRows] = {}, yy[kChunkRows] = {}, xy[kChunkRows] = {};
     std::uint32_t dec_ref[kChunkRows / 2] = {}, dec_dis[kChunkRows / 2] = {};
 #pragma unroll
     for (int m = 0; m < G::kWindow; ++m) {
@@ -337,13 +334,7 @@ __device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, i
         const std::uint32_t dv = load_sample<Sample>(a.dis, a.dis_pitch, row, x);
         ref_max = rv > ref_max ? rv : ref_max;
         dis_max = dv > dis_max ? dv : dis_max;
-        const std::uint32_t rr = rv * rv, dd = dv * dv, rd = rv * dv;
-        [[maybe_unused]] double rr_d = 0, dd_d = 0, rd_d = 0;
-        if constexpr (kWide) {
-            rr_d = exact_double(rr);
-            dd_d = exact_double(dd);
-            rd_d = exact_double(rd);
-        }
+        const double rr_d = exact_double(rv * rv), dd_d = exact_double(dv * dv), rd_d = exact_double(rv * dv);
 #pragma unroll
         for (int i = 0; i < kChunkRows; ++i) {
             const int k = m - i;  // tap of input row m in output row i
@@ -351,16 +342,10 @@ __device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, i
             const std::uint32_t c = tap<S>(k);
             mu1[i] += c * rv;
             mu2[i] += c * dv;
-            if constexpr (kWide) {
-                const double cd = static_cast<double>(tap<S>(k));
-                xx[i] = __fma_rn(cd, rr_d, xx[i]);
-                yy[i] = __fma_rn(cd, dd_d, yy[i]);
-                xy[i] = __fma_rn(cd, rd_d, xy[i]);
-            } else {
-                xx[i] += c * rr;
-                yy[i] += c * dd;
-                xy[i] += c * rd;
-            }
+            const double cd = static_cast<double>(tap<S>(k));
+            xx[i] = __fma_rn(cd, rr_d, xx[i]);
+            yy[i] = __fma_rn(cd, dd_d, yy[i]);
+            xy[i] = __fma_rn(cd, rd_d, xy[i]);
         }
         if constexpr (G::kDecimates) {
 #pragma unroll
@@ -377,23 +362,17 @@ __device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, i
         const int square_shift = vif::vertical_square_shift(S, a.bit_depth);
         const std::uint32_t mean_round = vif::rounding(mean_shift);
         const std::uint32_t square_round = vif::rounding(square_shift);
-        [[maybe_unused]] const double square_unit = unit_of(square_shift);
+        const double square_unit = unit_of(square_shift);
 #pragma unroll
         for (int i = 0; i < kChunkRows; ++i) {
             const int at = (first_row + i) * kPitch + column;
             tile.mu1[at] = static_cast<std::uint16_t>((mu1[i] + mean_round) >> mean_shift);
             tile.mu2[at] = static_cast<std::uint16_t>((mu2[i] + mean_round) >> mean_shift);
-            if constexpr (kWide) {
-                // Below 2^48 plus the rounding: exact; (sum + round) >> shift as floor_low32.
-                const double r = static_cast<double>(square_round);
-                tile.xx[at] = floor_low32(__dadd_rn(xx[i], r), square_unit);
-                tile.yy[at] = floor_low32(__dadd_rn(yy[i], r), square_unit);
-                tile.xy[at] = floor_low32(__dadd_rn(xy[i], r), square_unit);
-            } else {
-                tile.xx[at] = (xx[i] + square_round) >> square_shift;
-                tile.yy[at] = (yy[i] + square_round) >> square_shift;
-                tile.xy[at] = (xy[i] + square_round) >> square_shift;
-            }
+            // Below 2^48 plus the rounding: exact; (sum + round) >> shift as floor_low32.
+            const double r = static_cast<double>(square_round);
+            tile.xx[at] = floor_low32(__dadd_rn(xx[i], r), square_unit);
+            tile.yy[at] = floor_low32(__dadd_rn(yy[i], r), square_unit);
+            tile.xy[at] = floor_low32(__dadd_rn(xy[i], r), square_unit);
         }
     }
     if constexpr (G::kDecimates) {
@@ -427,12 +406,6 @@ __device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, i
 // by 16 in uint32 without forming it (horizontal_products_mma). The terms of each output are
 // then the scalar path's (vif::variances, vif::add_sample_terms).
 
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-#define VMAFX_VIF_MMA 1
-#else
-#define VMAFX_VIF_MMA 0
-#endif
-
 /// The A operand of one m16n8k32 product: rows g and g + 8, columns 4t..4t+3 and 16+4t..16+4t+3
 /// of a 16 x 32 matrix of bytes (g = lane / 4, t = lane % 4), low byte first.
 struct MmaA {
@@ -447,15 +420,11 @@ struct MmaB {
 /// d += A * B (16 x 8 sums in int32: d[0], d[1] at row g, columns 2t, 2t+1; d[2], d[3] at row
 /// g + 8).
 __device__ __forceinline__ void mma_u8(int (&d)[4], const MmaA& a, const MmaB& b) {
-#if VMAFX_VIF_MMA
     asm volatile(
         "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};\n"
         : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
         : "r"(a.w[0]), "r"(a.w[1]), "r"(a.w[2]), "r"(a.w[3]), "r"(b.w[0]), "r"(b.w[1]));
-#else
-    __trap();
-#endif
 }
 
 /// Byte `piece` (0 low, 1 high) of filter f's taps in row `row` of a Toeplitz matrix whose row i
@@ -846,10 +815,10 @@ __device__ __forceinline__ void add_block_sums(const ThreadSums& s, TileT& tile,
 }
 
 /// The shared memory of scale_kernel<S, Sample>: TileMma where its passes run on the tensor cores
-/// (scale 0 at 8 bits), else Tile.
+/// (scale 0 at 8 bits; every architecture the build allows, sm_80 and newer, has them), else Tile.
 template <int S, typename Sample>
 struct TileFor {
-    static constexpr bool kMma = S == 0 && sizeof(Sample) == 1 && VMAFX_VIF_MMA;
+    static constexpr bool kMma = S == 0 && sizeof(Sample) == 1;
     using type = std::conditional_t<kMma, TileMma, Tile>;
 };
 
