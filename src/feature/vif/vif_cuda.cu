@@ -15,17 +15,19 @@
 //     row): the filtered means and products, the variances, and the per-sample VIF terms
 //     (2048 * log2 from a packed copy of the CPU's table in shared memory);
 //     the filter sums the CPU keeps in uint64 (the products' horizontal pass, and their vertical
-//     pass except at 8 bits and scale 0) are summed here as doubles, exactly: integers below
-//     2^49, so no fused multiply-add rounds (exact_double, floor_low32);
+//     pass except at 8 bits and scale 0, which runs on the tensor cores) are summed here as
+//     doubles, exactly: integers below 2^49, so no fused multiply-add rounds (exact_double,
+//     floor_low32);
 //  4. the terms are integers: added per thread, per warp (__reduce_add_sync and shuffles), per
 //     block, and into the slot's four 64-bit sums of the scale with one atomicAdd each. Integer
 //     sums are exact in any order, so they equal the CPU's.
-// Scale 0 of 8-bit video (half of the twin's time at 4K) runs passes 1 and 3 on the tensor cores
-// instead (vertical_mma, horizontal_mma): each 17-tap pass over 16 x 8 outputs is a product of an
-// 8-bit matrix and a Toeplitz matrix of the taps' bytes (mma.sync m16n8k32, exact int32 sums),
-// the values split into their bytes and the byte products summed with their weights in uint32;
-// the vertical pass writes its results as byte planes (TileMma) that are the horizontal pass's
-// operands. Every value formed is the scalar pass's integer; see the section of those passes.
+// Scale 0 of 8-bit video (most of the twin's time: 142 of 222 us a 4K frame on an H100) runs
+// passes 1 and 3 on the tensor cores instead (vertical_mma, horizontal_mma): each 17-tap pass
+// over 16 x 8 outputs is a product of an 8-bit matrix and a Toeplitz matrix of the taps' bytes
+// (mma.sync m16n8k32, exact int32 sums), the values split into their bytes and the byte products
+// summed with their weights in uint32; the vertical pass writes its results as byte planes
+// (TileMma) that are the horizontal pass's operands. Every value formed is the CPU's integer
+// (its uint32 sums at 8 bits and scale 0); see the section of those passes.
 // finish() turns the sums into scores with the CPU's host code (score_of, write_scores).
 // Every rounding, shift and term is the CPU's (vif_math.hpp, shared); the taps are kFilters.
 // Upstream: libvmaf 3.2.0 src/feature/integer_vif.c.
