@@ -301,6 +301,14 @@ __device__ __forceinline__ std::uint32_t load_sample(const unsigned char* pictur
     return __ldg(reinterpret_cast<const Sample*>(picture + static_cast<std::ptrdiff_t>(row) * pitch) + column);
 }
 
+/// Picture row of input row y of a scale whose filter reaches `half` rows (mirrored; rows past
+/// height - 1 + half are never read and are clamped to a valid one). At scale 0 (`plantable`)
+/// the planted kMirrorShift mirrors the bottom one row off.
+__device__ __forceinline__ int input_row(const ScaleArgs& a, int y, int half, bool plantable) {
+    y = min_of(y, a.height - 1 + half);
+    return plantable && a.mirror_shift && y >= a.height ? 2 * a.height - 3 - y : vif::mirror(y, a.height);
+}
+
 /// Vertical passes of one chunk of one tile column: output rows first_row .. first_row +
 /// kChunkRows - 1 of the tile at tile column `column` (picture column x), from the picture rows
 /// r0 - kHalf .. r0 + kChunkRows - 1 + kHalf (mirrored; r0 = y0 + first_row). Writes, where
@@ -323,15 +331,12 @@ __device__ __forceinline__ void vertical_chunk(const ScaleArgs& a, Tile& tile, i
     constexpr int kChunkRows = G::kChunkRows;
     // The CPU's products sums in uint64 (here doubles, exact).
     static_assert(!(S == 0 && sizeof(Sample) == 1), "scale 0 at 8 bits: vertical_mma");
-    const int height = a.height;
     std::uint32_t mu1[kChunkRows] = {}, mu2[kChunkRows] = {};
     double xx[kChunkRows] = {}, yy[kChunkRows] = {}, xy[kChunkRows] = {};
     std::uint32_t dec_ref[kChunkRows / 2] = {}, dec_dis[kChunkRows / 2] = {};
 #pragma unroll
     for (int m = 0; m < G::kWindow; ++m) {
-        // Rows past height - 1 + kHalf are never read: clamp them to a valid one.
-        const int y = min_of(r0 - G::kHalf + m, height - 1 + G::kHalf);
-        const int row = S == 0 && a.mirror_shift && y >= height ? 2 * height - 3 - y : vif::mirror(y, height);
+        const int row = input_row(a, r0 - G::kHalf + m, G::kHalf, S == 0);
         const std::uint32_t rv = load_sample<Sample>(a.ref, a.ref_pitch, row, x);
         const std::uint32_t dv = load_sample<Sample>(a.dis, a.dis_pitch, row, x);
         ref_max = rv > ref_max ? rv : ref_max;
@@ -509,13 +514,6 @@ __device__ __forceinline__ void split_bytes(std::uint32_t p0, std::uint32_t p1, 
     hi = __byte_perm(p01, p23, 0x7531);
 }
 
-/// Picture row of input row y of scale 0 (mirrored; rows past height - 1 + kHalf are never read
-/// and are clamped to a valid one; the planted kMirrorShift mirrors the bottom one row off).
-__device__ __forceinline__ int scale0_row(const ScaleArgs& a, int y) {
-    y = min_of(y, a.height - 1 + vif::kMaxHalf);
-    return a.mirror_shift && y >= a.height ? 2 * a.height - 3 - y : vif::mirror(y, a.height);
-}
-
 /// Loads picture rows rows[0..3] of picture column x of both 8-bit pictures and forms their
 /// products.
 __device__ __forceinline__ RowQuad load_quad(const ScaleArgs& a, const int* rows, int x) {
@@ -576,7 +574,7 @@ __device__ __forceinline__ void store_planes(TileMma& tile, int first, int bytes
     }
 }
 
-/// The vertical passes of scale 0 at 8 bits for the whole tile (replaces vertical_chunk there):
+/// The vertical passes of scale 0 at 8 bits for the whole tile (vertical_chunk's work there):
 /// warp w computes tile column groups 2w and 2w + 1 (8 columns each: the tile and its halo,
 /// 128 columns), both 16-row blocks, and writes the tile's means and products (the values
 /// vertical_chunk writes, as byte planes) and the decimation's vertical pass (conv rows, as
@@ -852,7 +850,7 @@ __global__ void __launch_bounds__(kThreads, 2) scale_kernel(const ScaleArgs a) {
     //    of tile column `column` (picture column x0 - kHalf + column, mirrored), kChunkRows at
     //    a time.
     if constexpr (kMma) {
-        if (t < kTileRows + 2 * vif::kMaxHalf) tile.rows[t] = scale0_row(a, y0 - vif::kMaxHalf + t);
+        if (t < kTileRows + 2 * vif::kMaxHalf) tile.rows[t] = input_row(a, y0 - vif::kMaxHalf + t, vif::kMaxHalf, true);
         __syncthreads();
         vertical_mma(a, tile, x0, y0);
     } else {
