@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "cuda/device.hpp"
+#include "cuda/warp_sum.cuh"
 #include "feature/adm/adm.hpp"
 #include "feature/adm/adm_math.hpp"
 #include "feature/adm/adm_pipeline.hpp"
@@ -32,6 +33,10 @@ constexpr int kWarps = kThreads / 32;
 /// Vertical-pass columns of a level kernel block: the taps of its kThreads outputs,
 /// 2 j0 - 1 .. 2 (j0 + kThreads - 1) + 2.
 constexpr int kSpan = 2 * kThreads + 2;
+/// Blocks of level0_kernel an SM holds at least: its registers capped at 40 a thread (12 blocks,
+/// 75 % occupancy). Uncapped, ptxas took 41 at 8 bits, which the SM allocates as 48: 10 blocks,
+/// and the kernel ran 12 % slower (H100, Nsight Compute, 63 -> 71 us a 4K frame).
+constexpr int kLevel0Blocks = 12;
 /// Threads of finalize_kernel (one block per sum).
 constexpr int kFinalThreads = 256;
 /// Sums per frame (adm_twin_plan.hpp's layout).
@@ -84,21 +89,16 @@ __device__ inline int16_t planted_dwt0_horizontal(int32_t taps) {
     return int16_t((taps + adm::kDwt0RoundH / 2) >> 16);
 }
 
-template <typename Sample>
-__device__ inline uint32_t load_sample(const unsigned char* plane, std::ptrdiff_t pitch, int row, int col) {
-    return __ldg(reinterpret_cast<const Sample*>(plane + static_cast<std::ptrdiff_t>(row) * pitch) + col);
-}
-
 /// Sums each of v[0..N-1] over the block (kThreads threads, all of which must call); the
-/// totals are in thread 0's v. Integer addition: the order does not matter.
+/// totals are in thread 0's v. Integer addition modulo 2^64: the order does not matter (per warp
+/// on the reduction unit, gpu::warp_sum_u64, then over the warps in shared memory).
 template <int N>
 __device__ inline void block_sum(ull (&v)[N]) {
     __shared__ ull partial[kWarps][N];
     const int lane = static_cast<int>(threadIdx.x) % 32;
     const int warp = static_cast<int>(threadIdx.x) / 32;
 #pragma unroll
-    for (int k = 0; k < N; ++k)
-        for (int offset = 16; offset > 0; offset /= 2) v[k] += __shfl_down_sync(0xffffffffu, v[k], offset);
+    for (int k = 0; k < N; ++k) v[k] = gpu::warp_sum_u64(v[k]);
     if (lane == 0)
 #pragma unroll
         for (int k = 0; k < N; ++k) partial[warp][k] = v[k];
@@ -121,7 +121,7 @@ __device__ inline void block_sum(ull (&v)[N]) {
 /// words, rows *_pitch bytes apart. Writes `out` (band a everywhere, the masking inputs in the
 /// tap region) and adds the row's denominator cubes into den_rows (score rows only).
 template <typename Sample>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kLevel0Blocks)
     level0_kernel(const unsigned char* __restrict__ ref, std::ptrdiff_t ref_pitch,
                   const unsigned char* __restrict__ dis, std::ptrdiff_t dis_pitch, Level0Args a,
                   LevelPlanes<int16_t> out, RowSums sums) {
@@ -129,24 +129,37 @@ __global__ void __launch_bounds__(kThreads)
     const int t = static_cast<int>(threadIdx.x);
     const int i = static_cast<int>(blockIdx.y);
     const int j0 = static_cast<int>(blockIdx.x) * kThreads;
-    const unsigned char* planes[2] = {ref, dis};
-    const std::ptrdiff_t pitches[2] = {ref_pitch, dis_pitch};
-    int rows[4];
+    // The four input rows of each image that the vertical taps read (mirrored), as pointers:
+    // the loop below then adds only the column.
+    const Sample* taps_rows[2][4];
 #pragma unroll
-    for (int k = 0; k < 4; ++k) rows[k] = dwt_row(2 * i - 1 + k, a.height, a.mirror_shift);
+    for (int k = 0; k < 4; ++k) {
+        const int row = dwt_row(2 * i - 1 + k, a.height, a.mirror_shift);
+        taps_rows[0][k] = reinterpret_cast<const Sample*>(ref + static_cast<std::ptrdiff_t>(row) * ref_pitch);
+        taps_rows[1][k] = reinterpret_cast<const Sample*>(dis + static_cast<std::ptrdiff_t>(row) * dis_pitch);
+    }
 
     for (int c = t; c < kSpan; c += kThreads) {
         const int x = 2 * j0 - 1 + c;
         if (x > a.width + 1) break;  // read by no output
-        const int col = adm::dwt_mirror(x, a.width);
+        // Columns past the row's end are read by the last output only. Where upstream reads them
+        // past its scratch row (reads_past_row), they hold its next scratch row: the low pass's
+        // slot the high pass of this image at column x - width, the high pass's slot zeros.
+        const bool past_row = a.reads_past_row && x >= a.width;
+        const int col = past_row ? x - a.width : adm::dwt_mirror(x, a.width);
 #pragma unroll
         for (int img = 0; img < 2; ++img) {
-            const uint32_t s0 = load_sample<Sample>(planes[img], pitches[img], rows[0], col);
-            const uint32_t s1 = load_sample<Sample>(planes[img], pitches[img], rows[1], col);
-            const uint32_t s2 = load_sample<Sample>(planes[img], pitches[img], rows[2], col);
-            const uint32_t s3 = load_sample<Sample>(planes[img], pitches[img], rows[3], col);
-            vert[2 * img][c] = adm::dwt0_vertical_lo(s0, s1, s2, s3, a.bit_depth);
-            if (!a.lo_only) vert[2 * img + 1][c] = adm::dwt0_vertical_hi(s0, s1, s2, s3, a.bit_depth);
+            const uint32_t s0 = __ldg(taps_rows[img][0] + col);
+            const uint32_t s1 = __ldg(taps_rows[img][1] + col);
+            const uint32_t s2 = __ldg(taps_rows[img][2] + col);
+            const uint32_t s3 = __ldg(taps_rows[img][3] + col);
+            if (past_row) {
+                vert[2 * img][c] = adm::dwt0_vertical_hi(s0, s1, s2, s3, a.bit_depth);
+                vert[2 * img + 1][c] = 0;
+            } else {
+                vert[2 * img][c] = adm::dwt0_vertical_lo(s0, s1, s2, s3, a.bit_depth);
+                if (!a.lo_only) vert[2 * img + 1][c] = adm::dwt0_vertical_hi(s0, s1, s2, s3, a.bit_depth);
+            }
         }
     }
     __syncthreads();
@@ -156,27 +169,13 @@ __global__ void __launch_bounds__(kThreads)
     const std::ptrdiff_t idx = static_cast<std::ptrdiff_t>(i) * out.pitch + j;
     int16_t band[2][4] = {};  // [ref, dis][a, h, v, d]
     if (active) {
-        const bool past_row = a.reads_past_row && j == a.w - 1;
 #pragma unroll
         for (int img = 0; img < 2; ++img) {
             int32_t lo[4], hi[4];
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
-                const int pos = 2 * j - 1 + q;
-                if (past_row && pos >= a.width) {
-                    // Upstream's next scratch row: the vertical high pass of this image at
-                    // column pos - width after the low pass; zeros after the high pass.
-                    const int col = pos - a.width;
-                    lo[q] = adm::dwt0_vertical_hi(load_sample<Sample>(planes[img], pitches[img], rows[0], col),
-                                                  load_sample<Sample>(planes[img], pitches[img], rows[1], col),
-                                                  load_sample<Sample>(planes[img], pitches[img], rows[2], col),
-                                                  load_sample<Sample>(planes[img], pitches[img], rows[3], col),
-                                                  a.bit_depth);
-                    hi[q] = 0;
-                } else {
-                    lo[q] = vert[2 * img][2 * t + q];
-                    hi[q] = a.lo_only ? 0 : vert[2 * img + 1][2 * t + q];
-                }
+                lo[q] = vert[2 * img][2 * t + q];
+                hi[q] = a.lo_only ? 0 : vert[2 * img + 1][2 * t + q];  // lo_only: not written, not used
             }
             if (a.half_rounding) {
                 band[img][0] = planted_dwt0_horizontal(adm::dwt0_taps_lo(lo[0], lo[1], lo[2], lo[3]));
@@ -246,6 +245,19 @@ __global__ void __launch_bounds__(kThreads)
         for (int theta = 0; theta < 3; ++theta) atomicAdd(sums.at(0, theta) + i, den[theta]);
 }
 
+/// Element offsets (row * pitch + column) of the 3x3 masking neighbourhood of (i, j) in an
+/// h x w band, row by row, mirrored at the edges as upstream's adm_cm reads them (-1 -> 1;
+/// past the end, the last row or column itself); at[4] is (i, j). Band planes hold at most
+/// 32768 x 32768 values (sides of at most 65536), so the offsets fit 32 bits.
+__device__ inline void neighbourhood(int i, int j, int w, int h, int pitch, int (&at)[9]) {
+    const int rows[3] = {i == 0 ? 1 : i - 1, i, i == h - 1 ? h - 1 : i + 1};
+    const int cols[3] = {j == 0 ? 1 : j - 1, j, j == w - 1 ? w - 1 : j + 1};
+#pragma unroll
+    for (int r = 0; r < 3; ++r)
+#pragma unroll
+        for (int c = 0; c < 3; ++c) at[3 * r + c] = rows[r] * pitch + cols[c];
+}
+
 /// Level 0 contrast masking of visited row cm.row_begin + blockIdx.y, columns cm.col_begin +
 /// blockIdx.x * kThreads + (0 .. kThreads-1): adds the row's DLM (and AIM) cube terms into the
 /// row sums. The masking threshold wraps modulo 2^32 as the CPU's.
@@ -255,19 +267,16 @@ __global__ void __launch_bounds__(kThreads) cm0_kernel(LevelPlanes<int16_t> in, 
     const int j = a.cm.col_begin + static_cast<int>(blockIdx.x) * kThreads + t;
     ull acc[6] = {0, 0, 0, 0, 0, 0};  // [DLM h, v, d, AIM h, v, d]
     if (j < a.cm.col_end) {
-        const int rows[3] = {i == 0 ? 1 : i - 1, i, i == a.h - 1 ? a.h - 1 : i + 1};
-        const int cols[3] = {j == 0 ? 1 : j - 1, j, j == a.w - 1 ? a.w - 1 : j + 1};
-        const std::ptrdiff_t idx = static_cast<std::ptrdiff_t>(i) * in.pitch + j;
+        int at[9];
+        neighbourhood(i, j, a.w, a.h, in.pitch, at);
+        const int idx = at[4];
 #pragma unroll
         for (int m = 0; m < 2; ++m) {
             if (m == 1 && !a.aim) break;
             const int32_t* sf = in.sf[m];
             uint32_t thr = 0;
 #pragma unroll
-            for (int r = 0; r < 3; ++r)
-#pragma unroll
-                for (int c = 0; c < 3; ++c)
-                    thr += static_cast<uint32_t>(__ldg(sf + static_cast<std::ptrdiff_t>(rows[r]) * in.pitch + cols[c]));
+            for (int k = 0; k < 9; ++k) thr += static_cast<uint32_t>(__ldg(sf + at[k]));
             thr = thr - static_cast<uint32_t>(sf[idx]) + static_cast<uint32_t>(in.centre[m][idx]);
 #pragma unroll
             for (int theta = 0; theta < 3; ++theta)
@@ -285,18 +294,6 @@ __global__ void __launch_bounds__(kThreads) cm0_kernel(LevelPlanes<int16_t> in, 
 // Levels 1..3
 // ---------------------------------------------------------------------------------------
 
-/// Vertical pass of levels 1..3 at (rows, col) of one input plane: the low (lo = true) or high
-/// pass of the level.
-template <typename In>
-__device__ inline int32_t vertical(const In* plane, int pitch, const int (&rows)[4], int col, bool lo,
-                                   const LevelArgs& a) {
-    const int64_t s0 = __ldg(plane + static_cast<std::ptrdiff_t>(rows[0]) * pitch + col);
-    const int64_t s1 = __ldg(plane + static_cast<std::ptrdiff_t>(rows[1]) * pitch + col);
-    const int64_t s2 = __ldg(plane + static_cast<std::ptrdiff_t>(rows[2]) * pitch + col);
-    const int64_t s3 = __ldg(plane + static_cast<std::ptrdiff_t>(rows[3]) * pitch + col);
-    return lo ? adm::dwt_lo(s0, s1, s2, s3, a.round_v, a.shift_v) : adm::dwt_hi(s0, s1, s2, s3, a.round_v, a.shift_v);
-}
-
 /// Level 1..3 DWT, decouple, CSF and masking inputs of output row blockIdx.y (as
 /// level0_kernel). ref_in/dis_in: band a of the previous level (w_in x h_in, in_pitch elements
 /// between rows). tail_in: the 2 values the last output column reads past the distorted high
@@ -311,27 +308,46 @@ __global__ void __launch_bounds__(kThreads)
     const int t = static_cast<int>(threadIdx.x);
     const int i = static_cast<int>(blockIdx.y);
     const int j0 = static_cast<int>(blockIdx.x) * kThreads;
-    const In* planes[2] = {ref_in, dis_in};
-    int rows[4];
+    // The four input rows of each image that the vertical taps read (mirrored).
+    const In* taps_rows[2][4];
 #pragma unroll
-    for (int k = 0; k < 4; ++k) rows[k] = dwt_row(2 * i - 1 + k, a.h_in, a.mirror_shift);
+    for (int k = 0; k < 4; ++k) {
+        const int row = dwt_row(2 * i - 1 + k, a.h_in, a.mirror_shift);
+        taps_rows[0][k] = ref_in + static_cast<std::ptrdiff_t>(row) * in_pitch;
+        taps_rows[1][k] = dis_in + static_cast<std::ptrdiff_t>(row) * in_pitch;
+    }
 
     for (int c = t; c < kSpan; c += kThreads) {
         const int x = 2 * j0 - 1 + c;
         if (x > a.w_in + 1) break;
-        const int col = adm::dwt_mirror(x, a.w_in);
+        // Columns past the row's end are read by the last output only. Where upstream reads them
+        // past its scratch row (reads_past_row), its scratch rows follow each other: past the end
+        // of row s it reads row s + 1 at column x - w_in, and past the last one what the previous
+        // level left there (tail_in).
+        const bool past_row = a.reads_past_row && x >= a.w_in;
+        const int col = past_row ? x - a.w_in : adm::dwt_mirror(x, a.w_in);
+        int32_t v[4];  // ref lo, ref hi, dis lo, dis hi at col
 #pragma unroll
         for (int img = 0; img < 2; ++img) {
-            const In* p = planes[img];
-            const int64_t s0 = __ldg(p + static_cast<std::ptrdiff_t>(rows[0]) * in_pitch + col);
-            const int64_t s1 = __ldg(p + static_cast<std::ptrdiff_t>(rows[1]) * in_pitch + col);
-            const int64_t s2 = __ldg(p + static_cast<std::ptrdiff_t>(rows[2]) * in_pitch + col);
-            const int64_t s3 = __ldg(p + static_cast<std::ptrdiff_t>(rows[3]) * in_pitch + col);
-            vert[2 * img][c] = adm::dwt_lo(s0, s1, s2, s3, a.round_v, a.shift_v);
-            vert[2 * img + 1][c] = adm::dwt_hi(s0, s1, s2, s3, a.round_v, a.shift_v);
+            const int64_t s0 = __ldg(taps_rows[img][0] + col);
+            const int64_t s1 = __ldg(taps_rows[img][1] + col);
+            const int64_t s2 = __ldg(taps_rows[img][2] + col);
+            const int64_t s3 = __ldg(taps_rows[img][3] + col);
+            v[2 * img] = adm::dwt_lo(s0, s1, s2, s3, a.round_v, a.shift_v);
+            v[2 * img + 1] = adm::dwt_hi(s0, s1, s2, s3, a.round_v, a.shift_v);
+        }
+        if (past_row) {
+            vert[0][c] = v[1];
+            vert[1][c] = v[2];
+            vert[2][c] = v[3];
+            vert[3][c] = tail_in[col];
+        } else {
+#pragma unroll
+            for (int s = 0; s < 4; ++s) vert[s][c] = v[s];
         }
     }
     __syncthreads();
+    // Column tail_col < w_in of block 0: a mirrored column, never one past the row.
     if (a.store_tail && i == a.h - 1 && blockIdx.x == 0 && t < 2) tail_out[t] = vert[a.tail_slot[t]][a.tail_col[t] + 1];
 
     const int j = j0 + t;
@@ -339,29 +355,14 @@ __global__ void __launch_bounds__(kThreads)
     const std::ptrdiff_t idx = static_cast<std::ptrdiff_t>(i) * out.pitch + j;
     int32_t band[2][4] = {};  // [ref, dis][a, h, v, d]
     if (active) {
-        const bool past_row = a.reads_past_row && j == a.w - 1;
-        int32_t taps[4][4];  // [scratch row][tap]
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-            const int pos = 2 * j - 1 + q;
-#pragma unroll
-            for (int s = 0; s < 4; ++s) {
-                if (past_row && pos >= a.w_in) {
-                    // Upstream's scratch rows follow each other: past the end of row s it
-                    // reads row s + 1 at column pos - w_in; past the last, what the previous
-                    // level left there.
-                    const int col = pos - a.w_in;
-                    taps[s][q] = s < 3 ? vertical(planes[(s + 1) / 2], in_pitch, rows, col, (s + 1) % 2 == 0, a)
-                                       : tail_in[col];
-                } else {
-                    taps[s][q] = vert[s][2 * t + q];
-                }
-            }
-        }
 #pragma unroll
         for (int img = 0; img < 2; ++img) {
-            const int32_t* lo = taps[2 * img];
-            const int32_t* hi = taps[2 * img + 1];
+            int32_t lo[4], hi[4];
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                lo[q] = vert[2 * img][2 * t + q];
+                hi[q] = vert[2 * img + 1][2 * t + q];
+            }
             band[img][0] = adm::dwt_lo(lo[0], lo[1], lo[2], lo[3], a.round_h, a.shift_h);
             band[img][1] = adm::dwt_lo(hi[0], hi[1], hi[2], hi[3], a.round_h, a.shift_h);
             band[img][2] = adm::dwt_hi(lo[0], lo[1], lo[2], lo[3], a.round_h, a.shift_h);
@@ -429,9 +430,9 @@ __global__ void __launch_bounds__(kThreads) cm_kernel(LevelPlanes<int32_t> in, C
     const int j = a.cm.col_begin + static_cast<int>(blockIdx.x) * kThreads + t;
     ull acc[6] = {0, 0, 0, 0, 0, 0};
     if (j < a.cm.col_end) {
-        const int rows[3] = {i == 0 ? 1 : i - 1, i, i == a.h - 1 ? a.h - 1 : i + 1};
-        const int cols[3] = {j == 0 ? 1 : j - 1, j, j == a.w - 1 ? a.w - 1 : j + 1};
-        const std::ptrdiff_t idx = static_cast<std::ptrdiff_t>(i) * in.pitch + j;
+        int at[9];
+        neighbourhood(i, j, a.w, a.h, in.pitch, at);
+        const int idx = at[4];
         const bool vec = j < a.cm.vector_cut(i, 6);
 #pragma unroll
         for (int m = 0; m < 2; ++m) {
@@ -439,9 +440,7 @@ __global__ void __launch_bounds__(kThreads) cm_kernel(LevelPlanes<int32_t> in, C
             const int32_t* sf = in.sf[m];
             int64_t thr = 0;
 #pragma unroll
-            for (int r = 0; r < 3; ++r)
-#pragma unroll
-                for (int c = 0; c < 3; ++c) thr += __ldg(sf + static_cast<std::ptrdiff_t>(rows[r]) * in.pitch + cols[c]);
+            for (int k = 0; k < 9; ++k) thr += __ldg(sf + at[k]);
             thr = thr - sf[idx] + in.centre[m][idx];
 #pragma unroll
             for (int theta = 0; theta < 3; ++theta) {
@@ -488,7 +487,7 @@ __global__ void __launch_bounds__(kFinalThreads) finalize_kernel(FinalArgs a, ul
             acc += a.round_after_sum ? v : rounded_row_sum(L, quantity, v);
         }
     }
-    for (int offset = 16; offset > 0; offset /= 2) acc += __shfl_down_sync(0xffffffffu, acc, offset);
+    acc = gpu::warp_sum_u64(acc);
     if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = acc;
     __syncthreads();
     if (threadIdx.x == 0) {

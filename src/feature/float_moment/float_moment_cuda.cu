@@ -41,6 +41,7 @@
 #include <string>
 
 #include "cuda/device.hpp"
+#include "cuda/warp_sum.cuh"
 #include "feature/float_moment/float_moment.hpp"
 #include "feature/float_moment/float_moment_math.hpp"
 #include "cuda/sequential_sum.hpp"
@@ -86,10 +87,8 @@ __global__ void __launch_bounds__(kThreads)
         if (terms) terms[static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + x] = term;
         if (planted_sum) atomicAdd(planted_sum, static_cast<float>(term));
     }
-    for (int offset = 16; offset > 0; offset /= 2) {
-        first_units += __shfl_down_sync(0xffffffffu, first_units, offset);
-        second_units += __shfl_down_sync(0xffffffffu, second_units, offset);
-    }
+    first_units = gpu::warp_sum_u64(first_units);
+    second_units = gpu::warp_sum_u64(second_units);
     if ((threadIdx.x & 31) == 0) {
         atomicAdd(first, first_units);
         atomicAdd(second, second_units);

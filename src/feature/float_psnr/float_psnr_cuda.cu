@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
+#include "cuda/warp_sum.cuh"
 #include "feature/float_psnr/float_psnr.hpp"
 #include "feature/float_psnr/float_psnr_math.hpp"
 #include "cuda/sequential_sum.hpp"
@@ -82,7 +83,7 @@ __global__ void __launch_bounds__(kThreads)
         if (terms) terms[static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + x] = d2;
         if (planted_sum) atomicAdd(planted_sum, d2);
     }
-    for (int offset = 16; offset > 0; offset /= 2) term_units += __shfl_down_sync(0xffffffffu, term_units, offset);
+    term_units = gpu::warp_sum_u64(term_units);
     if ((threadIdx.x & 31) == 0) atomicAdd(units, term_units);
 }
 

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
+#include "cuda/warp_sum.cuh"
 #include "gpu/twin.hpp"
 #include "feature/motion/motion.hpp"
 #include "feature/motion/motion_math.hpp"
@@ -217,12 +218,12 @@ __global__ void __launch_bounds__(kTotalThreads)
         acc += row_sums[r];
         row_sums[r] = 0;
     }
-    for (int offset = 16; offset > 0; offset /= 2) acc += __shfl_down_sync(0xffffffffu, acc, offset);
+    acc = gpu::warp_sum_u64(acc);
     if (t % 32 == 0) warp_totals[t / 32] = acc;
     __syncthreads();
     if (t < 32) {
         acc = warp_totals[t];
-        for (int offset = 16; offset > 0; offset /= 2) acc += __shfl_down_sync(0xffffffffu, acc, offset);
+        acc = gpu::warp_sum_u64(acc);
         if (t == 0) *total = acc;
     }
 }

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
+#include "cuda/warp_sum.cuh"
 #include "feature/psnr/psnr.hpp"
 #include "feature/psnr/psnr_math.hpp"
 #include "gpu/twin.hpp"
@@ -74,14 +75,14 @@ __global__ void __launch_bounds__(kThreads)
         }
         if constexpr (sizeof(Sample) == 1) {
             unsigned sum = e2;  // modulo 2^32, as the CPU's row sum
-            for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+            sum = __reduce_add_sync(0xffffffffu, sum);  // modulo 2^32
             if ((threadIdx.x & 31) == 0) atomicAdd(row_sums + y, sum);
         } else {
             plane_sum += e2;
         }
     }
     if constexpr (sizeof(Sample) != 1) {
-        for (int offset = 16; offset > 0; offset /= 2) plane_sum += __shfl_down_sync(0xffffffffu, plane_sum, offset);
+        plane_sum = gpu::warp_sum_u64(plane_sum);
         if ((threadIdx.x & 31) == 0) atomicAdd(sse, plane_sum);
     }
 }
@@ -92,12 +93,12 @@ __global__ void __launch_bounds__(kRowsThreads)
     __shared__ unsigned long long warp_sums[kRowsThreads / 32];
     unsigned long long sum = 0;
     for (int r = static_cast<int>(threadIdx.x); r < rows; r += kRowsThreads) sum += row_sums[r];
-    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+    sum = gpu::warp_sum_u64(sum);
     if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x / 32] = sum;
     __syncthreads();
     if (threadIdx.x < 32) {
         sum = warp_sums[threadIdx.x];
-        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset);
+        sum = gpu::warp_sum_u64(sum);
         if (threadIdx.x == 0) *sse = sum;
     }
 }

@@ -18,9 +18,9 @@
 //     pass except at 8 bits and scale 0, which runs on the tensor cores) are summed here as
 //     doubles, exactly: integers below 2^49, so no fused multiply-add rounds (exact_double,
 //     floor_low32);
-//  4. the terms are integers: added per thread, per warp (__reduce_add_sync and shuffles), per
-//     block, and into the slot's four 64-bit sums of the scale with one atomicAdd each. Integer
-//     sums are exact in any order, so they equal the CPU's.
+//  4. the terms are integers: added per thread, per warp (__reduce_add_sync; for 64 bits
+//     gpu::warp_sum_u64), per block, and into the slot's four 64-bit sums of the scale with
+//     one atomicAdd each. Integer sums are exact in any order, so they equal the CPU's.
 // Scale 0 of 8-bit video (most of the twin's time: 142 of 222 us a 4K frame on an H100) runs
 // passes 1 and 3 on the tensor cores instead (vertical_mma, horizontal_mma): each 17-tap pass
 // over 16 x 8 outputs is a product of an 8-bit matrix and a Toeplitz matrix of the taps' bytes
@@ -59,6 +59,7 @@
 #include <vector>
 
 #include "cuda/device.hpp"
+#include "cuda/warp_sum.cuh"
 #include "gpu/twin.hpp"
 #include "feature/vif/vif.hpp"
 #include "feature/vif/vif_math.hpp"
@@ -795,9 +796,7 @@ __device__ __forceinline__ void add_block_sums(const ThreadSums& s, TileT& tile,
     const std::uint32_t num_log = __reduce_add_sync(full, s.num_log);
     const std::uint32_t den_log = __reduce_add_sync(full, s.den_log);
     const std::uint32_t den_non_log = __reduce_add_sync(full, s.den_non_log);
-    unsigned long long num_non_log = s.num_non_log;
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) num_non_log += __shfl_xor_sync(full, num_non_log, offset);
+    const unsigned long long num_non_log = gpu::warp_sum_u64(s.num_non_log);
     if (t % 32 == 0) {
         unsigned long long* w = tile.warp_sums[t / 32];
         w[0] = num_log;
