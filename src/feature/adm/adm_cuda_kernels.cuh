@@ -33,10 +33,6 @@ constexpr int kWarps = kThreads / 32;
 /// Vertical-pass columns of a level kernel block: the taps of its kThreads outputs,
 /// 2 j0 - 1 .. 2 (j0 + kThreads - 1) + 2.
 constexpr int kSpan = 2 * kThreads + 2;
-/// Blocks of level0_kernel an SM holds at least: its registers capped at 40 a thread (12 blocks,
-/// 75 % occupancy). Uncapped, ptxas took 41 at 8 bits, which the SM allocates as 48: 10 blocks,
-/// and the kernel ran 12 % slower (H100, Nsight Compute, 63 -> 71 us a 4K frame).
-constexpr int kLevel0Blocks = 12;
 /// Threads of finalize_kernel (one block per sum).
 constexpr int kFinalThreads = 256;
 /// Sums per frame (adm_twin_plan.hpp's layout).
@@ -89,6 +85,11 @@ __device__ inline int16_t planted_dwt0_horizontal(int32_t taps) {
     return int16_t((taps + adm::kDwt0RoundH / 2) >> 16);
 }
 
+template <typename Sample>
+__device__ inline uint32_t load_sample(const unsigned char* plane, std::ptrdiff_t pitch, int row, int col) {
+    return __ldg(reinterpret_cast<const Sample*>(plane + static_cast<std::ptrdiff_t>(row) * pitch) + col);
+}
+
 /// Sums each of v[0..N-1] over the block (kThreads threads, all of which must call); the
 /// totals are in thread 0's v. Integer addition modulo 2^64: the order does not matter (per warp
 /// on the reduction unit, gpu::warp_sum_u64, then over the warps in shared memory).
@@ -121,7 +122,7 @@ __device__ inline void block_sum(ull (&v)[N]) {
 /// words, rows *_pitch bytes apart. Writes `out` (band a everywhere, the masking inputs in the
 /// tap region) and adds the row's denominator cubes into den_rows (score rows only).
 template <typename Sample>
-__global__ void __launch_bounds__(kThreads, kLevel0Blocks)
+__global__ void __launch_bounds__(kThreads)
     level0_kernel(const unsigned char* __restrict__ ref, std::ptrdiff_t ref_pitch,
                   const unsigned char* __restrict__ dis, std::ptrdiff_t dis_pitch, Level0Args a,
                   LevelPlanes<int16_t> out, RowSums sums) {
@@ -129,37 +130,24 @@ __global__ void __launch_bounds__(kThreads, kLevel0Blocks)
     const int t = static_cast<int>(threadIdx.x);
     const int i = static_cast<int>(blockIdx.y);
     const int j0 = static_cast<int>(blockIdx.x) * kThreads;
-    // The four input rows of each image that the vertical taps read (mirrored), as pointers:
-    // the loop below then adds only the column.
-    const Sample* taps_rows[2][4];
+    const unsigned char* planes[2] = {ref, dis};
+    const std::ptrdiff_t pitches[2] = {ref_pitch, dis_pitch};
+    int rows[4];
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-        const int row = dwt_row(2 * i - 1 + k, a.height, a.mirror_shift);
-        taps_rows[0][k] = reinterpret_cast<const Sample*>(ref + static_cast<std::ptrdiff_t>(row) * ref_pitch);
-        taps_rows[1][k] = reinterpret_cast<const Sample*>(dis + static_cast<std::ptrdiff_t>(row) * dis_pitch);
-    }
+    for (int k = 0; k < 4; ++k) rows[k] = dwt_row(2 * i - 1 + k, a.height, a.mirror_shift);
 
     for (int c = t; c < kSpan; c += kThreads) {
         const int x = 2 * j0 - 1 + c;
         if (x > a.width + 1) break;  // read by no output
-        // Columns past the row's end are read by the last output only. Where upstream reads them
-        // past its scratch row (reads_past_row), they hold its next scratch row: the low pass's
-        // slot the high pass of this image at column x - width, the high pass's slot zeros.
-        const bool past_row = a.reads_past_row && x >= a.width;
-        const int col = past_row ? x - a.width : adm::dwt_mirror(x, a.width);
+        const int col = adm::dwt_mirror(x, a.width);
 #pragma unroll
         for (int img = 0; img < 2; ++img) {
-            const uint32_t s0 = __ldg(taps_rows[img][0] + col);
-            const uint32_t s1 = __ldg(taps_rows[img][1] + col);
-            const uint32_t s2 = __ldg(taps_rows[img][2] + col);
-            const uint32_t s3 = __ldg(taps_rows[img][3] + col);
-            if (past_row) {
-                vert[2 * img][c] = adm::dwt0_vertical_hi(s0, s1, s2, s3, a.bit_depth);
-                vert[2 * img + 1][c] = 0;
-            } else {
-                vert[2 * img][c] = adm::dwt0_vertical_lo(s0, s1, s2, s3, a.bit_depth);
-                if (!a.lo_only) vert[2 * img + 1][c] = adm::dwt0_vertical_hi(s0, s1, s2, s3, a.bit_depth);
-            }
+            const uint32_t s0 = load_sample<Sample>(planes[img], pitches[img], rows[0], col);
+            const uint32_t s1 = load_sample<Sample>(planes[img], pitches[img], rows[1], col);
+            const uint32_t s2 = load_sample<Sample>(planes[img], pitches[img], rows[2], col);
+            const uint32_t s3 = load_sample<Sample>(planes[img], pitches[img], rows[3], col);
+            vert[2 * img][c] = adm::dwt0_vertical_lo(s0, s1, s2, s3, a.bit_depth);
+            if (!a.lo_only) vert[2 * img + 1][c] = adm::dwt0_vertical_hi(s0, s1, s2, s3, a.bit_depth);
         }
     }
     __syncthreads();
@@ -169,13 +157,27 @@ __global__ void __launch_bounds__(kThreads, kLevel0Blocks)
     const std::ptrdiff_t idx = static_cast<std::ptrdiff_t>(i) * out.pitch + j;
     int16_t band[2][4] = {};  // [ref, dis][a, h, v, d]
     if (active) {
+        const bool past_row = a.reads_past_row && j == a.w - 1;
 #pragma unroll
         for (int img = 0; img < 2; ++img) {
             int32_t lo[4], hi[4];
 #pragma unroll
             for (int q = 0; q < 4; ++q) {
-                lo[q] = vert[2 * img][2 * t + q];
-                hi[q] = a.lo_only ? 0 : vert[2 * img + 1][2 * t + q];  // lo_only: not written, not used
+                const int pos = 2 * j - 1 + q;
+                if (past_row && pos >= a.width) {
+                    // Upstream's next scratch row: the vertical high pass of this image at
+                    // column pos - width after the low pass; zeros after the high pass.
+                    const int col = pos - a.width;
+                    lo[q] = adm::dwt0_vertical_hi(load_sample<Sample>(planes[img], pitches[img], rows[0], col),
+                                                  load_sample<Sample>(planes[img], pitches[img], rows[1], col),
+                                                  load_sample<Sample>(planes[img], pitches[img], rows[2], col),
+                                                  load_sample<Sample>(planes[img], pitches[img], rows[3], col),
+                                                  a.bit_depth);
+                    hi[q] = 0;
+                } else {
+                    lo[q] = vert[2 * img][2 * t + q];
+                    hi[q] = a.lo_only ? 0 : vert[2 * img + 1][2 * t + q];
+                }
             }
             if (a.half_rounding) {
                 band[img][0] = planted_dwt0_horizontal(adm::dwt0_taps_lo(lo[0], lo[1], lo[2], lo[3]));
