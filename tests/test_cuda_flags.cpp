@@ -1,6 +1,7 @@
 // Strict arithmetic on the GPU: the flags reach every CUDA translation unit (checked on the
 // compile commands, no GPU needed), and a probe kernel built with them computes a*b+c, a/b and
-// sqrt(a) with the host's bits on random and boundary operands (needs a GPU).
+// sqrt(a) with the host's bits on random and boundary operands, and the twins' 64-bit warp sums
+// exactly (needs a GPU).
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -102,6 +103,44 @@ TEST(CudaProbe, StrictArithmeticHasTheHostBits) {
             ADD_FAILURE() << "a*b+c differs at " << af[i] << " " << bf[i] << " " << cf[i];
     }
     EXPECT_EQ(bad, 0u) << "device results that differ from the host's";
+#endif
+}
+
+TEST(CudaProbe, WarpSumsOf64BitValuesAreExactModulo2To64) {
+#ifndef VMAFX_HAVE_CUDA
+    GTEST_SKIP() << "skipped: the CUDA backend is not built";
+#else
+    if (const auto why = gpu_unavailable_reason("cuda"); !why.empty()) GTEST_SKIP() << "skipped: no usable GPU: " << why;
+    using u64 = unsigned long long;
+    // Warps of the slices' edges (2^22 and 2^44, the 20-bit top), the largest values (whose sum
+    // wraps), one lane set, and random words of every width.
+    const u64 edges[] = {0,
+                         1,
+                         (u64(1) << 22) - 1,
+                         u64(1) << 22,
+                         (u64(1) << 44) - 1,
+                         u64(1) << 44,
+                         u64(1) << 63,
+                         ~u64(0),
+                         ~u64(0) - (u64(1) << 43),
+                         0x0123456789abcdefULL};
+    std::vector<u64> values;
+    for (const u64 e : edges) values.insert(values.end(), 32, e);
+    for (int lane = 0; lane < 32; ++lane) values.push_back(lane == 17 ? ~u64(0) : 0);
+    std::mt19937_64 rng(64);
+    for (int group = 0; group < 2048; ++group) {
+        const int bits = 1 + group % 64;
+        for (int lane = 0; lane < 32; ++lane) values.push_back(bits == 64 ? rng() : rng() & ((u64(1) << bits) - 1));
+    }
+    const auto sums = cuda::probe_warp_sums(values);
+    ASSERT_EQ(sums.size(), values.size() / 32);
+    for (std::size_t g = 0; g < sums.size(); ++g) {
+        u64 want = 0;
+        for (int lane = 0; lane < 32; ++lane) want += values[g * 32 + lane];  // modulo 2^64
+        ASSERT_EQ(sums[g], want) << "warp " << g << ", first value " << values[g * 32];
+    }
+    // The values above wrap: 32 lanes of 2^64 - 1 sum to 2^64 - 32.
+    EXPECT_EQ(sums[7], ~u64(0) - 31);
 #endif
 }
 

@@ -1,5 +1,6 @@
 #include "cuda/device.hpp"
 #include "cuda/probe.hpp"
+#include "cuda/warp_sum.cuh"
 
 namespace vmafx::cuda {
 
@@ -23,6 +24,11 @@ __global__ void probe_double(const double* a, const double* b, const double* c, 
     mul_add[i] = a[i] * b[i] + c[i];
     quotient[i] = a[i] / b[i];
     root[i] = sqrt(a[i]);
+}
+
+__global__ void probe_warp_sum(const unsigned long long* values, unsigned long long* sums) {
+    const unsigned long long s = gpu::warp_sum_u64(values[blockIdx.x * 32 + threadIdx.x]);
+    if (threadIdx.x == 31) sums[blockIdx.x] = s;  // every lane holds the sum: read the last one's
 }
 
 template <typename T>
@@ -55,6 +61,17 @@ ProbeResults probe_arithmetic(const std::vector<float>& af, const std::vector<fl
     check_launch("probe_double");
     check(cudaDeviceSynchronize(), "probe");
     return {download(m), download(q), download(r), download(md), download(qd), download(rd)};
+}
+
+std::vector<unsigned long long> probe_warp_sums(const std::vector<unsigned long long>& values) {
+    if (values.size() % 32 != 0) throw Error("probe_warp_sums: the values are not whole warps");
+    const std::size_t groups = values.size() / 32;
+    auto v = upload(values);
+    DeviceBuffer<unsigned long long> sums(groups);
+    if (groups) probe_warp_sum<<<static_cast<unsigned>(groups), 32>>>(v.get(), sums.get());
+    check_launch("probe_warp_sum");
+    check(cudaDeviceSynchronize(), "probe");
+    return download(sums);
 }
 
 }  // namespace vmafx::cuda

@@ -1,5 +1,5 @@
-// A probe of the device's arithmetic under the flags every vmafx CUDA translation unit gets:
-// tests compare its results with the host's, operand by operand.
+// A probe of the device's arithmetic under the flags every vmafx CUDA translation unit gets,
+// and of the exact warp sums the twins use: tests compare its results with the host's.
 #pragma once
 
 #include <vector>
@@ -16,5 +16,10 @@ struct ProbeResults {
 ProbeResults probe_arithmetic(const std::vector<float>& af, const std::vector<float>& bf, const std::vector<float>& cf,
                               const std::vector<double>& ad, const std::vector<double>& bd,
                               const std::vector<double>& cd);
+
+/// Sums of `values` in groups of 32 (values.size() a multiple of 32), each group by the 32 lanes
+/// of one warp with gpu::warp_sum_u64 (src/cuda/warp_sum.cuh), modulo 2^64: one result a group.
+/// Throws Error when CUDA is unusable.
+std::vector<unsigned long long> probe_warp_sums(const std::vector<unsigned long long>& values);
 
 }  // namespace vmafx::cuda
