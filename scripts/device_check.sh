@@ -2,6 +2,7 @@
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
 # Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|vulkan|parity|golden|capi|presets|bench|cli|startup|ncu|kerneltimes|upstream|metrics|decode|multigpu|all]
+# tests: the CUDA tests (GTEST_FILTER; TEST_JOBS=N runs N googletest shards of it at once).
 # decode: NVDEC (needs DECODE=1 at bundling): each clip of scripts/make_decode_clips.sh scored with
 # --backend cuda --decode gpu must give the CPU's values made at bundling, bit for bit, and name
 # the GPU as its decoder (H.264 10-bit: the CPU, with the note); with DECODE=rates, each 600-frame
@@ -58,8 +59,25 @@ if [ -f .devcarry/ffmpeg.tar.xz ]; then
 fi
 status=0
 if [ "$what" = tests ] || [ "$what" = all ]; then
-  "$bin/vmafx_tests" --gtest_filter="${GTEST_FILTER:-*Cuda*:*_cuda:*/cuda:ParityGate*}" 2>&1 | tee "$out/tests.txt" | tail -40
-  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  jobs=${TEST_JOBS:-1}
+  if [ "$jobs" -le 1 ]; then
+    "$bin/vmafx_tests" --gtest_filter="${GTEST_FILTER:-*Cuda*:*_cuda:*/cuda:ParityGate*}" 2>&1 | tee "$out/tests.txt" | tail -40
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  else
+    # TEST_JOBS=N: N googletest shards of the filter at once on the one GPU (each test in one
+    # shard), each logged to tests.K.txt as it runs; the status is every shard's.
+    pids=()
+    for ((k = 0; k < jobs; k++)); do
+      GTEST_TOTAL_SHARDS=$jobs GTEST_SHARD_INDEX=$k "$bin/vmafx_tests" \
+        --gtest_filter="${GTEST_FILTER:-*Cuda*:*_cuda:*/cuda:ParityGate*}" >"$out/tests.$k.txt" 2>&1 &
+      pids+=("$!")
+    done
+    for ((k = 0; k < jobs; k++)); do
+      wait "${pids[$k]}" || status=1
+      echo "shard $k of $jobs:"
+      grep -E '^\[  (PASSED|FAILED|SKIPPED) +\]' "$out/tests.$k.txt" | tail -20
+    done
+  fi
 fi
 if [ "$what" = vulkan ] || [ "$what" = all ]; then
   export VMAFX_REQUIRE_VULKAN=1
