@@ -157,6 +157,10 @@ __global__ void __launch_bounds__(kThreads)
     const std::ptrdiff_t idx = static_cast<std::ptrdiff_t>(i) * out.pitch + j;
     int16_t band[2][4] = {};  // [ref, dis][a, h, v, d]
     if (active) {
+        // The last column's reads past the row, tap by tap. (level_kernel writes them into the
+        // vertical slots instead; here that took a 41st register, 10 blocks an SM instead of 12,
+        // and ran 12 % slower on an H100: docs/performance.md, "ADM's kernels and the CLI's
+        // marginal rates again".)
         const bool past_row = a.reads_past_row && j == a.w - 1;
 #pragma unroll
         for (int img = 0; img < 2; ++img) {
