@@ -49,8 +49,14 @@ fi
 # FFmpeg with NVDEC for --decode gpu and ffmpeg's own -hwaccel cuda rate (device_check.sh decode).
 # Where it cannot be built (exit 77: no deb-src entry, offline, no ffnvcodec headers) the bundle
 # goes without it: compressed input then fails on the GPU machine, naming the missing libraries.
+# FFMPEG=0 leaves it out, for a call that decodes nothing: with BENCH=1 and the fixtures the
+# carry's 64 MiB cannot hold it too.
 ffmpeg_rc=0
-scripts/build_ffmpeg_nvdec.sh build-device/ffmpeg-nvdec build-device/ffmpeg-work || ffmpeg_rc=$?
+if [ "${FFMPEG:-1}" = 0 ]; then
+  ffmpeg_rc=77
+else
+  scripts/build_ffmpeg_nvdec.sh build-device/ffmpeg-nvdec build-device/ffmpeg-work || ffmpeg_rc=$?
+fi
 if [ "$ffmpeg_rc" -eq 0 ]; then
   tar -C build-device -cf - ffmpeg-nvdec | xz -9 -T0 >.devcarry/ffmpeg.tar.xz
 elif [ "$ffmpeg_rc" -ne 77 ]; then

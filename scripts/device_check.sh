@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, after scripts/device_bundle.sh ran on the build machine and .devcarry
 # travelled: unpacks the fixtures, runs the GPU tests, the parity gate and the benchmarks.
-# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|vulkan|parity|golden|capi|presets|bench|cli|startup|ncu|kerneltimes|upstream|metrics|decode|multigpu|all]
+# Writes logs to $OUT (or ./device-out). Usage: scripts/device_check.sh [tests|vulkan|parity|golden|capi|presets|bench|cli|marginal|startup|ncu|kerneltimes|upstream|metrics|decode|multigpu|all]
 # tests: the CUDA tests (GTEST_FILTER; TEST_JOBS=N runs N googletest shards of it at once).
 # decode: NVDEC (needs DECODE=1 at bundling): each clip of scripts/make_decode_clips.sh scored with
 # --backend cuda --decode gpu must give the CPU's values made at bundling, bit for bit, and name
@@ -34,6 +34,14 @@
 # threads (UPSTREAM_RUNS runs each, UPSTREAM_REPEAT as compare_upstream.sh's REPEAT for all threads).
 # ncu: Nsight Compute's speed-of-light, occupancy and launch sections of the twins' kernels of
 # vmaf_v0.6.1 at 3840x2160 8-bit (NCU_KERNELS, a regex; clocks left as they are).
+# marginal: issue 28's marginal rate of the CLI (--backend cuda, vmaf_v0.6.1 unless CLI_ARGS,
+# .yuv files in /dev/shm, i.e. page cache): frames added over time added between MARGINAL_SHORT
+# (600) and the long run's frames (3840x2160: MARGINAL_LONG_4K, 1500; 1920x1080: MARGINAL_LONG_HD,
+# 3000), MARGINAL_ROUNDS rounds (7) of a short and a long run in turn, after one unmeasured long
+# run that touches the files' pages. Each run's whole wall (the launch to the exit, this
+# script's clock) and its "frames scored" moment (VMAFX_TIMINGS, from the program's first timing
+# call); per round a rate from each, and their medians (marginal.txt; every run in marginal.tsv).
+# MARGINAL_BACKEND (cuda) tries the script elsewhere (cpu, vulkan).
 # kerneltimes: every kernel's duration (Nsight Compute, one metric, kernels serialized) over the
 # CLI's three-frame 3840x2160 8-bit run with --backend cuda and CLI_ARGS (default: the
 # vmaf_v1.0.16_3d0h model): per kernel name, launches a frame and the time a frame, and the total.
@@ -142,6 +150,55 @@ if [ "$what" = cli ] || [ "$what" = all ]; then
     { time "$bin/vmafx" -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 \
         --frame_cnt ${CLI_CPU_FRAMES:-64} ${CLI_ARGS:-} -q --json -o "$dir/cpu.json" ; } 2>&1 | tee -a "$out/cli.txt"
   done
+fi
+if [ "$what" = marginal ]; then
+  dir=${CLI_DIR:-/dev/shm/vmafx-cli}
+  short=${MARGINAL_SHORT:-600} rounds=${MARGINAL_ROUNDS:-7}
+  mkdir -p "$dir"
+  printf 'size\tround\tframes\twall_s\tscored_ms\n' >"$out/marginal.tsv"
+  for spec in "canopee_3840x2160_420p8 3840 2160 ${MARGINAL_LONG_4K:-1500}" \
+              "autumn_1920x1080_420p8 1920 1080 ${MARGINAL_LONG_HD:-3000}"; do
+    set -- $spec
+    name=$1 w=$2 h=$3 long=$4
+    fixture_frames=$(( $(stat -c %s "$VMAFX_FIXTURES/$name/ref.yuv") / (w * h * 3 / 2) ))
+    for which in ref dist; do  # the fixture repeated to at least the long run's frames
+      for _ in $(seq $(( (long + fixture_frames - 1) / fixture_frames ))); do cat "$VMAFX_FIXTURES/$name/$which.yuv"; done \
+        >"$dir/$name.$which.yuv"
+    done
+    for run in warm $(seq "$rounds"); do
+      for n in $short $long; do
+        [ "$run" = warm ] && [ "$n" = "$short" ] && continue
+        t0=$(date +%s%N)
+        # shellcheck disable=SC2086
+        VMAFX_TIMINGS=1 "$bin/vmafx" -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 \
+          --frame_cnt "$n" --backend "${MARGINAL_BACKEND:-cuda}" ${CLI_ARGS:-} -q --json -o "$dir/marginal.json" 2>"$dir/timings.txt" || status=1
+        t1=$(date +%s%N)
+        scored=$(awk '/ ms frames scored$/ {print $3}' "$dir/timings.txt")
+        [ "$run" = warm ] || printf '%sx%s\t%s\t%s\t%s\t%s\n' "$w" "$h" "$run" "$n" \
+          "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", (b - a) / 1e9}')" "${scored:-nan}" >>"$out/marginal.tsv"
+      done
+    done
+    rm -f "$dir/$name.ref.yuv" "$dir/$name.dist.yuv"  # /dev/shm holds half the memory
+  done
+  python3 - "$out/marginal.tsv" <<'PY' | tee "$out/marginal.txt"
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
+for size in dict.fromkeys(r["size"] for r in rows):
+    runs = {}
+    for r in rows:
+        if r["size"] == size:
+            runs.setdefault(r["round"], {})[int(r["frames"])] = (float(r["wall_s"]), float(r["scored_ms"]) / 1e3)
+    wall_rates, scored_rates = [], []
+    for rnd, by in runs.items():
+        (n0, (w0, s0)), (n1, (w1, s1)) = sorted(by.items())
+        wall_rates.append((n1 - n0) / (w1 - w0))
+        scored_rates.append((n1 - n0) / (s1 - s0))
+        print(f"{size} round {rnd}: {n0} frames {w0:.3f} s wall, {s0:.3f} s scored; {n1} frames {w1:.3f} s wall, "
+              f"{s1:.3f} s scored; marginal {wall_rates[-1]:,.0f} fps (walls), {scored_rates[-1]:,.0f} fps (frames scored)")
+    print(f"{size}: median marginal rate over {len(runs)} rounds: {statistics.median(wall_rates):,.0f} fps (walls; "
+          f"{min(wall_rates):,.0f} to {max(wall_rates):,.0f}), {statistics.median(scored_rates):,.0f} fps (frames scored; "
+          f"{min(scored_rates):,.0f} to {max(scored_rates):,.0f})")
+PY
 fi
 if [ "$what" = upstream ]; then
   lscpu | grep -E 'Model name|^CPU\(s\)' | tee "$out/upstream.txt"
