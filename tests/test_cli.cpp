@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -406,6 +407,24 @@ TEST_F(CliTest, VersionAndHelp) {
     r = run("--help");
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_NE(r.out.find("--frame_cnt"), std::string::npos);
+}
+
+// VMAFX_TIMINGS=1 on a GPU backend: the GPU scorer's line of host time spent enqueuing a frame
+// names the uploads, the history's waits and each twin, each a number of microseconds (the
+// figures docs/performance.md reads to tell which submissions bound the CLI's rate).
+TEST_F(CliTest, TimingsGiveEachTwinsEnqueueTime) {
+    VMAFX_REQUIRE_BACKEND("vulkan");
+    const std::string out = path("t.json").string();
+    const CliResult r = run(pair_args() + " --backend vulkan --feature psnr --feature motion --no_prediction --json -o " + out,
+                            "VMAFX_TIMINGS=1");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(r.err, m, std::regex("host time enqueuing a frame \\(us\\): uploads ([0-9]+\\.[0-9]), "
+                                                       "history ([0-9]+\\.[0-9])(, [a-z_0-9]+ [0-9]+\\.[0-9])+\n")))
+        << r.err;
+    const std::string line = m[0];
+    EXPECT_TRUE(std::regex_search(line, std::regex(", psnr [0-9]+\\.[0-9]"))) << line;
+    EXPECT_TRUE(std::regex_search(line, std::regex(", motion [0-9]+\\.[0-9]"))) << line;
 }
 
 // --backend vulkan: --version lists the devices; a bad VMAFX_VULKAN_DEVICE is an error naming it,

@@ -163,6 +163,8 @@ struct GpuScorer::Impl {
     struct Twin {
         std::unique_ptr<GpuTwin> twin;
         bool temporal = false;  ///< MetricDescriptor::sees_every_frame: runs on every frame
+        std::string name;       ///< the metric's name (VMAFX_TIMINGS' enqueue times)
+        double enqueue_seconds = 0;  ///< host time in its enqueue, summed (VMAFX_TIMINGS only)
     };
 
     explicit Impl(const DeviceApi& a) : api(a) {}
@@ -182,6 +184,9 @@ struct GpuScorer::Impl {
     long long next = 0;      // next frame index expected
     long long finished = 0;  // frames whose scores are stored
     double wait_seconds = 0, finish_seconds = 0;  // waiting for frames, their host finish (trace)
+    // Host time of the submissions (VMAFX_TIMINGS only): the uploads' copies and the history's
+    // waits as they are enqueued; each twin's in Twin::enqueue_seconds.
+    double upload_seconds = 0, history_seconds = 0;
     ScoreTable table;
     FrameScores scratch;
 
@@ -218,13 +223,20 @@ struct GpuScorer::Impl {
         f.index = static_cast<unsigned>(index);
         f.ref = ref;
         f.dist = dist;
+        const bool timed = trace::enabled();
+        auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
         // Previous pictures: their ring entries, once their uploads are done.
         for (unsigned back = 1; back <= history.refs && back <= index; ++back)
             f.prev_ref[back - 1] = refs->wait_for(refs->entry(index - back), queue);
         for (unsigned back = 1; back <= history.dists && back <= index; ++back)
             f.prev_dist[back - 1] = dists->wait_for(dists->entry(index - back), queue);
-        for (auto& t : twins)
-            if (runs(t, index)) t.twin->enqueue(f, s, queue);
+        if (timed) history_seconds += trace::seconds_since(t0);
+        for (auto& t : twins) {
+            if (!runs(t, index)) continue;
+            if (timed) t0 = std::chrono::steady_clock::now();
+            t.twin->enqueue(f, s, queue);
+            if (timed) t.enqueue_seconds += trace::seconds_since(t0);
+        }
         api.record(done[s]->get(), queue);
         slot_frame[s] = index;
         ++next;
@@ -249,7 +261,7 @@ GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFo
         if (f.metric->planes_for(f.options) == PlaneSet::kAll) m.planes = PlaneSet::kAll;
         const bool plants = std::find(twin->defects.begin(), twin->defects.end(), plant) != twin->defects.end();
         m.twins.push_back({twin->create(f.options, format, m.slots, plants ? plant : PlantedDefect::kNone),
-                           f.metric->sees_every_frame(f.options)});
+                           f.metric->sees_every_frame(f.options), f.metric->name});
     }
     m.refs = std::make_unique<PictureRing>(m.api, format, m.plane_count(), m.slots + m.history.refs);
     m.dists = std::make_unique<PictureRing>(m.api, format, m.plane_count(), m.slots + m.history.dists);
@@ -287,8 +299,10 @@ void GpuScorer::submit(unsigned index, const Picture& ref, const Picture& dist) 
         return [&pic](int p) { return std::pair<const void*, std::size_t>(pic.planes[p].data(), pic.planes[p].stride()); };
     };
     const std::size_t r = m.refs->entry(index), d = m.dists->entry(index);
+    const auto t0 = std::chrono::steady_clock::now();
     m.refs->upload(r, host_planes(ref), CopyKind::kHostToDevice, queue, "uploading the reference picture");
     m.dists->upload(d, host_planes(dist), CopyKind::kHostToDevice, queue, "uploading the distorted picture");
+    if (trace::enabled()) m.upload_seconds += trace::seconds_since(t0);
     m.enqueue(s, index, m.refs->picture(r), m.dists->picture(d));
 }
 
@@ -305,6 +319,7 @@ void GpuScorer::submit_device(unsigned index, const DevicePicture& ref, const De
     // device) only when some twin keeps that video's history.
     DevicePicture ref_used = ref, dist_used = dist;
     const std::size_t r = m.refs->entry(index), d = m.dists->entry(index);
+    const auto t0 = std::chrono::steady_clock::now();
     if (m.history.refs) {
         m.refs->upload(r, device_planes(ref), CopyKind::kDeviceToDevice, queue, "copying the reference picture");
         ref_used = m.refs->picture(r);
@@ -313,6 +328,7 @@ void GpuScorer::submit_device(unsigned index, const DevicePicture& ref, const De
         m.dists->upload(d, device_planes(dist), CopyKind::kDeviceToDevice, queue, "copying the distorted picture");
         dist_used = m.dists->picture(d);
     }
+    if (trace::enabled()) m.upload_seconds += trace::seconds_since(t0);
     m.enqueue(s, index, ref_used, dist_used);
 }
 
@@ -329,6 +345,15 @@ ScoreTable& GpuScorer::drain() {
     trace::phase(fmt::format("GPU scorer: {} frames, waited {:.1f} ms for the device, finished frames on the host in "
                              "{:.1f} ms",
                              impl_->finished, 1e3 * impl_->wait_seconds, 1e3 * impl_->finish_seconds));
+    if (trace::enabled()) {
+        // Where the submitting thread's time goes, per frame submitted (the host's side of the
+        // launches: which the submit stage's busy time is made of).
+        const double per = impl_->next > 0 ? 1e6 / static_cast<double>(impl_->next) : 0.0;
+        std::string twins;
+        for (const auto& t : impl_->twins) twins += fmt::format(", {} {:.1f}", t.name, per * t.enqueue_seconds);
+        trace::phase(fmt::format("GPU scorer: host time enqueuing a frame (us): uploads {:.1f}, history {:.1f}{}",
+                                 per * impl_->upload_seconds, per * impl_->history_seconds, twins));
+    }
     for (auto& t : impl_->twins) t.twin->flush(impl_->table);
     return impl_->table;
 }
