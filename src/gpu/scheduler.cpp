@@ -191,6 +191,10 @@ struct GpuScorer::Impl {
     FrameScores scratch;
 
     int plane_count() const { return planes == PlaneSet::kAll ? 3 : 1; }
+    /// The time now under VMAFX_TIMINGS, else a zero time point (no clock read a frame).
+    static std::chrono::steady_clock::time_point stamp() {
+        return trace::enabled() ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    }
     bool runs(const Twin& t, long long index) const { return t.temporal || subsample == 1 || index % subsample == 0; }
 
     void finish_slot(unsigned s) {
@@ -224,7 +228,7 @@ struct GpuScorer::Impl {
         f.ref = ref;
         f.dist = dist;
         const bool timed = trace::enabled();
-        auto t0 = timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+        auto t0 = stamp();
         // Previous pictures: their ring entries, once their uploads are done.
         for (unsigned back = 1; back <= history.refs && back <= index; ++back)
             f.prev_ref[back - 1] = refs->wait_for(refs->entry(index - back), queue);
@@ -233,7 +237,7 @@ struct GpuScorer::Impl {
         if (timed) history_seconds += trace::seconds_since(t0);
         for (auto& t : twins) {
             if (!runs(t, index)) continue;
-            if (timed) t0 = std::chrono::steady_clock::now();
+            t0 = stamp();
             t.twin->enqueue(f, s, queue);
             if (timed) t.enqueue_seconds += trace::seconds_since(t0);
         }
@@ -299,7 +303,7 @@ void GpuScorer::submit(unsigned index, const Picture& ref, const Picture& dist) 
         return [&pic](int p) { return std::pair<const void*, std::size_t>(pic.planes[p].data(), pic.planes[p].stride()); };
     };
     const std::size_t r = m.refs->entry(index), d = m.dists->entry(index);
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = Impl::stamp();
     m.refs->upload(r, host_planes(ref), CopyKind::kHostToDevice, queue, "uploading the reference picture");
     m.dists->upload(d, host_planes(dist), CopyKind::kHostToDevice, queue, "uploading the distorted picture");
     if (trace::enabled()) m.upload_seconds += trace::seconds_since(t0);
@@ -319,7 +323,7 @@ void GpuScorer::submit_device(unsigned index, const DevicePicture& ref, const De
     // device) only when some twin keeps that video's history.
     DevicePicture ref_used = ref, dist_used = dist;
     const std::size_t r = m.refs->entry(index), d = m.dists->entry(index);
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = Impl::stamp();
     if (m.history.refs) {
         m.refs->upload(r, device_planes(ref), CopyKind::kDeviceToDevice, queue, "copying the reference picture");
         ref_used = m.refs->picture(r);
