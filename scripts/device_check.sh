@@ -41,7 +41,10 @@
 # run that touches the files' pages. Each run's whole wall (the launch to the exit, this
 # script's clock) and its "frames scored" moment (VMAFX_TIMINGS, from the program's first timing
 # call); per round a rate from each, and their medians (marginal.txt; every run in marginal.tsv).
-# MARGINAL_BACKEND (cuda) tries the script elsewhere (cpu, vulkan).
+# MARGINAL_BACKEND (cuda) tries the script elsewhere (cpu, vulkan). MARGINAL_VARIANTS: settings of
+# the environment to compare in the same sitting, separated by spaces, e.g. "VMAFX_GPU_GRAPHS=1
+# VMAFX_GPU_GRAPHS=0" (a variant of several settings joins them with commas); each round runs
+# every variant's short and long runs in turn, and each variant gets its own medians.
 # kerneltimes: every kernel's duration (Nsight Compute, one metric, kernels serialized) over the
 # CLI's three-frame 3840x2160 8-bit run with --backend cuda and CLI_ARGS (default: the
 # vmaf_v1.0.16_3d0h model): per kernel name, launches a frame and the time a frame, and the total.
@@ -155,7 +158,7 @@ if [ "$what" = marginal ]; then
   dir=${CLI_DIR:-/dev/shm/vmafx-cli}
   short=${MARGINAL_SHORT:-600} rounds=${MARGINAL_ROUNDS:-7}
   mkdir -p "$dir"
-  printf 'size\tround\tframes\twall_s\tscored_ms\n' >"$out/marginal.tsv"
+  printf 'size\tvariant\tround\tframes\twall_s\tscored_ms\n' >"$out/marginal.tsv"
   for spec in "canopee_3840x2160_420p8 3840 2160 ${MARGINAL_LONG_4K:-1500}" \
               "autumn_1920x1080_420p8 1920 1080 ${MARGINAL_LONG_HD:-3000}"; do
     set -- $spec
@@ -166,16 +169,21 @@ if [ "$what" = marginal ]; then
         >"$dir/$name.$which.yuv"
     done
     for run in warm $(seq "$rounds"); do
-      for n in $short $long; do
-        [ "$run" = warm ] && [ "$n" = "$short" ] && continue
-        t0=$(date +%s%N)
-        # shellcheck disable=SC2086
-        VMAFX_TIMINGS=1 "$bin/vmafx" -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 \
-          --frame_cnt "$n" --backend "${MARGINAL_BACKEND:-cuda}" ${CLI_ARGS:-} -q --json -o "$dir/marginal.json" 2>"$dir/timings.txt" || status=1
-        t1=$(date +%s%N)
-        scored=$(awk '/ ms frames scored$/ {print $3}' "$dir/timings.txt")
-        [ "$run" = warm ] || printf '%sx%s\t%s\t%s\t%s\t%s\n' "$w" "$h" "$run" "$n" \
-          "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", (b - a) / 1e9}')" "${scored:-nan}" >>"$out/marginal.tsv"
+      for variant in ${MARGINAL_VARIANTS:--}; do
+        for n in $short $long; do
+          [ "$run" = warm ] && [ "$n" = "$short" ] && continue
+          t0=$(date +%s%N)
+          # shellcheck disable=SC2086
+          env $([ "$variant" = - ] || echo "$variant" | tr , " ") VMAFX_TIMINGS=1 "$bin/vmafx" \
+            -r "$dir/$name.ref.yuv" -d "$dir/$name.dist.yuv" -w "$w" -h "$h" -p 420 -b 8 --frame_cnt "$n" \
+            --backend "${MARGINAL_BACKEND:-cuda}" ${CLI_ARGS:-} -q --json -o "$dir/marginal.json" 2>"$dir/timings.txt" || status=1
+          t1=$(date +%s%N)
+          scored=$(awk '/ ms frames scored$/ {print $3}' "$dir/timings.txt")
+          [ "$run" = warm ] || printf '%sx%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$h" "$variant" "$run" "$n" \
+            "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", (b - a) / 1e9}')" "${scored:-nan}" >>"$out/marginal.tsv"
+          [ "$run" = warm ] || [ "$n" = "$short" ] || grep -h 'host time enqueuing' "$dir/timings.txt" \
+            | sed "s/^/$w x $h $variant round $run: /" >>"$out/marginal_enqueue.txt"
+        done
       done
     done
     rm -f "$dir/$name.ref.yuv" "$dir/$name.dist.yuv"  # /dev/shm holds half the memory
@@ -183,11 +191,13 @@ if [ "$what" = marginal ]; then
   python3 - "$out/marginal.tsv" <<'PY' | tee "$out/marginal.txt"
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
-for size in dict.fromkeys(r["size"] for r in rows):
+for size, variant in dict.fromkeys((r["size"], r["variant"]) for r in rows):
     runs = {}
     for r in rows:
-        if r["size"] == size:
+        if (r["size"], r["variant"]) == (size, variant):
             runs.setdefault(r["round"], {})[int(r["frames"])] = (float(r["wall_s"]), float(r["scored_ms"]) / 1e3)
+    if variant != "-":
+        size = f"{size} {variant}"
     wall_rates, scored_rates = [], []
     for rnd, by in runs.items():
         (n0, (w0, s0)), (n1, (w1, s1)) = sorted(by.items())

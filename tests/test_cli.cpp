@@ -420,11 +420,30 @@ TEST_F(CliTest, TimingsGiveEachTwinsEnqueueTime) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::smatch m;
     ASSERT_TRUE(std::regex_search(r.err, m, std::regex("host time enqueuing a frame \\(us\\): uploads ([0-9]+\\.[0-9]), "
-                                                       "history ([0-9]+\\.[0-9])(, [a-z_0-9]+ [0-9]+\\.[0-9])+\n")))
+                                                       "history ([0-9]+\\.[0-9])(, [a-z_0-9]+ [0-9]+\\.[0-9])+"
+                                                       "(, no graphs|, graphs [0-9]+\\.[0-9])\n")))
         << r.err;
     const std::string line = m[0];
+    EXPECT_TRUE(line.ends_with(", no graphs\n")) << "the Vulkan backend records no graphs: " << line;
     EXPECT_TRUE(std::regex_search(line, std::regex(", psnr [0-9]+\\.[0-9]"))) << line;
     EXPECT_TRUE(std::regex_search(line, std::regex(", motion [0-9]+\\.[0-9]"))) << line;
+}
+
+// VMAFX_TIMINGS=1 with --backend cuda: the twins' work is recorded into graphs (the line's
+// "graphs" time), and VMAFX_GPU_GRAPHS=0 enqueues it directly ("no graphs") with the same scores.
+TEST_F(CliTest, CudaTimingsNameTheGraphs) {
+    VMAFX_REQUIRE_BACKEND("cuda");
+    const std::string base = pair_args() + " --backend cuda --feature psnr --feature motion --feature adm --json -o ";
+    const std::string with = path("with.json").string(), without = path("without.json").string();
+    const CliResult a = run(base + with, "VMAFX_TIMINGS=1");
+    const CliResult b = run(base + without, "VMAFX_TIMINGS=1 VMAFX_GPU_GRAPHS=0");
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    ASSERT_EQ(b.exit_code, 0) << b.err;
+    EXPECT_TRUE(std::regex_search(a.err, std::regex("host time enqueuing a frame .*, graphs [0-9]+\\.[0-9]\n"))) << a.err;
+    EXPECT_TRUE(std::regex_search(b.err, std::regex("host time enqueuing a frame .*, no graphs\n"))) << b.err;
+    const nlohmann::json ja = nlohmann::json::parse(read_file(with)), jb = nlohmann::json::parse(read_file(without));
+    ASSERT_FALSE(ja["frames"].empty());
+    EXPECT_EQ(ja["frames"], jb["frames"]);
 }
 
 // --backend vulkan: --version lists the devices; a bad VMAFX_VULKAN_DEVICE is an error naming it,

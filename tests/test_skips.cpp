@@ -2,7 +2,6 @@
 // what is missing and where it was looked for, and VMAFX_TESTS_STRICT=1 turns the skip into a
 // failure with the same words.
 #include <cstdlib>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -14,22 +13,7 @@
 namespace vmafx {
 namespace {
 
-/// Sets an environment variable for one scope, then restores it.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        ::setenv(name, value, 1);
-    }
-    ~ScopedEnv() {
-        if (old_) ::setenv(name_, old_->c_str(), 1);
-        else ::unsetenv(name_);
-    }
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
+using test::ScopedEnv;
 
 constexpr const char* kAbsent = "no_such_fixture_64x36_420p8";
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -85,6 +86,28 @@ std::size_t write_to_pipe(int fd, std::string_view bytes, std::size_t piece = 65
 /// Whether GPU backend `backend` must have a usable device here: "vulkan" when it is built and
 /// VMAFX_REQUIRE_VULKAN=1 (lavapipe installed: scripts/run_tests.sh).
 bool backend_required(const std::string& backend);
+
+/// Sets environment variable `name` to `value` for one scope, then restores it (unsets it where
+/// it was unset). Not thread-safe, as setenv.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        ::setenv(name, value, 1);
+    }
+    ~ScopedEnv() {
+        if (old_)
+            ::setenv(name_, old_->c_str(), 1);
+        else
+            ::unsetenv(name_);
+    }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
 
 /// Base of the tests that write files: a fresh temporary folder per test, named after the
 /// process and the test, removed after it.

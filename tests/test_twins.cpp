@@ -263,5 +263,22 @@ TEST_P(Twin, RepeatedRunsEverySlotCount) {
         for (const unsigned slots : {1u, 2u, 4u, 7u}) EXPECT_TRUE(matches({}, clip, slots));
 }
 
+// The twin's work enqueued directly (VMAFX_GPU_GRAPHS=0), not recorded into a graph as the other
+// suites run it where the backend records graphs (CUDA): the CPU's values too, a large odd picture
+// and a small one, several frames in flight. Skipped on a backend that records no graphs (the
+// other suites' path).
+TEST_P(Twin, WithoutGraphs) {
+    const DeviceApi* api = device_api(backend());
+    if (!api || !api->create_graph) GTEST_SKIP() << "the " << backend() << " backend records no graphs";
+    const test::ScopedEnv direct("VMAFX_GPU_GRAPHS", "0");
+    const MetricDescriptor& m = metric();
+    const auto [min_w, min_h] = m.limits.corners(Subsampling::k420).front();
+    const std::pair<int, int> large = scale() == DeviceScale::kFull ? std::pair{853, 481} : std::pair{301, 157};
+    for (const auto& [w, h] : {std::pair{min_w + 1, min_h + 1}, large}) {
+        const int width = std::max({w, min_w, m.limits.min_longer_side}), height = std::max(h, min_h);
+        EXPECT_TRUE(matches({}, synthetic_clip({width, height, 8, Subsampling::k420}, 7, 5), 3));
+    }
+}
+
 }  // namespace
 }  // namespace vmafx

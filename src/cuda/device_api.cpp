@@ -143,6 +143,56 @@ void copy_2d(void* dst, std::size_t dst_pitch, const void* src, std::size_t src_
     check(cudaMemcpy2D(dst, dst_pitch, src, src_pitch, row_bytes, rows, kind_of(kind)), what);
 }
 
+/// An executable graph of a slot's recorded work (nullptr until the first frame's).
+struct Graph {
+    cudaGraphExec_t exec = nullptr;
+};
+
+Graph* graph_of(GpuGraph* g) { return reinterpret_cast<Graph*>(g); }
+
+GpuGraph* create_graph() { return reinterpret_cast<GpuGraph*>(new Graph); }
+
+void destroy_graph(GpuGraph* g) {
+    if (!g) return;
+    if (graph_of(g)->exec) cudaGraphExecDestroy(graph_of(g)->exec);
+    delete graph_of(g);
+}
+
+// Thread-local capture: the engine's other threads (the read stage pins pictures with
+// cudaHostRegister) are not bound by this thread's capture.
+void begin_capture(GpuQueue* q) {
+    check(cudaStreamBeginCapture(stream_of(q), cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+}
+
+void end_capture(GpuGraph* g, GpuQueue* q, bool launch) {
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream_of(q), &graph);
+    struct Recorded {  // the recorded graph goes once the executable one has what it needs
+        cudaGraph_t g;
+        ~Recorded() {
+            if (g) cudaGraphDestroy(g);
+        }
+    } recorded{graph};
+    if (!launch) {
+        cudaGetLastError();  // a capture a failed launch invalidated leaves its error behind
+        return;
+    }
+    check(ended, "recording a frame's work (cudaStreamEndCapture)");
+    Graph& exec = *graph_of(g);
+    if (exec.exec) {
+        // Same nodes and kinds as the last frame's (the usual case: only the pictures'
+        // addresses and the slot's buffers differ): the parameters are updated in place.
+        cudaGraphExecUpdateResultInfo info{};
+        if (cudaGraphExecUpdate(exec.exec, graph, &info) != cudaSuccess) {
+            cudaGetLastError();
+            cudaGraphExecDestroy(exec.exec);
+            exec.exec = nullptr;
+        }
+    }
+    if (!exec.exec) check(cudaGraphInstantiate(&exec.exec, graph, 0), "cudaGraphInstantiate");
+    check(cudaGraphLaunch(exec.exec, stream_of(q)), "cudaGraphLaunch");
+}
+
 DeviceInfo device_info() {
     if (const std::string why = usable(); !why.empty()) throw Error(why);
     int device = 0, driver = 0;
@@ -179,6 +229,7 @@ const DeviceApi device_api{
     create_queue, destroy_queue, create_event, destroy_event, record,     queue_wait, host_wait,
     copy_2d_async, copy_2d,      device_info,   list_devices, select_device,
     "cuda",       unpack_surface,
+    create_graph, destroy_graph, begin_capture, end_capture,
 };
 
 }  // namespace vmafx::cuda

@@ -20,6 +20,10 @@ namespace vmafx {
 /// another queue can wait for. Opaque, as GpuQueue.
 struct GpuEvent;
 
+/// A frame's device work recorded once and launched as one unit (CUDA: a cudaGraphExec_t that
+/// each frame's capture updates). Opaque, as GpuQueue.
+struct GpuGraph;
+
 /// The direction of a copy.
 enum class CopyKind { kHostToDevice, kDeviceToDevice, kDeviceToHost };
 
@@ -91,6 +95,23 @@ struct DeviceApi {
     /// decode_device_type is. Throws Error on the backend's errors.
     void (*unpack_surface)(const DeviceSurface& from, const VideoFormat& format, const DevicePicture& to,
                            PlaneSet planes, GpuQueue* q) = nullptr;
+
+    /// Recording a frame's work and launching it as one unit (CUDA graphs: stream capture,
+    /// cudaGraphExecUpdate, cudaGraphLaunch), which costs the host less than launching each
+    /// operation; all four nullptr where the backend records nothing (its twins' work is then
+    /// enqueued directly). create_graph() makes an empty holder of an executable graph;
+    /// destroy_graph() frees it (never throws).
+    GpuGraph* (*create_graph)() = nullptr;
+    void (*destroy_graph)(GpuGraph* g) = nullptr;
+    /// From now until end_capture(), work enqueued on `q` by this thread is recorded, not run;
+    /// `q`'s earlier work (uploads, waits for events) runs as before. Work of other threads is
+    /// not affected.
+    void (*begin_capture)(GpuQueue* q) = nullptr;
+    /// Ends the recording begun on `q`. `launch`: makes the recorded work `g`'s (updating the
+    /// executable graph in place where the work has the same shape as the last, else building it
+    /// anew) and enqueues it on `q`; throws Error on the backend's errors (the capture is ended
+    /// either way). Not `launch`: discards the recording (after a twin threw); never throws.
+    void (*end_capture)(GpuGraph* g, GpuQueue* q, bool launch) = nullptr;
 };
 
 /// The device API of GPU backend `backend`, or nullptr when it is unknown or not built

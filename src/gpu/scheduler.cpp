@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <utility>
 
 #include <fmt/format.h>
@@ -62,6 +63,28 @@ private:
     const DeviceApi& api_;
     GpuEvent* e_;
 };
+
+/// A graph of the device API (a frame's recorded work), destroyed with the object.
+class Graph {
+public:
+    explicit Graph(const DeviceApi& api) : api_(api), g_(api.create_graph()) {}
+    ~Graph() { api_.destroy_graph(g_); }
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+    GpuGraph* get() const { return g_; }
+
+private:
+    const DeviceApi& api_;
+    GpuGraph* g_;
+};
+
+/// Whether the twins' work is recorded into graphs where the backend can (DeviceApi::
+/// begin_capture): yes unless the environment sets VMAFX_GPU_GRAPHS=0 (to compare the two ways
+/// in one program; the scores are the same either way).
+bool graphs_wanted() {
+    const char* v = std::getenv("VMAFX_GPU_GRAPHS");
+    return !(v && std::string(v) == "0");
+}
 
 /// Device pictures of one video (reference or distorted): a ring of slots + history pictures,
 /// so that the previous pictures of a frame in flight are never overwritten, each with the
@@ -179,6 +202,7 @@ struct GpuScorer::Impl {
     std::unique_ptr<PictureRing> refs, dists;
     std::vector<std::unique_ptr<Queue>> queues;  // per slot
     std::vector<std::unique_ptr<Event>> done;    // per slot
+    std::vector<std::unique_ptr<Graph>> graphs;  // per slot, where the twins' work is recorded (empty: not)
     std::vector<long long> slot_frame;           // frame in each slot, -1 when free
     std::vector<void*> pinned;                   // host memory registered by pin()
     long long next = 0;      // next frame index expected
@@ -186,7 +210,7 @@ struct GpuScorer::Impl {
     double wait_seconds = 0, finish_seconds = 0;  // waiting for frames, their host finish (trace)
     // Host time of the submissions (VMAFX_TIMINGS only): the uploads' copies and the history's
     // waits as they are enqueued; each twin's in Twin::enqueue_seconds.
-    double upload_seconds = 0, history_seconds = 0;
+    double upload_seconds = 0, history_seconds = 0, graph_seconds = 0;
     ScoreTable table;
     FrameScores scratch;
 
@@ -235,11 +259,30 @@ struct GpuScorer::Impl {
         for (unsigned back = 1; back <= history.dists && back <= index; ++back)
             f.prev_dist[back - 1] = dists->wait_for(dists->entry(index - back), queue);
         if (timed) history_seconds += trace::seconds_since(t0);
-        for (auto& t : twins) {
-            if (!runs(t, index)) continue;
+        const auto enqueue_twin = [&](Twin& t) {
             t0 = stamp();
             t.twin->enqueue(f, s, queue);
             if (timed) t.enqueue_seconds += trace::seconds_since(t0);
+        };
+        // The twins' work, recorded as one graph where the backend can (after the waits above,
+        // which stay outside it) and launched as one.
+        const bool record = !graphs.empty();
+        if (record) {
+            t0 = stamp();
+            api.begin_capture(queue);
+            if (timed) graph_seconds += trace::seconds_since(t0);
+        }
+        try {
+            for (auto& t : twins)
+                if (runs(t, index)) enqueue_twin(t);
+        } catch (...) {
+            if (record) api.end_capture(graphs[s]->get(), queue, false);
+            throw;
+        }
+        if (record) {
+            t0 = stamp();
+            api.end_capture(graphs[s]->get(), queue, true);
+            if (timed) graph_seconds += trace::seconds_since(t0);
         }
         api.record(done[s]->get(), queue);
         slot_frame[s] = index;
@@ -272,6 +315,7 @@ GpuScorer::GpuScorer(const std::vector<FeatureInstance>& features, const VideoFo
     for (unsigned s = 0; s < m.slots; ++s) {
         m.queues.push_back(std::make_unique<Queue>(m.api));
         m.done.push_back(std::make_unique<Event>(m.api));
+        if (m.api.create_graph && graphs_wanted()) m.graphs.push_back(std::make_unique<Graph>(m.api));
     }
     m.slot_frame.assign(m.slots, -1);
 }
@@ -355,8 +399,10 @@ ScoreTable& GpuScorer::drain() {
         const double per = impl_->next > 0 ? 1e6 / static_cast<double>(impl_->next) : 0.0;
         std::string twins;
         for (const auto& t : impl_->twins) twins += fmt::format(", {} {:.1f}", t.name, per * t.enqueue_seconds);
-        trace::phase(fmt::format("GPU scorer: host time enqueuing a frame (us): uploads {:.1f}, history {:.1f}{}",
-                                 per * impl_->upload_seconds, per * impl_->history_seconds, twins));
+        trace::phase(fmt::format("GPU scorer: host time enqueuing a frame (us): uploads {:.1f}, history {:.1f}{}{}",
+                                 per * impl_->upload_seconds, per * impl_->history_seconds, twins,
+                                 impl_->graphs.empty() ? std::string(", no graphs")
+                                                       : fmt::format(", graphs {:.1f}", per * impl_->graph_seconds)));
     }
     for (auto& t : impl_->twins) t.twin->flush(impl_->table);
     return impl_->table;
