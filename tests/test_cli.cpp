@@ -429,14 +429,15 @@ TEST_F(CliTest, TimingsGiveEachTwinsEnqueueTime) {
     EXPECT_TRUE(std::regex_search(line, std::regex(", motion [0-9]+\\.[0-9]"))) << line;
 }
 
-// VMAFX_TIMINGS=1 with --backend cuda: the twins' work is recorded into graphs (the line's
-// "graphs" time), and VMAFX_GPU_GRAPHS=0 enqueues it directly ("no graphs") with the same scores.
+// VMAFX_TIMINGS=1 with --backend cuda: VMAFX_GPU_GRAPHS=1 records the twins' work into graphs
+// (the line's "graphs" time); without it the work is enqueued directly ("no graphs"), with the
+// same scores.
 TEST_F(CliTest, CudaTimingsNameTheGraphs) {
     VMAFX_REQUIRE_BACKEND("cuda");
     const std::string base = pair_args() + " --backend cuda --feature psnr --feature motion --feature adm --json -o ";
     const std::string with = path("with.json").string(), without = path("without.json").string();
-    const CliResult a = run(base + with, "VMAFX_TIMINGS=1");
-    const CliResult b = run(base + without, "VMAFX_TIMINGS=1 VMAFX_GPU_GRAPHS=0");
+    const CliResult a = run(base + with, "VMAFX_TIMINGS=1 VMAFX_GPU_GRAPHS=1");
+    const CliResult b = run(base + without, "VMAFX_TIMINGS=1");
     ASSERT_EQ(a.exit_code, 0) << a.err;
     ASSERT_EQ(b.exit_code, 0) << b.err;
     EXPECT_TRUE(std::regex_search(a.err, std::regex("host time enqueuing a frame .*, graphs [0-9]+\\.[0-9]\n"))) << a.err;

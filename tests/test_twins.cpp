@@ -263,14 +263,13 @@ TEST_P(Twin, RepeatedRunsEverySlotCount) {
         for (const unsigned slots : {1u, 2u, 4u, 7u}) EXPECT_TRUE(matches({}, clip, slots));
 }
 
-// The twin's work enqueued directly (VMAFX_GPU_GRAPHS=0), not recorded into a graph as the other
-// suites run it where the backend records graphs (CUDA): the CPU's values too, a large odd picture
-// and a small one, several frames in flight. Skipped on a backend that records no graphs (the
-// other suites' path).
-TEST_P(Twin, WithoutGraphs) {
+// The twin's work recorded into one graph a frame (VMAFX_GPU_GRAPHS=1), not enqueued directly as
+// the other suites run it: the CPU's values too, a large odd picture and a small one, several
+// frames in flight. Skipped on a backend that records no graphs (Vulkan).
+TEST_P(Twin, RecordedAsGraphs) {
     const DeviceApi* api = device_api(backend());
     if (!api || !api->create_graph) GTEST_SKIP() << "the " << backend() << " backend records no graphs";
-    const test::ScopedEnv direct("VMAFX_GPU_GRAPHS", "0");
+    const test::ScopedEnv recorded("VMAFX_GPU_GRAPHS", "1");
     const MetricDescriptor& m = metric();
     const auto [min_w, min_h] = m.limits.corners(Subsampling::k420).front();
     const std::pair<int, int> large = scale() == DeviceScale::kFull ? std::pair{853, 481} : std::pair{301, 157};

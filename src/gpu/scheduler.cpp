@@ -79,11 +79,12 @@ private:
 };
 
 /// Whether the twins' work is recorded into graphs where the backend can (DeviceApi::
-/// begin_capture): yes unless the environment sets VMAFX_GPU_GRAPHS=0 (to compare the two ways
-/// in one program; the scores are the same either way).
+/// begin_capture): only where the environment sets VMAFX_GPU_GRAPHS=1, until the recorded path has
+/// been checked and timed on a GPU (docs/performance.md, issue 28); the scores are the same
+/// either way.
 bool graphs_wanted() {
     const char* v = std::getenv("VMAFX_GPU_GRAPHS");
-    return !(v && std::string(v) == "0");
+    return v && std::string(v) == "1";
 }
 
 /// Device pictures of one video (reference or distorted): a ring of slots + history pictures,
