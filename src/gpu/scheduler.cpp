@@ -36,47 +36,28 @@ private:
     std::size_t bytes_;
 };
 
+/// A handle of the device API made by its `Create` call and given back by its `Destroy` call
+/// with the object. Not copyable.
+template <typename Handle, Handle* (*DeviceApi::*Create)(), void (*DeviceApi::*Destroy)(Handle*)>
+class Owned {
+public:
+    explicit Owned(const DeviceApi& api) : api_(api), h_((api.*Create)()) {}
+    ~Owned() { (api_.*Destroy)(h_); }
+    Owned(const Owned&) = delete;
+    Owned& operator=(const Owned&) = delete;
+    Handle* get() const { return h_; }
+
+private:
+    const DeviceApi& api_;
+    Handle* h_;
+};
+
 /// A queue of the device API, destroyed (after its work) with the object.
-class Queue {
-public:
-    explicit Queue(const DeviceApi& api) : api_(api), q_(api.create_queue()) {}
-    ~Queue() { api_.destroy_queue(q_); }
-    Queue(const Queue&) = delete;
-    Queue& operator=(const Queue&) = delete;
-    GpuQueue* get() const { return q_; }
-
-private:
-    const DeviceApi& api_;
-    GpuQueue* q_;
-};
-
+using Queue = Owned<GpuQueue, &DeviceApi::create_queue, &DeviceApi::destroy_queue>;
 /// An event of the device API, destroyed with the object.
-class Event {
-public:
-    explicit Event(const DeviceApi& api) : api_(api), e_(api.create_event()) {}
-    ~Event() { api_.destroy_event(e_); }
-    Event(const Event&) = delete;
-    Event& operator=(const Event&) = delete;
-    GpuEvent* get() const { return e_; }
-
-private:
-    const DeviceApi& api_;
-    GpuEvent* e_;
-};
-
+using Event = Owned<GpuEvent, &DeviceApi::create_event, &DeviceApi::destroy_event>;
 /// A graph of the device API (a frame's recorded work), destroyed with the object.
-class Graph {
-public:
-    explicit Graph(const DeviceApi& api) : api_(api), g_(api.create_graph()) {}
-    ~Graph() { api_.destroy_graph(g_); }
-    Graph(const Graph&) = delete;
-    Graph& operator=(const Graph&) = delete;
-    GpuGraph* get() const { return g_; }
-
-private:
-    const DeviceApi& api_;
-    GpuGraph* g_;
-};
+using Graph = Owned<GpuGraph, &DeviceApi::create_graph, &DeviceApi::destroy_graph>;
 
 /// Whether the twins' work is recorded into graphs where the backend can (DeviceApi::
 /// begin_capture): only where the environment sets VMAFX_GPU_GRAPHS=1, until the recorded path has
