@@ -191,7 +191,8 @@ struct GpuScorer::Impl {
     long long finished = 0;  // frames whose scores are stored
     double wait_seconds = 0, finish_seconds = 0;  // waiting for frames, their host finish (trace)
     // Host time of the submissions (VMAFX_TIMINGS only): the uploads' copies and the history's
-    // waits as they are enqueued; each twin's in Twin::enqueue_seconds.
+    // waits as they are enqueued, the graphs' capture, update and launch; each twin's in
+    // Twin::enqueue_seconds.
     double upload_seconds = 0, history_seconds = 0, graph_seconds = 0;
     ScoreTable table;
     FrameScores scratch;

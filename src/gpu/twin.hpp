@@ -59,8 +59,8 @@ public:
     virtual ~GpuTwin() = default;
     /// Enqueues all device work of frame `f` on `queue` (a queue of the twin's backend),
     /// ending with the asynchronous copy of its results to the slot's pinned host memory.
-    /// Only enqueues work on `queue` (kernels, asynchronous copies and sets) and keeps host
-    /// state: never synchronizes the host, allocates, copies from pageable host memory or uses
+    /// Only enqueues work on `queue` (kernels, asynchronous copies and sets) and updates the
+    /// twin's own host state: never synchronizes the host, allocates, copies from pageable host memory or uses
     /// another queue, so that the scheduler can record the call into a graph of the backend and
     /// launch that (DeviceApi::begin_capture; CUDA graphs).
     virtual void enqueue(const GpuFrame& f, unsigned slot, GpuQueue* queue) = 0;
