@@ -4,8 +4,10 @@
 #     option corners, CLI checks (ctest);
 #  2. the same code built with AddressSanitizer (LeakSanitizer included) and
 #     UndefinedBehaviorSanitizer (build-asan/, GCC, no CUDA): the same tests (but three Vulkan
-#     sweeps, below), option corners included; the golden command lines on the first three frames of the fixtures up to
-#     1280x720 (part 1 has compared every frame: docs/reliability.md, "CI's parts");
+#     sweeps and two host checks of CUDA kernels, below); the golden command lines on the first
+#     three frames of the fixtures up to 1280x720, each option corner on one fixture, each Vulkan
+#     twin's option corner at one format (part 1 has compared them all: docs/reliability.md,
+#     "CI's parts");
 #  3. every libFuzzer harness (build-fuzz/, clang): its saved regression inputs, then 30 s of
 #     fuzzing each on a copy of its seed corpus (scripts/fuzz.sh; VMAFX_FUZZ_SECONDS changes it).
 # The fixtures of ../shared are unpacked into .fixtures when ../shared is present, and then
@@ -47,7 +49,11 @@ if [[ " $parts " == *" 2 "* ]]; then
   # Three Vulkan sweeps that part 1 runs are left out here: under the sanitizers they spend their
   # time in lavapipe (uninstrumented) and took 7 to 16 minutes each on a 2-core AMD EPYC
   # (docs/reliability.md, "CI's parts"); the same twins' host code runs here in their other tests.
-  asan_skip='^(Registry/Twin\.SizesBitDepthsAndSubsamplings/adm_vulkan|ParityGate/Backend\.(RandomOddSizesEveryBitDepth|Fixtures)/vulkan)( |$)'
+  # So are two value checks of float_ssim's CUDA kernels run on the host, on the fixtures and with
+  # planted defects (132 and 113 s here, 10 and 6 in part 1): the same kernel functions run here
+  # at every odd size, depth and option in FloatSsimCuda.KernelDecompositionOnTheHostIsTheCpu.
+  asan_skip='^(Registry/Twin\.SizesBitDepthsAndSubsamplings/adm_vulkan|ParityGate/Backend\.(RandomOddSizesEveryBitDepth|Fixtures)/vulkan'
+  asan_skip+='|FloatSsimCuda\.KernelDecompositionOnTheFixtures|FloatSsimCudaPlanted\..*)( |$)'
   (cd build-asan && ctest --output-on-failure -j "$jobs" -E "$asan_skip")
   unset ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS
   echo "== part 2 done at ${SECONDS} s"

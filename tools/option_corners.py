@@ -28,7 +28,9 @@ here (preset_corners), as they are no metric's options.
       replacing corners of the same fixture and feature text, in the order VMAFX lists them;
       the fixtures' checksums must agree. Corners no longer listed are dropped.
   option_corners.py check --bin BIN [--fixtures DIR] [--data FILE] [--verbose]
-  (generate and check take --match REGEX: only the corners whose feature text matches)
+  (generate and check take --match REGEX: only the corners whose feature text matches; check
+  takes --one-fixture-each: each corner on one of the fixtures, in turn, as the sanitized build
+  runs them: every corner and every fixture still scored, a quarter of the runs)
       Checks that the data file holds every corner BIN lists on every fixture and no other,
       then runs BIN on every corner: each value recorded must be the same double (null where the
       oracle wrote null), the output names the same, and a refused corner must fail cleanly
@@ -222,9 +224,13 @@ def check(args):
     print(f"{len(listed)} corners ({len(listed) - len(preset_corners())} from the descriptors: "
           f"{args.bin} --list-option-corners; {len(preset_corners())} presets) on {len(data['fixtures'])} fixtures")
     passed = failed = 0
+    fixtures = list(data["fixtures"])
+    turn = {c: i % len(fixtures) for i, c in enumerate(listed)}
     with tempfile.TemporaryDirectory() as work:
         for c in data["corners"]:
             if args.match and not re.search(args.match, c["feature"]):
+                continue
+            if args.one_fixture_each and fixtures[turn.get(c["feature"], 0)] != c["fixture"]:
                 continue
             frames = data["fixtures"][c["fixture"]]["frames"]
             r = run(args.bin, c["fixture"], frames, c["feature"], work)
@@ -257,6 +263,8 @@ def check(args):
                 if args.verbose:
                     print(f"ok   {where}")
     failed += len(lacking) + len(stale)
+    if args.one_fixture_each:
+        print("each corner on one fixture, in turn (--one-fixture-each)")
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 and passed > 0 else 1
 
@@ -282,6 +290,8 @@ def main():
     c.add_argument("--bin", required=True)
     c.add_argument("--data", default=DATA)
     c.add_argument("--verbose", action="store_true")
+    c.add_argument("--one-fixture-each", action="store_true",
+                   help="each corner on one fixture, the corners dealt to the fixtures in turn")
     for p in (g, a, c):
         p.add_argument("--fixtures", default=None)
     for p in (g, m):
