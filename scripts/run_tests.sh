@@ -5,8 +5,8 @@
 #  2. the same code built with AddressSanitizer (LeakSanitizer included) and
 #     UndefinedBehaviorSanitizer (build-asan/, GCC, no CUDA): the same tests (but three Vulkan
 #     sweeps and two host checks of CUDA kernels, below); the golden command lines on the first
-#     three frames of the fixtures up to 1280x720, each option corner on one fixture, each Vulkan
-#     twin's option corner at one format (part 1 has compared them all: docs/reliability.md,
+#     three frames of the fixtures up to 1280x720, each option corner on one fixture, each case of a
+#     Vulkan twin's option corners at one format (part 1 has compared them all: docs/reliability.md,
 #     "CI's parts");
 #  3. every libFuzzer harness (build-fuzz/, clang): its saved regression inputs, then 30 s of
 #     fuzzing each on a copy of its seed corpus (scripts/fuzz.sh; VMAFX_FUZZ_SECONDS changes it).

@@ -186,8 +186,8 @@ TEST_P(Twin, SizesBitDepthsAndSubsamplings) {
 // Every option at its corners and the models' option sets, as the parity gate derives them from
 // the descriptor (parity_cases), at three formats; option values the CPU refuses, the twin
 // refuses too. In a sanitized build on a device emulated on the CPU each case runs at one of the
-// formats, in turn (every case and every format still run, a third of the runs: the Release
-// build's tests have run every case at every format).
+// formats, in turn (every case once, a third of the runs: the Release build's tests have run
+// every case at every format).
 TEST_P(Twin, EveryOptionCorner) {
     const MetricDescriptor& m = metric();
     const FormatLimits& l = m.limits;
